@@ -1,0 +1,75 @@
+extension NetworkingConfiguration {
+    /// The host as it goes into a URL (IPv6 addresses in brackets), or an error saying what is wrong.
+    static func validatedHost(_ domain: String) throws(RepositoryError) -> String {
+        guard !domain.isEmpty else {
+            throw .invalidConfiguration(reason: "domainURL is empty: give a host such as \"api.example.com\"")
+        }
+        if domain.contains("://") {
+            throw .invalidConfiguration(
+                reason: "domainURL \"\(domain)\" contains a scheme: give the host alone and set useSecureConnection for https")
+        }
+        if domain.contains("/") {
+            throw .invalidConfiguration(
+                reason: "domainURL \"\(domain)\" contains a path: give the host alone and put the path in subdomainURL")
+        }
+        if let ipv6 = ipv6Literal(domain) { return ipv6 }
+        if domain.contains(":") {
+            throw .invalidConfiguration(
+                reason: "domainURL \"\(domain)\" contains a port: give the host alone and set port")
+        }
+        let name = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+        let valid = name.utf8.count <= 253 && labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && label.allSatisfy(allowed.contains)
+                && !label.hasPrefix("-") && !label.hasSuffix("-")
+        }
+        guard valid else {
+            throw .invalidConfiguration(
+                reason: "domainURL \"\(domain)\" is not a valid host name (letters, digits, \"-\" and \".\"; use punycode for international names)")
+        }
+        return domain
+    }
+
+    /// `[address]` when the text is an IPv6 address, with or without brackets.
+    private static func ipv6Literal(_ text: String) -> String? {
+        var address = Substring(text)
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = address.dropFirst().dropLast() }
+        let hex = Set("0123456789abcdefABCDEF:.")
+        guard address.filter({ $0 == ":" }).count >= 2, address.allSatisfy(hex.contains) else { return nil }
+        return "[\(address)]"
+    }
+
+    /// The subdomain as a path prefix without a trailing `/` (empty for none), or an error.
+    static func validatedSubdomain(_ subdomain: String?) throws(RepositoryError) -> String {
+        guard let subdomain else { return "" }
+        guard subdomain.hasPrefix("/") else {
+            throw .invalidConfiguration(reason: "subdomainURL \"\(subdomain)\" must start with \"/\", as in \"/api/v1\"")
+        }
+        if let bad = subdomain.first(where: { $0 == "?" || $0 == "#" || $0.isWhitespace || $0.isNewline }) {
+            throw .invalidConfiguration(
+                reason: "subdomainURL \"\(subdomain)\" contains \"\(bad)\": it must be a plain path such as \"/api/v1\"")
+        }
+        let segments = subdomain.split(separator: "/").map { PathEncoding.encodeSegment(String($0)) }
+        return segments.isEmpty ? "" : "/" + segments.joined(separator: "/")
+    }
+}
+
+/// Checks that header fields can be sent as given.
+enum HeaderValidation {
+    private static let tokenCharacters = Set(
+        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
+
+    /// What is wrong with the headers, or `nil` when every field can be sent.
+    static func problem(in headers: HTTPHeaders) -> String? {
+        for field in headers {
+            if field.name.isEmpty || !field.name.unicodeScalars.allSatisfy(tokenCharacters.contains) {
+                return "\"\(field.name)\" is not a valid header name"
+            }
+            if field.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                return "the value of \(field.name) contains a line break or NUL, which would split the request"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Decodes response bodies into models and reports every failure to the decoding-failure hook.
+struct ResponseDecoder: Sendable {
+    let configuration: NetworkingConfiguration
+
+    func decode<T: Decodable>(
+        _ type: T.Type, from response: TransportResponse, request: RequestSummary, keyPath: String?
+    ) throws(RepositoryError) -> T {
+        let context = ErrorContext(request: request, response: response)
+        if response.body.isEmpty {
+            if let optional = T.self as? any ExpressibleByNilLiteral.Type, let none = optional.init(nilLiteral: ()) as? T {
+                return none
+            }
+            throw reported(
+                .mismatch, type: T.self, context: context, codingPath: keyPath ?? "",
+                reason: "the body is empty (status \(response.statusCode)) but a \(T.self) was expected; use Endpoint<Void> for calls that return no body")
+        }
+        do {
+            if let keyPath, !keyPath.isEmpty {
+                let components = keyPath.split(separator: ".").map(String.init)
+                return try KeyPathDecoding.$components.withValue(components) {
+                    try configuration.jsonDecoder.decode(KeyPathDecodable<T>.self, from: response.body).value
+                }
+            }
+            return try configuration.jsonDecoder.decode(T.self, from: response.body)
+        } catch let error as DecodingError {
+            throw failure(for: error, type: T.self, context: context)
+        } catch {
+            throw reported(.mismatch, type: T.self, context: context, codingPath: "", reason: "\(error)")
+        }
+    }
+
+    /// Reports a failure to decode an error body for a custom error rule.
+    func reportBodyFailure(_ error: any Error, typeName: String, context: ErrorContext) {
+        if let error = error as? DecodingError {
+            failure(for: error, typeName: typeName, context: context)
+        } else {
+            reported(.mismatch, typeName: typeName, context: context, codingPath: "", reason: "\(error)")
+        }
+    }
+
+    private func failure<T>(for error: DecodingError, type: T.Type, context: ErrorContext) -> RepositoryError {
+        failure(for: error, typeName: String(describing: T.self), context: context)
+    }
+
+    @discardableResult
+    private func failure(for error: DecodingError, typeName: String, context: ErrorContext) -> RepositoryError {
+        let body = context.response?.body ?? Data()
+        let json = try? JSONValue(parsing: body)
+        guard let json else {
+            return reported(
+                .malformedJSON, typeName: typeName, context: context, codingPath: "",
+                reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
+        }
+        let (path, reason) = Self.describe(error, in: json)
+        return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reason)
+    }
+
+    private func reported<T>(
+        _ kind: DecodingFailure.Kind, type: T.Type, context: ErrorContext, codingPath: String, reason: String
+    ) -> RepositoryError {
+        reported(kind, typeName: String(describing: T.self), context: context, codingPath: codingPath, reason: reason)
+    }
+
+    @discardableResult
+    private func reported(
+        _ kind: DecodingFailure.Kind, typeName: String, context: ErrorContext, codingPath: String, reason: String
+    ) -> RepositoryError {
+        let failure = DecodingFailure(
+            kind: kind, entityType: typeName, context: context, codingPath: codingPath, reason: reason,
+            bodyExcerpt: Redaction.bodyExcerpt(context.response?.body ?? Data(), limit: DecodingFailure.excerptLimit))
+        (configuration.decodingFailureHandler ?? DecodingFailure.defaultHandler)?(failure)
+        return kind == .malformedJSON ? .jsonError(failure) : .decodeError(failure)
+    }
+
+    /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong.
+    static func describe(_ error: DecodingError, in json: JSONValue) -> (path: String, reason: String) {
+        switch error {
+        case .typeMismatch(let type, let context):
+            let path = pathText(context.codingPath)
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json))")
+        case .valueNotFound(let type, let context):
+            let path = pathText(context.codingPath)
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json))")
+        case .keyNotFound(let key, let context):
+            let parent = pathText(context.codingPath)
+            return (pathText(context.codingPath + [key]), "missing key \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \(parent)"))
+        case .dataCorrupted(let context):
+            let path = pathText(context.codingPath)
+            let value = found(at: context.codingPath, in: json)
+            return (path, "\(context.debugDescription) (found \(value))")
+        @unknown default:
+            return ("", "\(error)")
+        }
+    }
+
+    static func pathText(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+
+    private static func found(at path: [any CodingKey], in json: JSONValue) -> String {
+        var value: JSONValue? = json
+        for key in path {
+            value = key.intValue.flatMap { value?[$0] } ?? value?[key.stringValue]
+        }
+        guard let value else { return "nothing" }
+        let text = Redaction.truncate(value.description, limit: 100)
+        return "\(value.kindDescription) \(text)"
+    }
+
+    private static func typeName(_ type: Any.Type) -> String { String(describing: type) }
+
+    private static func underlyingMessage(of error: DecodingError) -> String {
+        if case .dataCorrupted(let context) = error {
+            return (context.underlyingError.map { "\($0)" }) ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Which custom errors a repository (or a single call) returns for which server answers.
+///
+/// Matching is exact: a rule applies when the status code is equal and, for a rule with an API
+/// code, when the body's code (at ``apiCodeKeyPath``, `"code"` by default) is equal too.
+/// Rules with an API code are tried before rules without one; otherwise rules are tried in the
+/// order written. A rule that decodes the error body and fails to decode does not match (the
+/// failure is reported to the decoding-failure hook) and the call fails with
+/// ``RepositoryError/requestError(_:)``.
+///
+/// ```swift
+/// let errors: CustomErrorMapping = [
+///     .status(404, BooksError.notFound),
+///     .status(409, apiCode: "duplicate_isbn", BooksError.duplicate),
+///     .status(422, decoding: ValidationBody.self) { BooksError.validation($0.fields) },
+/// ]
+/// ```
+///
+/// A 401 on a request that needs a session is always ``RepositoryError/unauthenticatedSession(_:)``;
+/// rules for 401 apply only to requests that do not need a session, such as a login.
+public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// One status (and optional API code) and the error it becomes.
+    public struct Rule: Sendable {
+        /// The status code the response must have.
+        public let statusCode: Int
+        /// The API code the body must carry, or `nil` to match on the status alone.
+        public let apiCode: String?
+        let makeError: @Sendable (TransportResponse, JSONDecoder) throws -> any CustomRepositoryErrorType
+        let bodyTypeName: String?
+
+        /// A response with this status becomes `error`.
+        public static func status(_ statusCode: Int, _ error: any CustomRepositoryErrorType) -> Rule {
+            Rule(statusCode: statusCode, apiCode: nil, makeError: { _, _ in error }, bodyTypeName: nil)
+        }
+
+        /// A response with this status whose body carries this API code becomes `error`.
+        public static func status(
+            _ statusCode: Int, apiCode: String, _ error: any CustomRepositoryErrorType
+        ) -> Rule {
+            Rule(statusCode: statusCode, apiCode: apiCode, makeError: { _, _ in error }, bodyTypeName: nil)
+        }
+
+        /// A response with this status (and API code, when given) has its body decoded as `Body`
+        /// and turned into an error by `makeError`, for errors that carry details such as
+        /// validation messages.
+        public static func status<Body: Decodable & Sendable>(
+            _ statusCode: Int, apiCode: String? = nil, decoding: Body.Type,
+            _ makeError: @escaping @Sendable (Body) -> any CustomRepositoryErrorType
+        ) -> Rule {
+            Rule(
+                statusCode: statusCode, apiCode: apiCode,
+                makeError: { response, decoder in makeError(try decoder.decode(Body.self, from: response.body)) },
+                bodyTypeName: String(describing: Body.self))
+        }
+    }
+
+    /// The rules, in the order they were written.
+    public var rules: [Rule]
+    /// Where the API code sits in an error body, as a dotted key path. Default `"code"`.
+    public var apiCodeKeyPath: String
+
+    /// Creates a mapping from rules.
+    public init(_ rules: [Rule] = [], apiCodeKeyPath: String = "code") {
+        self.rules = rules
+        self.apiCodeKeyPath = apiCodeKeyPath
+    }
+
+    public init(arrayLiteral rules: Rule...) { self.init(rules) }
+
+    /// Creates a mapping from status codes to errors, as the original `[Int: CustomRepositoryErrorType]`.
+    public init(dictionaryLiteral elements: (Int, any CustomRepositoryErrorType)...) {
+        self.init(elements.sorted { $0.0 < $1.0 }.map { Rule.status($0.0, $0.1) })
+    }
+
+    /// Whether there are no rules.
+    public var isEmpty: Bool { rules.isEmpty }
+
+    /// The error for a response, trying API-code rules first; `nil` when no rule matches.
+    func match(
+        _ response: TransportResponse, decoder: JSONDecoder, onBodyDecodingFailure: (Rule, any Error) -> Void
+    ) -> (any CustomRepositoryErrorType)? {
+        let candidates = rules.filter { $0.statusCode == response.statusCode }
+        guard !candidates.isEmpty else { return nil }
+        let bodyCode: String? = candidates.contains { $0.apiCode != nil } ? apiCode(in: response) : nil
+        let ordered = candidates.filter { $0.apiCode != nil } + candidates.filter { $0.apiCode == nil }
+        for rule in ordered where rule.apiCode == nil || rule.apiCode == bodyCode {
+            do {
+                return try rule.makeError(response, decoder)
+            } catch {
+                onBodyDecodingFailure(rule, error)
+            }
+        }
+        return nil
+    }
+
+    private func apiCode(in response: TransportResponse) -> String? {
+        switch response.json?.value(atKeyPath: apiCodeKeyPath) {
+        case .string(let code): code
+        case .int(let code): String(code)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension RepositoryError: LocalizedError, CustomStringConvertible {
+    /// The most response-body bytes a description shows.
+    static let descriptionBodyLimit = 300
+
+    /// A sentence a person can act on: what failed, where, and what the server said. Bodies are
+    /// truncated and credentials never appear.
+    public var errorDescription: String? { description }
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let reason):
+            return "Invalid networking configuration: \(reason)."
+        case .invalidURL(let reason):
+            return "Invalid URL: \(reason)."
+        case .invalidRequest(let reason, let request):
+            return "The request \(request.map { "\($0) " } ?? "")could not be built: \(reason)."
+        case .unauthenticatedSession(nil):
+            return "This request needs a logged-in session and nobody is logged in; log in first. Nothing was sent."
+        case .unauthenticatedSession(let context?):
+            return "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
+        case .requestError(let context):
+            return "\(context.request) failed with status \(Self.status(context)).\(Self.bodySuffix(context))"
+        case .customError(let name, _, let context):
+            return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
+        case .noNetworkConnection(let failure, let context):
+            return "\(context.request) did not reach the server: \(failure). Check the network connection and the server address."
+        case .timeout(let context):
+            if let response = context.response {
+                return "\(context.request) was still pending (status \(response.statusCode)) after the last polling try; try again later or allow more polling retries."
+            }
+            return "\(context.request) timed out before a complete response arrived; the server is slow or unreachable."
+        case .tlsError(let failure, let context):
+            return "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
+        case .pinningFailed(let host, let context):
+            return "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
+        case .pinningUnsupported(let transport, let context):
+            return "\(context.request) was refused: certificate pinning was asked for, but \(transport) cannot check pins. Nothing was sent."
+        case .cancelled(let context):
+            return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
+        case .invalidResponse(let reason, let context):
+            return "\(context.request) received an invalid response: \(reason)."
+        case .jsonError(let failure), .decodeError(let failure):
+            return failure.description + (failure.bodyExcerpt.isEmpty ? "" : " Body: \(Redaction.truncate(failure.bodyExcerpt, limit: Self.descriptionBodyLimit))")
+        }
+    }
+
+    private static func status(_ context: ErrorContext) -> String {
+        guard let code = context.statusCode else { return "unknown" }
+        return "\(code) \(HTTPURLResponse.localizedString(forStatusCode: code).capitalized)"
+    }
+
+    private static func bodySuffix(_ context: ErrorContext) -> String {
+        guard let body = context.response?.body, !body.isEmpty else { return "" }
+        return " Body: \(Redaction.bodyExcerpt(body, limit: descriptionBodyLimit))"
+    }
+}

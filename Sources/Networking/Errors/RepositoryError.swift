@@ -1,0 +1,92 @@
+/// Every way a repository call can fail.
+///
+/// Cases that happen after a request was sent carry an ``ErrorContext`` (the request's method and
+/// URL, and the response's status, headers and body when there is one); decoding failures carry
+/// a ``DecodingFailure`` with the same context and the coding path.
+///
+/// | Case | When |
+/// |---|---|
+/// | ``invalidConfiguration(reason:)`` | a ``NetworkingConfiguration`` value is rejected when made |
+/// | ``invalidURL(reason:)`` | the path cannot form a URL under the base URL |
+/// | ``invalidRequest(reason:request:)`` | parameters or body cannot be encoded, or the method cannot carry them |
+/// | ``unauthenticatedSession(_:)`` | nobody is logged in (no network touched, context `nil`), or the server answered 401 |
+/// | ``requestError(_:)`` | the server answered with a status outside 200..<300 that no custom error matched |
+/// | ``customError(name:error:context:)`` | a status (and API code) the repository declared a custom error for |
+/// | ``noNetworkConnection(_:_:)`` | connection refused, host not found, connection lost, offline |
+/// | ``timeout(_:)`` | no response within the timeout, or polling ran out of tries |
+/// | ``tlsError(_:_:)`` | the certificate is untrusted, expired or for another host, or the handshake failed |
+/// | ``pinningFailed(host:context:)`` | the server's key matches none of the pins |
+/// | ``pinningUnsupported(transport:context:)`` | pinning was asked for on a transport that cannot pin |
+/// | ``cancelled(_:)`` | the calling task was cancelled |
+/// | ``invalidResponse(reason:context:)`` | the answer is not valid HTTP or is larger than allowed |
+/// | ``jsonError(_:)`` | the body is not valid JSON |
+/// | ``decodeError(_:)`` | the JSON does not have the shape of the model |
+public enum RepositoryError: Error, Sendable {
+    /// A configuration value was rejected when the configuration was made.
+    case invalidConfiguration(reason: String)
+    /// The path cannot form a valid URL under the configuration's base URL.
+    case invalidURL(reason: String)
+    /// The request cannot be built as asked (unencodable parameters, a body on `GET`, …).
+    case invalidRequest(reason: String, request: RequestSummary?)
+    /// The request needs a session and nobody is logged in (context `nil`, nothing was sent), or
+    /// the server answered 401 (the session is expired when the request was signed with it).
+    case unauthenticatedSession(ErrorContext?)
+    /// The server answered with a non-2xx status that no custom error matched.
+    case requestError(ErrorContext)
+    /// The server's answer matched a custom error declared for the repository or the call.
+    case customError(name: String, error: any CustomRepositoryErrorType, context: ErrorContext)
+    /// The request did not reach a server: refused, unresolvable host, lost connection, offline.
+    case noNetworkConnection(NetworkFailure, ErrorContext)
+    /// No response within the timeout; for polling, the server still answered 202 after the last
+    /// try (the context then holds that last response).
+    case timeout(ErrorContext)
+    /// The TLS handshake failed for a reason other than pinning.
+    case tlsError(TLSFailure, ErrorContext)
+    /// The server's public key matches none of the pinned keys; nothing was sent to it.
+    case pinningFailed(host: String, context: ErrorContext)
+    /// Pinning was asked for, but the transport in use cannot check pins.
+    case pinningUnsupported(transport: String, context: ErrorContext)
+    /// The calling task was cancelled; context `nil` when it was cancelled before a request was built.
+    case cancelled(ErrorContext?)
+    /// The server's answer is not valid HTTP, or its body is larger than the transport accepts.
+    case invalidResponse(reason: String, context: ErrorContext)
+    /// The body is not valid JSON.
+    case jsonError(DecodingFailure)
+    /// The JSON does not match the model.
+    case decodeError(DecodingFailure)
+}
+
+extension RepositoryError {
+    /// The request and response behind the error, when it happened after a request was built.
+    public var context: ErrorContext? {
+        switch self {
+        case .invalidConfiguration, .invalidURL: nil
+        case .invalidRequest(_, let request): request.map { ErrorContext(request: $0) }
+        case .unauthenticatedSession(let context), .cancelled(let context): context
+        case .requestError(let context), .timeout(let context): context
+        case .customError(_, _, let context), .pinningFailed(_, let context): context
+        case .noNetworkConnection(_, let context), .tlsError(_, let context): context
+        case .pinningUnsupported(_, let context), .invalidResponse(_, let context): context
+        case .jsonError(let failure), .decodeError(let failure): failure.context
+        }
+    }
+
+    /// The response's status code, when the server answered.
+    public var statusCode: Int? { context?.statusCode }
+
+    /// The custom error as the caller's type, when this is a ``customError(name:error:context:)`` of that type.
+    public func customError<E: CustomRepositoryErrorType>(as type: E.Type = E.self) -> E? {
+        if case .customError(_, let error, _) = self { return error as? E }
+        return nil
+    }
+
+    /// Whether the failure means the network could not be reached (refused, unresolvable,
+    /// lost, offline or timed out without a response): the failures worth retrying later.
+    public var isConnectivityFailure: Bool {
+        switch self {
+        case .noNetworkConnection: true
+        case .timeout(let context): context.response == nil
+        default: false
+        }
+    }
+}

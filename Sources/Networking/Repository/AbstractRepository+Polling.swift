@@ -1,0 +1,39 @@
+import Foundation
+
+extension AbstractRepository {
+    /// Sends the endpoint and, while the server answers 202 Accepted, waits
+    /// ``NetworkingConfiguration/secondsBetweenPolls`` and sends it again — same parameters, same
+    /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
+    /// first other 2xx body as `T`.
+    ///
+    /// - Returns: ``RepositoryError/timeout(_:)`` carrying the last 202 response when every try was used.
+    public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
+        await result { () async throws(RepositoryError) -> T in
+            let (request, response) = try await self.poll(endpoint)
+            return try self.decoder.decode(T.self, from: response, request: request.summary, keyPath: endpoint.keyPath)
+        }
+    }
+
+    /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and ignores the final body.
+    public func performPollingRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
+        await result { () async throws(RepositoryError) in _ = try await self.poll(endpoint) }
+    }
+
+    private func poll<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
+        let retries = configuration.pollingRetries
+        var tries = 0
+        while true {
+            let (request, response) = try await exchange(endpoint)
+            tries += 1
+            guard response.statusCode == 202 else { return (request, response) }
+            guard tries <= retries else {
+                throw .timeout(ErrorContext(request: request.summary, response: response))
+            }
+            do {
+                try await Task.sleep(for: .seconds(configuration.secondsBetweenPolls))
+            } catch {
+                throw .cancelled(ErrorContext(request: request.summary, response: response))
+            }
+        }
+    }
+}

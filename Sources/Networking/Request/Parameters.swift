@@ -1,0 +1,141 @@
+import Foundation
+
+/// The parameters of a request: a dictionary, an array, or an `Encodable` value.
+///
+/// They are sent in the query string or as a JSON body depending on the method (see
+/// ``NetworkingConfiguration/queryEncodedMethods``) or on ``ParameterEncoding``. Arrays and other
+/// non-object values always go in the JSON body.
+///
+/// Dictionary and array literals may hold values of any of these types: `String`, `Bool`,
+/// integers, `Double`, `Float`, `Decimal`, `Date` (ISO 8601), `URL`, `UUID`, `nil`, ``JSONValue``,
+/// nested arrays and `[String: any Sendable]` dictionaries, and any `Encodable & Sendable` value.
+/// Anything else fails the call with ``RepositoryError/invalidRequest(reason:request:)``.
+///
+/// ```swift
+/// .get("books", parameters: ["page": page, "genre": genre.rawValue])
+/// .post("books/batch", parameters: [firstBook, secondBook])
+/// ```
+public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    enum Storage: @unchecked Sendable {
+        // `Any` here only ever holds the `any Sendable` values the initializers accept.
+        case dictionary([String: any Sendable])
+        case array([any Sendable])
+        case encodable(any Encodable & Sendable)
+        case json(JSONValue)
+    }
+
+    let storage: Storage
+
+    /// Parameters from a dictionary whose values are any of the supported types.
+    public init(_ dictionary: [String: any Sendable]) { storage = .dictionary(dictionary) }
+
+    /// Parameters from an array (sent as a JSON array body).
+    public init(_ array: [any Sendable]) { storage = .array(array) }
+
+    /// Parameters from an `Encodable` value, encoded with the configuration's `JSONEncoder`.
+    public init(_ value: some Encodable & Sendable) { storage = .encodable(value) }
+
+    /// Parameters given directly as JSON.
+    public init(json: JSONValue) { storage = .json(json) }
+
+    public init(dictionaryLiteral elements: (String, any Sendable)...) {
+        storage = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    public init(arrayLiteral elements: (any Sendable)...) { storage = .array(elements) }
+
+    /// The parameters as JSON.
+    ///
+    /// - Throws: a reason, when a value has an unsupported type or cannot be encoded.
+    func json(encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+        switch storage {
+        case .dictionary(let dictionary): return try Self.convert(dictionary, path: "", encoder: encoder)
+        case .array(let array): return try Self.convert(array, path: "", encoder: encoder)
+        case .encodable(let value): return try Self.encode(value, path: "", encoder: encoder)
+        case .json(let value): return value
+        }
+    }
+
+    struct ParameterError: Error {
+        let reason: String
+    }
+
+    private static func convert(_ value: Any, path: String, encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+        switch value {
+        case let json as JSONValue: return json
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(number)
+        case let number as Int8: return .int(Int(number))
+        case let number as Int16: return .int(Int(number))
+        case let number as Int32: return .int(Int(number))
+        case let number as Int64: return .int(Int(number))
+        case let number as UInt8: return .int(Int(number))
+        case let number as UInt16: return .int(Int(number))
+        case let number as UInt32: return .int(Int(number))
+        case let number as UInt:
+            guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
+            return .int(int)
+        case let number as UInt64:
+            guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
+            return .int(int)
+        case let number as Double: return try finite(number, path: path)
+        case let number as Float: return try finite(Double(number), path: path)
+        case let number as Decimal: return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)
+        case let date as Date: return .string(date.formatted(.iso8601))
+        case let url as URL: return .string(url.absoluteString)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let dictionary as [String: any Sendable]:
+            var members: [String: JSONValue] = [:]
+            for (key, member) in dictionary {
+                members[key] = try convert(member, path: path.isEmpty ? key : "\(path).\(key)", encoder: encoder)
+            }
+            return .object(members)
+        case let array as [any Sendable]:
+            var elements: [JSONValue] = []
+            for (index, element) in array.enumerated() {
+                elements.append(try convert(element, path: "\(path)[\(index)]", encoder: encoder))
+            }
+            return .array(elements)
+        case let encodable as any Encodable:
+            if isNil(value) { return .null }
+            return try encode(encodable, path: path, encoder: encoder)
+        default:
+            if isNil(value) { return .null }
+            throw ParameterError(
+                reason: "\(describe(path)) has type \(type(of: value)), which cannot be sent; use a String, number, Bool, Date, array, dictionary or an Encodable value")
+        }
+    }
+
+    private static func encode(_ value: any Encodable, path: String, encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: encoder.encode(value))
+        } catch {
+            throw ParameterError(reason: "\(describe(path)) of type \(type(of: value)) could not be encoded: \(error)")
+        }
+    }
+
+    private static func finite(_ number: Double, path: String) throws(ParameterError) -> JSONValue {
+        guard number.isFinite else { throw ParameterError(reason: "\(describe(path)) is \(number), which JSON cannot carry") }
+        return .double(number)
+    }
+
+    private static func isNil(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
+    }
+
+    private static func describe(_ path: String) -> String {
+        path.isEmpty ? "the parameter value" : "parameter \"\(path)\""
+    }
+}
+
+/// Where a request's parameters go.
+public enum ParameterEncoding: Sendable, Hashable {
+    /// In the URL's query string.
+    case query
+    /// As a JSON body with `Content-Type: application/json`.
+    case json
+    /// As an `application/x-www-form-urlencoded` body (for OAuth token endpoints and forms).
+    case form
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Turns an ``Endpoint`` and a ``NetworkingConfiguration`` into a ``TransportRequest``: a pure
+/// function, so request building is tested without a network.
+///
+/// Header precedence, lowest first: library defaults (`Accept: application/json`, and the body's
+/// `Content-Type`) < the endpoint's headers < the session's `Authorization` (added later, by
+/// the session interceptor) < the configuration's default headers.
+struct RequestBuilder {
+    let configuration: NetworkingConfiguration
+
+    func build<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
+        var url = try url(for: endpoint.path)
+        var headers = endpoint.headers
+        var body: Data?
+        if let problem = HeaderValidation.problem(in: endpoint.headers) {
+            throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
+        }
+        if let parameters = endpoint.parameters {
+            let summary = RequestSummary(method: endpoint.method, url: url)
+            let json: JSONValue
+            do {
+                json = try parameters.json(encoder: configuration.jsonEncoder)
+            } catch {
+                throw .invalidRequest(reason: error.reason, request: summary)
+            }
+            switch (encoding(for: endpoint), json) {
+            case (.query, .object(let object)):
+                url = try appendingQuery(QueryEncoding.encode(object), to: url)
+            case (.form, .object(let object)):
+                body = Data(QueryEncoding.encode(object).utf8)
+                headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+            case (.query, _), (.form, _), (.json, _):
+                guard endpoint.method != .get && endpoint.method != .head else {
+                    throw .invalidRequest(
+                        reason: "\(endpoint.method) cannot carry a body, so its parameters must be a dictionary (sent in the query), not \(json.kindDescription)",
+                        request: summary)
+                }
+                do {
+                    body = try json.encoded()
+                } catch {
+                    throw .invalidRequest(reason: "the parameters could not be encoded as JSON: \(error)", request: summary)
+                }
+                headers.setIfAbsent("Content-Type", "application/json")
+            }
+        }
+        headers.setIfAbsent("Accept", "application/json")
+        headers = headers.merging(configuration.defaultHeaders)
+        return TransportRequest(
+            method: endpoint.method, url: url, headers: headers, body: body,
+            timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security)
+    }
+
+    /// The endpoint's encoding, or the method's default.
+    func encoding<Response>(for endpoint: Endpoint<Response>) -> ParameterEncoding {
+        endpoint.encoding ?? (configuration.queryEncodedMethods.contains(endpoint.method) ? .query : .json)
+    }
+
+    /// The base URL with the path's segments percent-encoded and appended.
+    func url(for path: String) throws(RepositoryError) -> URL {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        let suffix = segments.map { PathEncoding.encodeSegment(String($0)) }.joined(separator: "/")
+        let base = configuration.baseURL.absoluteString
+        let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
+        guard let url = URL(string: text) else {
+            throw .invalidURL(reason: "\"\(path)\" does not form a valid URL under \(base)")
+        }
+        return url
+    }
+
+    private func appendingQuery(_ query: String, to url: URL) throws(RepositoryError) -> URL {
+        guard !query.isEmpty else { return url }
+        guard let result = URL(string: url.absoluteString + "?" + query) else {
+            throw .invalidURL(reason: "the query \"\(query)\" does not form a valid URL")
+        }
+        return result
+    }
+}
+
+extension HTTPHeaders {
+    mutating func setIfAbsent(_ name: String, _ value: String) {
+        if self[name] == nil { self[name] = value }
+    }
+}
+
+extension JSONValue {
+    var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

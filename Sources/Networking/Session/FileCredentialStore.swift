@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A credential store that keeps the session in a JSON file readable by its owner only.
+///
+/// Writes are atomic: the session goes to a temporary file created with mode 0600 in the same
+/// folder, is flushed to disk, and replaces the old file by `rename`, so a crash leaves either
+/// the old session or the new one. The folder is created with mode 0700 when missing. A file
+/// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash.
+public final class FileCredentialStore: CredentialStore {
+    /// The file the session is kept in.
+    public let fileURL: URL
+
+    private let lock = Mutex(())
+
+    /// Creates a store that keeps the session in `fileURL`.
+    public init(fileURL: URL) {
+        self.fileURL = fileURL
+    }
+
+    /// Creates a store in the user's data folder: `$XDG_DATA_HOME/<applicationName>/session.json`,
+    /// or `~/.local/share/<applicationName>/session.json` when `XDG_DATA_HOME` is not set.
+    public convenience init(applicationName: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        self.init(fileURL: base.appendingPathComponent(applicationName, isDirectory: true).appendingPathComponent("session.json"))
+    }
+
+    private struct File: Codable {
+        var version: Int
+        var session: PersistedSession
+    }
+
+    public func load() throws(CredentialStoreError) -> PersistedSession? {
+        try lock.withLock { _ throws(CredentialStoreError) -> PersistedSession? in
+            let data: Data
+            do {
+                data = try Data(contentsOf: fileURL)
+            } catch {
+                if !FileManager.default.fileExists(atPath: fileURL.path) { return nil }
+                throw .unreadable(path: fileURL.path, reason: Self.reason(error))
+            }
+            do {
+                let file = try Self.decoder.decode(File.self, from: data)
+                guard file.version == 1 else {
+                    throw CredentialStoreError.corrupt(path: fileURL.path, reason: "unknown version \(file.version)")
+                }
+                return file.session
+            } catch let error as CredentialStoreError {
+                throw error
+            } catch {
+                throw .corrupt(path: fileURL.path, reason: Self.reason(error))
+            }
+        }
+    }
+
+    public func save(_ session: PersistedSession) throws(CredentialStoreError) {
+        try lock.withLock { _ throws(CredentialStoreError) in
+            let data: Data
+            do {
+                data = try Self.encoder.encode(File(version: 1, session: session))
+            } catch {
+                throw .writeFailed(path: fileURL.path, reason: Self.reason(error))
+            }
+            try writeAtomically(data)
+        }
+    }
+
+    public func delete() throws(CredentialStoreError) {
+        try lock.withLock { _ throws(CredentialStoreError) in
+            guard unlink(fileURL.path) == 0 || errno == ENOENT else {
+                throw .deleteFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    private func writeAtomically(_ data: Data) throws(CredentialStoreError) {
+        let folder = fileURL.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .writeFailed(path: fileURL.path, reason: Self.reason(error))
+        }
+        let temporary = folder.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .writeFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
+        }
+        var failure: String?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count, failure == nil {
+                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written < 0 {
+                    if errno != EINTR { failure = String(cString: strerror(errno)) }
+                } else {
+                    offset += written
+                }
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if failure == nil, rename(temporary, fileURL.path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw .writeFailed(path: fileURL.path, reason: failure)
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .dataCorrupted(let context): return context.debugDescription
+            case .keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
+            case .typeMismatch(_, let context), .valueNotFound(_, let context): return context.debugDescription
+            @unknown default: return "\(decoding)"
+            }
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}

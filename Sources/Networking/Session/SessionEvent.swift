@@ -1,0 +1,71 @@
+/// A change of a ``SessionManager``'s state, as delivered by ``SessionManager/events()``.
+///
+/// Events come in the order the changes happen, each after the state and the store were
+/// updated (so reading the manager when an event arrives shows the new state):
+/// - ``SessionManager/login(user:credential:)``: `.loggedIn`
+/// - ``SessionManager/update(user:)``: `.userUpdated`; ``SessionManager/update(credential:)``: `.credentialUpdated`
+/// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`
+/// - ``SessionManager/bootstrap(fetchingUserWith:)``: `.restored` when a stored session was
+///   loaded, then `.userUpdated` when the current user was fetched, or `.expired` when the
+///   server rejected the stored token; `.storeFailed` when the store could not be read.
+public enum SessionEvent<User: Sendable>: Sendable {
+    /// Somebody logged in.
+    case loggedIn(User)
+    /// A stored session was loaded by `bootstrap`.
+    case restored
+    /// The current user changed (an update, or the user fetched by `bootstrap`).
+    case userUpdated(User)
+    /// The credential was replaced, for example after a token refresh.
+    case credentialUpdated
+    /// The user logged out.
+    case loggedOut
+    /// The session ended because its token was rejected or expired.
+    case expired
+    /// The credential store failed; the in-memory session is as the event before left it.
+    case storeFailed(CredentialStoreError)
+}
+
+/// An invalid session transition, or a store failure during one.
+public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `login` was called while a session is active; log out first.
+    case alreadyLoggedIn
+    /// The operation needs an active session and there is none.
+    case notLoggedIn
+    /// The credential cannot start a session (for example an empty access token).
+    case invalidCredential(String)
+    /// The credential store failed; see each operation for what state it leaves.
+    case storeFailed(CredentialStoreError)
+
+    public var description: String {
+        switch self {
+        case .alreadyLoggedIn: "a session is already active: log out before logging in again"
+        case .notLoggedIn: "there is no active session"
+        case .invalidCredential(let reason): "the credential cannot start a session: \(reason)"
+        case .storeFailed(let error): "\(error)"
+        }
+    }
+}
+
+/// Fetches the user a session belongs to, typically a repository calling `GET users/me`.
+public protocol CurrentUserFetcher<User>: Sendable {
+    /// The user model.
+    associatedtype User: Sendable
+    /// Fetches the current user with the session's credential.
+    func fetchCurrentUser() async -> Result<User, RepositoryError>
+}
+
+/// What ``SessionManager/bootstrap(fetchingUserWith:)`` found.
+public enum BootstrapOutcome<User: Sendable>: Sendable {
+    /// No session is stored: logged out.
+    case noSession
+    /// A session is active; `user` is the fetched user, or the stored one when there was no
+    /// fetcher (`nil` when neither is known).
+    case restored(user: User?)
+    /// A session is active but the current user could not be fetched (for example offline);
+    /// the stored user, if any, is kept.
+    case userUnavailable(RepositoryError)
+    /// The server rejected the stored token; the session was expired.
+    case expired
+    /// The store could not be read; treated as logged out.
+    case storeFailed(CredentialStoreError)
+}

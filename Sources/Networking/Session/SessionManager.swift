@@ -1,0 +1,240 @@
+import Foundation
+import Synchronization
+
+/// Holds the current user and credential, keeps them in a ``CredentialStore`` across restarts,
+/// signs repository requests, and tells observers about every change.
+///
+/// ```swift
+/// let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books-cli"))
+/// await session.bootstrap(fetchingUserWith: usersRepository)   // restore at launch
+/// try session.login(user: login.user, credential: Credential(accessToken: login.token))
+/// ```
+///
+/// Transitions are checked: `login` while logged in, and `update` or `logout` while logged out,
+/// throw ``SessionError`` instead of crashing. ``expire()`` is safe to call at any time.
+///
+/// Thread-safety: every member may be used from any task or thread; transitions are atomic and
+/// their events are delivered in the order the transitions happened.
+public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing, Sendable {
+    private struct State {
+        var credential: Credential?
+        var user: User?
+        var subscribers: [Int: AsyncStream<SessionEvent<User>>.Continuation] = [:]
+        var nextSubscriber = 0
+
+        func emit(_ event: SessionEvent<User>) {
+            for subscriber in subscribers.values { subscriber.yield(event) }
+        }
+    }
+
+    /// Where the session is kept across restarts.
+    public let store: any CredentialStore
+    /// How the credential is written in `Authorization`.
+    public let authorizationScheme: AuthorizationScheme
+
+    private let state = Mutex(State())
+
+    /// Creates a manager with no active session; call ``bootstrap(fetchingUserWith:)`` to restore
+    /// a stored one.
+    ///
+    /// - Parameters:
+    ///   - store: where the session is kept; default in memory only.
+    ///   - authorizationScheme: how the credential is written in `Authorization`; default `Bearer`.
+    public init(store: any CredentialStore = InMemoryCredentialStore(), authorizationScheme: AuthorizationScheme = .bearer) {
+        self.store = store
+        self.authorizationScheme = authorizationScheme
+    }
+
+    deinit {
+        state.withLock { state in
+            for subscriber in state.subscribers.values { subscriber.finish() }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Whether a session is active.
+    public var isLoggedIn: Bool { state.withLock { $0.credential != nil } }
+    /// The current user, when known.
+    public var currentUser: User? { state.withLock { $0.user } }
+    /// The current access token, or `nil` when logged out.
+    public var sessionToken: String? { state.withLock { $0.credential?.accessToken } }
+    /// The current credential, or `nil` when logged out.
+    public var credential: Credential? { state.withLock { $0.credential } }
+
+    /// A stream of every change from now on (see ``SessionEvent`` for the order). Each call
+    /// returns a new stream; it ends when the manager is released.
+    public func events() -> AsyncStream<SessionEvent<User>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent<User>.self, bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> Int in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - Transitions
+
+    /// Starts a session with a user and credential, and stores it.
+    ///
+    /// - Throws: ``SessionError/alreadyLoggedIn``, ``SessionError/invalidCredential(_:)`` for an
+    ///   empty access token, or ``SessionError/storeFailed(_:)`` (then nothing changed).
+    public func login(user: User, credential: Credential) throws(SessionError) {
+        guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
+        try state.withLock { state throws(SessionError) in
+            guard state.credential == nil else { throw .alreadyLoggedIn }
+            try persist(credential, user)
+            state.credential = credential
+            state.user = user
+            state.emit(.loggedIn(user))
+        }
+    }
+
+    /// Starts a session with a user and an access token; see ``login(user:credential:)``.
+    public func login(user: User, token: String) throws(SessionError) {
+        try login(user: user, credential: Credential(accessToken: token))
+    }
+
+    /// Replaces the current user and stores it.
+    ///
+    /// - Throws: ``SessionError/notLoggedIn`` or ``SessionError/storeFailed(_:)`` (then nothing changed).
+    public func update(user: User) throws(SessionError) {
+        try state.withLock { state throws(SessionError) in
+            guard let credential = state.credential else { throw .notLoggedIn }
+            try persist(credential, user)
+            state.user = user
+            state.emit(.userUpdated(user))
+        }
+    }
+
+    /// Replaces the credential (after a token refresh, for example) and stores it.
+    ///
+    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/invalidCredential(_:)`` or
+    ///   ``SessionError/storeFailed(_:)`` (then nothing changed).
+    public func update(credential: Credential) throws(SessionError) {
+        guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
+        try state.withLock { state throws(SessionError) in
+            guard state.credential != nil else { throw .notLoggedIn }
+            try persist(credential, state.user)
+            state.credential = credential
+            state.emit(.credentialUpdated)
+        }
+    }
+
+    /// Ends the session and removes it from the store.
+    ///
+    /// - Throws: ``SessionError/notLoggedIn``; or ``SessionError/storeFailed(_:)`` when the stored
+    ///   session could not be removed — the session has ended in memory all the same.
+    public func logout() throws(SessionError) {
+        try end(with: .loggedOut, onlyIf: nil, requireSession: true)
+    }
+
+    /// Ends the session because its token is no longer accepted; does nothing when logged out.
+    ///
+    /// Repositories call it (through ``authorizationRejected(_:)``) when the server answers 401.
+    /// A store failure is reported as a `.storeFailed` event.
+    public func expire() {
+        try? end(with: .expired, onlyIf: nil, requireSession: false)
+    }
+
+    /// Restores a stored session at launch and fetches its user.
+    ///
+    /// Loads the store when no session is active (a stored user is available at once), then, with
+    /// a `fetcher`, fetches the current user. A 401 expires the session; other failures keep it.
+    /// Call it once at launch, before the first request.
+    @discardableResult
+    public func bootstrap(fetchingUserWith fetcher: (any CurrentUserFetcher<User>)? = nil) async -> BootstrapOutcome<User> {
+        let loaded = state.withLock { state -> Result<Bool, CredentialStoreError> in
+            guard state.credential == nil else { return .success(true) }
+            let stored: PersistedSession?
+            do throws(CredentialStoreError) {
+                stored = try store.load()
+            } catch {
+                state.emit(.storeFailed(error))
+                return .failure(error)
+            }
+            guard let stored, !stored.credential.accessToken.isEmpty else { return .success(false) }
+            state.credential = stored.credential
+            state.user = stored.user.flatMap { try? Self.decodeUser($0) }
+            state.emit(.restored)
+            return .success(true)
+        }
+        switch loaded {
+        case .failure(let error): return .storeFailed(error)
+        case .success(false): return .noSession
+        case .success(true): break
+        }
+        guard let fetcher else { return .restored(user: currentUser) }
+        let signedWith = credential
+        switch await fetcher.fetchCurrentUser() {
+        case .success(let user):
+            let stillCurrent = state.withLock { state -> Bool in
+                guard let current = state.credential, current == signedWith else { return false }
+                do throws(SessionError) {
+                    try persist(current, user)
+                } catch {
+                    if case .storeFailed(let storeError) = error { state.emit(.storeFailed(storeError)) }
+                }
+                state.user = user
+                state.emit(.userUpdated(user))
+                return true
+            }
+            return stillCurrent ? .restored(user: user) : .expired
+        case .failure(.unauthenticatedSession):
+            if isLoggedIn, credential == signedWith { expire() }
+            return .expired
+        case .failure(let error):
+            return .userUnavailable(error)
+        }
+    }
+
+    // MARK: - SessionAuthorizing
+
+    public func authorizationHeader() async -> String? {
+        credential.map(authorizationScheme.headerValue)
+    }
+
+    public func authorizationRejected(_ authorization: String) async {
+        try? end(with: .expired, onlyIf: authorization, requireSession: false)
+    }
+
+    // MARK: - Private
+
+    private func end(with event: SessionEvent<User>, onlyIf authorization: String?, requireSession: Bool) throws(SessionError) {
+        try state.withLock { state throws(SessionError) in
+            guard let credential = state.credential else {
+                if requireSession { throw .notLoggedIn }
+                return
+            }
+            if let authorization, authorizationScheme.headerValue(credential) != authorization { return }
+            state.credential = nil
+            state.user = nil
+            state.emit(event)
+            do throws(CredentialStoreError) {
+                try store.delete()
+            } catch {
+                state.emit(.storeFailed(error))
+                if requireSession { throw .storeFailed(error) }
+            }
+        }
+    }
+
+    private func persist(_ credential: Credential, _ user: User?) throws(SessionError) {
+        let userJSON = user.flatMap { try? JSONValue(parsing: Self.userEncoder.encode($0)) }
+        do {
+            try store.save(PersistedSession(credential: credential, user: userJSON))
+        } catch {
+            throw .storeFailed(error)
+        }
+    }
+
+    private static func decodeUser(_ json: JSONValue) throws -> User {
+        try JSONDecoder().decode(User.self, from: json.encoded())
+    }
+
+    private static var userEncoder: JSONEncoder { JSONEncoder() }
+}

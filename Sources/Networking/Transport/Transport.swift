@@ -1,0 +1,17 @@
+/// The one door to the network: sends a ``TransportRequest`` and returns the complete response.
+///
+/// Everything above it — request building, interceptors, status validation, decoding — is the
+/// same whatever the transport, so a stub transport exercises the real pipeline.
+///
+/// A conforming type must:
+/// - return every response the server sends, whatever its status (a 404 is a response, not an error);
+/// - honour ``TransportRequest/timeout`` and fail with ``TransportError/timedOut`` past it;
+/// - stop promptly and throw ``TransportError/cancelled`` when the calling task is cancelled;
+/// - honour ``TransportRequest/security`` or fail with ``TransportError/pinningUnsupported(transport:)``;
+/// - be safe to call from many tasks at once.
+public protocol Transport: Sendable {
+    /// Sends a request and waits for the complete response.
+    ///
+    /// - Throws: ``TransportError`` when no complete response was received.
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A fully built HTTP request, as a plain value handed to a ``Transport``.
+///
+/// Everything the wire needs is here and nothing else, so a request can be logged, compared,
+/// replayed or persisted (it is `Codable`).
+public struct TransportRequest: Sendable, Hashable, Codable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The absolute URL, query included.
+    public var url: URL
+    /// The header fields to send. Transports add only what the protocol requires
+    /// (`Host`, `Content-Length`, `Accept-Encoding`).
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none.
+    public var body: Data?
+    /// The longest the whole exchange may take, in seconds, before it fails with a timeout.
+    public var timeout: TimeInterval
+    /// The TLS requirements of this request: pinned keys and trust anchors.
+    public var security: TransportSecurity
+
+    /// Creates a request. The timeout defaults to 75 seconds, the library-wide default.
+    public init(
+        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+        timeout: TimeInterval = NetworkingConfiguration.defaultTimeout, security: TransportSecurity = .default
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.security = security
+    }
+
+    /// The method and URL, as errors and logs show a request.
+    public var summary: RequestSummary { RequestSummary(method: method, url: url) }
+}
+
+/// The method and URL of a request: what an error says about the request that failed.
+public struct RequestSummary: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The request method.
+    public let method: HTTPMethod
+    /// The URL the request was sent to.
+    public let url: URL
+
+    /// Creates a summary.
+    public init(method: HTTPMethod, url: URL) {
+        self.method = method
+        self.url = url
+    }
+
+    /// `METHOD URL`, with credentials in the query redacted.
+    public var description: String { "\(method) \(Redaction.url(url))" }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A complete HTTP response as a plain value: status, headers and the whole body.
+///
+/// Errors carry it so that a failure can always be explained with what the server sent.
+public struct TransportResponse: Sendable, Hashable, Codable {
+    /// The HTTP status code, for example `200`.
+    public var statusCode: Int
+    /// The response header fields.
+    public var headers: HTTPHeaders
+    /// The body bytes, already decompressed when the server used gzip or deflate.
+    public var body: Data
+    /// The URL that answered, after any redirects; `nil` when the transport does not know it.
+    public var url: URL?
+
+    /// Creates a response.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// Whether the status is in `200..<300`.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    /// The body parsed as JSON, or `nil` when it is empty or not JSON.
+    public var json: JSONValue? {
+        body.isEmpty ? nil : try? JSONValue(parsing: body)
+    }
+
+    /// The body as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The TLS requirements a request carries to its ``Transport``: which server keys are accepted
+/// and which certificate authorities are trusted.
+///
+/// A transport that cannot honour a requirement must fail the request with
+/// ``TransportError/pinningUnsupported(transport:)`` rather than ignore it.
+public struct TransportSecurity: Sendable, Hashable, Codable {
+    /// Pins of the server's public key; when not empty, a server whose certificate chain
+    /// presents none of these keys is rejected before anything is sent.
+    public var pinnedPublicKeys: [PublicKeyPin]
+    /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
+    public var certificateAuthorityFile: URL?
+
+    /// Creates requirements.
+    public init(pinnedPublicKeys: [PublicKeyPin] = [], certificateAuthorityFile: URL? = nil) {
+        self.pinnedPublicKeys = pinnedPublicKeys
+        self.certificateAuthorityFile = certificateAuthorityFile
+    }
+
+    /// No pinning, the system's trust store.
+    public static let `default` = TransportSecurity()
+
+    /// Whether the request asks for public-key pinning.
+    public var requiresPinning: Bool { !pinnedPublicKeys.isEmpty }
+}
+
+/// The SHA-256 digest of a certificate's SubjectPublicKeyInfo, base64-encoded: the form that
+/// `openssl` prints and that HPKP and browsers use.
+///
+/// Make one for a server with:
+/// `openssl s_client -connect host:443 </dev/null | openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
+public struct PublicKeyPin: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The base64 text of the 32-byte digest.
+    public let base64SHA256: String
+
+    /// Creates a pin from its base64 text; a `sha256//` prefix is accepted and dropped.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when the text is not the
+    ///   base64 form of 32 bytes.
+    public init(_ text: String) throws(RepositoryError) {
+        var value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if value.hasPrefix("sha256//") { value.removeFirst("sha256//".count) }
+        guard let digest = Data(base64Encoded: value), digest.count == 32 else {
+            throw .invalidConfiguration(
+                reason: "\"\(text)\" is not a public-key pin: expected the base64 SHA-256 digest of a SubjectPublicKeyInfo (44 characters)")
+        }
+        base64SHA256 = digest.base64EncodedString()
+    }
+
+    /// Creates a pin from the raw 32-byte digest.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when the digest is not 32 bytes.
+    public init(sha256Digest digest: Data) throws(RepositoryError) {
+        guard digest.count == 32 else {
+            throw .invalidConfiguration(reason: "a SHA-256 pin has 32 bytes, not \(digest.count)")
+        }
+        base64SHA256 = digest.base64EncodedString()
+    }
+
+    /// `sha256//<base64>`, the form libcurl takes.
+    public var description: String { "sha256//\(base64SHA256)" }
+}

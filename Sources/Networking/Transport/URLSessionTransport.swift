@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``Transport`` over Foundation's `URLSession`: the default on Apple platforms, and available
+/// on Linux, where FoundationNetworking has gaps this type works around or reports:
+///
+/// - a 401 with `WWW-Authenticate: Basic` is answered as a plain 401 (Swift 6.3.1's URLSession would hang);
+/// - 307 and 308 redirects are followed here, keeping the method and the body (Linux drops the body);
+///   `Authorization` is not sent to another host;
+/// - the timeout covers the whole exchange, not only idle time;
+/// - public-key pinning and a custom certificate authority need server-trust callbacks, which Linux
+///   never delivers, so such requests fail with ``TransportError/pinningUnsupported(transport:)``.
+///
+/// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`;
+/// share it (``shared``) rather than making one per request.
+public final class URLSessionTransport: Transport {
+    /// A transport shared by every repository that is given no other.
+    public static let shared = URLSessionTransport()
+
+    /// The most body bytes accepted before a response fails with ``TransportError/responseTooLarge(limit:)``.
+    public let maximumResponseSize: Int
+    /// The most redirects followed for one request.
+    public let maximumRedirects: Int
+
+    private let session: URLSession
+    private let delegate: URLSessionTransportDelegate
+
+    /// Creates a transport with its own `URLSession`.
+    ///
+    /// - Parameters:
+    ///   - maximumResponseSize: the most body bytes accepted; default 100 MiB.
+    ///   - maximumRedirects: the most redirects followed for one request; default 10.
+    ///   - configure: changes to the session configuration (an ephemeral one with cookies and
+    ///     caching off) before the session is made.
+    public init(
+        maximumResponseSize: Int = 100 * 1024 * 1024, maximumRedirects: Int = 10,
+        configure: (URLSessionConfiguration) -> Void = { _ in }
+    ) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 16
+        configure(configuration)
+        self.maximumResponseSize = maximumResponseSize
+        self.maximumRedirects = maximumRedirects
+        delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        #if !canImport(Security)
+            if request.security.requiresPinning {
+                throw .pinningUnsupported(transport: "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
+            }
+            if request.security.certificateAuthorityFile != nil {
+                throw .pinningUnsupported(transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
+            }
+        #endif
+        let deadline = ContinuousClock.now + .seconds(request.timeout)
+        var current = request
+        var redirects = 0
+        while true {
+            let outcome = try await perform(current, deadline: deadline)
+            guard let location = outcome.redirect else { return outcome.response }
+            redirects += 1
+            guard redirects <= maximumRedirects else {
+                throw .invalidResponse("more than \(maximumRedirects) redirects, the last to \(location)")
+            }
+            if location.host != current.url.host || location.port != current.url.port {
+                current.headers["Authorization"] = nil
+            }
+            current.url = location
+        }
+    }
+
+    private func perform(_ request: TransportRequest, deadline: ContinuousClock.Instant)
+        async throws(TransportError) -> URLSessionTransportDelegate.Outcome
+    {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero else { throw .timedOut }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        urlRequest.httpBody = request.body
+        urlRequest.httpShouldHandleCookies = false
+
+        let handle = TaskHandle()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<URLSessionTransportDelegate.Outcome, TransportError>, Never>) in
+                let task = session.dataTask(with: urlRequest)
+                delegate.register(task, request: request, continuation: continuation)
+                handle.start(task, deadline: seconds, delegate: delegate)
+            }
+        } onCancel: {
+            handle.cancel(delegate: delegate)
+        }
+        return try result.get()
+    }
+}
+
+/// The URLSession task of one exchange, so that cancellation and the deadline can reach it
+/// whichever comes first, even before it has started.
+private final class TaskHandle: Sendable {
+    private let state = Mutex<(task: URLSessionTask?, cancelled: Bool)>((nil, false))
+
+    func start(_ task: URLSessionTask, deadline seconds: Double, delegate: URLSessionTransportDelegate) {
+        let cancelledAlready = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelledAlready {
+            delegate.finish(task, with: .cancelled)
+            task.cancel()
+            return
+        }
+        task.resume()
+        let timer = Task { [weak delegate] in
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            delegate?.finish(task, with: .timedOut)
+            task.cancel()
+        }
+        delegate.attach(timer, to: task)
+    }
+
+    func cancel(delegate: URLSessionTransportDelegate) {
+        let task = state.withLock { state -> URLSessionTask? in
+            state.cancelled = true
+            return state.task
+        }
+        if let task {
+            delegate.finish(task, with: .cancelled)
+            task.cancel()
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Collects each task's response and body, and resumes its caller exactly once.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// What one task produced: a final response, or a 307/308 to follow with the same body.
+    struct Outcome: Sendable {
+        var response: TransportResponse
+        var redirect: URL?
+    }
+
+    typealias Continuation = CheckedContinuation<Result<Outcome, TransportError>, Never>
+
+    private struct Exchange {
+        var continuation: Continuation
+        var request: TransportRequest
+        var body = Data()
+        var redirect: URL?
+        var rejectedChallenge = false
+        var failure: TransportError?
+        var timer: Task<Void, Never>?
+    }
+
+    private let maximumResponseSize: Int
+    // `URLSessionTask` identifiers are unique within a session.
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    init(maximumResponseSize: Int) {
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    func register(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation) {
+        exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation, request: request) }
+    }
+
+    func attach(_ timer: Task<Void, Never>, to task: URLSessionTask) {
+        let attached = exchanges.withLock { exchanges -> Bool in
+            guard exchanges[task.taskIdentifier] != nil else { return false }
+            exchanges[task.taskIdentifier]?.timer = timer
+            return true
+        }
+        if !attached { timer.cancel() }
+    }
+
+    /// Decides how the task ends before URLSession reports it (cancellation, timeout).
+    func finish(_ task: URLSessionTask, with failure: TransportError) {
+        exchanges.withLock { exchanges in
+            if exchanges[task.taskIdentifier]?.failure == nil { exchanges[task.taskIdentifier]?.failure = failure }
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let tooLarge = exchanges.withLock { exchanges -> Bool in
+            guard let received = exchanges[dataTask.taskIdentifier]?.body.count else { return false }
+            guard received + data.count <= maximumResponseSize else {
+                if exchanges[dataTask.taskIdentifier]?.failure == nil {
+                    exchanges[dataTask.taskIdentifier]?.failure = .responseTooLarge(limit: maximumResponseSize)
+                }
+                return true
+            }
+            exchanges[dataTask.taskIdentifier]?.body.append(data)
+            return false
+        }
+        if tooLarge { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard response.statusCode == 307 || response.statusCode == 308, let location = request.url else {
+            completionHandler(request)
+            return
+        }
+        // Follow 307/308 ourselves: FoundationNetworking on Linux drops the body when it follows them.
+        exchanges.withLock { $0[task.taskIdentifier]?.redirect = location }
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // HTTP authentication challenges come from a 401 with WWW-Authenticate. Declining them
+        // delivers the 401 to the caller; on Swift 6.3.1 default handling would hang forever.
+        exchanges.withLock { $0[task.taskIdentifier]?.rejectedChallenge = true }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        exchange.timer?.cancel()
+        exchange.continuation.resume(returning: Self.outcome(of: exchange, task: task, error: error))
+    }
+
+    private static func outcome(of exchange: Exchange, task: URLSessionTask, error: (any Error)?) -> Result<Outcome, TransportError> {
+        let httpResponse = task.response as? HTTPURLResponse
+        if exchange.rejectedChallenge, let httpResponse, httpResponse.statusCode == 401 {
+            return .success(Outcome(response: transportResponse(httpResponse, body: exchange.body)))
+        }
+        if let failure = exchange.failure { return .failure(failure) }
+        if let error { return .failure(URLSessionTransportErrors.map(error)) }
+        guard let httpResponse else { return .failure(.invalidResponse("the server's answer is not an HTTP response")) }
+        return .success(Outcome(response: transportResponse(httpResponse, body: exchange.body), redirect: exchange.redirect))
+    }
+
+    private static func transportResponse(_ response: HTTPURLResponse, body: Data) -> TransportResponse {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
+        }
+        return TransportResponse(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
+    }
+}

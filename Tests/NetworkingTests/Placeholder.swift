@@ -1,0 +1,3 @@
+import Testing
+@testable import Networking
+@Test func placeholder() {}
