@@ -1,1 +1,160 @@
-print("demo")
+import Foundation
+import Networking
+import Synchronization
+
+// The Networking demo: a books client against the local test API (or any API with the same
+// routes). `script/demo` starts the test API and passes its URL; run by hand with
+// `swift run Demo --base-url http://127.0.0.1:8000/api/v1`.
+
+let report = DemoReport()
+
+func baseURL() -> String? {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count { return arguments[index + 1] }
+    return ProcessInfo.processInfo.environment["NETWORKING_BASE_URL"]
+}
+
+func makeConfiguration(_ text: String, hook: @escaping DecodingFailureHandler) throws -> NetworkingConfiguration {
+    guard let components = URLComponents(string: text), let host = components.host, let scheme = components.scheme else {
+        throw RepositoryError.invalidConfiguration(reason: "\(text) is not an absolute URL such as http://127.0.0.1:8000/api/v1")
+    }
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    decoder.dateDecodingStrategy = .iso8601
+    let encoder = NetworkingConfiguration.makeDefaultEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return try NetworkingConfiguration(
+        useSecureConnection: scheme == "https", domainURL: host, port: components.port,
+        subdomainURL: components.path.isEmpty ? nil : components.path, timeout: 10,
+        jsonDecoder: decoder, jsonEncoder: encoder, decodingFailureHandler: hook)
+}
+
+guard let base = baseURL() else {
+    print("Give the API's base URL: script/demo (starts the local test API), or swift run Demo --base-url http://127.0.0.1:8000/api/v1")
+    exit(2)
+}
+
+let hookReports = Mutex<[DecodingFailure]>([])
+let storeFolder = FileManager.default.temporaryDirectory.appendingPathComponent("networking-demo-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: storeFolder) }
+
+do {
+    report.begin("Configure")
+    let configuration = try makeConfiguration(base) { failure in hookReports.withLock { $0.append(failure) } }
+    report.ok("base URL \(configuration.baseURL.absoluteString), timeout \(Int(configuration.timeout)) s, transport \(type(of: DefaultTransport.shared))")
+
+    let store = FileCredentialStore(fileURL: storeFolder.appendingPathComponent("session.json"))
+    let session = SessionManager<User>(store: store)
+    let events = session.events()
+    let eventLog = Task {
+        var seen: [String] = []
+        for await event in events { seen.append("\(event)".components(separatedBy: "(").first ?? "") }
+        return seen
+    }
+    let authentication = AuthenticationRepository(configuration: configuration)
+    let control = TestControlRepository(configuration: configuration)
+
+    report.begin("Sign in")
+    var token = ""
+    switch await authentication.login(email: "reader@example.com", password: "secret123") {
+    case .success(let login):
+        try session.login(user: login.user, credential: login.credential)
+        token = login.token
+        report.ok("signed in as \(login.user.name) <\(login.user.email)>; session stored in \(store.fileURL.lastPathComponent) (mode 0600)")
+    case .failure(let error):
+        report.fail("login failed: \(error.localizedDescription)")
+    }
+
+    report.begin("Bootstrap the session in a new SessionManager over the same store (as after a restart)")
+    let restored = SessionManager<User>(store: store)
+    let users = UsersRepository(configuration: configuration, sessionManager: restored)
+    switch await restored.bootstrap(fetchingUserWith: users) {
+    case .restored(let user?):
+        report.ok("restored: logged in = \(restored.isLoggedIn), current user = \(user.name) (fetched from GET users/me)")
+    case let outcome:
+        report.fail("expected a restored session with its user, got \(outcome)")
+    }
+
+    report.begin("Fetch the current user")
+    switch await users.fetchCurrentUser() {
+    case .success(let user): report.ok("#\(user.id) \(user.name), member since \(user.createdAt.formatted(date: .abbreviated, time: .omitted))")
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+
+    let books = BooksRepository(configuration: configuration, sessionManager: restored, customErrors: BooksRepository.errors)
+    report.begin("List a page of books")
+    switch await books.fetchBooks(page: 1) {
+    case .success(let page):
+        report.ok("page \(page.page.current) of \(page.page.totalPages) (\(page.page.totalCount) books):")
+        for book in page.data.prefix(3) { report.info("- \(book.title) by \(book.author) (\(book.genre.rawValue), \(book.year))") }
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+
+    report.begin("Create a book")
+    switch await books.addBook(NewBook(title: "The Demo Book", author: "A. Swift", genre: "science", year: 2026)) {
+    case .success: report.ok("created \"The Demo Book\" (POST books → 201)")
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+
+    report.begin("A 422 becomes a custom error")
+    switch await books.addBook(NewBook(title: "", author: "Nobody", genre: "cookbook", year: 2026)) {
+    case .failure(let error):
+        if case .validation(let fields)? = error.customError(as: BooksError.self) {
+            report.ok("BooksError.validation with \(fields.count) fields:")
+            for (field, messages) in fields.sorted(by: { $0.key < $1.key }) { report.info("- \(field): \(messages.joined(separator: ", "))") }
+        } else {
+            report.fail("expected BooksError.validation, got \(error)")
+        }
+    case .success: report.fail("an invalid book was accepted")
+    }
+
+    report.begin("A model/API mismatch fires the decode-error hook")
+    switch await books.fetchBookWithUnknownGenre() {
+    case .failure(.decodeError(let failure)):
+        let heard = hookReports.withLock { $0.count }
+        if heard == 1 {
+            report.ok("hook heard: \(failure.entityType) at \(failure.codingPath): \(failure.reason)")
+        } else {
+            report.fail("the hook heard \(heard) reports instead of 1")
+        }
+    case let other: report.fail("expected .decodeError, got \(other)")
+    }
+
+    report.begin("An expired token ends the session with a clear message")
+    _ = await control.expireToken(token)
+    switch await users.fetchCurrentUser() {
+    case .failure(.unauthenticatedSession(let context?)):
+        report.ok(RepositoryError.unauthenticatedSession(context).localizedDescription)
+        if restored.isLoggedIn { report.fail("the session is still active") } else { report.ok("session expired: logged in = false") }
+    case let other: report.fail("expected .unauthenticatedSession, got \(other)")
+    }
+    switch await users.fetchCurrentUser() {
+    case .failure(.unauthenticatedSession(nil)): report.ok("the next call fails at once, without touching the network")
+    case let other: report.fail("expected .unauthenticatedSession(nil), got \(other)")
+    }
+
+    report.begin("Sign in again, mark notifications read, log out")
+    switch await authentication.login(email: "reader@example.com", password: "secret123") {
+    case .success(let login):
+        try restored.login(user: login.user, credential: login.credential)
+        switch await users.markNotificationsRead(userID: login.user.id) {
+        case .success: report.ok("notifications marked read (204, empty body)")
+        case .failure(let error): report.fail(error.localizedDescription)
+        }
+        try restored.logout()
+        report.ok("logged out: logged in = \(restored.isLoggedIn); stored session removed = \(!FileManager.default.fileExists(atPath: store.fileURL.path))")
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+    _ = session
+    eventLog.cancel()
+} catch {
+    report.fail("\(error)")
+}
+
+if report.failures.isEmpty {
+    print("\nEvery step behaved as expected.")
+} else {
+    print("\n\(report.failures.count) step(s) behaved unexpectedly:")
+    for failure in report.failures { print("  - \(failure)") }
+    exit(1)
+}

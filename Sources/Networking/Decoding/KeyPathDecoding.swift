@@ -1,18 +1,21 @@
 /// Decodes a model that sits at a dotted key path inside the JSON (`"data"`, `"page.items"`,
 /// `"results.0"`), so that coding paths in errors start at the document's root.
+///
+/// Each level decodes the next one from inside its own `init(from:)`, with the remaining path in
+/// a task-local value: decoders may reuse their state once `init(from:)` returns, so a decoder is
+/// never kept for later.
 struct KeyPathDecodable<Value: Decodable>: Decodable {
     let value: Value
 
     init(from decoder: any Decoder) throws {
-        value = try Self.decode(from: decoder, remaining: ArraySlice(KeyPathDecoding.components))
-    }
-
-    private static func decode(from decoder: any Decoder, remaining: ArraySlice<String>) throws -> Value {
-        guard let first = remaining.first else { return try Value(from: decoder) }
-        let rest = remaining.dropFirst()
+        let components = KeyPathDecoding.components
+        guard let first = components.first else {
+            value = try Value(from: decoder)
+            return
+        }
+        let rest = Array(components.dropFirst())
         if let index = Int(first), var elements = try? decoder.unkeyedContainer() {
-            while elements.currentIndex < index {
-                guard !elements.isAtEnd else { break }
+            while elements.currentIndex < index, !elements.isAtEnd {
                 _ = try elements.decode(SkippedValue.self)
             }
             guard !elements.isAtEnd else {
@@ -20,7 +23,10 @@ struct KeyPathDecodable<Value: Decodable>: Decodable {
                     Value.self,
                     .init(codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
             }
-            return try elements.decode(Nested.self).value(rest)
+            value = try KeyPathDecoding.$components.withValue(rest) {
+                try elements.decode(KeyPathDecodable<Value>.self).value
+            }
+            return
         }
         let container = try decoder.container(keyedBy: DynamicKey.self)
         let key = DynamicKey(first)
@@ -28,19 +34,19 @@ struct KeyPathDecodable<Value: Decodable>: Decodable {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
         }
-        return try container.decode(Nested.self, forKey: key).value(rest)
-    }
-
-    /// Defers decoding until the remaining path is known, keeping the decoder's coding path.
-    private struct Nested: Decodable {
-        let decoder: any Decoder
-        init(from decoder: any Decoder) throws { self.decoder = decoder }
-        func value(_ remaining: ArraySlice<String>) throws -> Value { try KeyPathDecodable.decode(from: decoder, remaining: remaining) }
+        value = try KeyPathDecoding.$components.withValue(rest) {
+            try container.decode(KeyPathDecodable<Value>.self, forKey: key).value
+        }
     }
 
     private struct SkippedValue: Decodable {
         init(from decoder: any Decoder) throws {}
     }
+}
+
+enum KeyPathDecoding {
+    /// The key path components still to walk, for the decoding running on this task.
+    @TaskLocal static var components: [String] = []
 }
 
 /// A coding key made at run time.
@@ -59,9 +65,4 @@ struct DynamicKey: CodingKey {
         stringValue = String(intValue)
         self.intValue = intValue
     }
-}
-
-enum KeyPathDecoding {
-    /// The key path components for the decoding running on this task.
-    @TaskLocal static var components: [String] = []
 }

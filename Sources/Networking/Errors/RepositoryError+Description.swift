@@ -19,7 +19,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .invalidURL(let reason):
             return "Invalid URL: \(reason)."
         case .invalidRequest(let reason, let request):
-            return "The request \(request.map { "\($0) " } ?? "")could not be built: \(reason)."
+            return "The request \(request.map { "\($0) " } ?? "")is invalid and was not sent: \(reason)."
         case .unauthenticatedSession(nil):
             return "This request needs a logged-in session and nobody is logged in; log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):

@@ -1,0 +1,174 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+// Every code block of README.md, so the documentation cannot drift from the API. Types live in a
+// namespace so they do not clash with other tests; top-level statements are wrapped in functions.
+enum Readme {
+    // MARK: Quick start
+
+    struct User: Codable, Sendable { let id: Int; let name: String }
+    struct Book: Decodable, Sendable { let id: Int; let title: String }
+    struct BooksPage: Decodable, Sendable { let data: [Book] }
+    struct NewBook: Encodable, Sendable { let title: String; let author: String }
+
+    final class BooksRepository: AbstractRepository, @unchecked Sendable {
+        func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": page]))
+        }
+
+        func addBook(_ book: NewBook) async -> Result<Void, RepositoryError> {
+            await performRequest(.post("books", body: book))
+        }
+    }
+
+    static func quickStart() async throws {
+        let configuration = try NetworkingConfiguration(
+            useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")
+        let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
+        let books = BooksRepository(configuration: configuration, sessionManager: session)
+
+        switch await books.fetchBooks(page: 1) {
+        case .success(let page): print(page.data.map(\.title))
+        case .failure(let error): print(error.localizedDescription)
+        }
+    }
+
+    // MARK: Writing a repository
+
+    struct LoginResponse: Decodable, Sendable { let token: String }
+    struct ExportResult: Decodable, Sendable { let url: URL }
+
+    final class LibraryRepository: AbstractRepository, @unchecked Sendable {
+        func book(id: Int) async -> Result<Book, RepositoryError> {
+            await performRequest(.get("books/\(id)"))
+        }
+
+        func titles(page: Int) async -> Result<[Book], RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": page], keyPath: "data"))
+        }
+
+        func markRead(userID: Int) async -> Result<Void, RepositoryError> {
+            await performRequest(.post("users/\(userID)/notifications/read_all"))
+        }
+
+        func cover(id: Int) async -> Result<TransportResponse, RepositoryError> {
+            await performRawRequest(.get("books/\(id)/cover", headers: ["Accept": "image/png"]))
+        }
+
+        func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint(.post, "books/import", body: books, timeout: 120))
+        }
+
+        func login(email: String, password: String) async -> Result<LoginResponse, RepositoryError> {
+            await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
+        func export() async -> Result<ExportResult, RepositoryError> {
+            await performPollingRequest(.get("exports/latest"))
+        }
+    }
+
+    // MARK: Errors
+
+    enum BooksError: CustomRepositoryErrorType {
+        case notFound
+        case duplicateISBN
+        case validation([String: [String]])
+
+        var name: String { "\(self)" }
+    }
+
+    struct ValidationBody: Decodable, Sendable { let fields: [String: [String]] }
+
+    static let booksErrors: CustomErrorMapping = [
+        .status(404, BooksError.notFound),
+        .status(409, apiCode: "duplicate_isbn", BooksError.duplicateISBN),
+        .status(422, decoding: ValidationBody.self) { BooksError.validation($0.fields) },
+    ]
+
+    static func describe(_ error: RepositoryError) -> String {
+        switch error.customError(as: BooksError.self) {
+        case .validation(let fields)?: "Please fix: \(fields.keys.sorted().joined(separator: ", "))"
+        case .notFound?: "That book does not exist."
+        default: error.localizedDescription
+        }
+    }
+
+    static func installHook() {
+        DecodingFailure.defaultHandler = { failure in
+            print("\(failure.entityType) at \(failure.codingPath): \(failure.reason)")
+            print(failure.context.request, failure.statusCode ?? 0, failure.bodyExcerpt)
+        }
+    }
+
+    // MARK: Sessions
+
+    final class UsersRepository: AbstractRepository, CurrentUserFetcher, @unchecked Sendable {
+        func fetchCurrentUser() async -> Result<User, RepositoryError> {
+            await performRequest(.get("users/me"))
+        }
+    }
+
+    static func startUp(configuration: NetworkingConfiguration) async throws {
+        let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
+        let users = UsersRepository(configuration: configuration, sessionManager: session)
+
+        Task {
+            for await event in session.events() { print("session:", event) }
+        }
+
+        switch await session.bootstrap(fetchingUserWith: users) {
+        case .restored(let user): print("welcome back", user?.name ?? "")
+        case .noSession, .expired, .storeFailed: print("please log in")
+        case .userUnavailable(let error): print("offline:", error.localizedDescription)
+        }
+    }
+
+    // MARK: Testing your repositories
+
+    static func testNotFound() async throws {
+        let transport = StubTransport(routes: [
+            .json(.get, "books", #"{"data": [{"id": 1, "title": "Dune"}]}"#),
+            .status(.get, "books/99", 404, json: #"{"code": "not_found"}"#),
+            .failure(.post, "books/import", .network(.connectionRefused)),
+        ])
+        let configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        let books = LibraryRepository(configuration: configuration, transport: transport, customErrors: booksErrors)
+        let missing = await books.book(id: 99)
+        assert(missing.failure?.customError(as: BooksError.self) != nil)
+        assert(transport.requests.first?.url.path == "/books/99")
+    }
+}
+
+@Suite("README samples")
+struct ReadmeSamplesTests {
+    @Test("the stub-transport sample behaves as the README says")
+    func stubSample() async throws {
+        let transport = StubTransport(routes: [
+            .json(.get, "books", #"{"data": [{"id": 1, "title": "Dune"}]}"#),
+            .status(.get, "books/99", 404, json: #"{"code": "not_found"}"#),
+            .failure(.post, "books/import", .network(.connectionRefused)),
+        ])
+        let configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        let books = Readme.LibraryRepository(configuration: configuration, transport: transport, customErrors: Readme.booksErrors)
+        let missing = await books.book(id: 99)
+        let titles = await books.titles(page: 1)
+        let imported = await books.importBooks([])
+        #expect(missing.failure.map(Readme.describe) == "That book does not exist.")
+        #expect(transport.requests.first?.url.path == "/books/99")
+        #expect((try? titles.get())?.map(\.title) == ["Dune"])
+        guard case .noNetworkConnection(.connectionRefused, _)? = imported.failure else {
+            Issue.record("expected connection refused, got \(String(describing: imported.failure))")
+            return
+        }
+    }
+
+    @Test("the quick-start configuration gives the documented base URL")
+    func quickStartConfiguration() throws {
+        let configuration = try NetworkingConfiguration(
+            useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")
+        #expect(configuration.baseURL.absoluteString == "http://127.0.0.1:8000/api/v1")
+    }
+}

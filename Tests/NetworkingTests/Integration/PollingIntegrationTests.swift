@@ -1,0 +1,76 @@
+import Foundation
+import Networking
+import Testing
+
+/// 202 polling against the test API's `/poll/<key>` counters.
+@Suite("Polling end to end")
+struct PollingIntegrationTests {
+    struct Status: Decodable, Sendable {
+        let status: String
+        let attempts: Int
+    }
+
+    struct Record: Decodable, Sendable {
+        struct Request: Decodable, Sendable {
+            let method: String
+            let args: [String: [String]]
+            let headers: [String: String]
+        }
+
+        let attempts: Int
+        let requests: [Request]
+    }
+
+    @Test("202, 202, then 200: succeeds after exactly three requests, parameters and headers kept")
+    func becomesReady() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.05, maximumPollingRetries: 5))
+        let started = ContinuousClock.now
+        let status: Status = try await repository.performPollingRequest(
+            Endpoint(.get, "poll/\(key)", parameters: ["ready_after": 2, "filter": "a b"], headers: ["X-Trace": "t-1"]).withoutSession()
+        ).get()
+        let elapsed = ContinuousClock.now - started
+        #expect(status.status == "done")
+        #expect(status.attempts == 3)
+        let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()
+        #expect(record.attempts == 3)
+        for request in record.requests {
+            #expect(request.args["ready_after"] == ["2"])
+            #expect(request.args["filter"] == ["a b"])
+            #expect(request.headers.first { $0.key.lowercased() == "x-trace" }?.value == "t-1")
+        }
+        // Two waits of 50 ms happened before the re-sends.
+        #expect(elapsed >= .milliseconds(100))
+    }
+
+    @Test("always 202: .timeout with the last 202 after exactly 1 + maximumPollingRetries requests")
+    func exhausted() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01, maximumPollingRetries: 3))
+        let result: Result<Status, RepositoryError> = await repository.performPollingRequest(
+            Endpoint(.post, "poll/\(key)", parameters: ["ready_after": 100], encoding: .query).withoutSession())
+        guard case .timeout(let context)? = result.failure else {
+            Issue.record("expected .timeout, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(context.statusCode == 202)
+        #expect(context.response?.json?["attempts"] == 4)
+        let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()
+        #expect(record.attempts == 4)
+        #expect(record.requests.allSatisfy { $0.method == "POST" })
+    }
+
+    @Test("a Void polling request ends on the first non-202")
+    func voidPolling() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01))
+        let result = await repository.performPollingRequest(
+            Endpoint<Void>(.get, "poll/\(key)", parameters: ["ready_after": 1]).withoutSession())
+        #expect(throws: Never.self) { try result.get() }
+    }
+}
