@@ -45,12 +45,6 @@ do {
 
     let store = FileCredentialStore(fileURL: storeFolder.appendingPathComponent("session.json"))
     let session = SessionManager<User>(store: store)
-    let events = session.events()
-    let eventLog = Task {
-        var seen: [String] = []
-        for await event in events { seen.append("\(event)".components(separatedBy: "(").first ?? "") }
-        return seen
-    }
     let authentication = AuthenticationRepository(configuration: configuration)
     let control = TestControlRepository(configuration: configuration)
 
@@ -67,6 +61,15 @@ do {
 
     report.begin("Bootstrap the session in a new SessionManager over the same store (as after a restart)")
     let restored = SessionManager<User>(store: store)
+    let eventNames = restored.events().map { "\($0)".components(separatedBy: "(").first ?? "" }
+    let eventLog = Task {
+        var seen: [String] = []
+        for await name in eventNames {
+            seen.append(name)
+            if name == "loggedOut" { break }
+        }
+        return seen
+    }
     let users = UsersRepository(configuration: configuration, sessionManager: restored)
     switch await restored.bootstrap(fetchingUserWith: users) {
     case .restored(let user?):
@@ -146,7 +149,25 @@ do {
     case .failure(let error): report.fail(error.localizedDescription)
     }
     _ = session
-    eventLog.cancel()
+
+    report.begin("Session events, as the restored manager streamed them")
+    let events = await withTaskGroup(of: [String]?.self) { group in
+        group.addTask { await eventLog.value }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(2))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        eventLog.cancel()
+        return first
+    }
+    let expected = ["restored", "userUpdated", "expired", "loggedIn", "loggedOut"]
+    if let events, events == expected {
+        report.ok(events.joined(separator: " → "))
+    } else {
+        report.fail("expected \(expected.joined(separator: " → ")), got \(events.map { $0.joined(separator: " → ") } ?? "nothing within 2 s")")
+    }
 } catch {
     report.fail("\(error)")
 }

@@ -1,0 +1,211 @@
+"""Raw TCP "fault server": misbehaving HTTP responses for client tests.
+
+Usage: faultserver.py --port PORT [--host 127.0.0.1]
+
+Reads the request head (up to the blank line, at most 64 KB), then acts on
+the request path:
+  /garbage       200 random bytes that are not HTTP, then close
+  /close         close at once without writing anything
+  /hang          never answer; keep the connection until the client leaves
+  /partial       200 head with Content-Length: 100000, 1000 bytes, then close
+  /huge          200 head with Content-Length: 10 GiB, stream zeros forever
+  /bad-status    "HTTP/1.1 abc Nope" head, then close
+  /slow-headers  one byte of a response head every 0.5 s, forever
+  anything else  200 {"fault":"none"} with Connection: close
+Standard library only. Client disconnects are expected and never logged.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+
+HEAD_LIMIT = 64 * 1024
+CHUNK = bytes(64 * 1024)
+HUGE_LENGTH = 10 * 1024 ** 3
+# Errors that just mean "the client went away".
+GONE = (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError)
+# Open connections (handler task -> Client), so shutdown can end them cleanly.
+CLIENTS = {}
+
+
+class Client:
+    """One accepted connection and a flag set once the peer has left."""
+
+    def __init__(self, reader, writer):
+        self.reader = reader
+        self.writer = writer
+        self.gone = asyncio.Event()
+
+    async def watch_for_eof(self):
+        """Consumes (and ignores) input until the peer closes the connection."""
+        try:
+            while await self.reader.read(65536):
+                pass
+        except GONE:
+            pass
+        self.gone.set()
+
+    async def send(self, data):
+        """Writes and waits for the buffer to drain; False once the peer is gone."""
+        if self.gone.is_set() or self.writer.is_closing():
+            return False
+        try:
+            self.writer.write(data)
+            await self.writer.drain()
+        except GONE:
+            self.gone.set()
+            return False
+        return True
+
+    async def sleep(self, seconds):
+        """Sleeps; returns False early if the peer leaves meanwhile."""
+        try:
+            await asyncio.wait_for(self.gone.wait(), seconds)
+            return False
+        except asyncio.TimeoutError:
+            return True
+
+
+def head(status_line, headers):
+    lines = [status_line] + [f"{k}: {v}" for k, v in headers] + ["", ""]
+    return "\r\n".join(lines).encode("latin-1")
+
+
+async def garbage(client):
+    data = bytearray(os.urandom(200))
+    data[0:4] = b"\x00\xff\x13\x37"  # never mistaken for "HTTP/"
+    await client.send(bytes(data))
+
+
+async def close(client):
+    pass
+
+
+async def hang(client):
+    await client.gone.wait()
+
+
+async def partial(client):
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "application/octet-stream"),
+                                 ("Content-Length", "100000")])
+    )
+    await client.send(bytes(1000))
+
+
+async def huge(client):
+    ok = await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "application/octet-stream"),
+                                 ("Content-Length", str(HUGE_LENGTH))])
+    )
+    sent = 0
+    while ok and sent < HUGE_LENGTH:
+        ok = await client.send(CHUNK)
+        sent += len(CHUNK)
+
+
+async def bad_status(client):
+    await client.send(b"HTTP/1.1 abc Nope\r\n\r\n")
+
+
+async def slow_headers(client):
+    def endless_head():
+        yield from b"HTTP/1.1 200 OK\r\n"
+        n = 0
+        while True:
+            n += 1
+            yield from f"X-Slow-{n}: waiting\r\n".encode()
+
+    for byte in endless_head():
+        if not await client.send(bytes([byte])) or not await client.sleep(0.5):
+            return
+
+
+async def no_fault(client):
+    body = b'{"fault":"none"}'
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "application/json"),
+                                 ("Content-Length", str(len(body))),
+                                 ("Connection", "close")]) + body
+    )
+
+
+ROUTES = {
+    "/garbage": garbage,
+    "/close": close,
+    "/hang": hang,
+    "/partial": partial,
+    "/huge": huge,
+    "/bad-status": bad_status,
+    "/slow-headers": slow_headers,
+}
+
+
+def request_path(request_head):
+    """The path of the request line, without the query string."""
+    first_line = request_head.split(b"\r\n", 1)[0].decode("latin-1")
+    parts = first_line.split(" ")
+    target = parts[1] if len(parts) >= 2 else "/"
+    return target.split("?", 1)[0]
+
+
+async def handle(reader, writer):
+    client = Client(reader, writer)
+    task = asyncio.current_task()
+    CLIENTS[task] = client
+    watcher = None
+    try:
+        request_head = await reader.readuntil(b"\r\n\r\n")
+        watcher = asyncio.ensure_future(client.watch_for_eof())
+        await ROUTES.get(request_path(request_head), no_fault)(client)
+    except GONE:
+        pass  # bad head, head too large, or the client left
+    finally:
+        CLIENTS.pop(task, None)
+        if watcher is not None:
+            watcher.cancel()
+        try:
+            writer.close()
+            await writer.wait_closed()
+        except GONE:
+            pass
+
+
+def quiet_exception_handler(loop, context):
+    """Drops the loop's reports about connections the client broke."""
+    if isinstance(context.get("exception"), GONE):
+        return
+    loop.default_exception_handler(context)
+
+
+async def serve(host, port):
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(quiet_exception_handler)
+    server = await asyncio.start_server(handle, host, port, limit=HEAD_LIMIT)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print(f"fault server listening on {host}:{port}", flush=True)
+    await stop.wait()
+    server.close()
+    # Drop the open connections so their handlers return normally instead of
+    # being cancelled (which would print tracebacks on Python 3.11).
+    for client in CLIENTS.values():
+        client.gone.set()
+        client.writer.transport.abort()
+    if CLIENTS:
+        await asyncio.wait(list(CLIENTS), timeout=2)
+    print("fault server stopped", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    asyncio.run(serve(args.host, args.port))
+
+
+if __name__ == "__main__":
+    main()

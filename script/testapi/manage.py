@@ -1,0 +1,398 @@
+"""Starts and stops the local test servers (entry point of script/server).
+
+Usage: manage.py start|stop|restart|status|env
+
+Everything lives in <repo>/.servers: certificates, pid files, logs and the
+`env` file with the server URLs. Standard library only, so `stop`, `status`
+and `env` work even without the virtualenv. Progress goes to stderr; `start`
+and `env` print the env lines on stdout.
+"""
+
+import fcntl
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TESTAPI = os.path.join(ROOT, "script", "testapi")
+SERVERS = os.path.join(ROOT, ".servers")
+ENV_FILE = os.path.join(SERVERS, "env")
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+
+READY_TIMEOUT = 20.0
+POLL_INTERVAL = 0.1
+STOP_TIMEOUT = 6.0
+
+
+@dataclass
+class Server:
+    name: str         # stem of .servers/<name>.pid and .log
+    env_key: str      # variable holding its URL in .servers/env
+    scheme: str       # http, https or tcp (fault server)
+    url_suffix: str   # appended to scheme://127.0.0.1:port in the env file
+    health_path: str  # GET this must answer 200 once the server is up
+    threads: int = 0
+    cert: str = ""    # stem of the certificate in .servers for https
+    app: str = "app:app"
+
+    def url(self, port):
+        scheme = "http" if self.scheme == "tcp" else self.scheme
+        return f"{scheme}://127.0.0.1:{port}{self.url_suffix}"
+
+
+API_HEALTH = "/api/v1/health"
+SERVER_LIST = [
+    Server("api", "NETWORKING_TEST_API_URL", "http", "/api/v1", API_HEALTH, 64),
+    Server("api-tls", "NETWORKING_TEST_API_TLS_URL", "https", "/api/v1", API_HEALTH, 64, "server"),
+    Server("httpbin", "NETWORKING_TEST_HTTPBIN_URL", "http", "", "/get", 32, app="httpbin:app"),
+    Server("tls-expired", "NETWORKING_TEST_TLS_EXPIRED_URL", "https", "/api/v1", API_HEALTH, 4,
+           "expired"),
+    Server("tls-wrong-host", "NETWORKING_TEST_TLS_WRONG_HOST_URL", "https", "/api/v1", API_HEALTH,
+           4, "wronghost"),
+    Server("fault", "NETWORKING_TEST_FAULT_URL", "tcp", "", ""),
+]
+
+
+def say(message):
+    print(f"server: {message}", file=sys.stderr, flush=True)
+
+
+def path_in_servers(name):
+    return os.path.join(SERVERS, name)
+
+
+# --- processes -------------------------------------------------------------
+
+def proc_stat(pid):
+    """(state, pgrp, start_time) of a process from /proc, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[0], int(fields[2]), fields[19]
+
+
+def is_alive(pid):
+    stat = proc_stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+def group_alive(pgid, count_zombies=False):
+    """True while a process (by default: a non-zombie one) is in group `pgid`."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = proc_stat(int(entry))
+            if stat and stat[1] == pgid and (count_zombies or stat[0] not in ("Z", "X")):
+                return True
+    return False
+
+
+def reap_children():
+    """Collects exited children of this process (servers started by `start`)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def wait_for_groups(pgids, seconds, count_zombies=False):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        reap_children()
+        if not any(group_alive(p, count_zombies) for p in pgids):
+            return
+        time.sleep(0.05)
+
+
+def read_pid(server):
+    """The pid recorded for `server` if that very process still runs.
+
+    The pid file also holds the process start time, so a recycled pid is
+    never mistaken for our server."""
+    try:
+        with open(path_in_servers(server.name + ".pid")) as f:
+            pid_text, start_time = f.read().split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None
+    stat = proc_stat(pid)
+    if stat is None or stat[0] in ("Z", "X") or stat[2] != start_time:
+        return None
+    return pid
+
+
+def write_pid(server, pid):
+    stat = proc_stat(pid)
+    with open(path_in_servers(server.name + ".pid"), "w") as f:
+        f.write(f"{pid} {stat[2] if stat else 0}\n")
+
+
+def free_ports(count):
+    """Distinct free TCP ports on 127.0.0.1 (all held open until chosen)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def command_for(server, port):
+    if server.scheme == "tcp":
+        return [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "faultserver.py"),
+                "--port", str(port)]
+    cmd = [
+        os.path.join(VENV_BIN, "gunicorn"),
+        "--bind", f"127.0.0.1:{port}",
+        "--workers", "1",  # state is in memory: exactly one process
+        "--worker-class", "gthread",
+        "--threads", str(server.threads),
+        "--graceful-timeout", "2",
+        "--keep-alive", "15",
+        "--no-control-socket",  # else all instances share ~/.gunicorn/gunicorn.ctl
+        "--access-logfile", path_in_servers(server.name + ".access.log"),
+        "--chdir", TESTAPI,
+    ]
+    if server.cert:
+        cmd += ["--certfile", path_in_servers(server.cert + ".pem"),
+                "--keyfile", path_in_servers(server.cert + ".key")]
+    return cmd + [server.app]
+
+
+def launch(server, port):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    with open(path_in_servers(server.name + ".log"), "wb") as log:
+        proc = subprocess.Popen(
+            command_for(server, port),
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # own process group: stop kills workers too
+        )
+    write_pid(server, proc.pid)
+    return proc
+
+
+# --- health checks ----------------------------------------------------------
+
+def is_healthy(server, port, timeout=1.0):
+    try:
+        if server.scheme == "tcp":
+            with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+                return True
+        if server.scheme == "https":
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout, context=context)
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        try:
+            conn.request("GET", server.health_path)
+            resp = conn.getresponse()
+            body = resp.read()
+        finally:
+            conn.close()
+        if resp.status != 200:
+            return False
+        return server.health_path != API_HEALTH or json.loads(body) == {"status": "ok"}
+    except (OSError, ValueError, http.client.HTTPException):
+        return False
+
+
+def read_env():
+    try:
+        with open(ENV_FILE) as f:
+            text = f.read()
+    except OSError:
+        return None, {}
+    values = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return text, values
+
+
+def port_of(url):
+    return int(url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+
+
+def running_and_healthy():
+    """The env text if every server runs and answers, else None."""
+    text, values = read_env()
+    if text is None:
+        return None
+    for server in SERVER_LIST:
+        if read_pid(server) is None or server.env_key not in values:
+            return None
+        # Generous timeout: a busy server must not be mistaken for a dead one.
+        if not is_healthy(server, port_of(values[server.env_key]), timeout=3.0):
+            return None
+    return text
+
+
+def tail(path, lines=25):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return "(no log)\n"
+
+
+# --- commands -----------------------------------------------------------
+
+def stop(quiet=False):
+    pids = {}
+    for server in SERVER_LIST:
+        pid = read_pid(server)
+        if pid is not None:
+            pids[server.name] = pid
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    wait_for_groups(pids.values(), STOP_TIMEOUT)
+    for name, pid in pids.items():
+        if group_alive(pid):
+            say(f"{name} (pid {pid}) did not stop in time, killing it")
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    wait_for_groups(pids.values(), 2.0)
+    # Our servers are reparented to PID 1 once `start` exits; give it a moment
+    # to reap them so no <defunct> entries linger after `stop`.
+    wait_for_groups(pids.values(), 3.0, count_zombies=True)
+    for server in SERVER_LIST:
+        try:
+            os.remove(path_in_servers(server.name + ".pid"))
+        except FileNotFoundError:
+            pass
+    try:
+        os.remove(ENV_FILE)
+    except FileNotFoundError:
+        pass
+    if not quiet:
+        say(f"stopped {', '.join(pids) or 'nothing (no server was running)'}")
+    return 0
+
+
+def make_certs():
+    out = subprocess.run(
+        [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "make_certs.py"), SERVERS],
+        check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout)
+
+
+def start():
+    text = running_and_healthy()
+    if text is not None:
+        say("already running")
+        sys.stdout.write(text)
+        return 0
+    stop(quiet=True)  # clear out anything half-running
+
+    say("generating certificates")
+    try:
+        pins = make_certs()
+    except (subprocess.CalledProcessError, OSError, ValueError) as exc:
+        say(f"certificate generation failed: {getattr(exc, 'stderr', '') or exc}")
+        return 1
+
+    ports = dict(zip((s.name for s in SERVER_LIST), free_ports(len(SERVER_LIST))))
+    procs = {}
+    for server in SERVER_LIST:
+        say(f"starting {server.name} on 127.0.0.1:{ports[server.name]}")
+        procs[server.name] = launch(server, ports[server.name])
+
+    pending = list(SERVER_LIST)
+    deadline = time.monotonic() + READY_TIMEOUT
+    while pending:
+        failed = [s for s in pending if procs[s.name].poll() is not None]
+        if not failed and time.monotonic() > deadline:
+            failed = pending
+        if failed:
+            for server in failed:
+                say(f"{server.name} failed to start; last lines of .servers/{server.name}.log:")
+                sys.stderr.write(tail(path_in_servers(server.name + ".log")))
+            stop(quiet=True)
+            return 1
+        pending = [s for s in pending if not is_healthy(s, ports[s.name], timeout=0.5)]
+        if pending:
+            time.sleep(POLL_INTERVAL)
+
+    lines = [f"{s.env_key}={s.url(ports[s.name])}" for s in SERVER_LIST]
+    lines += [
+        f"NETWORKING_TEST_CA_FILE={path_in_servers('ca.pem')}",
+        f"NETWORKING_TEST_SERVER_CERT_PEM={path_in_servers('server.pem')}",
+        f"NETWORKING_TEST_SERVER_CERT_DER={path_in_servers('server.der')}",
+        f"NETWORKING_TEST_SERVER_PIN={pins['server_pin']}",
+        f"NETWORKING_TEST_OTHER_PIN={pins['other_pin']}",
+    ]
+    text = "\n".join(lines) + "\n"
+    with open(ENV_FILE + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(ENV_FILE + ".tmp", ENV_FILE)
+    say("all servers are up")
+    sys.stdout.write(text)
+    return 0
+
+
+def status():
+    _, values = read_env()
+    all_up = True
+    for server in SERVER_LIST:
+        pid = read_pid(server)
+        if pid is None:
+            all_up = False
+            print(f"{server.name:15} stopped")
+        else:
+            where = values.get(server.env_key, "?")
+            print(f"{server.name:15} running  pid {pid:<7} {where}")
+    return 0 if all_up else 1
+
+
+def env():
+    text, _ = read_env()
+    if text is None or any(read_pid(s) is None for s in SERVER_LIST):
+        say("servers are not running (run: script/server start)")
+        return 1
+    sys.stdout.write(text)
+    return 0
+
+
+COMMANDS = {
+    "start": start,
+    "stop": stop,
+    "restart": lambda: stop() or start(),
+    "status": status,
+    "env": env,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in COMMANDS:
+        print(f"usage: script/server {'|'.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    os.makedirs(SERVERS, exist_ok=True)
+    # One command at a time: concurrent starts would race for the pid files.
+    with open(path_in_servers(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return COMMANDS[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
