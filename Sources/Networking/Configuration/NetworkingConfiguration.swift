@@ -54,6 +54,26 @@ public struct NetworkingConfiguration: Sendable {
     /// `scheme://domainURL[:port][subdomainURL]`.
     public let baseURL: URL
 
+    // Settings with no invalid values; change them after making the configuration.
+
+    /// When failed requests are sent again. Default ``RetryPolicy/never``; set
+    /// ``RetryPolicy/default`` to retry idempotent requests on 408, 429, 5xx, lost connections
+    /// and timeouts.
+    public var retryPolicy: RetryPolicy = .never
+    /// What network activity is logged, and where. Default off.
+    public var logging: LoggingConfiguration = .off
+    /// Interceptors every repository of this configuration runs, outermost first, between the
+    /// session step and logging (see ``Interceptor``).
+    public var interceptors: [any Interceptor] = []
+    /// Counts this configuration's requests in flight. Default ``NetworkActivity/shared``.
+    public var activity: NetworkActivity = .shared
+    /// The time source for retries, polling and log timings. Default ``NetworkingClock/live``.
+    public var clock: NetworkingClock = .live
+    /// More header, query and JSON field names to redact in logs and decoding reports, beyond the
+    /// built-in ones (any name containing token, password, secret, authorization, cookie,
+    /// api key, signature or session).
+    public var secretFields: Set<String> = []
+
     /// Creates and validates a configuration.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty or malformed

@@ -21,7 +21,7 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     /// The name of the type being decoded, for example `"BooksPage"`.
     public let entityType: String
     /// The request and the response whose body failed to decode.
-    public let context: ErrorContext
+    public internal(set) var context: ErrorContext
     /// Where in the JSON decoding failed, for example `"data[3].genre"`; empty at the top level.
     public let codingPath: String
     /// A sentence saying what was expected and what was found; an enum raw value the model does

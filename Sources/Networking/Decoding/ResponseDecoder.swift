@@ -69,7 +69,8 @@ struct ResponseDecoder: Sendable {
     ) -> RepositoryError {
         let failure = DecodingFailure(
             kind: kind, entityType: typeName, context: context, codingPath: codingPath, reason: reason,
-            bodyExcerpt: Redaction.bodyExcerpt(context.response?.body ?? Data(), limit: DecodingFailure.excerptLimit))
+            bodyExcerpt: Redaction(secretFields: configuration.secretFields).bodyExcerpt(
+                context.response?.body ?? Data(), limit: DecodingFailure.excerptLimit))
         (configuration.decodingFailureHandler ?? DecodingFailure.defaultHandler)?(failure)
         return kind == .malformedJSON ? .jsonError(failure) : .decodeError(failure)
     }

@@ -4,11 +4,14 @@ public struct ErrorContext: Sendable, Hashable {
     public let request: RequestSummary
     /// What the server sent, or `nil` when no response arrived.
     public let response: TransportResponse?
+    /// How many times the request was sent, retries included (1 when it was not retried).
+    public internal(set) var attempts: Int
 
     /// Creates a context.
-    public init(request: RequestSummary, response: TransportResponse? = nil) {
+    public init(request: RequestSummary, response: TransportResponse? = nil, attempts: Int = 1) {
         self.request = request
         self.response = response
+        self.attempts = attempts
     }
 
     /// The response's status code, when there is a response.

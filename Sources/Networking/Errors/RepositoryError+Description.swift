@@ -24,17 +24,20 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return "This request needs a logged-in session and nobody is logged in; log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):
             return "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
+        case .sessionRefreshFailed(let failure, let context):
+            let request = context.map { "\($0.request) was not sent: " } ?? ""
+            return "\(request)the session could not be refreshed: \(failure). Log in again if the session has ended."
         case .requestError(let context):
-            return "\(context.request) failed with status \(Self.status(context)).\(Self.bodySuffix(context))"
+            return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .customError(let name, _, let context):
             return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
         case .noNetworkConnection(let failure, let context):
-            return "\(context.request) did not reach the server: \(failure). Check the network connection and the server address."
+            return "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
         case .timeout(let context):
             if let response = context.response {
                 return "\(context.request) was still pending (status \(response.statusCode)) after the last polling try; try again later or allow more polling retries."
             }
-            return "\(context.request) timed out before a complete response arrived; the server is slow or unreachable."
+            return "\(context.request) timed out before a complete response arrived\(Self.attempts(context)); the server is slow or unreachable."
         case .tlsError(let failure, let context):
             return "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
         case .pinningFailed(let host, let context):
@@ -55,8 +58,12 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         return "\(code) \(HTTPURLResponse.localizedString(forStatusCode: code).capitalized)"
     }
 
+    private static func attempts(_ context: ErrorContext) -> String {
+        context.attempts > 1 ? " after \(context.attempts) attempts" : ""
+    }
+
     private static func bodySuffix(_ context: ErrorContext) -> String {
         guard let body = context.response?.body, !body.isEmpty else { return "" }
-        return " Body: \(Redaction.bodyExcerpt(body, limit: descriptionBodyLimit))"
+        return " Body: \(Redaction.standard.bodyExcerpt(body, limit: descriptionBodyLimit))"
     }
 }

@@ -10,6 +10,7 @@
 /// | ``invalidURL(reason:)`` | the path cannot form a URL under the base URL |
 /// | ``invalidRequest(reason:request:)`` | parameters or body cannot be encoded, or the method cannot carry them |
 /// | ``unauthenticatedSession(_:)`` | nobody is logged in (no network touched, context `nil`), or the server answered 401 |
+/// | ``sessionRefreshFailed(_:_:)`` | the session's token had to be refreshed and the refresh failed |
 /// | ``requestError(_:)`` | the server answered with a status outside 200..<300 that no custom error matched |
 /// | ``customError(name:error:context:)`` | a status (and API code) the repository declared a custom error for |
 /// | ``noNetworkConnection(_:_:)`` | connection refused, host not found, connection lost, offline |
@@ -31,6 +32,10 @@ public enum RepositoryError: Error, Sendable {
     /// The request needs a session and nobody is logged in (context `nil`, nothing was sent), or
     /// the server answered 401 (the session is expired when the request was signed with it).
     case unauthenticatedSession(ErrorContext?)
+    /// The session's token had to be refreshed and the refresh failed (the session ends unless the
+    /// refresh endpoint was merely unreachable, see ``RefreshPolicy``); every request waiting for
+    /// that refresh fails with this error.
+    case sessionRefreshFailed(RefreshFailure, ErrorContext?)
     /// The server answered with a non-2xx status that no custom error matched.
     case requestError(ErrorContext)
     /// The server's answer matched a custom error declared for the repository or the call.
@@ -62,7 +67,7 @@ extension RepositoryError {
         switch self {
         case .invalidConfiguration, .invalidURL: nil
         case .invalidRequest(_, let request): request.map { ErrorContext(request: $0) }
-        case .unauthenticatedSession(let context), .cancelled(let context): context
+        case .unauthenticatedSession(let context), .cancelled(let context), .sessionRefreshFailed(_, let context): context
         case .requestError(let context), .timeout(let context): context
         case .customError(_, _, let context), .pinningFailed(_, let context): context
         case .noNetworkConnection(_, let context), .tlsError(_, let context): context
@@ -73,6 +78,39 @@ extension RepositoryError {
 
     /// The response's status code, when the server answered.
     public var statusCode: Int? { context?.statusCode }
+
+    /// The error with its context's attempt count set.
+    func attempted(_ attempts: Int) -> RepositoryError {
+        guard attempts > 1 else { return self }
+        func stamped(_ context: ErrorContext) -> ErrorContext {
+            var context = context
+            context.attempts = attempts
+            return context
+        }
+        switch self {
+        case .invalidConfiguration, .invalidURL, .invalidRequest, .unauthenticatedSession(nil), .cancelled(nil),
+            .sessionRefreshFailed(_, nil):
+            return self
+        case .unauthenticatedSession(let context?): return .unauthenticatedSession(stamped(context))
+        case .cancelled(let context?): return .cancelled(stamped(context))
+        case .sessionRefreshFailed(let failure, let context?): return .sessionRefreshFailed(failure, stamped(context))
+        case .requestError(let context): return .requestError(stamped(context))
+        case .timeout(let context): return .timeout(stamped(context))
+        case .customError(let name, let error, let context): return .customError(name: name, error: error, context: stamped(context))
+        case .noNetworkConnection(let failure, let context): return .noNetworkConnection(failure, stamped(context))
+        case .tlsError(let failure, let context): return .tlsError(failure, stamped(context))
+        case .pinningFailed(let host, let context): return .pinningFailed(host: host, context: stamped(context))
+        case .pinningUnsupported(let transport, let context):
+            return .pinningUnsupported(transport: transport, context: stamped(context))
+        case .invalidResponse(let reason, let context): return .invalidResponse(reason: reason, context: stamped(context))
+        case .jsonError(var failure):
+            failure.context = stamped(failure.context)
+            return .jsonError(failure)
+        case .decodeError(var failure):
+            failure.context = stamped(failure.context)
+            return .decodeError(failure)
+        }
+    }
 
     /// The custom error as the caller's type, when this is a ``customError(name:error:context:)`` of that type.
     public func customError<E: CustomRepositoryErrorType>(as type: E.Type = E.self) -> E? {

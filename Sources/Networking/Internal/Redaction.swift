@@ -2,84 +2,98 @@ import Foundation
 
 /// Keeps credentials out of error descriptions, logs and decoding reports.
 ///
-/// A name is sensitive when, lower-cased, it contains one of ``sensitiveFragments`` (so
-/// `access_token`, `X-Refresh-Token` and `client_secret` all are). Sensitive header values, query
-/// values and JSON members are replaced by `<redacted>`.
-enum Redaction {
+/// A name is secret when, lower-cased, it contains one of ``builtInFragments`` (so `access_token`,
+/// `X-Refresh-Token` and `client_secret` all are), or equals one of the extra ``secretFields``.
+/// Secret header values, query values and JSON members are replaced by `<redacted>`.
+struct Redaction: Sendable {
     static let placeholder = "<redacted>"
-    static let sensitiveFragments = [
+    static let builtInFragments = [
         "token", "password", "passwd", "secret", "authorization", "cookie", "api_key", "apikey", "api-key",
         "signature", "session",
     ]
 
-    static func isSensitive(_ name: String) -> Bool {
+    /// The redaction with the built-in names only.
+    static let standard = Redaction()
+
+    /// Extra secret names, lower-cased, matched exactly.
+    let secretFields: Set<String>
+
+    init(secretFields: Set<String> = []) {
+        self.secretFields = Set(secretFields.map { $0.lowercased() })
+    }
+
+    func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return sensitiveFragments.contains { lowered.contains($0) }
+        return secretFields.contains(lowered) || Self.builtInFragments.contains { lowered.contains($0) }
     }
 
-    static func headerValue(name: String, value: String) -> String {
-        isSensitive(name) ? placeholder : value
+    func headerValue(name: String, value: String) -> String {
+        isSecret(name) ? Self.placeholder : value
     }
 
-    /// The URL as text with sensitive query values and any password replaced.
-    static func url(_ url: URL) -> String {
+    /// The URL as text with secret query values and any password replaced.
+    func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return url.absoluteString
         }
         var changed = false
         if components.password != nil {
-            components.password = placeholder
+            components.password = Self.placeholder
             changed = true
         }
-        if let items = components.queryItems, items.contains(where: { isSensitive($0.name) }) {
+        if let items = components.queryItems, items.contains(where: { isSecret($0.name) }) {
             components.queryItems = items.map {
-                isSensitive($0.name) ? URLQueryItem(name: $0.name, value: placeholder) : $0
+                isSecret($0.name) ? URLQueryItem(name: $0.name, value: Self.placeholder) : $0
             }
             changed = true
         }
         return changed ? (components.string ?? url.absoluteString) : url.absoluteString
     }
 
-    /// The body as text, at most `limit` bytes of it, with sensitive JSON members (or
-    /// `name=value` pairs in other text) redacted.
-    static func bodyExcerpt(_ body: Data, limit: Int) -> String {
+    /// The body as text, at most `limit` bytes of it, with secret JSON members (or `name=value`
+    /// pairs in other text) redacted; JSON is pretty-printed when `pretty` is set.
+    func bodyExcerpt(_ body: Data, limit: Int, pretty: Bool = false) -> String {
         guard !body.isEmpty else { return "" }
         if let json = try? JSONValue(parsing: body), json.isContainer {
-            return truncate(redact(json).description, limit: limit)
+            let redacted = redact(json)
+            return Self.truncate(pretty ? redacted.prettyDescription : redacted.description, limit: limit)
         }
         let text = String(decoding: body.prefix(limit * 2), as: UTF8.self)
-        return truncate(redactText(text), limit: limit, totalBytes: body.count)
+        return Self.truncate(redactText(text), limit: limit, totalBytes: body.count)
     }
 
-    static func redact(_ value: JSONValue) -> JSONValue {
+    func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let members):
             .object(members.reduce(into: [:]) { result, member in
-                result[member.key] = isSensitive(member.key) ? .string(placeholder) : redact(member.value)
+                result[member.key] = isSecret(member.key) ? .string(Self.placeholder) : redact(member.value)
             })
         case .array(let elements): .array(elements.map(redact))
         default: value
         }
     }
 
-    /// Redacts `"name": "value"` and `name=value` pairs whose name is sensitive, for text that is
-    /// not complete JSON (such as a truncated body).
-    static func redactText(_ text: String) -> String {
+    /// Redacts `"name": "value"` and `name=value` pairs whose name is secret, for text that is
+    /// not complete JSON (such as a truncated body or a form).
+    func redactText(_ text: String) -> String {
         var result = text
-        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"([A-Za-z0-9_\-]+=)[^&\s]*"#] {
+        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"([A-Za-z0-9_\-\.\[\]]+=)[^&\s]*"#] {
             guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
             let matches = expression.matches(in: result, range: NSRange(result.startIndex..., in: result))
             for match in matches.reversed() {
-                guard let whole = Range(match.range, in: result), let name = Range(match.range(at: 1), in: result),
-                    isSensitive(String(result[name]))
-                else { continue }
+                guard let whole = Range(match.range, in: result), let name = Range(match.range(at: 1), in: result) else {
+                    continue
+                }
+                let bare = result[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
+                guard isSecret(bare) else { continue }
                 let quoted = result[name].hasPrefix("\"")
-                result.replaceSubrange(whole, with: result[name] + (quoted ? "\"\(placeholder)\"" : placeholder))
+                result.replaceSubrange(whole, with: result[name] + (quoted ? "\"\(Self.placeholder)\"" : Self.placeholder))
             }
         }
         return result
     }
 
+    /// At most `limit` bytes of `text`, cut on a character boundary, with a note of what was left out.
     static func truncate(_ text: String, limit: Int, totalBytes: Int? = nil) -> String {
         let total = totalBytes ?? text.utf8.count
         guard total > limit else { return text }
@@ -95,5 +109,12 @@ extension JSONValue {
         case .object, .array: true
         default: false
         }
+    }
+
+    /// Indented JSON text with sorted keys, for debug logs.
+    var prettyDescription: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? description
     }
 }

@@ -49,7 +49,8 @@ open class AbstractRepository: @unchecked Sendable {
     ///   - configuration: where the API is and how to talk to it.
     ///   - sessionManager: signs requests that need a session; without one, such requests are sent unsigned.
     ///   - transport: the wire; default ``DefaultTransport/shared`` (URLSession).
-    ///   - interceptors: steps around the transport, outermost first; the session's step is outside them all.
+    ///   - interceptors: steps around the transport, outermost first, run after the configuration's
+    ///     (see ``Interceptor`` for the whole chain).
     ///   - customErrors: custom errors for every call of this repository.
     public init(
         configuration: NetworkingConfiguration,
@@ -63,10 +64,23 @@ open class AbstractRepository: @unchecked Sendable {
         self.sessionManager = sessionManager
         self.transport = transport
         self.customErrors = customErrors
-        let sessionStep: [any Interceptor] = sessionManager.map {
-            [SessionInterceptor(session: $0, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization"))]
-        } ?? []
-        pipeline = RequestPipeline(transport: transport, interceptors: sessionStep + interceptors)
+        var chain: [any Interceptor] = []
+        if configuration.retryPolicy.maximumAttempts > 1 {
+            chain.append(RetryInterceptor(policy: configuration.retryPolicy, clock: configuration.clock))
+        }
+        if let sessionManager {
+            chain.append(
+                SessionInterceptor(
+                    session: sessionManager, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization")))
+        }
+        chain += configuration.interceptors + interceptors
+        if configuration.logging.level > .off {
+            chain.append(
+                LoggingInterceptor(
+                    configuration: configuration.logging, redaction: Redaction(secretFields: configuration.secretFields),
+                    clock: configuration.clock))
+        }
+        pipeline = RequestPipeline(transport: transport, interceptors: chain)
         builder = RequestBuilder(configuration: configuration)
         decoder = ResponseDecoder(configuration: configuration)
     }
@@ -107,9 +121,14 @@ open class AbstractRepository: @unchecked Sendable {
     func exchange<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         if Task.isCancelled { throw .cancelled(nil) }
         let request = try builder.build(endpoint)
-        let response = try await pipeline.send(request, context: RequestContext(requiresSession: endpoint.requiresSession))
-        try validate(response, to: request, endpoint: endpoint)
-        return (request, response)
+        let context = RequestContext(requiresSession: endpoint.requiresSession)
+        do {
+            let response = try await pipeline.send(request, context: context)
+            try validate(response, to: request, endpoint: endpoint)
+            return (request, response)
+        } catch {
+            throw error.attempted(context.attempt)
+        }
     }
 
     /// Maps a non-2xx response to its error.
@@ -130,6 +149,8 @@ open class AbstractRepository: @unchecked Sendable {
     }
 
     func result<T>(_ body: () async throws(RepositoryError) -> T) async -> Result<T, RepositoryError> {
+        configuration.activity.begin()
+        defer { configuration.activity.end() }
         do {
             return .success(try await body())
         } catch {

@@ -113,7 +113,7 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence, ExpressibleByD
 
     /// The fields one per line, with credentials redacted, for logs and error descriptions.
     public var description: String {
-        fields.map { "\($0.name): \(Redaction.headerValue(name: $0.name, value: $0.value))" }
+        fields.map { "\($0.name): \(Redaction.standard.headerValue(name: $0.name, value: $0.value))" }
             .joined(separator: "\n")
     }
 }

@@ -1,20 +1,27 @@
-/// What a repository needs from a session: the `Authorization` value to sign requests with, and a
-/// way to say that the server rejected it.
+/// What a repository needs from a session: the `Authorization` to sign requests with, and what
+/// to do when the server rejects it.
 ///
-/// ``SessionManager`` conforms; conform your own type to keep sessions elsewhere.
+/// ``SessionManager`` conforms, with single-flight token refresh; conform your own type to keep
+/// sessions elsewhere.
 public protocol SessionAuthorizing: Sendable {
-    /// The `Authorization` header value for the current session, or `nil` when nobody is logged in.
-    func authorizationHeader() async -> String?
-
-    /// Tells the session that the server answered 401 to a request signed with `authorization`.
+    /// The authorization for a request that needs the session, or `nil` when nobody is logged in.
+    /// An implementation may refresh a credential known to be expired first.
     ///
-    /// An implementation should end the session only if `authorization` is still the current
-    /// one, so that a late 401 for an old token does not log out a newer session.
-    func authorizationRejected(_ authorization: String) async
+    /// - Throws: ``RepositoryError/sessionRefreshFailed(_:_:)`` when a needed refresh failed, or
+    ///   ``RepositoryError/cancelled(_:)`` when the task was cancelled while waiting.
+    func authorize() async throws(RepositoryError) -> SessionAuthorization?
+
+    /// Tells the session that the server answered 401 to a request signed with `authorization`,
+    /// and returns the authorization to replay the request with once, or `nil` to give up (the
+    /// session has ended).
+    ///
+    /// A 401 for an authorization older than the current one is replayed with the current one; a
+    /// 401 for the current one is refreshed (once for all requests failing together) or ends the session.
+    func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization?
 }
 
 /// Signs requests that need a session with its `Authorization`, fails them before the network
-/// when nobody is logged in, and tells the session about 401 answers.
+/// when nobody is logged in, and on a 401 asks the session what to replay with — once.
 ///
 /// The configuration's default headers win over the session: when they hold an `Authorization`
 /// field, the session's is not set.
@@ -26,13 +33,39 @@ struct SessionInterceptor: Interceptor {
         async throws(RepositoryError) -> TransportResponse
     {
         guard context.requiresSession else { return try await next(request) }
-        guard let authorization = await session.authorizationHeader() else {
+        let errorContext = ErrorContext(request: request.summary)
+        let authorize = { () async throws(RepositoryError) in try await session.authorize() }
+        guard let authorization = try await withRequest(errorContext, authorize) else {
             throw .unauthenticatedSession(nil)
         }
+        let response = try await next(signed(request, with: authorization))
+        guard response.statusCode == 401 else { return response }
+        let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
+        guard let replay = try await withRequest(errorContext, reject) else { return response }
+        let replayed = try await next(signed(request, with: replay))
+        if replayed.statusCode == 401 {
+            _ = try? await session.authorizationRejected(replay)
+        }
+        return replayed
+    }
+
+    private func signed(_ request: TransportRequest, with authorization: SessionAuthorization) -> TransportRequest {
+        guard !defaultHeadersAuthorize else { return request }
         var signed = request
-        if !defaultHeadersAuthorize { signed.headers["Authorization"] = authorization }
-        let response = try await next(signed)
-        if response.statusCode == 401 { await session.authorizationRejected(authorization) }
-        return response
+        signed.headers["Authorization"] = authorization.headerValue
+        return signed
+    }
+
+    /// Gives errors from the session the request they held up.
+    private func withRequest<T>(_ context: ErrorContext, _ operation: () async throws(RepositoryError) -> T)
+        async throws(RepositoryError) -> T
+    {
+        do {
+            return try await operation()
+        } catch .sessionRefreshFailed(let failure, nil) {
+            throw .sessionRefreshFailed(failure, context)
+        } catch .cancelled(nil) {
+            throw .cancelled(context)
+        }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Holds the current user and credential, keeps them in a ``CredentialStore`` across restarts,
-/// signs repository requests, and tells observers about every change.
+/// signs repository requests, refreshes expired tokens, and tells observers about every change.
 ///
 /// ```swift
 /// let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books-cli"))
@@ -13,26 +13,53 @@ import Synchronization
 /// Transitions are checked: `login` while logged in, and `update` or `logout` while logged out,
 /// throw ``SessionError`` instead of crashing. ``expire()`` is safe to call at any time.
 ///
+/// With a ``TokenRefresher``, an access token known to be expired is refreshed before a request is
+/// sent, and a 401 to a request signed with the current token triggers exactly one refresh however
+/// many requests fail at once; every waiting request is then replayed once with the new token (see
+/// ``RefreshPolicy``). Without one, a 401 expires the session.
+///
 /// Thread-safety: every member may be used from any task or thread; transitions are atomic and
 /// their events are delivered in the order the transitions happened.
 public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing, Sendable {
-    private struct State {
+    struct State {
         var credential: Credential?
         var user: User?
         var subscribers: [Int: AsyncStream<SessionEvent<User>>.Continuation] = [:]
         var nextSubscriber = 0
+        var refresh: RefreshStateMachine
+        var waits: [Int: Wait] = [:]
+        var nextWaiter = 0
 
         func emit(_ event: SessionEvent<User>) {
             for subscriber in subscribers.values { subscriber.yield(event) }
         }
     }
 
+    /// Where a request waiting for a refresh stands.
+    enum Wait {
+        case registered
+        case waiting(CheckedContinuation<WaitOutcome, Never>)
+        case finished(WaitOutcome)
+    }
+
+    /// How a wait for a refresh ended.
+    enum WaitOutcome: Sendable {
+        case refreshed
+        case failed(RepositoryError)
+    }
+
     /// Where the session is kept across restarts.
     public let store: any CredentialStore
     /// How the credential is written in `Authorization`.
     public let authorizationScheme: AuthorizationScheme
+    /// Obtains new credentials, or `nil` when the API has no refresh.
+    public let refresher: (any TokenRefresher)?
+    /// When to refresh and how often at most.
+    public let refreshPolicy: RefreshPolicy
+    /// The time source for expiry and the refresh window.
+    public let clock: NetworkingClock
 
-    private let state = Mutex(State())
+    let state: Mutex<State>
 
     /// Creates a manager with no active session; call ``bootstrap(fetchingUserWith:)`` to restore
     /// a stored one.
@@ -40,9 +67,20 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// - Parameters:
     ///   - store: where the session is kept; default in memory only.
     ///   - authorizationScheme: how the credential is written in `Authorization`; default `Bearer`.
-    public init(store: any CredentialStore = InMemoryCredentialStore(), authorizationScheme: AuthorizationScheme = .bearer) {
+    ///   - refresher: obtains a new credential from a refresh token; default none.
+    ///   - refreshPolicy: when to refresh and how often at most; see ``RefreshPolicy``.
+    ///   - clock: the time source; default the system clock.
+    public init(
+        store: any CredentialStore = InMemoryCredentialStore(), authorizationScheme: AuthorizationScheme = .bearer,
+        refresher: (any TokenRefresher)? = nil, refreshPolicy: RefreshPolicy = RefreshPolicy(),
+        clock: NetworkingClock = .live
+    ) {
         self.store = store
         self.authorizationScheme = authorizationScheme
+        self.refresher = refresher
+        self.refreshPolicy = refreshPolicy
+        self.clock = clock
+        state = Mutex(State(refresh: RefreshStateMachine(window: refreshPolicy.window)))
     }
 
     deinit {
@@ -90,6 +128,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             try persist(credential, user)
             state.credential = credential
             state.user = user
+            state.refresh.credentialReplaced()
             state.emit(.loggedIn(user))
         }
     }
@@ -111,7 +150,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
     }
 
-    /// Replaces the credential (after a token refresh, for example) and stores it.
+    /// Replaces the credential (after a token refresh done by hand, for example) and stores it.
     ///
     /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/invalidCredential(_:)`` or
     ///   ``SessionError/storeFailed(_:)`` (then nothing changed).
@@ -121,6 +160,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             guard state.credential != nil else { throw .notLoggedIn }
             try persist(credential, state.user)
             state.credential = credential
+            state.refresh.credentialReplaced()
             state.emit(.credentialUpdated)
         }
     }
@@ -130,22 +170,28 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// - Throws: ``SessionError/notLoggedIn``; or ``SessionError/storeFailed(_:)`` when the stored
     ///   session could not be removed — the session has ended in memory all the same.
     public func logout() throws(SessionError) {
-        try end(with: .loggedOut, onlyIf: nil, requireSession: true)
+        try state.withLock { state throws(SessionError) in
+            guard state.credential != nil else { throw .notLoggedIn }
+            if let error = end(&state, with: .loggedOut) { throw .storeFailed(error) }
+        }
     }
 
     /// Ends the session because its token is no longer accepted; does nothing when logged out.
     ///
-    /// Repositories call it (through ``authorizationRejected(_:)``) when the server answers 401.
-    /// A store failure is reported as a `.storeFailed` event.
+    /// Repositories call it (through ``authorizationRejected(_:)``) when the server answers 401
+    /// and no refresh is possible. A store failure is reported as a `.storeFailed` event.
     public func expire() {
-        try? end(with: .expired, onlyIf: nil, requireSession: false)
+        state.withLock { state in
+            guard state.credential != nil else { return }
+            _ = end(&state, with: .expired)
+        }
     }
 
     /// Restores a stored session at launch and fetches its user.
     ///
     /// Loads the store when no session is active (a stored user is available at once), then, with
-    /// a `fetcher`, fetches the current user. A 401 expires the session; other failures keep it.
-    /// Call it once at launch, before the first request.
+    /// a `fetcher`, fetches the current user. A 401 expires the session (after a refresh, when a
+    /// refresher is set); other failures keep it. Call it once at launch, before the first request.
     @discardableResult
     public func bootstrap(fetchingUserWith fetcher: (any CurrentUserFetcher<User>)? = nil) async -> BootstrapOutcome<User> {
         let loaded = state.withLock { state -> Result<Bool, CredentialStoreError> in
@@ -160,6 +206,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             guard let stored, !stored.credential.accessToken.isEmpty else { return .success(false) }
             state.credential = stored.credential
             state.user = stored.user.flatMap { try? Self.decodeUser($0) }
+            state.refresh.credentialReplaced()
             state.emit(.restored)
             return .success(true)
         }
@@ -169,11 +216,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         case .success(true): break
         }
         guard let fetcher else { return .restored(user: currentUser) }
-        let signedWith = credential
         switch await fetcher.fetchCurrentUser() {
         case .success(let user):
-            let stillCurrent = state.withLock { state -> Bool in
-                guard let current = state.credential, current == signedWith else { return false }
+            let stillLoggedIn = state.withLock { state -> Bool in
+                guard let current = state.credential else { return false }
                 do throws(SessionError) {
                     try persist(current, user)
                 } catch {
@@ -183,49 +229,34 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
                 state.emit(.userUpdated(user))
                 return true
             }
-            return stillCurrent ? .restored(user: user) : .expired
-        case .failure(.unauthenticatedSession):
-            if isLoggedIn, credential == signedWith { expire() }
-            return .expired
+            return stillLoggedIn ? .restored(user: user) : .expired
         case .failure(let error):
+            if !isLoggedIn { return .expired }
             return .userUnavailable(error)
         }
     }
 
-    // MARK: - SessionAuthorizing
+    // MARK: - Shared with the authorization extension
 
-    public func authorizationHeader() async -> String? {
-        credential.map(authorizationScheme.headerValue)
-    }
-
-    public func authorizationRejected(_ authorization: String) async {
-        try? end(with: .expired, onlyIf: authorization, requireSession: false)
-    }
-
-    // MARK: - Private
-
-    private func end(with event: SessionEvent<User>, onlyIf authorization: String?, requireSession: Bool) throws(SessionError) {
-        try state.withLock { state throws(SessionError) in
-            guard let credential = state.credential else {
-                if requireSession { throw .notLoggedIn }
-                return
-            }
-            if let authorization, authorizationScheme.headerValue(credential) != authorization { return }
-            state.credential = nil
-            state.user = nil
-            state.emit(event)
-            do throws(CredentialStoreError) {
-                try store.delete()
-            } catch {
-                state.emit(.storeFailed(error))
-                if requireSession { throw .storeFailed(error) }
-            }
+    /// Clears the session, emits `event`, and removes the stored session; returns a store failure
+    /// (also emitted as `.storeFailed`).
+    func end(_ state: inout State, with event: SessionEvent<User>) -> CredentialStoreError? {
+        state.credential = nil
+        state.user = nil
+        state.refresh.credentialReplaced()
+        state.emit(event)
+        do throws(CredentialStoreError) {
+            try store.delete()
+            return nil
+        } catch {
+            state.emit(.storeFailed(error))
+            return error
         }
     }
 
-    private func persist(_ credential: Credential, _ user: User?) throws(SessionError) {
-        let userJSON = user.flatMap { try? JSONValue(parsing: Self.userEncoder.encode($0)) }
-        do {
+    func persist(_ credential: Credential, _ user: User?) throws(SessionError) {
+        let userJSON = user.flatMap { try? JSONValue(parsing: JSONEncoder().encode($0)) }
+        do throws(CredentialStoreError) {
             try store.save(PersistedSession(credential: credential, user: userJSON))
         } catch {
             throw .storeFailed(error)
@@ -235,6 +266,4 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     private static func decodeUser(_ json: JSONValue) throws -> User {
         try JSONDecoder().decode(User.self, from: json.encoded())
     }
-
-    private static var userEncoder: JSONEncoder { JSONEncoder() }
 }

@@ -50,5 +50,5 @@ public struct RequestSummary: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     /// `METHOD URL`, with credentials in the query redacted.
-    public var description: String { "\(method) \(Redaction.url(url))" }
+    public var description: String { "\(method) \(Redaction.standard.url(url))" }
 }

@@ -90,13 +90,15 @@ struct SessionIntegrationTests {
     func staleRejection() async throws {
         let (repository, session, first) = try await TestAPI.loggedIn()
         // Given a request signed with the first token, rejected after the user logged in again
+        let old = try #require(try await session.authorize())
         _ = await repository.expire(token: first.token)
         try session.logout()
         let second = try await repository.login().get()
         try session.login(user: second.user, credential: Credential(accessToken: second.token))
         // When the old token's rejection is reported
-        await session.authorizationRejected("Bearer \(first.token)")
-        // Then the new session is intact
+        let replay = try await session.authorizationRejected(old)
+        // Then the new session is intact, and the request is replayed with the new token
+        #expect(replay?.headerValue == "Bearer \(second.token)")
         #expect(session.sessionToken == second.token)
         #expect(try await repository.fetchCurrentUser().get() == second.user)
     }

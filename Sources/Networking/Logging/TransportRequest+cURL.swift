@@ -1,0 +1,37 @@
+import Foundation
+
+extension TransportRequest {
+    /// The request as a `curl` command line, with credentials redacted: for bug reports and for
+    /// trying a call by hand.
+    public var cURLDescription: String { cURLDescription(secretFields: []) }
+
+    /// The request as a `curl` command line, redacting the built-in secret names and `secretFields`.
+    public func cURLDescription(secretFields: Set<String>) -> String {
+        let redaction = Redaction(secretFields: secretFields)
+        var parts = ["curl"]
+        if method == .head {
+            parts.append("--head")
+        } else if method != .get || body != nil {
+            parts.append("-X \(method.rawValue)")
+        }
+        parts.append(Self.quoted(redaction.url(url)))
+        for field in headers {
+            parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
+        }
+        if let body, !body.isEmpty {
+            if let text = String(data: body, encoding: .utf8) {
+                let redacted =
+                    (try? JSONValue(parsing: body)).map { redaction.redact($0).description } ?? redaction.redactText(text)
+                parts.append("--data-raw \(Self.quoted(redacted))")
+            } else {
+                parts.append("--data-binary @body.bin  # \(body.count) bytes of binary data")
+            }
+        }
+        return parts.joined(separator: " \\\n  ")
+    }
+
+    /// The text in single quotes for a POSIX shell.
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// The token-refresh lifecycle as a pure value: what to do when a request needs a credential,
+/// when a request is rejected with 401, and when a refresh ends. It performs no I/O and never
+/// waits; ``SessionManager`` drives it under its lock and carries out the decisions.
+///
+/// The rules:
+/// - Every credential has a version; signing records the version used.
+/// - A 401 for an older version is replayed with the current credential, without a refresh:
+///   another request already refreshed since it was signed.
+/// - A 401 for the current version starts a refresh unless one is running; either way the request
+///   waits for it. However many requests fail at once, there is exactly one refresh.
+/// - A request that needs a credential known to be expired starts (or joins) a refresh before it
+///   is sent.
+/// - At most ``RefreshWindow/maximumRefreshes`` refreshes may start within
+///   ``RefreshWindow/interval``; one more fails every waiter with an excessive-refresh error,
+///   which stops refresh loops against a server that rejects every new token.
+struct RefreshStateMachine: Sendable {
+    /// What a request must do now.
+    enum Decision: Equatable, Sendable {
+        /// Sign with the current credential (version given) and send.
+        case proceed(version: Int)
+        /// Wait until the running refresh ends, then ask again.
+        case wait
+        /// Start a refresh, then wait for it like any other waiter.
+        case startRefresh
+        /// The credential cannot be refreshed: end the session.
+        case giveUp
+        /// Too many refreshes in the window: fail and end the session.
+        case excessive
+    }
+
+    private(set) var version = 0
+    private(set) var isRefreshing = false
+    private(set) var waiters: [Int] = []
+    private var refreshStarts: [Date] = []
+    private var refreshingFrom = 0
+    let window: RefreshWindow
+
+    init(window: RefreshWindow) {
+        self.window = window
+    }
+
+    /// A request that needs the session asks how to proceed.
+    mutating func credentialNeeded(by waiter: Int, isExpired: Bool, canRefresh: Bool, now: Date) -> Decision {
+        if isRefreshing {
+            waiters.append(waiter)
+            return .wait
+        }
+        guard isExpired, canRefresh else { return .proceed(version: version) }
+        return start(for: waiter, now: now)
+    }
+
+    /// A request signed with `signedVersion` was answered 401.
+    mutating func rejected(_ waiter: Int, signedVersion: Int, canRefresh: Bool, now: Date) -> Decision {
+        if isRefreshing {
+            waiters.append(waiter)
+            return .wait
+        }
+        if signedVersion != version { return .proceed(version: version) }
+        guard canRefresh else { return .giveUp }
+        return start(for: waiter, now: now)
+    }
+
+    private mutating func start(for waiter: Int, now: Date) -> Decision {
+        refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
+        guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
+        refreshStarts.append(now)
+        isRefreshing = true
+        refreshingFrom = version
+        waiters.append(waiter)
+        return .startRefresh
+    }
+
+    /// The refresh produced a credential. Returns whether to keep it (the session was not
+    /// replaced meanwhile) and the waiters to wake; they ask again and sign with the current credential.
+    mutating func refreshSucceeded() -> (keep: Bool, waiters: [Int]) {
+        let keep = isRefreshing && refreshingFrom == version
+        if keep { version += 1 }
+        return (keep, finish())
+    }
+
+    /// The refresh failed: returns the waiters to fail.
+    mutating func refreshFailed() -> [Int] { finish() }
+
+    /// The credential was replaced outside a refresh (login, logout, update, expiry): requests
+    /// signed before are now stale.
+    mutating func credentialReplaced() { version += 1 }
+
+    /// A waiting request was cancelled; returns whether it was still waiting.
+    mutating func cancel(_ waiter: Int) -> Bool {
+        guard let index = waiters.firstIndex(of: waiter) else { return false }
+        waiters.remove(at: index)
+        return true
+    }
+
+    private mutating func finish() -> [Int] {
+        isRefreshing = false
+        defer { waiters.removeAll() }
+        return waiters
+    }
+}
+
+/// How many refreshes may start within an interval before refreshing is considered a loop.
+public struct RefreshWindow: Sendable, Hashable {
+    /// The most refreshes allowed within ``interval``. Default 5.
+    public var maximumRefreshes: Int
+    /// The length of the window, in seconds. Default 30.
+    public var interval: TimeInterval
+
+    /// Creates a window; default at most 5 refreshes per 30 seconds.
+    public init(maximumRefreshes: Int = 5, interval: TimeInterval = 30) {
+        self.maximumRefreshes = maximumRefreshes
+        self.interval = interval
+    }
+}

@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+extension AbstractRepository {
+    /// Sends the endpoint and blocks the calling thread until the decoded result arrives or
+    /// `maximumWait` seconds pass: for scripts and command-line tools written without `async`
+    /// (WebApiClient's `blockingRequestAPI`).
+    ///
+    /// When the wait runs out, the request is cancelled and the result is
+    /// ``RepositoryError/timeout(_:)``. Blocking a thread of Swift concurrency or of a transport
+    /// could deadlock, so a call from async code or from a transport's callback returns
+    /// ``RepositoryError/invalidRequest(reason:request:)`` at once instead; use
+    /// ``performRequest(_:)-(Endpoint<T>)`` with `await` there.
+    public func performBlockingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>, maximumWait: TimeInterval)
+        -> Result<T, RepositoryError>
+    {
+        blocking(endpoint, maximumWait: maximumWait) { await self.performRequest(endpoint) }
+    }
+
+    /// Sends the endpoint, ignores the body, and blocks until done or `maximumWait` seconds pass;
+    /// see ``performBlockingRequest(_:maximumWait:)-(Endpoint<T>,_)``.
+    public func performBlockingRequest(_ endpoint: Endpoint<Void>, maximumWait: TimeInterval) -> Result<Void, RepositoryError> {
+        blocking(endpoint, maximumWait: maximumWait) { await self.performRequest(endpoint) }
+    }
+
+    private func blocking<Response, T: Sendable>(
+        _ endpoint: Endpoint<Response>, maximumWait: TimeInterval,
+        _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
+    ) -> Result<T, RepositoryError> {
+        let summary: RequestSummary
+        do {
+            summary = try builder.build(endpoint).summary
+        } catch {
+            return .failure(error)
+        }
+        if let reason = BlockingGuard.reasonNotToBlock() {
+            return .failure(.invalidRequest(reason: reason, request: summary))
+        }
+        let outcome = Mutex<Result<T, RepositoryError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let task = Task.detached {
+            let result = await operation()
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        let waitSeconds = maximumWait.isFinite ? max(0, maximumWait) : 365 * 24 * 3600
+        if done.wait(timeout: .now() + waitSeconds) == .timedOut {
+            task.cancel()
+            // Cancellation ends the call promptly; wait briefly so the timeout can carry its context.
+            _ = done.wait(timeout: .now() + 2)
+            if case .failure(.cancelled(let context?))? = outcome.withLock({ $0 }) { return .failure(.timeout(context)) }
+            return .failure(.timeout(ErrorContext(request: summary)))
+        }
+        return outcome.withLock { $0 } ?? .failure(.timeout(ErrorContext(request: summary)))
+    }
+}
+
+/// Knows the threads on which blocking would deadlock.
+enum BlockingGuard {
+    private static let transportThreadKey = "networking.transport-thread"
+
+    /// Marks the current thread as a transport thread for the rest of its life.
+    static func markCurrentThreadAsTransport() {
+        Thread.current.threadDictionary[transportThreadKey] = true
+    }
+
+    /// Why the current thread must not block, or `nil` when it may.
+    static func reasonNotToBlock() -> String? {
+        if withUnsafeCurrentTask(body: { $0 != nil }) {
+            return "a blocking request was made from async code, where blocking a thread can deadlock Swift concurrency; use `await performRequest` instead"
+        }
+        if Thread.current.threadDictionary[transportThreadKey] as? Bool == true {
+            return "a blocking request was made on a transport's own thread, which would wait for itself; use `await performRequest` instead"
+        }
+        return nil
+    }
+}

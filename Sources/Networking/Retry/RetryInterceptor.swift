@@ -1,0 +1,42 @@
+import Foundation
+
+/// Sends a request again, after a wait, while the ``RetryPolicy`` says so.
+///
+/// The wait is taken from the configuration's clock and ends at once when the task is cancelled,
+/// which ends the call with ``RepositoryError/cancelled(_:)``.
+struct RetryInterceptor: Interceptor {
+    let policy: RetryPolicy
+    let clock: NetworkingClock
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        var attempt = 1
+        while true {
+            context.attemptCounter.value = attempt
+            let outcome: RetryPolicy.Outcome
+            do {
+                outcome = .response(try await next(request))
+            } catch {
+                outcome = .failure(error)
+            }
+            guard !Task.isCancelled,
+                let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
+            else {
+                switch outcome {
+                case .response(let response): return response
+                case .failure(let error): throw error
+                }
+            }
+            do {
+                try await clock.sleep(.milliseconds(Int64((delay * 1000).rounded())))
+            } catch {
+                if case .response(let response) = outcome {
+                    throw .cancelled(ErrorContext(request: request.summary, response: response))
+                }
+                throw .cancelled(ErrorContext(request: request.summary))
+            }
+            attempt += 1
+        }
+    }
+}

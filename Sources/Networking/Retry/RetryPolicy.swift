@@ -1,0 +1,113 @@
+import Foundation
+
+/// When and how soon a failed request is sent again.
+///
+/// By default a request is retried when its method is idempotent (`GET`, `HEAD`, `PUT`, `DELETE`,
+/// `OPTIONS`, `TRACE`; others only when added to ``retryableMethods``) and it failed with status
+/// 408, 429, 500, 502, 503 or 504, a lost connection, or a timeout. It is sent at most
+/// ``maximumAttempts`` times in all. Waits grow exponentially — `baseDelay × 2^(retry − 1)`, capped
+/// at ``maximumDelay`` — with full jitter (a random wait between zero and that value), unless the
+/// server's `Retry-After` (seconds or an HTTP date) says how long to wait. A `Retry-After` longer
+/// than ``maximumRetryAfter`` ends the retries instead of waiting that long.
+///
+/// When retries run out, the last error is returned with ``ErrorContext/attempts`` set to the
+/// number of attempts made.
+public struct RetryPolicy: Sendable {
+    /// The most times a request is sent, the first time included. Default 3.
+    public var maximumAttempts: Int
+    /// The methods retried. Default: the idempotent ones.
+    public var retryableMethods: Set<HTTPMethod>
+    /// The statuses retried. Default 408, 429, 500, 502, 503, 504.
+    public var retryableStatusCodes: Set<Int>
+    /// Whether a connection lost before the response was complete is retried. Default `true`.
+    public var retriesConnectionLost: Bool
+    /// Whether a timeout is retried. Default `true`.
+    public var retriesTimeouts: Bool
+    /// The wait before the first retry, before jitter. Default 0.5 s.
+    public var baseDelay: TimeInterval
+    /// The longest computed wait between attempts. Default 30 s.
+    public var maximumDelay: TimeInterval
+    /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s.
+    public var maximumRetryAfter: TimeInterval
+    /// A random number in `0..<1` for jitter; injected so tests are deterministic.
+    public var random: @Sendable () -> Double
+
+    /// Creates a policy; every argument has the documented default.
+    public init(
+        maximumAttempts: Int = 3,
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retriesConnectionLost: Bool = true,
+        retriesTimeouts: Bool = true,
+        baseDelay: TimeInterval = 0.5,
+        maximumDelay: TimeInterval = 30,
+        maximumRetryAfter: TimeInterval = 60,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.retryableMethods = retryableMethods
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retriesConnectionLost = retriesConnectionLost
+        self.retriesTimeouts = retriesTimeouts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumRetryAfter = maximumRetryAfter
+        self.random = random
+    }
+
+    /// The default policy.
+    public static let `default` = RetryPolicy()
+
+    /// A policy that never retries.
+    public static let never = RetryPolicy(maximumAttempts: 1)
+
+    /// What a finished attempt looked like, for deciding on the next.
+    public enum Outcome: Sendable {
+        /// The server answered with this response.
+        case response(TransportResponse)
+        /// The attempt failed with this error.
+        case failure(RepositoryError)
+    }
+
+    /// How long to wait before sending `method` again after attempt number `attempt` (1 for the
+    /// first) ended with `outcome`, or `nil` when it must not be sent again.
+    public func delay(after outcome: Outcome, attempt: Int, method: HTTPMethod, now: Date) -> TimeInterval? {
+        guard attempt < maximumAttempts, retryableMethods.contains(method) else { return nil }
+        switch outcome {
+        case .response(let response):
+            guard retryableStatusCodes.contains(response.statusCode) else { return nil }
+            if let header = response.headers["Retry-After"], let wait = Self.retryAfter(header, now: now) {
+                return wait <= maximumRetryAfter ? wait : nil
+            }
+        case .failure(.noNetworkConnection(.connectionLost, _)):
+            guard retriesConnectionLost else { return nil }
+        case .failure(.timeout(let context)) where context.response == nil:
+            guard retriesTimeouts else { return nil }
+        case .failure:
+            return nil
+        }
+        return backoff(retry: attempt)
+    }
+
+    /// The jittered exponential wait before retry number `retry` (1 for the first retry).
+    func backoff(retry: Int) -> TimeInterval {
+        let exponent = Double(min(max(retry - 1, 0), 62))
+        let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
+        return max(0, ceiling * min(max(random(), 0), 1))
+    }
+
+    /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,
+    /// RFC 850 or asctime). A date in the past means no wait; an unreadable value gives `nil`.
+    public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+}
