@@ -26,6 +26,9 @@ public struct Endpoint<Response>: Sendable {
     public var path: String
     /// The parameters, sent in the query or the body (see ``encoding``).
     public var parameters: Parameters?
+    /// Query items sent in the URL whatever the method and the encoding, for calls that need both a
+    /// query and a body; a dictionary.
+    public var query: Parameters?
     /// Header fields for this call only; the session's `Authorization` and the configuration's
     /// default headers win over them.
     public var headers: HTTPHeaders
@@ -45,13 +48,14 @@ public struct Endpoint<Response>: Sendable {
 
     /// Creates an endpoint with optional parameters.
     public init(
-        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
-        encoding: ParameterEncoding? = nil, keyPath: String? = nil, customErrors: CustomErrorMapping = [],
-        timeout: TimeInterval? = nil
+        _ method: HTTPMethod, _ path: String, parameters: Parameters? = nil, query: Parameters? = nil,
+        headers: HTTPHeaders = [:], encoding: ParameterEncoding? = nil, keyPath: String? = nil,
+        customErrors: CustomErrorMapping = [], timeout: TimeInterval? = nil
     ) {
         self.method = method
         self.path = path
         self.parameters = parameters
+        self.query = query
         self.headers = headers
         self.encoding = encoding
         self.keyPath = keyPath
@@ -62,13 +66,13 @@ public struct Endpoint<Response>: Sendable {
 
     /// Creates an endpoint whose parameters are an `Encodable` value, such as a model to create.
     public init(
-        _ method: HTTPMethod, _ path: String, body: some Encodable & Sendable, headers: HTTPHeaders = [:],
-        encoding: ParameterEncoding? = nil, keyPath: String? = nil, customErrors: CustomErrorMapping = [],
-        timeout: TimeInterval? = nil
+        _ method: HTTPMethod, _ path: String, body: some Encodable & Sendable, query: Parameters? = nil,
+        headers: HTTPHeaders = [:], encoding: ParameterEncoding? = nil, keyPath: String? = nil,
+        customErrors: CustomErrorMapping = [], timeout: TimeInterval? = nil
     ) {
         self.init(
-            method, path, parameters: Parameters(body), headers: headers, encoding: encoding, keyPath: keyPath,
-            customErrors: customErrors, timeout: timeout)
+            method, path, parameters: Parameters(body), query: query, headers: headers, encoding: encoding,
+            keyPath: keyPath, customErrors: customErrors, timeout: timeout)
     }
 
     /// A `GET` endpoint.

@@ -16,6 +16,13 @@ struct RequestBuilder {
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
             throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
         }
+        if let query = endpoint.query {
+            let summary = RequestSummary(method: endpoint.method, url: url)
+            guard case .object(let items)? = try? query.json(encoder: configuration.jsonEncoder) else {
+                throw .invalidRequest(reason: "query items must be a dictionary of encodable values", request: summary)
+            }
+            url = try appendingQuery(QueryEncoding.encode(items), to: url)
+        }
         if let parameters = endpoint.parameters {
             let summary = RequestSummary(method: endpoint.method, url: url)
             let json: JSONValue
@@ -70,7 +77,8 @@ struct RequestBuilder {
 
     private func appendingQuery(_ query: String, to url: URL) throws(RepositoryError) -> URL {
         guard !query.isEmpty else { return url }
-        guard let result = URL(string: url.absoluteString + "?" + query) else {
+        let separator = url.query == nil ? "?" : "&"
+        guard let result = URL(string: url.absoluteString + separator + query) else {
             throw .invalidURL(reason: "the query \"\(query)\" does not form a valid URL")
         }
         return result

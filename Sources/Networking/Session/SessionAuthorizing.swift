@@ -18,6 +18,11 @@ public protocol SessionAuthorizing: Sendable {
     /// A 401 for an authorization older than the current one is replayed with the current one; a
     /// 401 for the current one is refreshed (once for all requests failing together) or ends the session.
     func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization?
+
+    /// Tells the session that a request replayed with `authorization` was answered 401 again: the
+    /// credential is not accepted even when fresh, so the session should end if `authorization`
+    /// is still the current one. A request is replayed at most once, so this ends refresh loops.
+    func replayRejected(_ authorization: SessionAuthorization) async
 }
 
 /// Signs requests that need a session with its `Authorization`, fails them before the network
@@ -43,9 +48,7 @@ struct SessionInterceptor: Interceptor {
         let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
         guard let replay = try await withRequest(errorContext, reject) else { return response }
         let replayed = try await next(signed(request, with: replay))
-        if replayed.statusCode == 401 {
-            _ = try? await session.authorizationRejected(replay)
-        }
+        if replayed.statusCode == 401 { await session.replayRejected(replay) }
         return replayed
     }
 

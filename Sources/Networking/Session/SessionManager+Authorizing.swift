@@ -40,6 +40,15 @@ extension SessionManager {
         return currentAuthorization()
     }
 
+    public func replayRejected(_ authorization: SessionAuthorization) async {
+        state.withLock { state in
+            guard state.credential != nil, state.refresh.version == authorization.version, !state.refresh.isRefreshing else {
+                return
+            }
+            _ = end(&state, with: .expired)
+        }
+    }
+
     /// The authorization for the current credential, or `nil` when logged out.
     func currentAuthorization() -> SessionAuthorization? {
         state.withLock { state in

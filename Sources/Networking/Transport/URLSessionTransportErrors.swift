@@ -30,8 +30,17 @@ enum URLSessionTransportErrors {
         case NSURLErrorSecureConnectionFailed, NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
             return .tls(tlsFailure(message))
         default:
-            return looksLikeTLS(message) ? .tls(tlsFailure(message)) : .network(.other(message))
+            if looksLikeTLS(message) { return .tls(tlsFailure(message)) }
+            if looksLikeLostConnection(message) { return .network(.connectionLost) }
+            return .network(.other(message))
         }
+    }
+
+    /// libcurl's words for a connection that ended before the response was complete.
+    static func looksLikeLostConnection(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        return ["transfer closed", "connection reset", "recv failure", "send failure", "empty reply", "partial file"]
+            .contains { lowered.contains($0) }
     }
 
     static func looksLikeTLS(_ message: String) -> Bool {

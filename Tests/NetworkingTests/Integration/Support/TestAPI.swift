@@ -88,8 +88,23 @@ enum TestAPI {
         .status(422, decoding: ValidationBody.self) { BooksError.validation($0.fields) },
     ]
 
+    struct Counters: Decodable, Sendable {
+        let refreshCalls: Int
+        let logins: Int
+    }
+
     /// A repository with the calls the tests need; tests add endpoints inline with `perform…`.
-    final class Repository: AbstractRepository, CurrentUserFetcher, @unchecked Sendable {
+    final class Repository: AbstractRepository, CurrentUserFetcher, TokenRefresher, @unchecked Sendable {
+        func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+            let refreshed: Result<Login, RepositoryError> = await performAuthenticationRequest(
+                .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
+            return refreshed.map { Credential(accessToken: $0.token, refreshToken: $0.refreshToken) }
+        }
+
+        func counters() async throws -> Counters {
+            try await performAuthenticationRequest(.get("test/counters")).get()
+        }
+
         func login(email: String = "reader@example.com", password: String = "secret123") async -> Result<Login, RepositoryError> {
             await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
         }

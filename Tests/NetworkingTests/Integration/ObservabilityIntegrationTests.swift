@@ -1,0 +1,134 @@
+import Foundation
+import Networking
+import Synchronization
+import Testing
+
+/// Logging, activity, blocking calls and cURL descriptions, against the test API.
+@Suite("Logging and activity end to end")
+struct ObservabilityIntegrationTests {
+    @Test("debug logs show requests, responses and bodies, and never a token, password or secret field")
+    func logsRedactSecrets() async throws {
+        let servers = try TestServers.require()
+        let logger = RecordingLogger()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.logging = LoggingConfiguration(level: .debug, logger: logger)
+        configuration.secretFields = ["email"]
+        let session = SessionManager<TestAPI.User>()
+        let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
+        let login = try await repository.login().get()
+        try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: login.refreshToken))
+        _ = try await repository.fetchCurrentUser().get()
+        _ = await repository.performRequest(Endpoint<Void>.get("users/me", headers: ["Cookie": "sid=abc123"]))
+
+        let text = logger.records.map(\.message).joined(separator: "\n")
+        #expect(text.contains("→ POST \(servers.apiURL)/auth/login"))
+        #expect(text.contains("← 200 GET \(servers.apiURL)/users/me ["))
+        #expect(text.contains("\"name\" : \"Ada Reader\""))
+        for secret in [login.token, login.refreshToken ?? "refresh", "secret123", "reader@example.com", "abc123"] {
+            #expect(!text.contains(secret), "a secret leaked into the logs")
+        }
+        #expect(text.contains("Authorization: <redacted>"))
+        #expect(logger.records.allSatisfy { $0.level != .off })
+    }
+
+    @Test("at .error only failures are logged, with status and timing")
+    func errorLevel() async throws {
+        let servers = try TestServers.require()
+        let logger = RecordingLogger()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.logging = LoggingConfiguration(level: .error, logger: logger)
+        let repository = TestAPI.Repository(configuration: configuration)
+        _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("health"))
+        _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("status/503"))
+        #expect(logger.records.count == 1)
+        #expect(logger.records.first?.message.hasPrefix("✗ 503 GET") == true)
+        #expect(logger.records.first?.statusCode == 503)
+        #expect(logger.records.first?.duration != nil)
+    }
+
+    @Test("a cURL description of a login has the password and Authorization redacted")
+    func cURL() throws {
+        let request = TransportRequest(
+            method: .post, url: URL(string: "https://api.example.com/auth/login?access_token=t0k")!,
+            headers: ["Authorization": "Bearer t0k", "Content-Type": "application/json"],
+            body: Data(#"{"email":"a@b.c","password":"hunter2"}"#.utf8))
+        let command = request.cURLDescription
+        #expect(command.hasPrefix("curl \\\n  -X POST"))
+        #expect(command.contains("-H 'Authorization: <redacted>'"))
+        #expect(command.contains(#""password":"<redacted>""#))
+        #expect(command.contains("access_token=%3Credacted%3E") || command.contains("access_token=<redacted>"))
+        #expect(!command.contains("hunter2"))
+        #expect(!command.contains("t0k"))
+    }
+
+    @Test("the in-flight count rises with concurrent calls and returns to zero")
+    func activity() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        let activity = NetworkActivity()
+        configuration.activity = activity
+        let repository = TestAPI.Repository(configuration: configuration)
+        let counts = Task {
+            var seen: [Int] = []
+            for await count in activity.updates() {
+                seen.append(count)
+                if seen.count > 1, count == 0 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask { _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 0.3])) }
+            }
+        }
+        let seen = await counts.value
+        #expect(seen.first == 0)
+        #expect(seen.max() == 4)
+        #expect(seen.last == 0)
+        #expect(activity.inFlight == 0)
+    }
+
+    @Test("a blocking call from a plain thread returns the result, or a timeout carrying the request")
+    func blocking() async throws {
+        let repository = try TestAPI.anonymous()
+        let (echo, slow) = await onPlainThread {
+            (repository.performBlockingRequest(Endpoint<TestAPI.Echo>.get("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 5),
+             repository.performBlockingRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 5]).withoutSession(), maximumWait: 0.3))
+        }
+        #expect((try? echo.get())?.args["q"] == ["1"])
+        guard case .timeout(let context)? = slow.failure else {
+            Issue.record("expected .timeout, got \(String(describing: slow.failure))")
+            return
+        }
+        #expect(context.request.url.path.hasSuffix("/slow"))
+    }
+
+    @Test("a blocking call from async code is refused at once instead of risking a deadlock")
+    func blockingFromAsync() async throws {
+        let repository = try TestAPI.anonymous()
+        let result = repository.performBlockingRequest(Endpoint<Void>.get("health").withoutSession(), maximumWait: 5)
+        guard case .invalidRequest(let reason, _)? = result.failure else {
+            Issue.record("expected .invalidRequest, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(reason.contains("async"))
+    }
+}
+
+/// Keeps every record it is given.
+final class RecordingLogger: NetworkLogging {
+    private let stored = Mutex<[LogRecord]>([])
+
+    var records: [LogRecord] { stored.withLock { $0 } }
+
+    func log(_ record: LogRecord) { stored.withLock { $0.append(record) } }
+}
+
+/// Runs `body` on a new thread that is not part of Swift concurrency, and returns its result.
+func onPlainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.start()
+    }
+}

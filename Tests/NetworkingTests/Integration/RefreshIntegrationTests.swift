@@ -1,0 +1,175 @@
+import Foundation
+import Networking
+import Synchronization
+import Testing
+
+/// Token refresh and replay against the test API's `/auth/refresh` (which counts its calls).
+/// Serialized, so that the refresh counter changes only because of the test that reads it.
+@Suite("Token refresh end to end", .serialized)
+struct RefreshIntegrationTests {
+    /// A logged-in session whose manager refreshes through the test API.
+    func refreshingSession(
+        refresher: (any TokenRefresher)? = nil, window: RefreshWindow = RefreshWindow()
+    ) async throws -> (TestAPI.Repository, SessionManager<TestAPI.User>, TestAPI.Login) {
+        let servers = try TestServers.require()
+        let configuration = try TestServers.configuration(servers.apiURL)
+        let anonymous = TestAPI.Repository(configuration: configuration)
+        let session = SessionManager<TestAPI.User>(
+            refresher: refresher ?? anonymous, refreshPolicy: RefreshPolicy(window: window))
+        let login = try await anonymous.login().get()
+        try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: login.refreshToken))
+        return (TestAPI.Repository(configuration: configuration, sessionManager: session), session, login)
+    }
+
+    func fetchConcurrently(_ repository: TestAPI.Repository, count: Int) async -> [Result<TestAPI.User, RepositoryError>] {
+        await withTaskGroup(of: Result<TestAPI.User, RepositoryError>.self) { group in
+            for _ in 0..<count { group.addTask { await repository.fetchCurrentUser() } }
+            var results: [Result<TestAPI.User, RepositoryError>] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    @Test("50 concurrent requests with a token the server expired: 1 refresh, 50 successes")
+    func fiftyConcurrent401s() async throws {
+        // Given a session whose token the server no longer accepts
+        let (repository, session, login) = try await refreshingSession()
+        _ = await repository.expire(token: login.token)
+        let before = try await repository.counters().refreshCalls
+        // When 50 requests run at once
+        let results = await fetchConcurrently(repository, count: 50)
+        // Then one refresh served them all, and every request succeeded after its replay
+        let after = try await repository.counters().refreshCalls
+        #expect(after - before == 1)
+        #expect(results.filter { (try? $0.get()) == login.user }.count == 50)
+        #expect(session.isLoggedIn)
+        #expect(session.sessionToken != login.token)
+    }
+
+    @Test("a credential known to be expired is refreshed once before sending")
+    func knownExpired() async throws {
+        let (repository, session, login) = try await refreshingSession()
+        try session.update(credential: Credential(
+            accessToken: login.token, refreshToken: login.refreshToken, expiresAt: Date().addingTimeInterval(-60)))
+        let before = try await repository.counters().refreshCalls
+        let results = await fetchConcurrently(repository, count: 20)
+        #expect(try await repository.counters().refreshCalls - before == 1)
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        #expect(session.credential?.expiresAt == nil)
+    }
+
+    @Test("a refresh the server rejects fails every waiter clearly and expires the session")
+    func refreshRejected() async throws {
+        // A slow refresh, so that every request's 401 arrives while it runs.
+        let servers = try TestServers.require()
+        let slow = SlowRefresher(repository: TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL)), delay: 0.5)
+        let (repository, session, login) = try await refreshingSession(refresher: slow)
+        try session.update(credential: Credential(accessToken: login.token, refreshToken: "not-a-refresh-token"))
+        _ = await repository.expire(token: login.token)
+        let events = session.events()
+        let before = try await repository.counters().refreshCalls
+        let results = await fetchConcurrently(repository, count: 10)
+        #expect(try await repository.counters().refreshCalls - before == 1)
+        for result in results {
+            guard case .sessionRefreshFailed(.refresherFailed(let cause), let context?)? = result.failure else {
+                Issue.record("expected .sessionRefreshFailed, got \(String(describing: result.failure))")
+                continue
+            }
+            #expect(cause.statusCode == 401)
+            #expect(context.request.url.path.hasSuffix("users/me"))
+        }
+        #expect(!session.isLoggedIn)
+        var sawExpired = false
+        for await event in events {
+            if case .expired = event { sawExpired = true; break }
+        }
+        #expect(sawExpired)
+        // The next call fails at once, without a network round trip.
+        guard case .unauthenticatedSession(nil)? = await repository.fetchCurrentUser().failure else {
+            Issue.record("expected .unauthenticatedSession(nil)")
+            return
+        }
+    }
+
+    @Test("a refreshed token the server rejects too ends the session after one refresh and one replay")
+    func replayRejected() async throws {
+        let calls = Mutex(0)
+        let bogus = ClosureRefresher { _ in
+            calls.withLock { $0 += 1 }
+            return .success(Credential(accessToken: "rejected-\(UUID())", refreshToken: "r"))
+        }
+        let (repository, session, login) = try await refreshingSession(refresher: bogus)
+        _ = await repository.expire(token: login.token)
+        let result = await repository.fetchCurrentUser()
+        guard case .unauthenticatedSession(let context?)? = result.failure else {
+            Issue.record("expected .unauthenticatedSession, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(context.statusCode == 401)
+        #expect(calls.withLock { $0 } == 1)
+        #expect(!session.isLoggedIn)
+    }
+
+    @Test("a refresher that keeps returning expired tokens is stopped by the refresh window")
+    func refreshLoop() async throws {
+        let calls = Mutex(0)
+        let (repository, session, login) = try await refreshingSession(
+            refresher: ClosureRefresher { credential in
+                calls.withLock { $0 += 1 }
+                return .success(Credential(accessToken: credential.accessToken, refreshToken: "r", expiresAt: .distantPast))
+            },
+            window: RefreshWindow(maximumRefreshes: 3, interval: 60))
+        try session.update(credential: Credential(accessToken: login.token, refreshToken: "r", expiresAt: .distantPast))
+        let result = await repository.fetchCurrentUser()
+        guard case .sessionRefreshFailed(.excessiveRefresh(let maximum, _), let context?)? = result.failure else {
+            Issue.record("expected .excessiveRefresh, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(maximum == 3)
+        #expect(context.request.url.path.hasSuffix("users/me"))
+        #expect(calls.withLock { $0 } == 3)
+        #expect(!session.isLoggedIn)
+        #expect(result.failure?.localizedDescription.contains("more than 3 refreshes") == true)
+    }
+
+    @Test("cancelling a request that waits for a refresh ends it at once; the others still succeed")
+    func cancelWhileWaiting() async throws {
+        let servers = try TestServers.require()
+        let slow = SlowRefresher(repository: TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL)), delay: 1.5)
+        let (repository, _, login) = try await refreshingSession(refresher: slow)
+        _ = await repository.expire(token: login.token)
+        let waiting = Task { await repository.fetchCurrentUser() }
+        let others = Task { await fetchConcurrently(repository, count: 5) }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelledAt = ContinuousClock.now
+        waiting.cancel()
+        let cancelled = await waiting.value
+        #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+        guard case .cancelled? = cancelled.failure else {
+            Issue.record("expected .cancelled, got \(String(describing: cancelled.failure))")
+            return
+        }
+        #expect(await others.value.allSatisfy { (try? $0.get()) == login.user })
+    }
+}
+
+/// A refresher made of a closure.
+struct ClosureRefresher: TokenRefresher {
+    let refresh: @Sendable (Credential) async -> Result<Credential, RepositoryError>
+
+    func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+        await refresh(credential)
+    }
+}
+
+/// Refreshes through the test API after a server-side delay.
+struct SlowRefresher: TokenRefresher {
+    let repository: TestAPI.Repository
+    let delay: Double
+
+    func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+        let refreshed: Result<TestAPI.Login, RepositoryError> = await repository.performAuthenticationRequest(
+            Endpoint(.post, "auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""], query: ["delay": delay]))
+        return refreshed.map { Credential(accessToken: $0.token, refreshToken: $0.refreshToken) }
+    }
+}

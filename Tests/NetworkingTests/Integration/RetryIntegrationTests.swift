@@ -1,0 +1,140 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+/// Retries against the test API's `/flaky/<key>` (fails N times, then answers 200) and `/drop`.
+/// The clock is a `TestClock`: waits are recorded, not slept.
+@Suite("Retry end to end")
+struct RetryIntegrationTests {
+    struct Flaky: Decodable, Sendable {
+        let attempts: Int
+    }
+
+    func repository(_ policy: RetryPolicy = RetryPolicy(random: { 1 }), clock: TestClock) throws -> TestAPI.Repository {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        configuration.retryPolicy = policy
+        configuration.clock = clock.networkingClock
+        return TestAPI.Repository(configuration: configuration)
+    }
+
+    func attempts(_ key: String, _ repository: TestAPI.Repository) async throws -> Int {
+        let history: Flaky = try await repository.performAuthenticationRequest(.get("test/flaky/\(key)")).get()
+        return history.attempts
+    }
+
+    @Test("two 503s then 200: a GET succeeds on the third attempt, after exponential waits")
+    func recovers() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let key = UUID().uuidString
+        let result: Flaky = try await repository.performAuthenticationRequest(
+            .get("flaky/\(key)", parameters: ["failures": 2, "status": 503])).get()
+        #expect(result.attempts == 3)
+        #expect(try await attempts(key, repository) == 3)
+        #expect(clock.sleeps == [.milliseconds(500), .milliseconds(1000)])
+    }
+
+    @Test("Retry-After in seconds is honoured, for 503 and 429")
+    func retryAfterSeconds() async throws {
+        for status in [503, 429] {
+            let clock = TestClock(start: Date())
+            let repository = try repository(clock: clock)
+            let result: Flaky = try await repository.performAuthenticationRequest(
+                .get("flaky/\(UUID().uuidString)", parameters: ["failures": 2, "status": status, "retry_after": 7])).get()
+            #expect(result.attempts == 3)
+            #expect(clock.sleeps == [.seconds(7), .seconds(7)])
+        }
+    }
+
+    @Test("Retry-After as an HTTP date is honoured")
+    func retryAfterDate() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let result: Flaky = try await repository.performAuthenticationRequest(
+            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after_date": 20])).get()
+        #expect(result.attempts == 2)
+        let wait = try #require(clock.sleeps.first)
+        #expect(wait >= .seconds(18) && wait <= .seconds(21))
+    }
+
+    @Test("retries run out: the last 503 is returned, saying how many attempts were made")
+    func exhausted() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let key = UUID().uuidString
+        let result = await repository.performAuthenticationRequest(
+            Endpoint<Void>.get("flaky/\(key)", parameters: ["failures": 10, "status": 502]))
+        guard case .requestError(let context)? = result.failure else {
+            Issue.record("expected .requestError, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(context.attempts == 3)
+        #expect(context.statusCode == 502)
+        #expect(context.response?.json?["attempt"] == 3)
+        #expect(result.failure?.localizedDescription.contains("after 3 attempts") == true)
+        #expect(try await attempts(key, repository) == 3)
+    }
+
+    @Test("POST is not retried by default, and is when opted in")
+    func postOptIn() async throws {
+        let clock = TestClock(start: Date())
+        let defaultPolicy = try repository(clock: clock)
+        let key = UUID().uuidString
+        let once = await defaultPolicy.performAuthenticationRequest(
+            Endpoint<Void>(.post, "flaky/\(key)", query: ["failures": 1]))
+        #expect(once.failure?.context?.attempts == 1)
+        #expect(try await attempts(key, defaultPolicy) == 1)
+
+        var policy = RetryPolicy(random: { 1 })
+        policy.retryableMethods.insert(.post)
+        let optedIn = try repository(policy, clock: clock)
+        let retried = await optedIn.performAuthenticationRequest(Endpoint<Void>(.post, "flaky/\(UUID().uuidString)", query: ["failures": 1]))
+        #expect(throws: Never.self) { try retried.get() }
+    }
+
+    @Test("a connection dropped mid-body is retried, then reported with the attempt count")
+    func droppedConnection() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let result = await repository.performAuthenticationRequest(Endpoint<Void>.get("drop"))
+        guard case .noNetworkConnection(.connectionLost, let context)? = result.failure else {
+            Issue.record("expected connection lost, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(context.attempts == 3)
+        #expect(clock.sleeps.count == 2)
+    }
+
+    @Test("a 404 is not retried")
+    func notRetried() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let result = await repository.performAuthenticationRequest(Endpoint<Void>.get("status/404"))
+        #expect(result.failure?.context?.attempts == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("cancelling during a backoff wait ends the call at once with .cancelled")
+    func cancelDuringBackoff() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.retryPolicy = .default
+        let repository = TestAPI.Repository(configuration: configuration)
+        let task = Task {
+            await repository.performAuthenticationRequest(
+                Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 5, "retry_after": 30]))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let result = await task.value
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+        guard case .cancelled(let context?)? = result.failure else {
+            Issue.record("expected .cancelled, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(context.statusCode == 503)
+    }
+}

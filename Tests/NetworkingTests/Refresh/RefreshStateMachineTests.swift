@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+/// The refresh lifecycle as a pure value, driven synchronously.
+@Suite("RefreshStateMachine")
+struct RefreshStateMachineTests {
+    let now = Date(timeIntervalSince1970: 1_000)
+
+    @Test("a fresh credential is used as it is")
+    func proceedsWhenValid() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        let decision1 = machine.credentialNeeded(by: 1, isExpired: false, canRefresh: true, now: now)
+        #expect(decision1 == .proceed(version: 0))
+        #expect(!machine.isRefreshing)
+    }
+
+    @Test("a credential known to be expired starts one refresh; later requests wait for it")
+    func refreshesBeforeSending() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        let decision2 = machine.credentialNeeded(by: 1, isExpired: true, canRefresh: true, now: now)
+        #expect(decision2 == .startRefresh)
+        let decision3 = machine.credentialNeeded(by: 2, isExpired: true, canRefresh: true, now: now)
+        #expect(decision3 == .wait)
+        let decision4 = machine.credentialNeeded(by: 3, isExpired: false, canRefresh: true, now: now)
+        #expect(decision4 == .wait)
+        let (keep, woken) = machine.refreshSucceeded()
+        #expect(keep)
+        #expect(woken == [1, 2, 3])
+        #expect(machine.version == 1)
+        let decision5 = machine.credentialNeeded(by: 4, isExpired: false, canRefresh: true, now: now)
+        #expect(decision5 == .proceed(version: 1))
+    }
+
+    @Test("an expired credential that cannot be refreshed is sent as it is")
+    func expiredWithoutRefresh() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        let decision6 = machine.credentialNeeded(by: 1, isExpired: true, canRefresh: false, now: now)
+        #expect(decision6 == .proceed(version: 0))
+    }
+
+    @Test("fifty 401s for the current credential: exactly one refresh, fifty waiters woken")
+    func singleFlight() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        var decisions: [RefreshStateMachine.Decision] = []
+        for waiter in 1...50 { decisions.append(machine.rejected(waiter, signedVersion: 0, canRefresh: true, now: now)) }
+        #expect(decisions.filter { $0 == .startRefresh }.count == 1)
+        #expect(decisions.filter { $0 == .wait }.count == 49)
+        let (_, woken) = machine.refreshSucceeded()
+        #expect(woken.sorted() == Array(1...50))
+        #expect(machine.waiters.isEmpty)
+    }
+
+    @Test("a 401 for an older credential is replayed with the current one, without a refresh")
+    func staleRejection() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.refreshSucceeded()
+        let decision7 = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        #expect(decision7 == .proceed(version: 1))
+        #expect(!machine.isRefreshing)
+    }
+
+    @Test("a 401 that cannot be refreshed gives up")
+    func giveUp() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        let decision8 = machine.rejected(1, signedVersion: 0, canRefresh: false, now: now)
+        #expect(decision8 == .giveUp)
+    }
+
+    @Test("a failed refresh returns every waiter to fail, and the next 401 may refresh again")
+    func failure() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        let decision9 = machine.refreshFailed()
+        #expect(decision9 == [1, 2])
+        #expect(!machine.isRefreshing)
+        #expect(machine.version == 0)
+        let decision10 = machine.rejected(3, signedVersion: 0, canRefresh: true, now: now)
+        #expect(decision10 == .startRefresh)
+    }
+
+    @Test("the refresh window stops a refresh loop")
+    func window() {
+        var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 2, interval: 30))
+        for attempt in 0..<2 {
+            let decision11 = machine.rejected(attempt, signedVersion: machine.version, canRefresh: true, now: now)
+            #expect(decision11 == .startRefresh)
+            _ = machine.refreshSucceeded()
+        }
+        let decision12 = machine.rejected(9, signedVersion: machine.version, canRefresh: true, now: now.addingTimeInterval(10))
+        #expect(decision12 == .excessive)
+        // Once the window has passed, refreshing is allowed again.
+        let decision13 = machine.rejected(10, signedVersion: machine.version, canRefresh: true, now: now.addingTimeInterval(31))
+        #expect(decision13 == .startRefresh)
+    }
+
+    @Test("a credential replaced during a refresh is not overwritten by the refresh's result")
+    func replacedDuringRefresh() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        machine.credentialReplaced()
+        let (keep, woken) = machine.refreshSucceeded()
+        #expect(!keep)
+        #expect(woken == [1])
+        #expect(machine.version == 1)
+    }
+
+    @Test("a cancelled waiter leaves the queue; the others are still woken")
+    func cancellation() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        let cancelled = machine.cancel(2)
+        let cancelledTwice = machine.cancel(2)
+        let woken = machine.refreshSucceeded().waiters
+        #expect(cancelled)
+        #expect(!cancelledTwice)
+        #expect(woken == [1])
+    }
+}
