@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 /// Prints numbered steps and remembers whether any behaved unexpectedly.
 final class DemoReport {
@@ -26,5 +27,12 @@ final class DemoReport {
 
     private func paint(_ text: String, code: String) -> String {
         useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// Shows the library's log lines indented under the current step.
+struct DemoLogger: NetworkLogging {
+    func log(_ record: LogRecord) {
+        print("        log: \(record.message)")
     }
 }

@@ -1,12 +1,20 @@
 import Foundation
 import Networking
 
-/// Login and sign-up: the calls that need no session.
-final class AuthenticationRepository: AbstractRepository, @unchecked Sendable {
+/// Login, sign-up and token refresh: the calls that need no session.
+final class AuthenticationRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
     func login(email: String, password: String, ttl: Double? = nil) async -> Result<AuthenticatedUser, RepositoryError> {
         var parameters: [String: any Sendable] = ["email": email, "password": password]
         if let ttl { parameters["ttl"] = ttl }
         return await performAuthenticationRequest(.post("auth/login", parameters: Parameters(parameters)))
+    }
+
+    /// Exchanges the refresh token for a new credential; the session manager calls it, once for
+    /// all the requests that find the access token expired.
+    func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+        let refreshed: Result<AuthenticatedUser, RepositoryError> = await performAuthenticationRequest(
+            .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
+        return refreshed.map(\.credential)
     }
 }
 
@@ -48,7 +56,25 @@ final class BooksRepository: AbstractRepository, @unchecked Sendable {
 
 /// Test-only controls of the local test API.
 final class TestControlRepository: AbstractRepository, @unchecked Sendable {
+    struct Counters: Decodable, Sendable {
+        let refreshCalls: Int
+    }
+
+    struct Flaky: Decodable, Sendable {
+        let attempts: Int
+    }
+
     func expireToken(_ token: String) async -> Result<Void, RepositoryError> {
         await performAuthenticationRequest(.post("test/tokens/expire", parameters: ["token": token]))
+    }
+
+    func refreshCalls() async -> Int? {
+        let counters: Result<Counters, RepositoryError> = await performAuthenticationRequest(.get("test/counters"))
+        return try? counters.get().refreshCalls
+    }
+
+    /// An endpoint that answers 503 `failures` times before 200.
+    func flaky(failures: Int) async -> Result<Flaky, RepositoryError> {
+        await performAuthenticationRequest(.get("flaky/\(UUID().uuidString)", parameters: ["failures": failures, "status": 503]))
     }
 }
