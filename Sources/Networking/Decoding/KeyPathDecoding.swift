@@ -7,9 +7,12 @@ struct KeyPathDecodable<Value: Decodable>: Decodable {
         value = try Self.decode(from: decoder, remaining: ArraySlice(KeyPathDecoding.components))
     }
 
+    // Each step decodes the next level *inside* the nested `decode` call: a decoder must not be
+    // kept past the `init(from:)` it was given to, because Foundation's JSONDecoder reuses one
+    // decoder object and moves it back to the parent value when that call returns.
     private static func decode(from decoder: any Decoder, remaining: ArraySlice<String>) throws -> Value {
         guard let first = remaining.first else { return try Value(from: decoder) }
-        let rest = remaining.dropFirst()
+        let rest = Array(remaining.dropFirst())
         if let index = Int(first), var elements = try? decoder.unkeyedContainer() {
             while elements.currentIndex < index {
                 guard !elements.isAtEnd else { break }
@@ -20,7 +23,7 @@ struct KeyPathDecodable<Value: Decodable>: Decodable {
                     Value.self,
                     .init(codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
             }
-            return try elements.decode(Nested.self).value(rest)
+            return try KeyPathDecoding.$components.withValue(rest) { try elements.decode(KeyPathDecodable.self).value }
         }
         let container = try decoder.container(keyedBy: DynamicKey.self)
         let key = DynamicKey(first)
@@ -28,14 +31,9 @@ struct KeyPathDecodable<Value: Decodable>: Decodable {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
         }
-        return try container.decode(Nested.self, forKey: key).value(rest)
-    }
-
-    /// Defers decoding until the remaining path is known, keeping the decoder's coding path.
-    private struct Nested: Decodable {
-        let decoder: any Decoder
-        init(from decoder: any Decoder) throws { self.decoder = decoder }
-        func value(_ remaining: ArraySlice<String>) throws -> Value { try KeyPathDecodable.decode(from: decoder, remaining: remaining) }
+        return try KeyPathDecoding.$components.withValue(rest) {
+            try container.decode(KeyPathDecodable.self, forKey: key).value
+        }
     }
 
     private struct SkippedValue: Decodable {

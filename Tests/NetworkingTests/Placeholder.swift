@@ -1,3 +1,0 @@
-import Testing
-@testable import Networking
-@Test func placeholder() {}
