@@ -153,6 +153,7 @@ final class ScriptedCredentialStore: CredentialStore {
 
     var stored: PersistedSession? { state.withLock { $0.stored } }
 
+    func failLoads(with error: CredentialStoreError?) { state.withLock { $0.loadError = error } }
     func failSaves(with error: CredentialStoreError?) { state.withLock { $0.saveError = error } }
     func failDeletes(with error: CredentialStoreError?) { state.withLock { $0.deleteError = error } }
 
