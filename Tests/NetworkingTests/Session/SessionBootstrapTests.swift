@@ -145,6 +145,7 @@ struct SessionBootstrapTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = folder.url.appendingPathComponent("app/session.json")
+        // A whole-second expiry: the file keeps dates as ISO 8601 without fractions.
         let credential = Credential(
             accessToken: "t1", refreshToken: "r1", expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
         try SessionManager<User>(store: FileCredentialStore(fileURL: file)).login(user: ann, credential: credential)
