@@ -90,7 +90,9 @@ struct ResponseDecoder: Sendable {
         case .dataCorrupted(let context):
             let path = pathText(context.codingPath)
             let value = found(at: context.codingPath, in: json)
-            return (path, "\(context.debugDescription) (found \(value))")
+            // Foundation's description quotes the rejected value, so it is dropped at a credential.
+            let what = isSensitive(context.codingPath) ? "the value is not valid" : context.debugDescription
+            return (path, "\(what) (found \(value))")
         @unknown default:
             return ("", "\(error)")
         }
@@ -114,8 +116,15 @@ struct ResponseDecoder: Sendable {
             value = key.intValue.flatMap { value?[$0] } ?? value?[key.stringValue]
         }
         guard let value else { return "nothing" }
-        let text = Redaction.truncate(value.description, limit: 100)
+        // Reasons reach error descriptions and the hook, so credentials are redacted here too.
+        if isSensitive(path) { return "\(value.kindDescription) \(Redaction.placeholder)" }
+        let text = Redaction.truncate(Redaction.standard.redact(value).description, limit: 100)
         return "\(value.kindDescription) \(text)"
+    }
+
+    /// Whether the path goes through a member whose name marks a credential.
+    private static func isSensitive(_ path: [any CodingKey]) -> Bool {
+        path.contains { $0.intValue == nil && Redaction.standard.isSecret($0.stringValue) }
     }
 
     private static func typeName(_ type: Any.Type) -> String { String(describing: type) }

@@ -60,8 +60,11 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
     /// Where the API code sits in an error body, as a dotted key path. Default `"code"`.
     public var apiCodeKeyPath: String
 
+    /// Creates an empty mapping.
+    public init() { self.init([]) }
+
     /// Creates a mapping from rules.
-    public init(_ rules: [Rule] = [], apiCodeKeyPath: String = "code") {
+    public init(_ rules: [Rule], apiCodeKeyPath: String = "code") {
         self.rules = rules
         self.apiCodeKeyPath = apiCodeKeyPath
     }

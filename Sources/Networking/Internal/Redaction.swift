@@ -69,6 +69,9 @@ struct Redaction: Sendable {
                 result[member.key] = isSecret(member.key) ? .string(Self.placeholder) : redact(member.value)
             })
         case .array(let elements): .array(elements.map(redact))
+        // A string can carry credentials too: an echoed URL with `?access_token=…`, or JSON text
+        // such as httpbin's `data`. Only strings that could hold a pair pay for the scan.
+        case .string(let text) where text.contains("=") || text.contains("\""): .string(redactText(text))
         default: value
         }
     }

@@ -130,16 +130,12 @@ public final class FileCredentialStore: CredentialStore {
         return (error as NSError).localizedDescription
     }
 
+    // Dates keep Foundation's default form (seconds since 2001 as a double), which round-trips exactly.
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()
 
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
+    private static let decoder = JSONDecoder()
 }

@@ -27,6 +27,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var subscribers: [Int: AsyncStream<SessionEvent<User>>.Continuation] = [:]
         var nextSubscriber = 0
         var refresh: RefreshStateMachine
+        /// Changes on login, restore and end, not on refresh: tells one session from the next.
+        var sessionID = 0
         var waits: [Int: Wait] = [:]
         var nextWaiter = 0
 
@@ -128,6 +130,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             try persist(credential, user)
             state.credential = credential
             state.user = user
+            state.sessionID += 1
             state.refresh.credentialReplaced()
             state.emit(.loggedIn(user))
         }
@@ -194,8 +197,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// refresher is set); other failures keep it. Call it once at launch, before the first request.
     @discardableResult
     public func bootstrap(fetchingUserWith fetcher: (any CurrentUserFetcher<User>)? = nil) async -> BootstrapOutcome<User> {
-        let loaded = state.withLock { state -> Result<Bool, CredentialStoreError> in
-            guard state.credential == nil else { return .success(true) }
+        let loaded = state.withLock { state -> Result<Int?, CredentialStoreError> in
+            guard state.credential == nil else { return .success(state.sessionID) }
             let stored: PersistedSession?
             do throws(CredentialStoreError) {
                 stored = try store.load()
@@ -203,23 +206,29 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
                 state.emit(.storeFailed(error))
                 return .failure(error)
             }
-            guard let stored, !stored.credential.accessToken.isEmpty else { return .success(false) }
+            guard let stored, !stored.credential.accessToken.isEmpty else { return .success(nil) }
             state.credential = stored.credential
             state.user = stored.user.flatMap { try? Self.decodeUser($0) }
+            state.sessionID += 1
             state.refresh.credentialReplaced()
             state.emit(.restored)
-            return .success(true)
+            return .success(state.sessionID)
         }
+        let session: Int
         switch loaded {
         case .failure(let error): return .storeFailed(error)
-        case .success(false): return .noSession
-        case .success(true): break
+        case .success(nil): return .noSession
+        case .success(let id?): session = id
         }
         guard let fetcher else { return .restored(user: currentUser) }
-        switch await fetcher.fetchCurrentUser() {
-        case .success(let user):
-            let stillLoggedIn = state.withLock { state -> Bool in
-                guard let current = state.credential else { return false }
+        let fetched = await fetcher.fetchCurrentUser()
+        return state.withLock { state -> BootstrapOutcome<User> in
+            // Another login or a logout happened meanwhile: this bootstrap's answer no longer applies.
+            guard state.sessionID == session, let current = state.credential else {
+                return state.credential == nil ? .expired : .restored(user: state.user)
+            }
+            switch fetched {
+            case .success(let user):
                 do throws(SessionError) {
                     try persist(current, user)
                 } catch {
@@ -227,12 +236,14 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
                 }
                 state.user = user
                 state.emit(.userUpdated(user))
-                return true
+                return .restored(user: user)
+            case .failure(.unauthenticatedSession):
+                // The server rejected the stored token (also when the fetcher does not sign with this session).
+                _ = end(&state, with: .expired)
+                return .expired
+            case .failure(let error):
+                return .userUnavailable(error)
             }
-            return stillLoggedIn ? .restored(user: user) : .expired
-        case .failure(let error):
-            if !isLoggedIn { return .expired }
-            return .userUnavailable(error)
         }
     }
 
@@ -243,6 +254,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     func end(_ state: inout State, with event: SessionEvent<User>) -> CredentialStoreError? {
         state.credential = nil
         state.user = nil
+        state.sessionID += 1
         state.refresh.credentialReplaced()
         state.emit(event)
         do throws(CredentialStoreError) {

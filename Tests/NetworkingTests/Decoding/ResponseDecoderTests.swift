@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+@Suite("ResponseDecoder")
+struct ResponseDecoderTests {
+    let failures = Recorder<DecodingFailure>()
+    let decoder: ResponseDecoder
+    let request = RequestSummary(method: .get, url: URL(string: "http://api.test/api/v1/books?page=2")!)
+
+    init() throws {
+        let failures = failures
+        decoder = ResponseDecoder(configuration: try makeConfiguration(decodingFailureHandler: { failures.record($0) }))
+    }
+
+    private func response(_ json: String, status: Int = 200) -> TransportResponse {
+        TransportResponse(statusCode: status, body: Data(json.utf8))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ json: String, keyPath: String? = nil) throws(RepositoryError) -> T {
+        try decoder.decode(type, from: response(json), request: request, keyPath: keyPath)
+    }
+
+    /// The failure a decode throws, checking it was also told to the hook.
+    private func decodingFailure<T: Decodable>(_ type: T.Type, _ json: String, keyPath: String? = nil) -> DecodingFailure? {
+        do {
+            let value = try decode(type, json, keyPath: keyPath)
+            Issue.record("expected a decoding failure, got \(value)")
+            return nil
+        } catch {
+            switch error {
+            case .jsonError(let failure), .decodeError(let failure):
+                #expect(failures.all.last?.reason == failure.reason, "the hook is told about every failure")
+                return failure
+            default:
+                Issue.record("expected a decoding error, got \(error)")
+                return nil
+            }
+        }
+    }
+
+    private let page = #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
+
+    @Test("Entities, collections and values at key paths decode")
+    func successes() throws {
+        #expect(try decode(Book.self, #"{"id": 1, "title": "Dune", "genre": "fiction"}"#).title == "Dune")
+        #expect(try decode([Book].self, #"[{"id": 1, "title": "Dune", "genre": "fiction"}]"#).count == 1)
+        #expect(try decode(BooksPage.self, page).page.current == 3)
+        #expect(try decode([Book].self, page, keyPath: "data").map(\.id) == [1, 2])
+        #expect(try decode(Int.self, page, keyPath: "page.current") == 3)
+        #expect(try decode(Book.self, page, keyPath: "data.1").title == "SPQR")
+        #expect(try decode(Genre.self, page, keyPath: "data.0.genre") == .fiction)
+        #expect(try decode(BooksPage.self, page, keyPath: "").data.count == 2)
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test("An empty body is nil for an Optional model")
+    func emptyOptional() throws {
+        let book = try decoder.decode(Book?.self, from: TransportResponse(statusCode: 204), request: request, keyPath: nil)
+        #expect(book == nil)
+    }
+
+    @Test("An empty body for a non-Optional model is a decode error saying the body is empty")
+    func emptyBody() throws {
+        // Given / When
+        let failure = try #require(decodingFailure(Book.self, ""))
+        // Then
+        #expect(failure.kind == .mismatch)
+        #expect(failure.reason.contains("empty"))
+        #expect(failure.reason.contains("Endpoint<Void>"))
+        #expect(failure.bodyExcerpt.isEmpty)
+    }
+
+    @Test("Malformed JSON is a JSON error of kind malformedJSON")
+    func malformed() throws {
+        // Given / When
+        let failure = try #require(decodingFailure(Book.self, "<html>Bad Gateway</html>"))
+        // Then
+        #expect(failure.kind == .malformedJSON)
+        #expect(failure.reason.contains("not valid JSON"))
+        #expect(failure.bodyExcerpt == "<html>Bad Gateway</html>")
+        #expect(failures.all.first?.kind == .malformedJSON)
+    }
+
+    @Test("A wrong shape names the coding path from the document's root and what was found")
+    func wrongShape() throws {
+        // Given the second book's genre is a number
+        let json = #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": 7}]}"#
+        // When decoded through the "data" key path
+        let failure = try #require(decodingFailure([Book].self, json, keyPath: "data"))
+        // Then
+        #expect(failure.kind == .mismatch)
+        #expect(failure.codingPath == "data[1].genre")
+        #expect(failure.reason.contains("expected String but found a number 7"), "\(failure.reason)")
+        #expect(failure.entityType == "Array<Book>")
+    }
+
+    @Test("A missing key names the key and its parent")
+    func missingKey() throws {
+        let failure = try #require(decodingFailure(BooksPage.self, #"{"data": [], "page": {"current": 1}}"#))
+        #expect(failure.codingPath == "page.total")
+        #expect(failure.reason == "missing key \"total\" in page")
+    }
+
+    @Test("A null where a value is required says so")
+    func nullValue() throws {
+        let failure = try #require(decodingFailure(Book.self, #"{"id": null, "title": "Dune", "genre": "fiction"}"#))
+        #expect(failure.codingPath == "id")
+        #expect(failure.reason.contains("found null"), "\(failure.reason)")
+    }
+
+    @Test("An unknown enum raw value names the enum type and the value")
+    func unknownEnumValue() throws {
+        // Given
+        let json = #"{"id": 1, "title": "Dune", "genre": "poetry"}"#
+        // When
+        let failure = try #require(decodingFailure(Book.self, json))
+        // Then
+        #expect(failure.codingPath == "genre")
+        #expect(failure.reason.contains("Genre"), "\(failure.reason)")
+        #expect(failure.reason.contains("poetry"), "\(failure.reason)")
+    }
+
+    @Test("A key path that is not in the body says which component is missing")
+    func missingKeyPath() throws {
+        let missingKey = try #require(decodingFailure([Book].self, page, keyPath: "items"))
+        let missingIndex = try #require(decodingFailure(Book.self, page, keyPath: "data.5"))
+        #expect(missingKey.reason.contains("missing key \"items\""), "\(missingKey.reason)")
+        #expect(missingIndex.codingPath == "data")
+        #expect(missingIndex.reason.contains("Book"), "\(missingIndex.reason)")
+    }
+
+    @Test("The report carries type, request, status, path, reason and a bounded, redacted excerpt")
+    func reportContents() throws {
+        // Given a long body with credentials whose last element has the wrong shape
+        let books = (0..<40).map { #"{"id": \#($0), "title": "\#(String(repeating: "t", count: 40))", "genre": "fiction"}"# }
+        let json = #"{"a_token": "t0k3n-abc", "a_password": "hunter2", "data": ["# + books.joined(separator: ",")
+            + #", {"id": "x", "title": "Bad", "genre": "fiction"}]}"#
+        // When
+        let returned = try #require(decodingFailure([Book].self, json, keyPath: "data"))
+        let told = try #require(failures.all.last)
+        // Then
+        for failure in [returned, told] {
+            #expect(failure.entityType == "Array<Book>")
+            #expect(failure.context.request == request)
+            #expect(failure.statusCode == 200)
+            #expect(failure.codingPath == "data[40].id")
+            #expect(failure.reason.contains("expected Int but found a string"), "\(failure.reason)")
+            let marker = try #require(failure.bodyExcerpt.range(of: "… ("))
+            #expect(failure.bodyExcerpt[..<marker.lowerBound].utf8.count <= DecodingFailure.excerptLimit)
+            #expect(failure.bodyExcerpt.hasSuffix("more bytes)"))
+            #expect(!failure.bodyExcerpt.contains("t0k3n-abc"))
+            #expect(!failure.bodyExcerpt.contains("hunter2"))
+            #expect(failure.bodyExcerpt.hasPrefix(#"{"a_password":"<redacted>","a_token":"<redacted>","data":["#))
+            #expect(failure.description.contains("GET http://api.test/api/v1/books?page=2"))
+            #expect(failure.description.contains("does not match Array<Book> at data[40].id"))
+        }
+    }
+
+    @Test("Values quoted in a reason never show credentials")
+    func reasonRedaction() throws {
+        // Given bodies whose mismatch sits at, or contains, a credential
+        let atCredential = try #require(decodingFailure(LoginResponse.self, #"{"token": ["s3cret-token"], "user": {"id": 1, "name": "Ann"}}"#))
+        let containsCredential = try #require(decodingFailure([Book].self, #"{"token": "s3cret-token", "password": "hunter2"}"#))
+        struct Secretive: Decodable { var password: Genre }
+        let enumAtCredential = try #require(decodingFailure(Secretive.self, #"{"password": "s3cret-token"}"#))
+        // Then
+        for failure in [atCredential, containsCredential, enumAtCredential] {
+            #expect(!failure.reason.contains("s3cret-token"), "\(failure.reason)")
+            #expect(!failure.reason.contains("hunter2"), "\(failure.reason)")
+            #expect(!failure.description.contains("s3cret-token"))
+            #expect(!RepositoryError.decodeError(failure).description.contains("s3cret-token"))
+        }
+        #expect(atCredential.codingPath == "token")
+    }
+
+    @Test("Coding paths are written with dots for keys and brackets for indices")
+    func pathText() {
+        let path: [any CodingKey] = [DynamicKey("data"), DynamicKey(intValue: 3)!, DynamicKey("genre")]
+        #expect(ResponseDecoder.pathText(path) == "data[3].genre")
+        #expect(ResponseDecoder.pathText([DynamicKey(intValue: 0)!, DynamicKey("a")]) == "[0].a")
+        #expect(ResponseDecoder.pathText([]).isEmpty)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+@Suite("RepositoryError descriptions")
+struct RepositoryErrorDescriptionTests {
+    /// Secrets that must never appear in a description, whatever carried them.
+    static let secrets = ["SECRET-HEADER", "SECRET-BODY", "SECRET-QUERY", "SECRET-PASSWORD", "SECRET-REFRESH"]
+
+    static let url = URL(string: "http://api.test/api/v1/login?access_token=SECRET-QUERY&page=2")!
+    static let request = RequestSummary(method: .post, url: url)
+    static let loginBody = #"""
+        {"token": "SECRET-BODY", "refresh_token": "SECRET-REFRESH", "user": {"id": 1, "name": "Ann", "password": "SECRET-PASSWORD"}, "note": "\#(String(repeating: "n", count: 2000))"}
+        """#
+    static let response = TransportResponse(
+        statusCode: 400, headers: ["Authorization": "Bearer SECRET-HEADER", "Set-Cookie": "sid=SECRET-HEADER"],
+        body: Data(loginBody.utf8), url: url)
+    static let context = ErrorContext(request: request, response: response)
+    static let bare = ErrorContext(request: request)
+
+    /// One of every case, with credentials in every place they can hide.
+    static func everyCase() async throws -> [RepositoryError] {
+        // Decoding failures come from the real decoder, through a stub.
+        let transport = StubTransport(routes: [
+            .json(.post, "login", status: 200, loginBody),
+            .status(.get, "echo", 200, json: "<html>token=SECRET-BODY&password=SECRET-PASSWORD</html>"),
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(decodingFailureHandler: { _ in }), transport: transport)
+        let endpoint = Endpoint<[Book]>(.post, "login", parameters: ["password": "SECRET-PASSWORD"])
+        let decodeError = try #require(await repository.performAuthenticationRequest(endpoint).failure)
+        let jsonError = try #require(await repository.performAuthenticationRequest(Endpoint<Book>.get("echo")).failure)
+        return [
+            .invalidConfiguration(reason: "domainURL \"\" is empty"),
+            .invalidURL(reason: "\"a b\" does not form a valid URL"),
+            .invalidRequest(reason: "parameter \"price\" is nan", request: request),
+            .invalidRequest(reason: "bad", request: nil),
+            .unauthenticatedSession(nil),
+            .unauthenticatedSession(ErrorContext(request: request, response: TransportResponse(statusCode: 401, body: response.body))),
+            .requestError(context),
+            .customError(name: "wrong_credentials", error: BooksError.wrongCredentials, context: context),
+            .noNetworkConnection(.connectionRefused, bare),
+            .timeout(bare),
+            .timeout(ErrorContext(request: request, response: TransportResponse(statusCode: 202, body: response.body))),
+            .tlsError(.untrustedCertificate("self-signed certificate"), bare),
+            .pinningFailed(host: "api.test", context: bare),
+            .pinningUnsupported(transport: "URLSessionTransport", context: bare),
+            .cancelled(nil),
+            .cancelled(bare),
+            .invalidResponse(reason: "the response body is larger than the limit of 10 bytes", context: bare),
+            decodeError,
+            jsonError,
+        ]
+    }
+
+    @Test("Every case has a description, naming method and URL when there is a request")
+    func everyCaseDescribed() async throws {
+        for error in try await Self.everyCase() {
+            // Given / When
+            let description = error.description
+            // Then
+            #expect(!description.isEmpty)
+            #expect(error.errorDescription == description)
+            #expect(error.localizedDescription == description)
+            if let request = error.context?.request {
+                #expect(description.contains("\(request.method) http://api.test/api/v1/"), "\(description)")
+            }
+        }
+    }
+
+    @Test("No credential appears in any description, however it is printed")
+    func noCredentials() async throws {
+        for error in try await Self.everyCase() {
+            for text in [error.description, "\(error)", String(reflecting: error), error.localizedDescription] {
+                for secret in Self.secrets {
+                    #expect(!text.contains(secret), "\(secret) leaked: \(text)")
+                }
+            }
+        }
+    }
+
+    @Test("Bodies in descriptions are truncated")
+    func truncated() throws {
+        // Given a 2 KB body
+        let error = RepositoryError.requestError(Self.context)
+        // When
+        let description = error.description
+        // Then
+        #expect(description.contains("more bytes)"))
+        #expect(description.utf8.count < 600)
+        #expect(description.contains("Body: {"))
+    }
+
+    @Test("Statuses are described with their reason phrase; unknown statuses still read well")
+    func statuses() {
+        let notFound = RepositoryError.requestError(
+            ErrorContext(request: Self.request, response: TransportResponse(statusCode: 404)))
+        let odd = RepositoryError.requestError(ErrorContext(request: Self.request, response: TransportResponse(statusCode: 599)))
+        let none = RepositoryError.requestError(Self.bare)
+        #expect(notFound.description.contains("failed with status 404 Not Found."), "\(notFound)")
+        #expect(odd.description.contains("599"))
+        #expect(none.description.contains("status unknown"))
+    }
+
+    @Test("An echo of the request, as httpbin sends it, does not bring the credentials back")
+    func echoedRequest() {
+        // Given a body that repeats the request's URL and headers
+        let echo = #"""
+            {"url": "http://api.test/anything?access_token=SECRET-QUERY&page=2", "args": {"access_token": "SECRET-QUERY"},
+             "headers": {"Authorization": "Bearer SECRET-HEADER"}, "data": "{\"password\": \"SECRET-PASSWORD\"}"}
+            """#
+        let error = RepositoryError.requestError(
+            ErrorContext(request: Self.request, response: TransportResponse(statusCode: 500, body: Data(echo.utf8))))
+        // When
+        let description = error.description
+        // Then
+        for secret in Self.secrets { #expect(!description.contains(secret), "\(secret) leaked: \(description)") }
+        #expect(description.contains("page=2"))
+    }
+
+    @Test("Error accessors expose context, status and connectivity")
+    func accessors() async throws {
+        let requestError = RepositoryError.requestError(Self.context)
+        #expect(requestError.statusCode == 400)
+        #expect(requestError.context == Self.context)
+        #expect(RepositoryError.invalidConfiguration(reason: "x").context == nil)
+        #expect(RepositoryError.invalidRequest(reason: "x", request: Self.request).context == Self.bare)
+        #expect(RepositoryError.cancelled(nil).statusCode == nil)
+    }
+}

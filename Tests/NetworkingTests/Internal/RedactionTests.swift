@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+@Suite("Redaction")
+struct RedactionTests {
+    @Test(
+        "Names holding a credential fragment are sensitive, whatever their case",
+        arguments: [
+            ("access_token", true), ("X-Refresh-Token", true), ("client_secret", true), ("Password", true),
+            ("Authorization", true), ("Set-Cookie", true), ("X-API-Key", true), ("apikey", true), ("sessionId", true),
+            ("signature", true), ("passwd", true), ("title", false), ("Accept", false), ("user", false), ("page", false),
+        ])
+    func sensitiveNames(name: String, sensitive: Bool) {
+        #expect(Redaction.standard.isSecret(name) == sensitive)
+    }
+
+    @Test("JSON members with sensitive names are redacted at any depth, others kept")
+    func jsonMembers() throws {
+        // Given
+        let body = Data(
+            #"{"token": "t0k3n", "user": {"name": "Ann", "password": "hunter2"}, "items": [{"refresh_token": "r3fr3sh", "id": 1}], "count": 2}"#
+                .utf8)
+        // When
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1024)
+        // Then
+        #expect(
+            try JSONValue(parsing: Data(excerpt.utf8))
+                == [
+                    "token": "<redacted>", "user": ["name": "Ann", "password": "<redacted>"],
+                    "items": [["refresh_token": "<redacted>", "id": 1]], "count": 2,
+                ])
+    }
+
+    @Test("A sensitive member holding an object is redacted whole")
+    func sensitiveObject() {
+        let excerpt = Redaction.standard.bodyExcerpt(Data(#"{"session": {"id": "abc123", "user": 1}}"#.utf8), limit: 1024)
+        #expect(excerpt == #"{"session":"<redacted>"}"#)
+    }
+
+    @Test("Credentials inside JSON string values are redacted; other strings are untouched")
+    func stringValues() throws {
+        // Given an echo of a request: a URL with a token, JSON text with a password
+        let body = Data(
+            #"{"url": "https://x.test/a?access_token=t0k3n&page=2", "data": "{\"password\": \"hunter2\"}", "title": "a = b", "plain": "text"}"#
+                .utf8)
+        // When
+        let excerpt = try JSONValue(parsing: Data(Redaction.standard.bodyExcerpt(body, limit: 1024).utf8))
+        // Then
+        #expect(excerpt["url"] == "https://x.test/a?access_token=<redacted>&page=2")
+        #expect(excerpt["data"] == #"{"password": "<redacted>"}"#)
+        #expect(excerpt["title"] == "a = b")
+        #expect(excerpt["plain"] == "text")
+    }
+
+    @Test("Text that is not complete JSON has quoted members and name=value pairs redacted")
+    func text() {
+        // Given
+        let truncatedJSON = #"{"user": "ann", "password": "hun\"ter2", "access_token": "abc"#
+        let form = "grant_type=password&password=hunter2&client_secret=s3 scope=read"
+        // When
+        let redactedJSON = Redaction.standard.redactText(truncatedJSON)
+        let redactedForm = Redaction.standard.redactText(form)
+        // Then
+        #expect(redactedJSON == #"{"user": "ann", "password": "<redacted>", "access_token": "<redacted>""#)
+        #expect(redactedForm == "grant_type=password&password=<redacted>&client_secret=<redacted> scope=read")
+    }
+
+    @Test("A non-JSON body is redacted as text and bounded")
+    func nonJSONBody() {
+        // Given
+        let body = Data(("token=abc123&" + String(repeating: "x", count: 100)).utf8)
+        // When
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 40)
+        // Then
+        #expect(!excerpt.contains("abc123"))
+        #expect(excerpt.hasPrefix("token=<redacted>&"))
+        #expect(excerpt.hasSuffix("more bytes)"))
+    }
+
+    @Test("An empty body gives an empty excerpt; a JSON scalar is text")
+    func edgeBodies() {
+        #expect(Redaction.standard.bodyExcerpt(Data(), limit: 10).isEmpty)
+        #expect(Redaction.standard.bodyExcerpt(Data("42".utf8), limit: 10) == "42")
+    }
+
+    @Test("URLs have sensitive query values and passwords redacted, and are otherwise untouched")
+    func urls() throws {
+        // Given
+        let withToken = try #require(URL(string: "https://api.test/books?access_token=s3cret&page=2"))
+        let withPassword = try #require(URL(string: "https://ann:hunter2@api.test/books"))
+        let plain = try #require(URL(string: "https://api.test/books?page=2&q=a%20b"))
+        // When
+        let redactedToken = Redaction.standard.url(withToken)
+        let redactedPassword = Redaction.standard.url(withPassword)
+        // Then
+        #expect(!redactedToken.contains("s3cret"))
+        #expect(redactedToken.contains("page=2"))
+        #expect(redactedToken.contains("access_token="))
+        #expect(!redactedPassword.contains("hunter2"))
+        #expect(redactedPassword.contains("ann"))
+        #expect(Redaction.standard.url(plain) == plain.absoluteString)
+    }
+
+    @Test("Truncation keeps whole UTF-8 characters and says how many bytes were left out")
+    func truncation() {
+        // Given "é" is two bytes: a limit of 4 falls inside the third character
+        let text = "ééééé"
+        // When
+        let truncated = Redaction.truncate(text, limit: 5)
+        // Then
+        #expect(truncated == "éé… (6 more bytes)")
+        #expect(Redaction.truncate(text, limit: 10) == text)
+        #expect(Redaction.truncate("👍👍", limit: 3) == "… (8 more bytes)")
+        #expect(Redaction.truncate("abcdef", limit: 3) == "abc… (3 more bytes)")
+    }
+
+    @Test("A long body excerpt is at most the limit plus the marker")
+    func excerptBound() {
+        // Given
+        let body = Data(("[" + Array(repeating: #""ü""#, count: 1000).joined(separator: ",") + "]").utf8)
+        // When
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1024)
+        // Then
+        let marker = excerpt.range(of: "… (")
+        let kept = marker.map { excerpt[..<$0.lowerBound] } ?? ""
+        #expect(marker != nil)
+        #expect(kept.utf8.count <= 1024)
+        #expect(kept.utf8.count >= 1020)
+        #expect(excerpt.hasSuffix("more bytes)"))
+    }
+}

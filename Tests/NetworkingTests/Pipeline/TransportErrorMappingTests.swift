@@ -1,0 +1,120 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+@Suite("Transport failures and cancellation")
+struct TransportErrorMappingTests {
+    private static let url = URL(string: "http://api.test/api/v1/books?page=1")!
+
+    /// Whether `error` is the repository error a transport's `failure` must become.
+    private static func isMapping(_ error: RepositoryError, of failure: TransportError) -> Bool {
+        switch (failure, error) {
+        case (.network(let sent), .noNetworkConnection(let received, _)): sent == received
+        case (.timedOut, .timeout(let context)): context.response == nil
+        case (.cancelled, .cancelled(let context)): context != nil
+        case (.tls(let sent), .tlsError(let received, _)): sent == received
+        case (.pinMismatch(let sent), .pinningFailed(let received, _)): sent == received
+        case (.pinningUnsupported(let sent), .pinningUnsupported(let received, _)): sent == received
+        case (.responseTooLarge(let limit), .invalidResponse(let reason, _)): reason.contains("\(limit) bytes")
+        case (.invalidResponse(let sent), .invalidResponse(let received, _)): sent == received
+        case (.invalidRequest(let sent), .invalidRequest(let received, _)): sent == received
+        default: false
+        }
+    }
+
+    @Test(
+        "Each transport failure becomes its own repository error carrying the request",
+        arguments: [
+            TransportError.network(.connectionRefused), .network(.hostNotFound), .network(.connectionLost),
+            .network(.notConnected), .network(.other("reset by peer")), .timedOut, .cancelled,
+            .tls(.untrustedCertificate("self-signed")), .tls(.expiredCertificate("expired")),
+            .tls(.hostnameMismatch("other.test")), .tls(.handshakeFailed("alert")), .pinMismatch(host: "api.test"),
+            .pinningUnsupported(transport: "URLSessionTransport"), .responseTooLarge(limit: 1024),
+            .invalidResponse("garbage status line"), .invalidRequest("body on GET refused"),
+        ])
+    func mapping(failure: TransportError) async throws {
+        // Given a transport that fails this way
+        let transport = StubTransport(routes: [.failure(.get, "books", failure)])
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        // When
+        let result = await repository.performRequest(Endpoint<[Book]>.get("books", parameters: ["page": 1]))
+        // Then
+        let error = try #require(result.failure)
+        #expect(Self.isMapping(error, of: failure), "\(failure) became \(error)")
+        #expect(error.context?.request == RequestSummary(method: .get, url: Self.url))
+        #expect(error.context?.response == nil)
+        #expect(error.description.contains("GET \(Self.url.absoluteString)"), "\(error.description)")
+    }
+
+    @Test("Connectivity failures are the ones worth retrying later")
+    func connectivity() async throws {
+        // Given
+        let summary = RequestSummary(method: .get, url: Self.url)
+        let context = ErrorContext(request: summary)
+        // Then
+        #expect(RepositoryError.noNetworkConnection(.connectionRefused, context).isConnectivityFailure)
+        #expect(RepositoryError.timeout(context).isConnectivityFailure)
+        #expect(!RepositoryError.timeout(ErrorContext(request: summary, response: TransportResponse(statusCode: 202))).isConnectivityFailure)
+        #expect(!RepositoryError.tlsError(.handshakeFailed("x"), context).isConnectivityFailure)
+        #expect(!RepositoryError.cancelled(context).isConnectivityFailure)
+    }
+
+    @Test("Cancelling the calling task while the transport waits ends the call with cancelled")
+    func cancellationInFlight() async throws {
+        // Given a route that signals it started, then waits until it is cancelled
+        let (started, signal) = AsyncStream.makeStream(of: Void.self)
+        let route = StubTransport.Route(.get, "slow") { request throws(TransportError) in
+            signal.yield()
+            for _ in 0..<3000 {
+                do { try await Task.sleep(for: .milliseconds(10)) } catch { throw .cancelled }
+            }
+            return TransportResponse(statusCode: 200, url: request.url)
+        }
+        let transport = StubTransport(routes: [route])
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        let call = Task { await repository.performRequest(Endpoint<Void>.get("slow")) }
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()
+        // When
+        call.cancel()
+        let result = await call.value
+        // Then
+        guard case .cancelled(let context?) = result.failure else {
+            Issue.record("expected cancelled with context, got \(result)")
+            return
+        }
+        #expect(context.request.url.path == "/api/v1/slow")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("A call made by an already cancelled task sends nothing")
+    func cancelledBeforeSending() async throws {
+        // Given
+        let transport = StubTransport(routes: [.status(.get, "books", 200)])
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        // When
+        let result = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await repository.performRequest(Endpoint<Void>.get("books"))
+        }.value
+        // Then
+        guard case .cancelled(nil) = result.failure else {
+            Issue.record("expected cancelled(nil), got \(result)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("A request no route matches fails loudly, naming it")
+    func unmatchedRoute() async throws {
+        let transport = StubTransport(routes: [.status(.get, "books", 200)])
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        let result = await repository.performRequest(Endpoint<Void>.post("books"))
+        guard case .invalidRequest(let reason, _) = result.failure else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason.contains("no route for POST http://api.test/api/v1/books"))
+    }
+}

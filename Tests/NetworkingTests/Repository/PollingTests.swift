@@ -1,0 +1,132 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+@Suite("Polling")
+struct PollingTests {
+    private func repository(
+        _ route: SequenceRoute, method: HTTPMethod = .get, path: String = "reports/1", maximumPollingRetries: Int? = nil
+    ) throws -> (TestRepository, StubTransport) {
+        let transport = StubTransport(routes: [route.route(method, path)])
+        let configuration = try makeConfiguration(secondsBetweenPolls: 0.01, maximumPollingRetries: maximumPollingRetries)
+        return (TestRepository(configuration: configuration, transport: transport), transport)
+    }
+
+    @Test("202, 202, 200 succeeds with the final body after exactly three requests")
+    func eventuallyReady() async throws {
+        // Given
+        let route = SequenceRoute(statuses: [202, 202, 200])
+        let (repository, transport) = try repository(route)
+        // When
+        let book: Book = try await repository.performPollingRequest(.get("reports/1")).get()
+        // Then
+        #expect(book.title == "Dune")
+        #expect(route.count == 3)
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("Always 202 fails with timeout holding the last 202 after 1 + maximumPollingRetries requests")
+    func runsOutOfTries() async throws {
+        // Given
+        let route = SequenceRoute(statuses: [202])
+        let (repository, transport) = try repository(route, maximumPollingRetries: 2)
+        // When
+        let result = await repository.performPollingRequest(Endpoint<Book>.get("reports/1"))
+        // Then
+        guard case .timeout(let context) = result.failure else {
+            Issue.record("expected timeout, got \(result)")
+            return
+        }
+        #expect(context.response?.statusCode == 202)
+        #expect(context.request.url.path == "/api/v1/reports/1")
+        #expect(transport.requests.count == 3)
+        #expect(result.failure?.isConnectivityFailure == false)
+        #expect(result.failure?.description.contains("still pending (status 202)") == true)
+    }
+
+    @Test("With no retries allowed, one 202 is a timeout")
+    func noRetries() async throws {
+        let (repository, transport) = try repository(SequenceRoute(statuses: [202, 200]), maximumPollingRetries: 0)
+        let result = await repository.performPollingRequest(Endpoint<Book>.get("reports/1"))
+        guard case .timeout = result.failure else {
+            Issue.record("expected timeout, got \(result)")
+            return
+        }
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("Every try sends the same parameters and headers")
+    func identicalTries() async throws {
+        // Given
+        let session = SessionManager<User>()
+        try session.login(user: User(id: 1, name: "Ann"), token: "t1")
+        let route = SequenceRoute(statuses: [202, 202, 202, 200])
+        let transport = StubTransport(routes: [route.route(.post, "exports")])
+        let repository = TestRepository(
+            configuration: try makeConfiguration(secondsBetweenPolls: 0.01), sessionManager: session, transport: transport)
+        // When
+        let endpoint = Endpoint<Book>.post(
+            "exports", parameters: ["format": "csv", "filter": ["genre": "fiction"]], headers: ["X-Trace": "t-1"])
+        _ = try await repository.performPollingRequest(endpoint).get()
+        // Then
+        let requests = transport.requests
+        #expect(requests.count == 4)
+        #expect(Set(requests).count == 1)
+        #expect(try jsonBody(of: requests[0]) == ["format": "csv", "filter": ["genre": "fiction"]])
+        #expect(requests[0].headers["X-Trace"] == "t-1")
+        #expect(requests[0].headers["Authorization"] == "Bearer t1")
+    }
+
+    @Test("Another failure status while polling ends it at once")
+    func errorWhilePolling() async throws {
+        let route = SequenceRoute(statuses: [202, 500, 200])
+        let (repository, transport) = try repository(route)
+        let result = await repository.performPollingRequest(Endpoint<Book>.get("reports/1"))
+        guard case .requestError(let context) = result.failure else {
+            Issue.record("expected requestError, got \(result)")
+            return
+        }
+        #expect(context.statusCode == 500)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("A Void polling request ignores the final body; a first non-202 answer is not polled")
+    func voidPolling() async throws {
+        let ready = SequenceRoute(statuses: [202, 204])
+        let immediate = SequenceRoute(statuses: [200])
+        let (readyRepository, _) = try repository(ready, method: .delete)
+        let (immediateRepository, _) = try repository(immediate, method: .delete)
+        try await readyRepository.performPollingRequest(Endpoint<Void>.delete("reports/1")).get()
+        try await immediateRepository.performPollingRequest(Endpoint<Void>.delete("reports/1")).get()
+        #expect(ready.count == 2)
+        #expect(immediate.count == 1)
+    }
+
+    @Test("Cancelling the calling task stops polling with cancelled")
+    func cancellation() async throws {
+        // Given a job that never finishes, and the first try seen
+        let (seen, signal) = AsyncStream.makeStream(of: Void.self)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "reports/1") { request throws(TransportError) in
+                signal.yield()
+                return TransportResponse(statusCode: 202, url: request.url)
+            }
+        ])
+        let repository = TestRepository(
+            configuration: try makeConfiguration(secondsBetweenPolls: 0.01, maximumPollingRetries: 100_000),
+            transport: transport)
+        let call = Task { await repository.performPollingRequest(Endpoint<Book>.get("reports/1")) }
+        var iterator = seen.makeAsyncIterator()
+        _ = await iterator.next()
+        // When
+        call.cancel()
+        let result = await call.value
+        // Then
+        guard case .cancelled = result.failure else {
+            Issue.record("expected cancelled, got \(result)")
+            return
+        }
+        #expect(transport.requests.count < 100_000)
+    }
+}

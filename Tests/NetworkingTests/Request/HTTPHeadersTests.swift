@@ -1,0 +1,129 @@
+import Foundation
+import Networking
+import Testing
+
+@Suite("HTTPHeaders")
+struct HTTPHeadersTests {
+    @Test("Names are compared case-insensitively")
+    func caseInsensitive() {
+        // Given
+        let headers: HTTPHeaders = ["Content-Type": "application/json"]
+        // Then
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["CONTENT-TYPE"] == "application/json")
+        #expect(headers.contains("Content-type"))
+        #expect(headers["Content-Length"] == nil)
+        #expect(!headers.contains("Content"))
+    }
+
+    @Test("Setting replaces every field of that name, keeps the first position and the last spelling")
+    func setReplaces() {
+        // Given
+        var headers = HTTPHeaders([
+            .init(name: "Accept", value: "a"), .init(name: "X-Tag", value: "1"),
+            .init(name: "accept", value: "b"), .init(name: "X-Other", value: "2"),
+        ])
+        // When
+        headers["ACCEPT"] = "c"
+        // Then
+        #expect(Array(headers).map(\.name) == ["ACCEPT", "X-Tag", "X-Other"])
+        #expect(headers.values(for: "accept") == ["c"])
+        #expect(headers.count == 3)
+    }
+
+    @Test("Setting nil removes every field of that name")
+    func setNilRemoves() {
+        // Given
+        var headers = HTTPHeaders([.init(name: "Set-Cookie", value: "a"), .init(name: "set-cookie", value: "b")])
+        headers["X-Keep"] = "1"
+        // When
+        headers["SET-COOKIE"] = nil
+        // Then
+        #expect(Array(headers).map(\.name) == ["X-Keep"])
+    }
+
+    @Test("Adding keeps earlier fields of the same name, in order")
+    func addAppends() {
+        // Given
+        var headers: HTTPHeaders = ["Set-Cookie": "a=1"]
+        // When
+        headers.add(name: "set-cookie", value: "b=2")
+        // Then
+        #expect(headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
+        #expect(headers["Set-Cookie"] == "a=1")
+        #expect(headers.count == 2)
+        #expect(headers.names == ["Set-Cookie"])
+        #expect(headers.dictionary == ["Set-Cookie": "a=1, b=2"])
+    }
+
+    @Test("Merging sets the other's fields on top, joining its repeated fields")
+    func merging() {
+        // Given
+        var base: HTTPHeaders = ["Accept": "application/json", "X-Client": "base", "X-Base": "1"]
+        base.add(name: "Via", value: "a")
+        var top: HTTPHeaders = ["x-client": "top", "X-New": "2"]
+        top.add(name: "X-New", value: "3")
+        // When
+        let merged = base.merging(top)
+        // Then
+        #expect(merged["X-Client"] == "top")
+        #expect(merged.values(for: "X-Client") == ["top"])
+        #expect(merged["X-New"] == "2, 3")
+        #expect(merged["Accept"] == "application/json")
+        #expect(merged.values(for: "Via") == ["a"])
+        #expect(merged.names == ["Accept", "x-client", "X-Base", "Via", "X-New"])
+    }
+
+    @Test("A dictionary gives fields sorted by name; a literal keeps the written order")
+    func ordering() {
+        // Given / When
+        let fromDictionary = HTTPHeaders(["b": "2", "a": "1", "C": "3"])
+        let literal: HTTPHeaders = ["b": "2", "a": "1", "C": "3"]
+        // Then
+        #expect(Array(fromDictionary).map(\.name) == ["C", "a", "b"])
+        #expect(literal.names == ["b", "a", "C"])
+    }
+
+    @Test("Equality ignores the case of names but not values or order")
+    func equality() {
+        let lower: HTTPHeaders = ["accept": "a", "x-b": "b"]
+        #expect(lower == ["Accept": "a", "X-B": "b"])
+        #expect(lower != ["Accept": "A", "X-B": "b"])
+        #expect(lower != ["X-B": "b", "Accept": "a"])
+        #expect(Set([lower, ["ACCEPT": "a", "X-b": "b"]]).count == 1)
+    }
+
+    @Test("Headers survive a Codable round trip")
+    func codable() throws {
+        // Given
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        headers.add(name: "Set-Cookie", value: "a=1")
+        headers.add(name: "Set-Cookie", value: "b=2")
+        // When
+        let decoded = try JSONDecoder().decode(HTTPHeaders.self, from: JSONEncoder().encode(headers))
+        // Then
+        #expect(decoded == headers)
+        #expect(decoded.values(for: "set-cookie") == ["a=1", "b=2"])
+    }
+
+    @Test("The description redacts credentials")
+    func description() {
+        // Given
+        let headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t", "Cookie": "sid=abc", "X-Api-Key": "k3y", "Accept": "*/*"]
+        // When
+        let text = headers.description
+        // Then
+        #expect(text.contains("Accept: */*"))
+        #expect(text.contains("Authorization: <redacted>"))
+        for secret in ["s3cr3t", "sid=abc", "k3y"] { #expect(!text.contains(secret)) }
+    }
+
+    @Test("HTTP methods are upper-cased and know which are idempotent")
+    func methods() {
+        #expect(HTTPMethod("propfind").rawValue == "PROPFIND")
+        #expect(("get" as HTTPMethod) == .get)
+        #expect(HTTPMethod.put.isIdempotent)
+        #expect(!HTTPMethod.post.isIdempotent)
+        #expect(!HTTPMethod.patch.isIdempotent)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+@Suite("RequestBuilder")
+struct RequestBuilderTests {
+    let builder: RequestBuilder
+
+    init() throws {
+        builder = RequestBuilder(configuration: try makeConfiguration())
+    }
+
+    private func build<R>(_ endpoint: Endpoint<R>, with builder: RequestBuilder? = nil) throws -> TransportRequest {
+        try (builder ?? self.builder).build(endpoint)
+    }
+
+    private func invalidRequestReason<R>(_ endpoint: Endpoint<R>) -> String? {
+        do {
+            _ = try builder.build(endpoint)
+            Issue.record("expected invalidRequest")
+            return nil
+        } catch {
+            guard case .invalidRequest(let reason, let request) = error else {
+                Issue.record("expected invalidRequest, got \(error)")
+                return nil
+            }
+            #expect(request?.method == endpoint.method)
+            return reason
+        }
+    }
+
+    // MARK: - Paths
+
+    @Test(
+        "Path segments are percent-encoded and taken literally",
+        arguments: [
+            ("books", "/api/v1/books"),
+            ("/books/12", "/api/v1/books/12"),
+            ("books/12/", "/api/v1/books/12"),
+            ("books//12", "/api/v1/books/12"),
+            ("books/my book", "/api/v1/books/my%20book"),
+            ("books/what?", "/api/v1/books/what%3F"),
+            ("books/c#", "/api/v1/books/c%23"),
+            ("books/100%", "/api/v1/books/100%25"),
+            ("books/café", "/api/v1/books/caf%C3%A9"),
+            ("books/📚", "/api/v1/books/%F0%9F%93%9A"),
+            ("books/a:b@c;d=e", "/api/v1/books/a:b@c;d=e"),
+            ("", "/api/v1"),
+            ("/", "/api/v1"),
+        ])
+    func pathEncoding(path: String, expected: String) throws {
+        // Given an endpoint with a path written unencoded
+        // When it is built
+        let request = try build(Endpoint<Void>.get(path))
+        // Then each segment is percent-encoded under the base URL, with no query added
+        #expect(request.url.absoluteString == "http://api.test" + expected)
+    }
+
+    @Test("An empty path under a host without subdomain is the bare base URL")
+    func emptyPathWithoutSubdomain() throws {
+        // Given
+        let builder = RequestBuilder(configuration: try NetworkingConfiguration(domainURL: "api.test"))
+        // When
+        let root = try build(Endpoint<Void>.get(""), with: builder)
+        let books = try build(Endpoint<Void>.get("books"), with: builder)
+        // Then
+        #expect(root.url.absoluteString == "https://api.test")
+        #expect(books.url.absoluteString == "https://api.test/books")
+    }
+
+    // MARK: - Where parameters go
+
+    @Test("GET, HEAD and DELETE put parameters in the query and send no body", arguments: [HTTPMethod.get, .head, .delete])
+    func queryMethods(method: HTTPMethod) throws {
+        // Given / When
+        let request = try build(Endpoint<Void>(method, "books", parameters: ["page": 2, "q": "a b"]))
+        // Then
+        #expect(request.url.absoluteString == "http://api.test/api/v1/books?page=2&q=a%20b")
+        #expect(request.body == nil)
+        #expect(request.headers["Content-Type"] == nil)
+    }
+
+    @Test("POST, PUT and PATCH send parameters as a JSON body", arguments: [HTTPMethod.post, .put, .patch])
+    func bodyMethods(method: HTTPMethod) throws {
+        // Given / When
+        let request = try build(Endpoint<Void>(method, "books", parameters: ["title": "Dune", "year": 1965]))
+        // Then
+        #expect(request.url.query == nil)
+        #expect(try jsonBody(of: request) == ["title": "Dune", "year": 1965])
+        #expect(request.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("The per-call encoding overrides the method's default")
+    func encodingOverride() throws {
+        // Given / When
+        let jsonDelete = try build(Endpoint<Void>(.delete, "books", parameters: ["ids": [1, 2]], encoding: .json))
+        let queryPost = try build(Endpoint<Void>(.post, "search", parameters: ["q": "dune"], encoding: .query))
+        let formPost = try build(
+            Endpoint<Void>(.post, "oauth/token", parameters: ["grant_type": "password", "scope": "a b&c"], encoding: .form))
+        // Then
+        #expect(jsonDelete.url.query == nil)
+        #expect(try jsonBody(of: jsonDelete) == ["ids": [1, 2]])
+        #expect(jsonDelete.headers["Content-Type"] == "application/json")
+        #expect(queryPost.url.absoluteString.hasSuffix("/search?q=dune"))
+        #expect(queryPost.body == nil)
+        #expect(formPost.body.map { String(decoding: $0, as: UTF8.self) } == "grant_type=password&scope=a%20b%26c")
+        #expect(formPost.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
+        #expect(formPost.url.query == nil)
+    }
+
+    @Test("Array parameters are always a JSON body", arguments: [HTTPMethod.post, .put, .delete])
+    func arraysAreBodies(method: HTTPMethod) throws {
+        // Given / When
+        let request = try build(Endpoint<Void>(method, "books/batch", parameters: [1, "two", ["three": 3]]))
+        // Then
+        #expect(request.url.query == nil)
+        #expect(try jsonBody(of: request) == [1, "two", ["three": 3]])
+    }
+
+    @Test("Array parameters on GET and HEAD are rejected", arguments: [HTTPMethod.get, .head])
+    func arraysRejectedWithoutBody(method: HTTPMethod) {
+        // Given / When
+        let reason = invalidRequestReason(Endpoint<Void>(method, "books", parameters: [1, 2]))
+        // Then
+        #expect(reason?.contains("\(method) cannot carry a body") == true, "\(reason ?? "nil")")
+        #expect(reason?.contains("an array") == true)
+    }
+
+    @Test("Encodable bodies are encoded with the configuration's encoder")
+    func encodableBody() throws {
+        // Given / When
+        let post = try build(Endpoint<Void>.post("books", body: NewBook(title: "Dune", genre: .fiction)))
+        let get = try build(Endpoint<Void>(.get, "books", body: NewBook(title: "A/B", genre: .science)))
+        // Then
+        #expect(post.body.map { String(decoding: $0, as: UTF8.self) } == #"{"genre":"fiction","title":"Dune"}"#)
+        #expect(get.url.absoluteString.hasSuffix("/books?genre=science&title=A%2FB"))
+    }
+
+    @Test("An empty dictionary on GET adds no query")
+    func emptyQuery() throws {
+        let request = try build(Endpoint<Void>.get("books", parameters: [:]))
+        #expect(request.url.absoluteString == "http://api.test/api/v1/books")
+    }
+
+    @Test("Unsupported parameter values fail with invalidRequest naming the parameter")
+    func unsupportedValue() {
+        // Given a value of a type that cannot be sent
+        struct Opaque: Sendable {}
+        // When / Then
+        let reason = invalidRequestReason(Endpoint<Void>.post("books", parameters: ["filter": ["owner": Opaque()]]))
+        #expect(reason?.contains("parameter \"filter.owner\"") == true, "\(reason ?? "nil")")
+        #expect(reason?.contains("Opaque") == true)
+    }
+
+    // MARK: - Headers
+
+    @Test("Accept defaults to JSON; Content-Type is set only when there is a body")
+    func defaultHeaders() throws {
+        // Given / When
+        let get = try build(Endpoint<Void>.get("books"))
+        let emptyPost = try build(Endpoint<Void>.post("books/refresh"))
+        let post = try build(Endpoint<Void>.post("books", parameters: ["a": 1]))
+        // Then
+        #expect(get.headers["Accept"] == "application/json")
+        #expect(get.headers["Content-Type"] == nil)
+        #expect(emptyPost.headers["Content-Type"] == nil)
+        #expect(emptyPost.body == nil)
+        #expect(post.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("Per-call headers are kept and win over the library defaults")
+    func perCallHeaders() throws {
+        // Given / When
+        let request = try build(
+            Endpoint<Void>.post(
+                "books", parameters: ["a": 1],
+                headers: ["accept": "text/csv", "content-type": "application/vnd.books+json", "X-Trace": "t1"]))
+        // Then
+        #expect(request.headers["Accept"] == "text/csv")
+        #expect(request.headers.values(for: "Accept").count == 1)
+        #expect(request.headers["Content-Type"] == "application/vnd.books+json")
+        #expect(request.headers["X-Trace"] == "t1")
+    }
+
+    @Test("Configuration default headers win over per-call headers")
+    func configurationHeadersWin() throws {
+        // Given
+        let builder = RequestBuilder(
+            configuration: try makeConfiguration(defaultHeaders: ["X-Client": "app/1.0", "Accept": "application/hal+json"]))
+        // When
+        let request = try build(
+            Endpoint<Void>.get("books", headers: ["x-client": "other", "Accept": "text/plain", "X-Trace": "t1"]),
+            with: builder)
+        // Then
+        #expect(request.headers["X-Client"] == "app/1.0")
+        #expect(request.headers.values(for: "x-client") == ["app/1.0"])
+        #expect(request.headers["Accept"] == "application/hal+json")
+        #expect(request.headers["X-Trace"] == "t1")
+    }
+
+    @Test("Per-call headers with a line break are rejected", arguments: ["a\r\nInjected: 1", "a\nb", "a\rb", "a\0b"])
+    func headerInjection(value: String) {
+        // Given / When
+        let reason = invalidRequestReason(Endpoint<Void>.get("books", headers: ["X-Trace": value]))
+        // Then
+        #expect(reason?.contains("X-Trace") == true, "\(reason ?? "nil")")
+        #expect(reason?.contains("line break") == true)
+    }
+
+    // MARK: - Timeout and security
+
+    @Test("The endpoint's timeout overrides the configuration's")
+    func timeouts() throws {
+        // Given / When
+        let plain = try build(Endpoint<Void>.get("books"))
+        let quick = try build(Endpoint<Void>(.get, "books", timeout: 5))
+        // Then
+        #expect(plain.timeout == 75)
+        #expect(quick.timeout == 5)
+    }
+
+    @Test("Requests carry pins only when pinning is on")
+    func security() throws {
+        // Given
+        let pin = try PublicKeyPin(sha256Digest: Data(repeating: 9, count: 32))
+        let ca = URL(fileURLWithPath: "/etc/ssl/private-ca.pem")
+        let pinning = RequestBuilder(
+            configuration: try NetworkingConfiguration(
+                domainURL: "api.test", usePinningCertificate: true, pinnedPublicKeys: [pin], certificateAuthorityFile: ca))
+        let notPinning = RequestBuilder(
+            configuration: try NetworkingConfiguration(domainURL: "api.test", pinnedPublicKeys: [pin]))
+        // When
+        let pinned = try build(Endpoint<Void>.get("books"), with: pinning)
+        let unpinned = try build(Endpoint<Void>.get("books"), with: notPinning)
+        // Then
+        #expect(pinned.security.pinnedPublicKeys == [pin])
+        #expect(pinned.security.certificateAuthorityFile == ca)
+        #expect(unpinned.security == .default)
+    }
+}
