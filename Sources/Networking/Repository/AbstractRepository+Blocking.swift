@@ -65,6 +65,16 @@ enum BlockingGuard {
         Thread.current.threadDictionary[transportThreadKey] = true
     }
 
+    /// Runs user code (a progress handler) that a transport calls from its own thread, so that a
+    /// blocking request made from it is refused instead of waiting for the transport.
+    static func runningTransportCallback(_ body: () -> Void) {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[transportThreadKey]
+        dictionary[transportThreadKey] = true
+        body()
+        dictionary[transportThreadKey] = previous
+    }
+
     /// Why the current thread must not block, or `nil` when it may.
     static func reasonNotToBlock() -> String? {
         if withUnsafeCurrentTask(body: { $0 != nil }) {

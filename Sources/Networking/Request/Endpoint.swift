@@ -45,6 +45,8 @@ public struct Endpoint<Response>: Sendable {
     public var customErrors: CustomErrorMapping
     /// A timeout for this call, overriding the configuration's.
     public var timeout: TimeInterval?
+    /// Told about upload and download progress as the call runs; `nil` by default.
+    public var progress: ProgressHandler?
 
     /// Creates an endpoint with optional parameters.
     public init(
@@ -135,6 +137,13 @@ public struct Endpoint<Response>: Sendable {
     public func withoutSession() -> Endpoint {
         var copy = self
         copy.requiresSession = false
+        return copy
+    }
+
+    /// A copy whose progress is reported to `handler`.
+    public func reportingProgress(_ handler: @escaping ProgressHandler) -> Endpoint {
+        var copy = self
+        copy.progress = handler
         return copy
     }
 

@@ -55,7 +55,8 @@ struct RequestBuilder {
         headers = headers.merging(configuration.defaultHeaders)
         return TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
-            timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security)
+            timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,
+            progress: endpoint.progress)
     }
 
     /// The endpoint's encoding, or the method's default.

@@ -3,7 +3,8 @@ import Foundation
 /// A fully built HTTP request, as a plain value handed to a ``Transport``.
 ///
 /// Everything the wire needs is here and nothing else, so a request can be logged, compared,
-/// replayed or persisted (it is `Codable`).
+/// replayed or persisted (it is `Codable`). The progress handler is the one exception: it is
+/// neither encoded nor compared.
 public struct TransportRequest: Sendable, Hashable, Codable {
     /// The request method.
     public var method: HTTPMethod
@@ -18,11 +19,14 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     public var timeout: TimeInterval
     /// The TLS requirements of this request: pinned keys and trust anchors.
     public var security: TransportSecurity
+    /// Told how many bytes went out and came in as the exchange goes on; not encoded or compared.
+    public var progress: ProgressHandler?
 
     /// Creates a request. The timeout defaults to 75 seconds, the library-wide default.
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-        timeout: TimeInterval = NetworkingConfiguration.defaultTimeout, security: TransportSecurity = .default
+        timeout: TimeInterval = NetworkingConfiguration.defaultTimeout, security: TransportSecurity = .default,
+        progress: ProgressHandler? = nil
     ) {
         self.method = method
         self.url = url
@@ -30,6 +34,25 @@ public struct TransportRequest: Sendable, Hashable, Codable {
         self.body = body
         self.timeout = timeout
         self.security = security
+        self.progress = progress
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case method, url, headers, body, timeout, security
+    }
+
+    public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.timeout == rhs.timeout && lhs.security == rhs.security
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(timeout)
+        hasher.combine(security)
     }
 
     /// The method and URL, as errors and logs show a request.

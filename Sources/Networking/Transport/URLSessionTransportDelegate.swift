@@ -23,6 +23,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var rejectedChallenge = false
         var failure: TransportError?
         var timer: Task<Void, Never>?
+        var progress = TransferProgress()
+
+        /// Tells the request's progress handler, unless the exchange has already failed.
+        mutating func report(_ update: (inout TransferProgress) -> Void) {
+            update(&progress)
+            guard failure == nil, let handler = request.progress else { return }
+            let snapshot = progress
+            BlockingGuard.runningTransportCallback { handler(snapshot) }
+        }
     }
 
     private let maximumResponseSize: Int
@@ -34,7 +43,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     func register(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation) {
-        exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation, request: request) }
+        var exchange = Exchange(continuation: continuation, request: request)
+        exchange.progress.totalBytesToSend = request.body.map { Int64($0.count) }
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
     func attach(_ timer: Task<Void, Never>, to task: URLSessionTask) {
@@ -63,9 +74,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 return true
             }
             exchanges[dataTask.taskIdentifier]?.body.append(data)
+            let expected = dataTask.response?.expectedContentLength ?? -1
+            exchanges[dataTask.taskIdentifier]?.report {
+                $0.bytesReceived += Int64(data.count)
+                $0.totalBytesToReceive = expected >= 0 ? expected : nil
+            }
             return false
         }
         if tooLarge { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        exchanges.withLock { exchanges in
+            exchanges[task.taskIdentifier]?.report { $0.bytesSent = totalBytesSent }
+        }
     }
 
     func urlSession(

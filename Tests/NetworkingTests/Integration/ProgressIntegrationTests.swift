@@ -1,0 +1,70 @@
+import Foundation
+import Networking
+import Synchronization
+import Testing
+
+/// Upload and download progress through a repository, against the test API.
+@Suite("Progress end to end")
+struct ProgressIntegrationTests {
+    final class Recorder: Sendable {
+        private let updates = Mutex<[TransferProgress]>([])
+        var all: [TransferProgress] { updates.withLock { $0 } }
+        func record(_ progress: TransferProgress) { updates.withLock { $0.append(progress) } }
+    }
+
+    @Test("a 2 MB download reports growing byte counts up to the Content-Length")
+    func download() async throws {
+        let repository = try TestAPI.anonymous()
+        let recorder = Recorder()
+        let response = try await repository.performRawRequest(
+            Endpoint<TransportResponse>.get("bytes/2000000").withoutSession().reportingProgress(recorder.record)
+        ).get()
+        let updates = recorder.all
+        #expect(response.body.count == 2_000_000)
+        #expect(updates.count > 1)
+        #expect(updates.last?.bytesReceived == 2_000_000)
+        #expect(updates.last?.totalBytesToReceive == 2_000_000)
+        #expect(updates.last?.downloadFraction == 1)
+        #expect(zip(updates, updates.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+    }
+
+    @Test("a 1 MB upload reports bytes sent up to the body size")
+    func upload() async throws {
+        let repository = try TestAPI.anonymous()
+        let recorder = Recorder()
+        let text = String(repeating: "x", count: 1_000_000)
+        let echo: TestAPI.Echo = try await repository.performRequest(
+            Endpoint<TestAPI.Echo>.post("echo", parameters: Parameters(json: .string(text))).withoutSession()
+                .reportingProgress(recorder.record)
+        ).get()
+        #expect(echo.json == .string(text))
+        let total = Int64(1_000_002)  // the JSON string with its quotes
+        #expect(recorder.all.last { $0.bytesSent > 0 }?.bytesSent == total)
+        #expect(recorder.all.first?.totalBytesToSend == total)
+    }
+
+    @Test("nothing is reported after a call is cancelled")
+    func noProgressAfterCancellation() async throws {
+        let repository = try TestAPI.anonymous(timeout: 30)
+        let recorder = Recorder()
+        let cancelled = Mutex(false)
+        let lateReports = Mutex(0)
+        let task = Task {
+            await repository.performRawRequest(
+                Endpoint<TransportResponse>.get("bytes/50000000").withoutSession().reportingProgress { progress in
+                    if cancelled.withLock({ $0 }) { lateReports.withLock { $0 += 1 } }
+                    recorder.record(progress)
+                })
+        }
+        while recorder.all.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        let result = await task.value
+        cancelled.withLock { $0 = true }
+        try await Task.sleep(for: .milliseconds(200))
+        guard case .cancelled? = result.failure else {
+            Issue.record("expected .cancelled, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(lateReports.withLock { $0 } == 0)
+    }
+}
