@@ -126,6 +126,92 @@ enum Readme {
         }
     }
 
+    // MARK: Token refresh
+
+    struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
+
+    final class AuthRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
+        func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+            let response: Result<TokenResponse, RepositoryError> = await performAuthenticationRequest(
+                .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
+            return response.map {
+                Credential(accessToken: $0.token, refreshToken: $0.refreshToken, expiresAt: Date().addingTimeInterval($0.expiresIn))
+            }
+        }
+    }
+
+    static func makeSession(configuration: NetworkingConfiguration) -> SessionManager<User> {
+        SessionManager<User>(
+            store: FileCredentialStore(applicationName: "books"),
+            refresher: AuthRepository(configuration: configuration),
+            refreshPolicy: RefreshPolicy(leeway: 30, window: RefreshWindow(maximumRefreshes: 5, interval: 30)))
+    }
+
+    // MARK: Retries, interceptors, logging
+
+    static func retryingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.retryPolicy = .default
+        configuration.retryPolicy.retryableMethods.insert(.post)
+        return configuration
+    }
+
+    struct RequestIDInterceptor: Interceptor {
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse {
+            var request = request
+            request.headers["X-Request-ID"] = context.id.uuidString
+            let response = try await next(request)
+            if let token = response.headers["X-Refreshed-Token"] { print("the server rotated the token:", token.count) }
+            return response
+        }
+    }
+
+    static func loggingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.logging = LoggingConfiguration(level: .debug)
+        configuration.secretFields = ["email", "card_number"]
+        return configuration
+    }
+
+    /// A stand-in with swift-log's `Logger` API, so the README's bridge compiles without the package.
+    enum SwiftLog {
+        struct Logger: Sendable {
+            enum Level { case debug, info, error }
+            let label: String
+            func log(level: Level, _ message: @autoclosure () -> String) { _ = (level, message()) }
+        }
+
+        struct SwiftLogBridge: NetworkLogging {
+            let logger: Logger
+
+            func log(_ record: LogRecord) {
+                logger.log(level: record.level == .error ? .error : record.level == .debug ? .debug : .info, "\(record.message)")
+            }
+        }
+    }
+
+    // MARK: Activity, progress, cancellation, blocking calls
+
+    static func observe(_ books: LibraryRepository) async {
+        Task {
+            for await count in NetworkActivity.shared.updates() { print(count == 0 ? "idle" : "\(count) in flight") }
+        }
+
+        let download = Endpoint<TransportResponse>.get("exports/latest.csv").reportingProgress { progress in
+            print("\(progress.bytesReceived) of \(progress.totalBytesToReceive ?? -1) bytes")
+        }
+        _ = await books.performRawRequest(download)
+
+        let call = Task { await books.book(id: 1) }
+        call.cancel()
+        if case .failure(.cancelled) = await call.value { print("cancelled") }
+    }
+
+    static func fetchSynchronously(_ books: LibraryRepository) -> Result<Book, RepositoryError> {
+        books.performBlockingRequest(.get("books/1"), maximumWait: 10)
+    }
+
     // MARK: Testing your repositories
 
     static func testNotFound() async throws {
