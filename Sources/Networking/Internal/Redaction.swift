@@ -54,7 +54,8 @@ struct Redaction: Sendable {
     /// pairs in other text) redacted; JSON is pretty-printed when `pretty` is set.
     func bodyExcerpt(_ body: Data, limit: Int, pretty: Bool = false) -> String {
         guard !body.isEmpty else { return "" }
-        if let json = try? JSONValue(parsing: body), json.isContainer {
+        // Large bodies are not parsed just to show their start; their text is redacted instead.
+        if body.count <= 1_048_576, let json = try? JSONValue(parsing: body), json.isContainer {
             let redacted = redact(json)
             return Self.truncate(pretty ? redacted.prettyDescription : redacted.description, limit: limit)
         }
