@@ -28,31 +28,9 @@ enum URLSessionTransportErrors {
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot:
             return .tls(.untrustedCertificate(message))
         case NSURLErrorSecureConnectionFailed, NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
-            return .tls(tlsFailure(message))
+            return .tls(TLSFailure(classifying: message))
         default:
-            return looksLikeTLS(message) ? .tls(tlsFailure(message)) : .network(.other(message))
+            return TLSFailure.looksLikeTLS(message) ? .tls(TLSFailure(classifying: message)) : .network(.other(message))
         }
-    }
-
-    static func looksLikeTLS(_ message: String) -> Bool {
-        let lowered = message.lowercased()
-        return ["ssl", "tls", "certificate"].contains { lowered.contains($0) }
-    }
-
-    /// Classifies a TLS failure by the OpenSSL/libcurl message.
-    static func tlsFailure(_ message: String) -> TLSFailure {
-        let lowered = message.lowercased()
-        if lowered.contains("expired") || lowered.contains("not yet valid") { return .expiredCertificate(message) }
-        if lowered.contains("subject name") || lowered.contains("hostname") || lowered.contains("host name")
-            || lowered.contains("doesn't match") || lowered.contains("does not match target host")
-        {
-            return .hostnameMismatch(message)
-        }
-        if lowered.contains("self-signed") || lowered.contains("self signed") || lowered.contains("issuer")
-            || lowered.contains("unknown ca") || lowered.contains("verify") || lowered.contains("untrusted")
-        {
-            return .untrustedCertificate(message)
-        }
-        return .handshakeFailed(message)
     }
 }
