@@ -21,7 +21,9 @@ enum URLSessionTransportErrors {
         case NSURLErrorNetworkConnectionLost: return .network(.connectionLost)
         case NSURLErrorNotConnectedToInternet: return .network(.notConnected)
         case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorZeroByteResource:
-            return .invalidResponse(message)
+            return libcurlFailure(message) ?? .invalidResponse(message)
+        case NSURLErrorUnsupportedURL:
+            return libcurlFailure(message) ?? .invalidRequest(message)
         case NSURLErrorDataLengthExceedsMaximum: return .invalidRequest(message)
         case NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid:
             return .tls(.expiredCertificate(message))
@@ -30,7 +32,22 @@ enum URLSessionTransportErrors {
         case NSURLErrorSecureConnectionFailed, NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
             return .tls(TLSFailure(classifying: message))
         default:
+            if let failure = libcurlFailure(message) { return failure }
             return TLSFailure.looksLikeTLS(message) ? .tls(TLSFailure(classifying: message)) : .network(.other(message))
         }
+    }
+
+    /// What libcurl meant, when FoundationNetworking on Linux passes its message on under a
+    /// vague code: an empty reply (-1011) or a body cut short (-1) is a lost connection, and a
+    /// reply that is not HTTP (-1002) is an invalid response, as ``LibcurlTransport`` reports them.
+    static func libcurlFailure(_ message: String) -> TransportError? {
+        let lowered = message.lowercased()
+        if ["empty reply from server", "transfer closed with", "connection reset", "recv failure"].contains(where: lowered.contains) {
+            return .network(.connectionLost)
+        }
+        if ["http/0.9", "unsupported http version", "weird server reply"].contains(where: lowered.contains) {
+            return .invalidResponse(message)
+        }
+        return nil
     }
 }
