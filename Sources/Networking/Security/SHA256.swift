@@ -15,9 +15,9 @@ struct SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
     /// Bytes waiting for a full 64-byte block.
     private var pending: [UInt8] = []
     private var totalBytes: UInt64 = 0
@@ -34,75 +34,84 @@ struct SHA256 {
 
     /// Adds bytes to the message.
     mutating func update(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            pending.append(byte)
-            totalBytes &+= 1
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: UnsafeRawBufferPointer($0)) }
+        if handled == nil { update(buffer: Array(bytes)) }
+    }
+
+    private mutating func update(buffer bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update(buffer: $0) }
+    }
+
+    /// Hashes whole blocks straight from the buffer; keeps the rest for later.
+    private mutating func update(buffer bytes: UnsafeRawBufferPointer) {
+        totalBytes &+= UInt64(bytes.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let taken = min(64 - pending.count, bytes.count)
+            pending.append(contentsOf: bytes[0..<taken])
+            offset = taken
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { compress($0) }
+            pending.removeAll(keepingCapacity: true)
         }
+        while bytes.count - offset >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 64)]))
+            offset += 64
+        }
+        pending.append(contentsOf: bytes[offset...])
     }
 
     /// Pads the message and returns the 32-byte digest.
     consuming func finalize() -> [UInt8] {
         let bitLength = totalBytes &* 8
-        pending.append(0x80)
-        if pending.count > 56 {
-            pending.append(contentsOf: repeatElement(0, count: 64 - pending.count))
-            compress(pending)
-            pending.removeAll(keepingCapacity: true)
+        var tail = pending
+        tail.append(0x80)
+        let paddedLength = tail.count <= 56 ? 64 : 128
+        tail.append(contentsOf: repeatElement(0, count: paddedLength - 8 - tail.count))
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBytes { buffer in
+            compress(UnsafeRawBufferPointer(rebasing: buffer[0..<64]))
+            if paddedLength == 128 { compress(UnsafeRawBufferPointer(rebasing: buffer[64..<128])) }
         }
-        pending.append(contentsOf: repeatElement(0, count: 56 - pending.count))
-        for shift in stride(from: 56, through: 0, by: -8) { pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        compress(pending)
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in state {
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
             for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
         }
         return digest
     }
 
     /// Processes one 64-byte block.
-    private mutating func compress(_ block: [UInt8]) {
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for index in 0..<16 {
-            let base = index * 4
-            schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
-                | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for index in 0..<16 {
+                let base = index * 4
+                schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
+                    | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+            }
+            for index in 16..<64 {
+                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            for index in 0..<64 {
+                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                h = g
+                g = f
+                f = e
+                e = d &+ temp1
+                d = c
+                c = b
+                b = a
+                a = temp1 &+ sum0 &+ majority
+            }
+            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
         }
-        for index in 16..<64 {
-            let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-            let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for index in 0..<64 {
-            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
-            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ temp1
-            d = c
-            c = b
-            b = a
-            a = temp1 &+ temp2
-        }
-        state[0] &+= a
-        state[1] &+= b
-        state[2] &+= c
-        state[3] &+= d
-        state[4] &+= e
-        state[5] &+= f
-        state[6] &+= g
-        state[7] &+= h
     }
 
     private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

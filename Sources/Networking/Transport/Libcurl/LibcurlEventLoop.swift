@@ -38,6 +38,9 @@
         /// The most idle connections the multi handle keeps open.
         private static let connectionCacheSize = 64
 
+        /// How many connections the finished transfers opened (the rest reused one); for tests.
+        let connectionsOpened = Atomic<Int>(0)
+
         private let inbox = Mutex<Inbox>(Inbox())
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
@@ -172,6 +175,10 @@
                     continue
                 }
                 let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                var connects = 0
+                if networking_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
+                    connectionsOpened.add(connects, ordering: .relaxed)
+                }
                 let result = transfer.result(of: code)
                 _ = curl_multi_remove_handle(multi, easy)
                 active.removeValue(forKey: ObjectIdentifier(transfer))
