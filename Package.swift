@@ -1,6 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Platforms whose `Networking` links the system libcurl for `LibcurlTransport`.
+let libcurlPlatforms: [Platform] = [.linux]
+
 let package = Package(
     name: "Networking",
     // Apple platforms need these versions for `Synchronization.Mutex`; Linux ignores them.
@@ -11,9 +14,20 @@ let package = Package(
         .executable(name: "Demo", targets: ["Demo"]),
     ],
     targets: [
-        .target(name: "Networking"),
+        // The system libcurl (Debian: libcurl4-openssl-dev, installed by script/bootstrap).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .target(
+            name: "Networking",
+            dependencies: [.target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
         .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo"),
+        // script/bench: throughput and memory of the transports against nginx on loopback.
+        .executableTarget(
+            name: "NetworkingBenchmarks",
+            dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
+            path: "Benchmarks"),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,8 @@ import Foundation
 /// gives `http://127.0.0.1:8000/api/v1`. Every invalid value is rejected by the initializer with
 /// ``RepositoryError/invalidConfiguration(reason:)``, never at the first request.
 ///
-/// Defaults: HTTPS, no port (the scheme's), no path prefix, no pinning, a 75-second timeout,
+/// Defaults: HTTPS, no port (the scheme's), no path prefix, no pinning, the system's certificate
+/// authorities, a 75-second timeout,
 /// one second between polls and `timeout / secondsBetweenPolls` poll retries, no default headers,
 /// parameters in the query for `GET`, `HEAD` and `DELETE` and in a JSON body otherwise.
 public struct NetworkingConfiguration: Sendable {
@@ -28,7 +29,11 @@ public struct NetworkingConfiguration: Sendable {
     /// ``RepositoryError/pinningUnsupported(transport:context:)``; it never passes silently.
     public let usePinningCertificate: Bool
     /// The accepted server keys when pinning; give several to rotate keys without an outage.
+    /// It holds the pins given to the initializer followed by those of ``pinnedCertificateFiles``.
     public let pinnedPublicKeys: [PublicKeyPin]
+    /// PEM or DER certificate files whose public keys were added to ``pinnedPublicKeys`` when
+    /// the configuration was made. Default none.
+    public let pinnedCertificateFiles: [URL]
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
     public let certificateAuthorityFile: URL?
     /// The longest a request may take, in seconds. Default 75.
@@ -79,7 +84,9 @@ public struct NetworkingConfiguration: Sendable {
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty or malformed
     ///   domain, a scheme, path or port written inside the domain, a port outside 1...65535, a
     ///   subdomain that does not start with `/`, a timeout that is not positive, a negative poll
-    ///   interval or retry count, a header that cannot be sent, or pinning without pins.
+    ///   interval or retry count, a header that cannot be sent, pinning without pins, a pinned
+    ///   certificate file that cannot be read or is not a PEM or DER certificate (the reason names
+    ///   the file), or a certificate authority file that cannot be read.
     public init(
         useSecureConnection: Bool = true,
         domainURL: String,
@@ -87,6 +94,7 @@ public struct NetworkingConfiguration: Sendable {
         subdomainURL: String? = nil,
         usePinningCertificate: Bool = false,
         pinnedPublicKeys: [PublicKeyPin] = [],
+        pinnedCertificateFiles: [URL] = [],
         certificateAuthorityFile: URL? = nil,
         timeout: TimeInterval = NetworkingConfiguration.defaultTimeout,
         secondsBetweenPolls: TimeInterval = 1,
@@ -115,9 +123,17 @@ public struct NetworkingConfiguration: Sendable {
         if let problem = HeaderValidation.problem(in: defaultHeaders) {
             throw .invalidConfiguration(reason: "defaultHeaders: \(problem)")
         }
-        if usePinningCertificate, pinnedPublicKeys.isEmpty {
+        var pins = pinnedPublicKeys
+        for file in pinnedCertificateFiles {
+            pins += try PublicKeyPin.pins(fromCertificateFile: file)
+        }
+        if let certificateAuthorityFile, !FileManager.default.isReadableFile(atPath: certificateAuthorityFile.path) {
             throw .invalidConfiguration(
-                reason: "usePinningCertificate is true but no pins were given: pass pinnedPublicKeys (or certificate files)")
+                reason: "certificateAuthorityFile \(certificateAuthorityFile.path) does not exist or cannot be read")
+        }
+        if usePinningCertificate, pins.isEmpty {
+            throw .invalidConfiguration(
+                reason: "usePinningCertificate is true but no pins were given: pass pinnedPublicKeys or pinnedCertificateFiles")
         }
         let scheme = useSecureConnection ? "https" : "http"
         let authority = port.map { "\(host):\($0)" } ?? host
@@ -129,7 +145,8 @@ public struct NetworkingConfiguration: Sendable {
         self.port = port
         self.subdomainURL = subdomainURL
         self.usePinningCertificate = usePinningCertificate
-        self.pinnedPublicKeys = pinnedPublicKeys
+        self.pinnedPublicKeys = pins
+        self.pinnedCertificateFiles = pinnedCertificateFiles
         self.certificateAuthorityFile = certificateAuthorityFile
         self.timeout = timeout
         self.secondsBetweenPolls = secondsBetweenPolls

@@ -9,11 +9,19 @@ import Synchronization
 /// on Linux, where FoundationNetworking has gaps this type works around or reports:
 ///
 /// - a 401 with `WWW-Authenticate: Basic` is answered as a plain 401 (Swift 6.3.1's URLSession would hang);
-/// - 307 and 308 redirects are followed here, keeping the method and the body (Linux drops the body);
-///   `Authorization` is not sent to another host;
+/// - redirects are followed here, not by URLSession, with the same rules as every transport
+///   (``LibcurlTransport`` too): 307 and 308 keep the method and the body (Linux would drop the
+///   body), 301/302 turn `POST` into `GET`, 303 turns everything but `HEAD` into `GET`, and
+///   `Authorization` and `Cookie` are not sent to another origin;
 /// - the timeout covers the whole exchange, not only idle time;
 /// - public-key pinning and a custom certificate authority need server-trust callbacks, which Linux
-///   never delivers, so such requests fail with ``TransportError/pinningUnsupported(transport:)``.
+///   never delivers, so such requests fail there with ``TransportError/pinningUnsupported(transport:)``;
+///   on Apple platforms the server-trust challenge is evaluated with the system's trust (plus the
+///   authorities of the certificate authority file) and then against the pins, and a mismatch
+///   fails with ``TransportError/pinMismatch(host:)`` before anything is sent.
+///
+/// On Linux, ``LibcurlTransport`` is the default (``DefaultTransport/shared``): it is several
+/// times faster and can pin. This type stays available there for comparison.
 ///
 /// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`;
 /// share it (``shared``) rather than making one per request.
@@ -28,12 +36,14 @@ public final class URLSessionTransport: Transport {
 
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    private let redirectPolicy: RedirectPolicy
 
     /// Creates a transport with its own `URLSession`.
     ///
     /// - Parameters:
     ///   - maximumResponseSize: the most body bytes accepted; default 100 MiB.
-    ///   - maximumRedirects: the most redirects followed for one request; default 10.
+    ///   - maximumRedirects: the most redirects followed for one request; default 10. One more
+    ///     fails with ``TransportError/invalidResponse(_:)``.
     ///   - configure: changes to the session configuration (an ephemeral one with cookies and
     ///     caching off) before the session is made.
     public init(
@@ -50,6 +60,7 @@ public final class URLSessionTransport: Transport {
         configure(configuration)
         self.maximumResponseSize = maximumResponseSize
         self.maximumRedirects = maximumRedirects
+        redirectPolicy = RedirectPolicy(maximumRedirects: maximumRedirects)
         delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -59,6 +70,9 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        if request.security.requiresPinning, request.url.scheme?.lowercased() == "http" {
+            throw .invalidRequest("public-key pinning needs https, but the request goes to \(Redaction.standard.url(request.url))")
+        }
         #if !canImport(Security)
             if request.security.requiresPinning {
                 throw .pinningUnsupported(transport: "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
@@ -68,24 +82,13 @@ public final class URLSessionTransport: Transport {
             }
         #endif
         let deadline = ContinuousClock.now + .seconds(request.timeout)
-        var current = request
-        var redirects = 0
-        while true {
-            let outcome = try await perform(current, deadline: deadline)
-            guard let location = outcome.redirect else { return outcome.response }
-            redirects += 1
-            guard redirects <= maximumRedirects else {
-                throw .invalidResponse("more than \(maximumRedirects) redirects, the last to \(location)")
-            }
-            if location.host != current.url.host || location.port != current.url.port {
-                current.headers["Authorization"] = nil
-            }
-            current.url = location
+        return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in
+            try await self.perform(hop, deadline: deadline)
         }
     }
 
     private func perform(_ request: TransportRequest, deadline: ContinuousClock.Instant)
-        async throws(TransportError) -> URLSessionTransportDelegate.Outcome
+        async throws(TransportError) -> TransportResponse
     {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw .timedOut }
@@ -98,7 +101,7 @@ public final class URLSessionTransport: Transport {
 
         let handle = TaskHandle()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<URLSessionTransportDelegate.Outcome, TransportError>, Never>) in
+            await withCheckedContinuation { (continuation: URLSessionTransportDelegate.Continuation) in
                 let task = session.dataTask(with: urlRequest)
                 delegate.register(task, request: request, continuation: continuation)
                 handle.start(task, deadline: seconds, delegate: delegate)

@@ -7,19 +7,12 @@ import Synchronization
 
 /// Collects each task's response and body, and resumes its caller exactly once.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// What one task produced: a final response, or a 307/308 to follow with the same body.
-    struct Outcome: Sendable {
-        var response: TransportResponse
-        var redirect: URL?
-    }
-
-    typealias Continuation = CheckedContinuation<Result<Outcome, TransportError>, Never>
+    typealias Continuation = CheckedContinuation<Result<TransportResponse, TransportError>, Never>
 
     private struct Exchange {
         var continuation: Continuation
         var request: TransportRequest
         var body = Data()
-        var redirect: URL?
         var rejectedChallenge = false
         var failure: TransportError?
         var timer: Task<Void, Never>?
@@ -57,7 +50,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if !attached { timer.cancel() }
     }
 
-    /// Decides how the task ends before URLSession reports it (cancellation, timeout).
+    /// The request a task was registered with, while it runs.
+    func request(of task: URLSessionTask) -> TransportRequest? {
+        exchanges.withLock { $0[task.taskIdentifier]?.request }
+    }
+
+    /// Decides how the task ends before URLSession reports it (cancellation, timeout, pin mismatch).
     func finish(_ task: URLSessionTask, with failure: TransportError) {
         exchanges.withLock { exchanges in
             if exchanges[task.taskIdentifier]?.failure == nil { exchanges[task.taskIdentifier]?.failure = failure }
@@ -97,12 +95,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard response.statusCode == 307 || response.statusCode == 308, let location = request.url else {
-            completionHandler(request)
-            return
-        }
-        // Follow 307/308 ourselves: FoundationNetworking on Linux drops the body when it follows them.
-        exchanges.withLock { $0[task.taskIdentifier]?.redirect = location }
+        // Every redirect is delivered to URLSessionTransport, which follows it with the shared
+        // RedirectPolicy (FoundationNetworking on Linux would drop the body of a 307/308).
         completionHandler(nil)
     }
 
@@ -110,6 +104,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security)
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+                evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
+                return
+            }
+        #endif
         // HTTP authentication challenges come from a 401 with WWW-Authenticate. Declining them
         // delivers the 401 to the caller; on Swift 6.3.1 default handling would hang forever.
         exchanges.withLock { $0[task.taskIdentifier]?.rejectedChallenge = true }
@@ -122,15 +122,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         exchange.continuation.resume(returning: Self.outcome(of: exchange, task: task, error: error))
     }
 
-    private static func outcome(of exchange: Exchange, task: URLSessionTask, error: (any Error)?) -> Result<Outcome, TransportError> {
+    private static func outcome(of exchange: Exchange, task: URLSessionTask, error: (any Error)?) -> Result<TransportResponse, TransportError> {
         let httpResponse = task.response as? HTTPURLResponse
         if exchange.rejectedChallenge, let httpResponse, httpResponse.statusCode == 401 {
-            return .success(Outcome(response: transportResponse(httpResponse, body: exchange.body)))
+            return .success(transportResponse(httpResponse, body: exchange.body))
         }
         if let failure = exchange.failure { return .failure(failure) }
         if let error { return .failure(URLSessionTransportErrors.map(error)) }
         guard let httpResponse else { return .failure(.invalidResponse("the server's answer is not an HTTP response")) }
-        return .success(Outcome(response: transportResponse(httpResponse, body: exchange.body), redirect: exchange.redirect))
+        return .success(transportResponse(httpResponse, body: exchange.body))
     }
 
     private static func transportResponse(_ response: HTTPURLResponse, body: Data) -> TransportResponse {

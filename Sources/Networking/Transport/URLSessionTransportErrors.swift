@@ -21,47 +21,33 @@ enum URLSessionTransportErrors {
         case NSURLErrorNetworkConnectionLost: return .network(.connectionLost)
         case NSURLErrorNotConnectedToInternet: return .network(.notConnected)
         case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorZeroByteResource:
-            return .invalidResponse(message)
+            return libcurlFailure(message) ?? .invalidResponse(message)
+        case NSURLErrorUnsupportedURL:
+            return libcurlFailure(message) ?? .invalidRequest(message)
         case NSURLErrorDataLengthExceedsMaximum: return .invalidRequest(message)
         case NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid:
             return .tls(.expiredCertificate(message))
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot:
             return .tls(.untrustedCertificate(message))
         case NSURLErrorSecureConnectionFailed, NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
-            return .tls(tlsFailure(message))
+            return .tls(TLSFailure(classifying: message))
         default:
-            if looksLikeTLS(message) { return .tls(tlsFailure(message)) }
-            if looksLikeLostConnection(message) { return .network(.connectionLost) }
-            return .network(.other(message))
+            if let failure = libcurlFailure(message) { return failure }
+            return TLSFailure.looksLikeTLS(message) ? .tls(TLSFailure(classifying: message)) : .network(.other(message))
         }
     }
 
-    /// libcurl's words for a connection that ended before the response was complete.
-    static func looksLikeLostConnection(_ message: String) -> Bool {
+    /// What libcurl meant, when FoundationNetworking on Linux passes its message on under a
+    /// vague code: an empty reply (-1011) or a body cut short (-1) is a lost connection, and a
+    /// reply that is not HTTP (-1002) is an invalid response, as ``LibcurlTransport`` reports them.
+    static func libcurlFailure(_ message: String) -> TransportError? {
         let lowered = message.lowercased()
-        return ["transfer closed", "connection reset", "recv failure", "send failure", "empty reply", "partial file"]
-            .contains { lowered.contains($0) }
-    }
-
-    static func looksLikeTLS(_ message: String) -> Bool {
-        let lowered = message.lowercased()
-        return ["ssl", "tls", "certificate"].contains { lowered.contains($0) }
-    }
-
-    /// Classifies a TLS failure by the OpenSSL/libcurl message.
-    static func tlsFailure(_ message: String) -> TLSFailure {
-        let lowered = message.lowercased()
-        if lowered.contains("expired") || lowered.contains("not yet valid") { return .expiredCertificate(message) }
-        if lowered.contains("subject name") || lowered.contains("hostname") || lowered.contains("host name")
-            || lowered.contains("doesn't match") || lowered.contains("does not match target host")
-        {
-            return .hostnameMismatch(message)
+        if ["empty reply from server", "transfer closed with", "connection reset", "recv failure", "send failure"].contains(where: lowered.contains) {
+            return .network(.connectionLost)
         }
-        if lowered.contains("self-signed") || lowered.contains("self signed") || lowered.contains("issuer")
-            || lowered.contains("unknown ca") || lowered.contains("verify") || lowered.contains("untrusted")
-        {
-            return .untrustedCertificate(message)
+        if ["http/0.9", "unsupported http version", "weird server reply"].contains(where: lowered.contains) {
+            return .invalidResponse(message)
         }
-        return .handshakeFailed(message)
+        return nil
     }
 }

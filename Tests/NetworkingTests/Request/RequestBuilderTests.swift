@@ -224,7 +224,9 @@ struct RequestBuilderTests {
     func security() throws {
         // Given
         let pin = try PublicKeyPin(sha256Digest: Data(repeating: 9, count: 32))
-        let ca = URL(fileURLWithPath: "/etc/ssl/private-ca.pem")
+        let ca = FileManager.default.temporaryDirectory.appendingPathComponent("private-ca-\(UUID().uuidString).pem")
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: ca)
+        defer { try? FileManager.default.removeItem(at: ca) }
         let pinning = RequestBuilder(
             configuration: try NetworkingConfiguration(
                 domainURL: "api.test", usePinningCertificate: true, pinnedPublicKeys: [pin], certificateAuthorityFile: ca))

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Reads public-key pins from certificates: PEM files (one or more `CERTIFICATE` blocks) and DER
+/// files (one certificate), as `openssl` writes them.
+///
+/// A pin is the SHA-256 of the certificate's DER SubjectPublicKeyInfo, so it survives a
+/// certificate renewed with the same key, and matches what
+/// `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64` prints.
+enum CertificatePins {
+    private static let pemBegin = "-----BEGIN CERTIFICATE-----"
+    private static let pemEnd = "-----END CERTIFICATE-----"
+
+    /// The pins of every certificate in the file.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it cannot
+    ///   be read, holds no certificate, or a certificate in it is malformed.
+    static func pins(inFile url: URL) throws(RepositoryError) -> [PublicKeyPin] {
+        let contents: Data
+        do {
+            contents = try Data(contentsOf: url)
+        } catch {
+            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription)")
+        }
+        do throws(DER.Failure) {
+            return try pins(inContents: [UInt8](contents))
+        } catch {
+            throw .invalidConfiguration(reason: "certificate file \(url.path) is not a PEM or DER certificate: \(error)")
+        }
+    }
+
+    /// The pins of the certificates in a PEM or DER file's bytes.
+    static func pins(inContents bytes: [UInt8]) throws(DER.Failure) -> [PublicKeyPin] {
+        let certificates = try derCertificates(in: bytes)
+        var pins: [PublicKeyPin] = []
+        for certificate in certificates { pins.append(try pin(ofCertificate: certificate)) }
+        return pins
+    }
+
+    /// The pin of one DER certificate.
+    static func pin(ofCertificate der: [UInt8]) throws(DER.Failure) -> PublicKeyPin {
+        let info = try DER.subjectPublicKeyInfo(ofCertificate: der)
+        let digest = SHA256.hash(info)
+        // A SHA-256 digest always has 32 bytes, which is all PublicKeyPin checks.
+        guard let pin = try? PublicKeyPin(sha256Digest: Data(digest)) else {
+            throw DER.Failure(description: "internal error: digest of \(digest.count) bytes")
+        }
+        return pin
+    }
+
+    /// The DER certificates in PEM text, or the bytes themselves when they are not PEM.
+    static func derCertificates(in bytes: [UInt8]) throws(DER.Failure) -> [[UInt8]] {
+        guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN") else {
+            guard !bytes.isEmpty else { throw DER.Failure(description: "the file is empty") }
+            return [bytes]
+        }
+        var certificates: [[UInt8]] = []
+        var remainder = Substring(text)
+        while let begin = remainder.range(of: pemBegin) {
+            guard let end = remainder.range(of: pemEnd, range: begin.upperBound..<remainder.endIndex) else {
+                throw DER.Failure(description: "a PEM certificate block has no END line")
+            }
+            let body = remainder[begin.upperBound..<end.lowerBound]
+            guard let der = Data(base64Encoded: String(body), options: .ignoreUnknownCharacters), !der.isEmpty else {
+                throw DER.Failure(description: "a PEM certificate block is not valid base64")
+            }
+            certificates.append([UInt8](der))
+            remainder = remainder[end.upperBound...]
+        }
+        guard !certificates.isEmpty else {
+            throw DER.Failure(description: "the PEM text holds no \(pemBegin) block")
+        }
+        return certificates
+    }
+}
+
+extension PublicKeyPin {
+    /// Creates the pin of a certificate's public key from the certificate's DER bytes.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when the bytes are not an
+    ///   X.509 certificate.
+    public init(certificateDER der: Data) throws(RepositoryError) {
+        do throws(DER.Failure) {
+            self = try CertificatePins.pin(ofCertificate: [UInt8](der))
+        } catch {
+            throw .invalidConfiguration(reason: "not a DER certificate: \(error)")
+        }
+    }
+
+    /// The pins of every certificate in a PEM file (one or more `CERTIFICATE` blocks, as in a
+    /// chain) or a DER file (one certificate).
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it cannot
+    ///   be read, holds no certificate, or a certificate in it is malformed.
+    public static func pins(fromCertificateFile url: URL) throws(RepositoryError) -> [PublicKeyPin] {
+        try CertificatePins.pins(inFile: url)
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+
+    /// Maps a failed libcurl transfer (its `CURLcode` and the text of its error buffer) to the
+    /// ``TransportError`` that ``LibcurlTransport`` documents.
+    ///
+    /// The code says which phase failed; the message tells TLS failures apart (OpenSSL reports
+    /// an untrusted, expired or wrong-host certificate under the same code) and refused from
+    /// unreachable connections.
+    enum LibcurlErrors {
+        /// The transport error for a transfer that ended with `code`.
+        ///
+        /// - Parameters:
+        ///   - code: the transfer's result.
+        ///   - message: the error buffer's text, or `curl_easy_strerror`'s when the buffer is empty.
+        ///   - host: the host of the request, for ``TransportError/pinMismatch(host:)``.
+        ///   - maximumResponseSize: the limit that `CURLE_FILESIZE_EXCEEDED` enforced.
+        static func map(_ code: CURLcode, message: String, host: String, maximumResponseSize: Int) -> TransportError {
+            switch code {
+            case CURLE_OPERATION_TIMEDOUT:
+                return .timedOut
+            case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+                return .network(.hostNotFound)
+            case CURLE_COULDNT_CONNECT:
+                return .network(connectFailure(message))
+            case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
+                return TLSFailure.looksLikeTLS(message) && message.lowercased().contains("certificate")
+                    ? .tls(TLSFailure(classifying: message)) : .network(.connectionLost)
+            case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+                return .pinMismatch(host: host)
+            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+                CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+                CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
+                CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+                return .tls(TLSFailure(classifying: message))
+            case CURLE_FILESIZE_EXCEEDED:
+                return .responseTooLarge(limit: maximumResponseSize)
+            case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+                CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR, CURLE_CHUNK_FAILED:
+                return .invalidResponse(message)
+            case CURLE_URL_MALFORMAT, CURLE_SEND_FAIL_REWIND, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION,
+                CURLE_SETOPT_OPTION_SYNTAX, CURLE_NOT_BUILT_IN:
+                return .invalidRequest(message)
+            default:
+                return .network(.other("libcurl error \(code.rawValue): \(message)"))
+            }
+        }
+
+        /// Refused, or no route to the network at all.
+        private static func connectFailure(_ message: String) -> NetworkFailure {
+            let lowered = message.lowercased()
+            if lowered.contains("network is unreachable") || lowered.contains("no route to host") {
+                return .notConnected
+            }
+            return .connectionRefused
+        }
+
+        /// The message for a failed transfer: the error buffer, else libcurl's text for the code.
+        static func message(code: CURLcode, errorBuffer: UnsafePointer<CChar>) -> String {
+            let buffered = String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !buffered.isEmpty { return buffered }
+            guard let text = curl_easy_strerror(code) else { return "libcurl error \(code.rawValue)" }
+            return String(cString: text)
+        }
+    }
+#endif

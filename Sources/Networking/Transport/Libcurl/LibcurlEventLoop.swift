@@ -1,0 +1,212 @@
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+    import Synchronization
+
+    /// libcurl's process-wide state, set up once.
+    enum LibcurlGlobal {
+        /// Whether `curl_global_init` succeeded. Swift initialises a static `let` exactly once,
+        /// thread-safely, on first use; libcurl 7.84+ also counts its own initialisations, so
+        /// FoundationNetworking's call does not conflict.
+        static let isInitialized: Bool = curl_global_init(networking_curl_global_default) == CURLE_OK
+    }
+
+    /// One thread that drives every transfer of a ``LibcurlTransport`` through one libcurl multi
+    /// handle: `curl_multi_perform`, then `curl_multi_poll` until a socket, a timer or
+    /// `curl_multi_wakeup` needs it.
+    ///
+    /// Callers never touch libcurl: they put transfers and cancellations in the inbox (a mutex)
+    /// and wake the thread only when it sleeps in `curl_multi_poll`. The thread sets up pooled
+    /// easy handles (reset with `curl_easy_reset` between transfers), and the multi handle's
+    /// connection cache reuses connections. ``shutdown()`` stops the thread: transfers still
+    /// running or waiting end with ``TransportError/cancelled``, and later ones are refused the same way.
+    ///
+    /// Thread-safety (hence `@unchecked Sendable`): ``inbox`` is behind a mutex; `multi` is used by
+    /// the loop thread, except `curl_multi_wakeup` (thread-safe), which is called while holding the
+    /// inbox lock so that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
+    final class LibcurlEventLoop: @unchecked Sendable {
+        private struct Inbox {
+            var submissions: [LibcurlTransfer] = []
+            var cancellations: [LibcurlTransfer] = []
+            var isShutDown = false
+            /// The loop is in (or about to enter) `curl_multi_poll` and must be woken.
+            var isWaiting = false
+        }
+
+        /// The most idle easy handles kept for reuse.
+        private static let handlePoolLimit = 64
+        /// The most idle connections the multi handle keeps open.
+        private static let connectionCacheSize = 64
+
+        /// How many connections the finished transfers opened (the rest reused one); for tests.
+        let connectionsOpened = Atomic<Int>(0)
+
+        private let inbox = Mutex<Inbox>(Inbox())
+        private let multi: UnsafeMutableRawPointer?
+        private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
+        private var idleHandles: [UnsafeMutableRawPointer] = []
+
+        /// Creates the multi handle and starts the loop thread (none when libcurl cannot start;
+        /// every transfer then fails with a clear error).
+        init() {
+            multi = LibcurlGlobal.isInitialized ? curl_multi_init() : nil
+            guard let multi else { return }
+            _ = networking_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize)
+            _ = networking_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, networking_curl_pipe_multiplex)
+            let thread = Thread { [self] in run() }
+            thread.name = "Networking.LibcurlEventLoop"
+            thread.start()
+        }
+
+        /// Queues a transfer; it fails with ``TransportError/cancelled`` once the loop is shut down.
+        func submit(_ transfer: LibcurlTransfer) {
+            guard let multi else {
+                transfer.complete(.failure(.network(.other("libcurl could not be initialised (curl_global_init or curl_multi_init failed)"))))
+                return
+            }
+            let accepted = inbox.withLock { inbox -> Bool in
+                guard !inbox.isShutDown else { return false }
+                inbox.submissions.append(transfer)
+                Self.wakeIfWaiting(&inbox, multi)
+                return true
+            }
+            if !accepted { transfer.complete(.failure(.cancelled)) }
+        }
+
+        /// Asks the loop to abort a transfer; it ends with ``TransportError/cancelled`` unless it
+        /// has finished already.
+        func cancel(_ transfer: LibcurlTransfer) {
+            guard let multi else { return }
+            inbox.withLock { inbox in
+                guard !inbox.isShutDown else { return }
+                inbox.cancellations.append(transfer)
+                Self.wakeIfWaiting(&inbox, multi)
+            }
+        }
+
+        /// Stops the loop thread; running and queued transfers end with ``TransportError/cancelled``.
+        func shutdown() {
+            guard let multi else { return }
+            inbox.withLock { inbox in
+                guard !inbox.isShutDown else { return }
+                inbox.isShutDown = true
+                Self.wakeIfWaiting(&inbox, multi)
+            }
+        }
+
+        private static func wakeIfWaiting(_ inbox: inout Inbox, _ multi: UnsafeMutableRawPointer) {
+            guard inbox.isWaiting else { return }
+            inbox.isWaiting = false
+            _ = curl_multi_wakeup(multi)
+        }
+
+        // MARK: - Loop thread
+
+        private func run() {
+            guard let multi else { return }
+            var submissions: [LibcurlTransfer] = []
+            var cancellations: [LibcurlTransfer] = []
+            submissions.reserveCapacity(16)
+            cancellations.reserveCapacity(16)
+            var running: Int32 = 0
+            while true {
+                let isShutDown = inbox.withLock { inbox -> Bool in
+                    swap(&inbox.submissions, &submissions)
+                    swap(&inbox.cancellations, &cancellations)
+                    inbox.isWaiting = false
+                    return inbox.isShutDown
+                }
+                for transfer in submissions { add(transfer, to: multi) }
+                submissions.removeAll(keepingCapacity: true)
+                for transfer in cancellations { abort(transfer, in: multi, with: .cancelled) }
+                cancellations.removeAll(keepingCapacity: true)
+                if isShutDown { break }
+
+                _ = curl_multi_perform(multi, &running)
+                collectFinished(in: multi)
+
+                let mayWait = inbox.withLock { inbox -> Bool in
+                    guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, !inbox.isShutDown else { return false }
+                    inbox.isWaiting = true
+                    return true
+                }
+                if mayWait { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
+            }
+            tearDown(multi)
+        }
+
+        private func add(_ transfer: LibcurlTransfer, to multi: UnsafeMutableRawPointer) {
+            guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+                transfer.complete(.failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
+                return
+            }
+            if let failure = transfer.configure(easy) {
+                recycle(easy, of: transfer)
+                transfer.complete(.failure(failure))
+                return
+            }
+            let code = curl_multi_add_handle(multi, easy)
+            guard code == CURLM_OK else {
+                recycle(easy, of: transfer)
+                transfer.complete(.failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
+                return
+            }
+            active[ObjectIdentifier(transfer)] = transfer
+        }
+
+        private func abort(_ transfer: LibcurlTransfer, in multi: UnsafeMutableRawPointer, with failure: TransportError) {
+            guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil, let easy = transfer.easy else { return }
+            // Removing a running handle closes its connection: the transfer stops on the wire.
+            _ = curl_multi_remove_handle(multi, easy)
+            recycle(easy, of: transfer)
+            transfer.complete(.failure(failure))
+        }
+
+        private func collectFinished(in multi: UnsafeMutableRawPointer) {
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                var context: UnsafeMutableRawPointer?
+                _ = networking_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+                guard let context else {
+                    _ = curl_multi_remove_handle(multi, easy)
+                    curl_easy_cleanup(easy)
+                    continue
+                }
+                let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                var connects = 0
+                if networking_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
+                    connectionsOpened.add(connects, ordering: .relaxed)
+                }
+                let result = transfer.result(of: code)
+                _ = curl_multi_remove_handle(multi, easy)
+                active.removeValue(forKey: ObjectIdentifier(transfer))
+                recycle(easy, of: transfer)
+                transfer.complete(result)
+            }
+        }
+
+        /// Resets a handle for the next transfer (or frees it when the pool is full).
+        private func recycle(_ easy: UnsafeMutableRawPointer, of transfer: LibcurlTransfer) {
+            curl_easy_reset(easy)
+            transfer.easy = nil
+            if let list = transfer.headerList {
+                curl_slist_free_all(list)
+                transfer.headerList = nil
+            }
+            if idleHandles.count < Self.handlePoolLimit {
+                idleHandles.append(easy)
+            } else {
+                curl_easy_cleanup(easy)
+            }
+        }
+
+        private func tearDown(_ multi: UnsafeMutableRawPointer) {
+            for transfer in Array(active.values) { abort(transfer, in: multi, with: .cancelled) }
+            for easy in idleHandles { curl_easy_cleanup(easy) }
+            idleHandles.removeAll()
+            curl_multi_cleanup(multi)
+        }
+    }
+#endif

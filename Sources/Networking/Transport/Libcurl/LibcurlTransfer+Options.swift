@@ -1,0 +1,134 @@
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+
+    extension LibcurlTransfer {
+        /// Sets up an easy handle (new or reset) for this transfer, on the event-loop thread.
+        ///
+        /// - Returns: `nil` when every option was accepted, else the error the caller gets.
+        func configure(_ easy: UnsafeMutableRawPointer) -> TransportError? {
+            self.easy = easy
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            var failure = CURLE_OK
+            func check(_ code: CURLcode) {
+                if failure == CURLE_OK, code != CURLE_OK { failure = code }
+            }
+            func set(_ option: CURLoption, _ value: Int) { check(networking_curl_easy_setopt_long(easy, option, value)) }
+            func set(_ option: CURLoption, _ value: String) { check(networking_curl_easy_setopt_string(easy, option, value)) }
+            func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) {
+                check(networking_curl_easy_setopt_pointer(easy, option, value))
+            }
+
+            errorBuffer[0] = 0
+            set(CURLOPT_NOSIGNAL, 1)
+            set(CURLOPT_PRIVATE, context)
+            set(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+            set(CURLOPT_URL, request.url.absoluteString)
+            set(CURLOPT_PROTOCOLS_STR, "http,https")
+            // The URL is built by the library and taken literally: no "/../" squashing.
+            set(CURLOPT_PATH_AS_IS, 1)
+            // "" asks for every encoding this libcurl decodes (gzip, deflate, br, zstd).
+            set(CURLOPT_ACCEPT_ENCODING, "")
+            set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+            set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+            check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
+
+            check(
+                networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
+                    guard let context else { return 0 }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                })
+            set(CURLOPT_WRITEDATA, context)
+            check(
+                networking_curl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
+                    guard let context else { return 0 }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                })
+            set(CURLOPT_HEADERDATA, context)
+            // Always our reader: libcurl's default one would read the process's standard input.
+            check(
+                networking_curl_easy_setopt_read_function(easy) { buffer, size, count, context in
+                    guard let context else { return networking_curl_readfunc_abort }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+                })
+            set(CURLOPT_READDATA, context)
+            check(
+                networking_curl_easy_setopt_seek_function(easy) { context, offset, origin in
+                    guard let context, origin == SEEK_SET else { return networking_curl_seekfunc_fail }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_curl_seekfunc_fail
+                })
+            set(CURLOPT_SEEKDATA, context)
+
+            let sendsBody = configureMethod(easy, check: check)
+            guard let list = makeHeaderList(sendsBody: sendsBody) else {
+                return .invalidRequest("the request headers could not be handed to libcurl (out of memory)")
+            }
+            headerList = list
+            check(networking_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list))
+
+            if request.security.requiresPinning {
+                set(CURLOPT_PINNEDPUBLICKEY, request.security.pinnedPublicKeys.map(\.description).joined(separator: ";"))
+            }
+            if let authorities = request.security.certificateAuthorityFile {
+                set(CURLOPT_CAINFO, authorities.path)
+            }
+
+            guard failure == CURLE_OK else {
+                return .invalidRequest("libcurl refused an option: \(LibcurlErrors.message(code: failure, errorBuffer: errorBuffer))")
+            }
+            return nil
+        }
+
+        /// Sets the method; returns whether the request carries a body (and so `Content-Length`).
+        ///
+        /// `HEAD` uses `CURLOPT_NOBODY`. A body, and `POST`, `PUT` and `PATCH` even without one
+        /// (they send `Content-Length: 0`, which some servers require), go through `CURLOPT_POST`
+        /// with the size and the read callback, so the body is sent from the request's `Data`
+        /// without a copy of its own. Every other method is `CURLOPT_CUSTOMREQUEST`.
+        private func configureMethod(_ easy: UnsafeMutableRawPointer, check: (CURLcode) -> Void) -> Bool {
+            let method = request.method
+            if method == .head {
+                check(networking_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
+                return false
+            }
+            let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
+            if sendsBody {
+                check(networking_curl_easy_setopt_long(easy, CURLOPT_POST, 1))
+                check(networking_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body?.count ?? 0)))
+            } else {
+                check(networking_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
+            }
+            if method != .get, method != .post {
+                check(networking_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue))
+            }
+            return sendsBody
+        }
+
+        /// The request's header fields as a libcurl list, or `nil` when libcurl is out of memory.
+        ///
+        /// `Content-Length` is libcurl's to write. An empty value is written `Name;` (libcurl
+        /// would drop `Name:`), and `Expect:` turns off `100-continue`, which would cost a round trip.
+        private func makeHeaderList(sendsBody: Bool) -> UnsafeMutablePointer<curl_slist>? {
+            var list: UnsafeMutablePointer<curl_slist>?
+            var lines = request.headers.filter { !$0.name.caseInsensitiveEquals("Content-Length") }
+                .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+            if sendsBody, !request.headers.contains("Expect") { lines.append("Expect:") }
+            // At least one line, so that `nil` means only "out of memory". `Expect:` merely
+            // removes a field libcurl might add, so it changes nothing on a request without a body.
+            if lines.isEmpty { lines.append("Expect:") }
+            for line in lines {
+                guard let appended = curl_slist_append(list, line) else {
+                    if let list { curl_slist_free_all(list) }
+                    return nil
+                }
+                list = appended
+            }
+            return list
+        }
+    }
+#endif

@@ -1,0 +1,103 @@
+import Foundation
+
+/// How every transport follows redirects, so that they all behave the same whatever their engine
+/// would do by itself (FoundationNetworking drops the body on 307; libcurl keeps `Authorization`
+/// across hosts unless told otherwise).
+///
+/// The rules, after RFC 9110 §15.4 and what browsers do:
+/// - 301 and 302 turn `POST` into `GET` without a body; other methods are kept with their body;
+/// - 303 turns every method but `HEAD` into `GET` without a body;
+/// - 307 and 308 keep the method and the body;
+/// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
+/// - a relative `Location` is resolved against the URL that answered;
+/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes;
+/// - only `http` and `https` are followed, and a request with pinned keys never leaves `https`;
+/// - more than ``maximumRedirects`` hops fail with ``TransportError/invalidResponse(_:)``.
+///
+/// The caller's timeout spans every hop: the transports give each hop only the time left.
+struct RedirectPolicy: Sendable {
+    /// The most redirects followed for one request.
+    let maximumRedirects: Int
+
+    /// The statuses that are followed when they carry a `Location`.
+    static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Sends `request` and follows redirects with `send` until a final response.
+    func follow(
+        _ request: TransportRequest,
+        send: (TransportRequest) async throws(TransportError) -> TransportResponse
+    ) async throws(TransportError) -> TransportResponse {
+        var current = request
+        var redirects = 0
+        while true {
+            let response = try await send(current)
+            guard let next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
+                return response
+            }
+            redirects += 1
+            current = next
+        }
+    }
+
+    /// The request to send after `response` answered `request`, or `nil` when the response is final.
+    ///
+    /// - Throws: ``TransportError/invalidResponse(_:)`` for one redirect too many, a `Location`
+    ///   that is not a URL, a scheme other than `http`/`https`, or a pinned request sent to `http`.
+    func nextRequest(after response: TransportResponse, to request: TransportRequest, redirectsSoFar: Int)
+        throws(TransportError) -> TransportRequest?
+    {
+        guard Self.followedStatuses.contains(response.statusCode), let location = response.headers["Location"] else {
+            return nil
+        }
+        guard redirectsSoFar < maximumRedirects else {
+            throw .invalidResponse(
+                "too many redirects: more than \(maximumRedirects), the last from \(Redaction.standard.url(request.url)) to \(location)")
+        }
+        let trimmed = location.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, let target = URL(string: trimmed, relativeTo: request.url)?.absoluteURL,
+            target.host != nil
+        else {
+            throw .invalidResponse("the redirect location \"\(location)\" is not a valid URL")
+        }
+        let scheme = target.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw .invalidResponse("refusing to follow a redirect to \(scheme)://: only http and https are followed")
+        }
+        if request.security.requiresPinning, scheme != "https" {
+            throw .invalidResponse("refusing to follow a redirect of a pinned request to \(Redaction.standard.url(target)): it is not https")
+        }
+
+        var next = request
+        next.url = target
+        if Self.changesToGet(status: response.statusCode, method: request.method) {
+            next.method = .get
+            next.body = nil
+            next.headers["Content-Type"] = nil
+            next.headers["Content-Length"] = nil
+        }
+        if !Self.sameOrigin(request.url, target) {
+            next.headers["Authorization"] = nil
+            next.headers["Cookie"] = nil
+        }
+        return next
+    }
+
+    /// Whether the redirect turns the request into a `GET` without a body.
+    static func changesToGet(status: Int, method: HTTPMethod) -> Bool {
+        switch status {
+        case 301, 302: method == .post
+        case 303: method != .head
+        default: false
+        }
+    }
+
+    /// Whether two URLs have the same scheme, host and port (default ports made explicit).
+    static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int) {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            return (scheme, url.host?.lowercased() ?? "", port)
+        }
+        return origin(first) == origin(second)
+    }
+}

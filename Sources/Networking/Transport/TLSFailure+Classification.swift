@@ -1,0 +1,31 @@
+/// Classifying TLS failures by the text OpenSSL and libcurl give, shared by the transports:
+/// libcurl reports most certificate problems under one code, and FoundationNetworking on Linux
+/// reports all of them as `NSURLErrorUnknown`, so only the message tells them apart.
+extension TLSFailure {
+    /// Whether a message is about TLS or certificates at all.
+    static func looksLikeTLS(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        return ["ssl", "tls", "certificate"].contains { lowered.contains($0) }
+    }
+
+    /// Classifies a TLS failure by its OpenSSL/libcurl message, for example
+    /// "SSL certificate problem: self-signed certificate" (untrusted),
+    /// "SSL certificate problem: certificate has expired" (expired) or
+    /// "SSL: no alternative certificate subject name matches target host name '…'" (wrong host).
+    init(classifying message: String) {
+        let lowered = message.lowercased()
+        if lowered.contains("expired") || lowered.contains("not yet valid") {
+            self = .expiredCertificate(message)
+        } else if lowered.contains("subject name") || lowered.contains("hostname") || lowered.contains("host name")
+            || lowered.contains("doesn't match") || lowered.contains("does not match target host")
+        {
+            self = .hostnameMismatch(message)
+        } else if lowered.contains("self-signed") || lowered.contains("self signed") || lowered.contains("issuer")
+            || lowered.contains("unknown ca") || lowered.contains("verify") || lowered.contains("untrusted")
+        {
+            self = .untrustedCertificate(message)
+        } else {
+            self = .handshakeFailed(message)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// Apple platforms only. NOT COMPILED OR TESTED ON LINUX CI: FoundationNetworking never delivers
+// server-trust challenges, so there URLSessionTransport refuses pinned requests instead (and
+// LibcurlTransport pins). Keep this file small and change it only with a macOS test run.
+#if canImport(Security)
+    import Foundation
+    import Security
+
+    extension URLSessionTransportDelegate {
+        /// Answers a server-trust challenge for a task.
+        ///
+        /// Without pins or a certificate authority file, the system decides (default handling).
+        /// Otherwise: the authorities of the file become the only anchors, the chain is evaluated
+        /// (`SecTrustEvaluateWithError`: chain, expiry and host name), and then, when the request
+        /// has pins, one certificate of the chain must have a SubjectPublicKeyInfo whose SHA-256 is
+        /// a pin. A failure cancels the challenge, so nothing is sent, and records the
+        /// ``TransportError`` the caller gets.
+        func evaluateServerTrust(
+            _ challenge: URLAuthenticationChallenge, task: URLSessionTask,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            guard let trust = challenge.protectionSpace.serverTrust, let security = request(of: task)?.security,
+                security.requiresPinning || security.certificateAuthorityFile != nil
+            else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            func reject(_ failure: TransportError) {
+                finish(task, with: failure)
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            }
+            if let file = security.certificateAuthorityFile {
+                guard let anchors = Self.certificates(inFile: file) else {
+                    reject(.tls(.untrustedCertificate("the certificate authority file \(file.path) holds no readable certificate")))
+                    return
+                }
+                SecTrustSetAnchorCertificates(trust, anchors as CFArray)
+                SecTrustSetAnchorCertificatesOnly(trust, true)
+            }
+            var error: CFError?
+            guard SecTrustEvaluateWithError(trust, &error) else {
+                reject(.tls(Self.tlsFailure(error)))
+                return
+            }
+            if security.requiresPinning {
+                let pins = Set(security.pinnedPublicKeys)
+                let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+                let matches = chain.contains { certificate in
+                    guard let pin = try? PublicKeyPin(certificateDER: SecCertificateCopyData(certificate) as Data) else {
+                        return false
+                    }
+                    return pins.contains(pin)
+                }
+                guard matches else {
+                    reject(.pinMismatch(host: challenge.protectionSpace.host))
+                    return
+                }
+            }
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        }
+
+        /// The certificates of a PEM or DER file, or `nil` when it holds none.
+        private static func certificates(inFile url: URL) -> [SecCertificate]? {
+            guard let contents = try? Data(contentsOf: url),
+                let ders = try? CertificatePins.derCertificates(in: [UInt8](contents))
+            else { return nil }
+            let certificates = ders.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
+            return certificates.isEmpty ? nil : certificates
+        }
+
+        /// The TLS failure for a trust evaluation error.
+        private static func tlsFailure(_ error: CFError?) -> TLSFailure {
+            guard let error else { return .untrustedCertificate("the server's certificate is not trusted") }
+            let message = (error as any Error).localizedDescription
+            switch OSStatus(CFErrorGetCode(error)) {
+            case errSecCertificateExpired, errSecCertificateNotValidYet: return .expiredCertificate(message)
+            case errSecHostNameMismatch: return .hostnameMismatch(message)
+            default: return .untrustedCertificate(message)
+            }
+        }
+    }
+#endif

@@ -1,0 +1,32 @@
+import Testing
+
+@testable import Networking
+
+@Suite("libcurl header parser")
+struct LibcurlHeaderParserTests {
+    private func parse(_ text: String) -> HTTPHeaders { LibcurlHeaderParser.parse(Array(text.utf8)) }
+
+    @Test("Fields of an HTTP/1.1 head, repeated names kept, values trimmed")
+    func http11() {
+        let headers = parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: a=1\r\nSet-Cookie:b=2  \r\nX-Empty:\r\n\r\n")
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
+        #expect(headers["X-Empty"] == "")
+        #expect(headers.count == 4)
+    }
+
+    @Test("Only the last head counts (100 Continue first), HTTP/2 status lines too")
+    func severalHeads() {
+        let headers = parse("HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\nHTTP/2 201 \r\nlocation: /x\r\n\r\n")
+        #expect(headers["X-Early"] == nil)
+        #expect(headers["Location"] == "/x")
+    }
+
+    @Test("Folded lines join the field before them; junk lines are skipped")
+    func foldedAndJunk() {
+        let headers = parse("HTTP/1.1 200 OK\r\nX-Long: one\r\n\t two\r\nno colon here\r\n: no name\r\nX-Bare: v\n\r\n")
+        #expect(headers["X-Long"] == "one two")
+        #expect(headers["X-Bare"] == "v")
+        #expect(headers.count == 2)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+@Suite("Redirect policy")
+struct RedirectPolicyTests {
+    let policy = RedirectPolicy(maximumRedirects: 3)
+    let origin = URL(string: "https://api.example.com/v1/items?page=2")!
+
+    private func request(_ method: HTTPMethod, body: String? = "{}") -> TransportRequest {
+        TransportRequest(
+            method: method, url: origin,
+            headers: ["Authorization": "Bearer t", "Cookie": "a=b", "Content-Type": "application/json", "X-Trace": "1"],
+            body: body.map { Data($0.utf8) })
+    }
+
+    private func redirect(_ status: Int, to location: String?) -> TransportResponse {
+        TransportResponse(statusCode: status, headers: location.map { ["Location": $0] } ?? [:])
+    }
+
+    @Test("Method and body per status", arguments: [
+        (301, HTTPMethod.post, HTTPMethod.get, false), (302, .post, .get, false), (303, .post, .get, false),
+        (307, .post, .post, true), (308, .post, .post, true),
+        (301, .put, .put, true), (302, .delete, .delete, true), (303, .put, .get, false), (303, .head, .head, false),
+        (307, .patch, .patch, true), (308, .put, .put, true), (303, .get, .get, false),
+    ])
+    func methodAndBody(status: Int, method: HTTPMethod, expected: HTTPMethod, keepsBody: Bool) throws {
+        let body: String? = method == .head || method == .get ? nil : "{}"
+        let next = try #require(try policy.nextRequest(after: redirect(status, to: "/v2/items"), to: request(method, body: body), redirectsSoFar: 0))
+        #expect(next.method == expected)
+        #expect((next.body != nil) == keepsBody)
+        if body != nil { #expect((next.headers["Content-Type"] != nil) == keepsBody) }
+        #expect(next.url.absoluteString == "https://api.example.com/v2/items")
+    }
+
+    @Test("Relative locations resolve against the current URL", arguments: [
+        ("/other", "https://api.example.com/other"),
+        ("sibling?x=1", "https://api.example.com/v1/sibling?x=1"),
+        ("//cdn.example.com/file", "https://cdn.example.com/file"),
+        ("http://api.example.com:8080/p", "http://api.example.com:8080/p"),
+    ])
+    func relativeLocations(location: String, expected: String) throws {
+        let next = try #require(try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
+        #expect(next.url.absoluteString == expected)
+    }
+
+    @Test("Credentials stay on their origin")
+    func credentials() throws {
+        let same = try #require(try policy.nextRequest(after: redirect(307, to: "https://API.example.com:443/x"), to: request(.post), redirectsSoFar: 0))
+        #expect(same.headers["Authorization"] == "Bearer t")
+        #expect(same.headers["Cookie"] == "a=b")
+        for location in ["https://evil.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"] {
+            let next = try #require(try policy.nextRequest(after: redirect(307, to: location), to: request(.post), redirectsSoFar: 0))
+            #expect(next.headers["Authorization"] == nil, "\(location)")
+            #expect(next.headers["Cookie"] == nil, "\(location)")
+            #expect(next.headers["X-Trace"] == "1")
+        }
+    }
+
+    @Test("Non-redirects and redirects without Location are final", arguments: [200, 300, 304, 305, 404])
+    func finalResponses(status: Int) throws {
+        #expect(try policy.nextRequest(after: redirect(status, to: "/x"), to: request(.get, body: nil), redirectsSoFar: 0) == nil)
+        #expect(try policy.nextRequest(after: redirect(302, to: nil), to: request(.get, body: nil), redirectsSoFar: 0) == nil)
+    }
+
+    @Test("Bad redirects fail with invalidResponse", arguments: ["ftp://example.com/file", "javascript:alert(1)", "http://[::1", ""])
+    func badLocations(location: String) {
+        #expect(throws: TransportError.self) {
+            try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: 0)
+        }
+    }
+
+    @Test("A pinned request never leaves https")
+    func pinnedDowngrade() throws {
+        var pinned = request(.get, body: nil)
+        pinned.security = TransportSecurity(pinnedPublicKeys: [try PublicKeyPin(sha256Digest: Data(count: 32))])
+        #expect(throws: TransportError.self) {
+            try policy.nextRequest(after: redirect(302, to: "http://api.example.com/x"), to: pinned, redirectsSoFar: 0)
+        }
+    }
+
+    @Test("The hop after the limit fails; follow() counts hops")
+    func limit() async throws {
+        #expect(try policy.nextRequest(after: redirect(302, to: "/x"), to: request(.get, body: nil), redirectsSoFar: 2) != nil)
+        #expect(throws: TransportError.self) {
+            try policy.nextRequest(after: redirect(302, to: "/x"), to: request(.get, body: nil), redirectsSoFar: 3)
+        }
+        var hops = 0
+        let result: TransportResponse
+        do {
+            result = try await policy.follow(request(.get, body: nil)) { (_) async throws(TransportError) -> TransportResponse in
+                hops += 1
+                return hops < 4 ? redirect(302, to: "/hop\(hops)") : TransportResponse(statusCode: 200)
+            }
+        } catch {
+            Issue.record("3 redirects are within the limit: \(error)")
+            return
+        }
+        #expect(result.statusCode == 200)
+        #expect(hops == 4)
+    }
+}

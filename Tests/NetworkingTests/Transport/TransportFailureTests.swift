@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+/// How every transport fails: timeouts, cancellation, unreachable servers, and servers that
+/// misbehave (the fault server). Each failure is a distinct, clear ``TransportError``; none hangs
+/// (bounds are generous and only prove that the call returned).
+@Suite("Transport failures", .timeLimit(.minutes(2)))
+struct TransportFailureTests {
+    /// Far beyond any timeout used here: only a hang exceeds it.
+    static let noHang: Duration = .seconds(15)
+
+    @Test("A slow response fails with timedOut after the request's timeout", arguments: TransportUnderTest.all)
+    func slowResponseTimesOut(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let start = ContinuousClock.now
+        let result = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=6", timeout: 1), over: transport.shared)
+        #expect(result.failure == .timedOut)
+        #expect(ContinuousClock.now - start < Self.noHang)
+    }
+
+    @Test("A server that never answers, or answers one byte at a time, times out", arguments: TransportUnderTest.all, ["/hang", "/slow-headers"])
+    func silentServerTimesOut(transport: TransportUnderTest, path: String) async throws {
+        let servers = try TestServers.require()
+        let start = ContinuousClock.now
+        let result = await Wire.send(try Wire.request(servers.faultURL + path, timeout: 1), over: transport.shared)
+        #expect(result.failure == .timedOut)
+        #expect(ContinuousClock.now - start < Self.noHang)
+    }
+
+    @Test("Cancelling the task aborts a transfer in flight", arguments: TransportUnderTest.all)
+    func cancellationDuringTransfer(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(servers.faultURL + "/hang", timeout: 60)
+        let start = ContinuousClock.now
+        let task = Task { await Wire.send(request, over: transport.shared) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let result = await task.value
+        #expect(result.failure == .cancelled)
+        #expect(ContinuousClock.now - start < Self.noHang)
+    }
+
+    @Test("A task cancelled before sending fails at once with cancelled", arguments: TransportUnderTest.all)
+    func cancellationBeforeSending(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(servers.faultURL + "/hang", timeout: 60)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await Wire.send(request, over: transport.shared)
+        }
+        #expect(await task.value.failure == .cancelled)
+    }
+
+    @Test("Cancellations racing completions always end each call exactly once", arguments: TransportUnderTest.all)
+    func cancellationRacingCompletion(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(servers.apiURL + "/health", timeout: 30)
+        let results = await withTaskGroup(of: Result<TransportResponse, TransportError>.self) { group in
+            for index in 0..<60 {
+                let task = Task { await Wire.send(request, over: transport.shared) }
+                group.addTask {
+                    if index % 3 != 0 { try? await Task.sleep(for: .microseconds(index * 50)) }
+                    task.cancel()
+                    return await task.value
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 60)
+        for result in results {
+            switch result {
+            case .success(let response): #expect(response.statusCode == 200)
+            case .failure(let error): #expect(error == .cancelled)
+            }
+        }
+        // The transport is still healthy.
+        #expect(try await Wire.response(request, over: transport.shared).statusCode == 200)
+    }
+
+    @Test("A closed port is connectionRefused", arguments: TransportUnderTest.all)
+    func connectionRefused(transport: TransportUnderTest) async throws {
+        let result = await Wire.send(try Wire.request("http://127.0.0.1:1/", timeout: 10), over: transport.shared)
+        #expect(result.failure == .network(.connectionRefused))
+    }
+
+    @Test("An unknown host is hostNotFound", arguments: TransportUnderTest.all)
+    func unknownHost(transport: TransportUnderTest) async throws {
+        let result = await Wire.send(try Wire.request("http://no-such-host.invalid/", timeout: 10), over: transport.shared)
+        #expect(result.failure == .network(.hostNotFound))
+    }
+
+    @Test("A connection dropped mid-body or closed without a reply is connectionLost",
+          arguments: TransportUnderTest.all, ["api:/drop", "fault:/partial", "fault:/close"])
+    func droppedConnection(transport: TransportUnderTest, target: String) async throws {
+        let servers = try TestServers.require()
+        let parts = target.split(separator: ":", maxSplits: 1).map(String.init)
+        let base = parts[0] == "api" ? servers.apiURL : servers.faultURL
+        let result = await Wire.send(try Wire.request(base + parts[1], timeout: 10), over: transport.shared)
+        #expect(result.failure == .network(.connectionLost))
+    }
+
+    @Test("An answer that is not HTTP is invalidResponse", arguments: TransportUnderTest.all, ["/garbage", "/bad-status"])
+    func garbage(transport: TransportUnderTest, path: String) async throws {
+        let servers = try TestServers.require()
+        let result = await Wire.send(try Wire.request(servers.faultURL + path, timeout: 10), over: transport.shared)
+        guard case .failure(.invalidResponse(let reason)) = result else {
+            Issue.record("expected invalidResponse, got \(result)")
+            return
+        }
+        #expect(!reason.isEmpty)
+    }
+
+    @Test("A 10 GiB body fails with responseTooLarge at the default limit", arguments: TransportUnderTest.all)
+    func hugeBody(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        // Its own transport: URLSession delivers the 100 MiB on one serial delegate queue, which
+        // would delay every other test sharing the instance.
+        let result = await Wire.send(try Wire.request(servers.faultURL + "/huge", timeout: 60), over: transport.make())
+        #expect(result.failure == .responseTooLarge(limit: 100 * 1024 * 1024))
+    }
+
+    @Test("maximumResponseSize is enforced with and without Content-Length", arguments: TransportUnderTest.all)
+    func responseSizeLimit(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let limited = transport.make(maximumResponseSize: 50_000)
+        let atLimit = await Wire.send(try Wire.request(servers.apiURL + "/bytes/50000"), over: limited)
+        #expect((try? atLimit.get())?.body.count == 50_000)
+        let announced = await Wire.send(try Wire.request(servers.apiURL + "/bytes/50001"), over: limited)
+        #expect(announced.failure == .responseTooLarge(limit: 50_000))
+        let chunked = await Wire.send(try Wire.request(servers.httpbinURL + "/stream-bytes/200000?chunk_size=4096"), over: limited)
+        #expect(chunked.failure == .responseTooLarge(limit: 50_000))
+    }
+}
