@@ -40,8 +40,12 @@
 
         /// How many connections the finished transfers opened (the rest reused one); for tests.
         let connectionsOpened = Atomic<Int>(0)
+        /// When to wait without sleeping, for the loop thread and for callers.
+        let spinPolicy = LibcurlSpinPolicy()
 
         private let inbox = Mutex<Inbox>(Inbox())
+        /// Set whenever the inbox gets work, so the loop can spin on it without taking the lock.
+        private let hasWork = Atomic<Bool>(false)
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
         private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -66,7 +70,9 @@
             }
             let accepted = inbox.withLock { inbox -> Bool in
                 guard !inbox.isShutDown else { return false }
+                spinPolicy.submitted()
                 inbox.submissions.append(transfer)
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
                 return true
             }
@@ -80,6 +86,7 @@
             inbox.withLock { inbox in
                 guard !inbox.isShutDown else { return }
                 inbox.cancellations.append(transfer)
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
             }
         }
@@ -90,6 +97,7 @@
             inbox.withLock { inbox in
                 guard !inbox.isShutDown else { return }
                 inbox.isShutDown = true
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
             }
         }
@@ -111,6 +119,7 @@
             var running: Int32 = 0
             while true {
                 let isShutDown = inbox.withLock { inbox -> Bool in
+                    hasWork.store(false, ordering: .relaxed)
                     swap(&inbox.submissions, &submissions)
                     swap(&inbox.cancellations, &cancellations)
                     inbox.isWaiting = false
@@ -123,7 +132,12 @@
                 if isShutDown { break }
 
                 _ = curl_multi_perform(multi, &running)
-                collectFinished(in: multi)
+                let finished = collectFinished(in: multi)
+                // One request at a time (see LibcurlSpinPolicy): a caller that just got its answer
+                // often sends the next request within microseconds, and a fast peer answers
+                // sooner than a sleeping thread wakes up; wait for both without sleeping.
+                if finished, active.isEmpty, spinPolicy.isSequential, spinForWork() { continue }
+                if !finished, active.count == 1, spinPolicy.favoursSpinning, pollBriefly(multi) { continue }
 
                 let mayWait = inbox.withLock { inbox -> Bool in
                     guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, !inbox.isShutDown else { return false }
@@ -137,21 +151,22 @@
 
         private func add(_ transfer: LibcurlTransfer, to multi: UnsafeMutableRawPointer) {
             guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-                transfer.complete(.failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
+                finish(transfer, .failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
                 return
             }
             if let failure = transfer.configure(easy) {
                 recycle(easy, of: transfer)
-                transfer.complete(.failure(failure))
+                finish(transfer, .failure(failure))
                 return
             }
             let code = curl_multi_add_handle(multi, easy)
             guard code == CURLM_OK else {
                 recycle(easy, of: transfer)
-                transfer.complete(.failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
+                finish(transfer, .failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
                 return
             }
             active[ObjectIdentifier(transfer)] = transfer
+            transfer.startedAt = .now
         }
 
         private func abort(_ transfer: LibcurlTransfer, in multi: UnsafeMutableRawPointer, with failure: TransportError) {
@@ -159,10 +174,35 @@
             // Removing a running handle closes its connection: the transfer stops on the wire.
             _ = curl_multi_remove_handle(multi, easy)
             recycle(easy, of: transfer)
-            transfer.complete(.failure(failure))
+            finish(transfer, .failure(failure))
         }
 
-        private func collectFinished(in multi: UnsafeMutableRawPointer) {
+        /// Spins (no system call) until work arrives or ``LibcurlSpinPolicy/spinLimit`` passes; `true` when work arrived.
+        private func spinForWork() -> Bool {
+            let clock = ContinuousClock()
+            let deadline = clock.now + LibcurlSpinPolicy.spinLimit
+            repeat {
+                if hasWork.load(ordering: .acquiring) { return true }
+            } while clock.now < deadline
+            return false
+        }
+
+        /// Polls the sockets without sleeping until one is ready, work arrives or ``LibcurlSpinPolicy/spinLimit``
+        /// passes; `true` unless the time ran out.
+        private func pollBriefly(_ multi: UnsafeMutableRawPointer) -> Bool {
+            let clock = ContinuousClock()
+            let deadline = clock.now + LibcurlSpinPolicy.spinLimit
+            repeat {
+                var ready: Int32 = 0
+                _ = curl_multi_poll(multi, nil, 0, 0, &ready)
+                if ready > 0 || hasWork.load(ordering: .acquiring) { return true }
+            } while clock.now < deadline
+            return false
+        }
+
+        /// Completes every finished transfer; `true` when there was one.
+        private func collectFinished(in multi: UnsafeMutableRawPointer) -> Bool {
+            var finishedAny = false
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -183,8 +223,16 @@
                 _ = curl_multi_remove_handle(multi, easy)
                 active.removeValue(forKey: ObjectIdentifier(transfer))
                 recycle(easy, of: transfer)
-                transfer.complete(result)
+                finish(transfer, result)
+                finishedAny = true
             }
+            return finishedAny
+        }
+
+        /// Hands a transfer's outcome to its caller.
+        private func finish(_ transfer: LibcurlTransfer, _ result: Result<LibcurlTransfer.Reply, TransportError>) {
+            spinPolicy.finished(after: transfer.startedAt.map { $0.duration(to: .now) })
+            transfer.complete(result)
         }
 
         /// Resets a handle for the next transfer (or frees it when the pool is full).
