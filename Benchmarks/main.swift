@@ -2,13 +2,15 @@ import Foundation
 import Networking
 
 /// script/bench's measuring program. Usage:
-///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N] [--json]
+///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
+///                        [--cases libcurl,memory,urlsession,raw] [--json]
 /// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
 struct Options {
     var baseURL = ""
     var requests = 20_000
     var memoryRequests = 100_000
     var json = false
+    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw"]
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -18,6 +20,7 @@ struct Options {
             case "--requests": requests = Int(iterator.next() ?? "") ?? requests
             case "--memory-requests": memoryRequests = Int(iterator.next() ?? "") ?? memoryRequests
             case "--json": json = true
+            case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
             default: throw UsageError(description: "unknown argument \(argument)")
             }
         }
@@ -38,8 +41,8 @@ func makeRepository(baseURL: String, transport: any Transport) throws -> BooksRe
 /// The cases for one transport: small and large, sequential and 8 in flight.
 func repositoryCases(_ label: String, transport: any Transport, options: Options) async throws -> [BenchmarkResult] {
     let repository = try makeRepository(baseURL: options.baseURL, transport: transport)
-    // Warm up: connections, lazy initialisation, allocator.
-    for _ in 0..<500 { _ = await repository.book() }
+    // Warm up: connections, lazy initialisation, allocator, the transport's latency estimate.
+    for _ in 0..<2_000 { _ = await repository.book() }
     var results: [BenchmarkResult] = []
     for (size, concurrency) in [("small", 1), ("small", 8), ("large", 1), ("large", 8)] {
         let requests = size == "large" ? max(options.requests / 4, 8) : options.requests
@@ -55,7 +58,22 @@ func repositoryCases(_ label: String, transport: any Transport, options: Options
     return results
 }
 
-func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, json: Bool) {
+/// How long decoding the ~15 KB array takes alone, in microseconds: the floor of the large cases
+/// whatever the transport.
+func largeDecodeMicroseconds(baseURL: String) async -> Double? {
+    guard let url = URL(string: baseURL + "/books.json"),
+        let body = try? await URLSessionTransport().send(TransportRequest(method: .get, url: url)).body
+    else { return nil }
+    let decoder = JSONDecoder()
+    let rounds = 300
+    let clock = ContinuousClock()
+    let began = clock.now
+    for _ in 0..<rounds { _ = try? decoder.decode([Book].self, from: body) }
+    let elapsed = (clock.now - began).components
+    return (Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12) / Double(rounds)
+}
+
+func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Double?, json: Bool) {
     func rate(_ name: String) -> Double? { results.first { $0.name == name }?.requestsPerSecond }
     func ratio(_ first: String, _ second: String) -> Double? {
         guard let a = rate(first), let b = rate(second), b > 0 else { return nil }
@@ -73,6 +91,7 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, json: Bool) 
     if json {
         for result in results + (memory.map { [$0] } ?? []) { print(result.json) }
         var fields = ratios.compactMap { name, value in value.map { "\"\(name)\":\($0)" } }
+        if let decode { fields.append("\"large_decode_microseconds\":\((decode * 10).rounded() / 10)") }
         if let memory, let growth {
             fields.append("\"memory_requests\":\(memory.requests)")
             fields.append("\"memory_growth_kb\":\(growth)")
@@ -92,6 +111,9 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, json: Bool) 
     }
     print("")
     for (name, value) in ratios { print(pad(name, 42) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
+    if let decode {
+        print(pad("decoding the large array alone", 42) + String(format: "%.0f µs (the floor of every large case)", decode))
+    }
     if let memory, let growth {
         print(pad("memory growth over \(memory.requests) requests", 42) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
     }
@@ -100,32 +122,40 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, json: Bool) 
 func run() async throws {
     let options = try Options(CommandLine.arguments)
     var results: [BenchmarkResult] = []
+    var memory: BenchmarkResult?
     #if canImport(CCurl)
-        results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
-    #endif
-    results += try await repositoryCases("urlsession", transport: URLSessionTransport(), options: options)
-    #if canImport(CCurl)
-        let url = options.baseURL + "/book.json"
-        _ = RawLibcurl.sequential(url: url, requests: 500)
-        for concurrency in [1, 8] {
-            let name = "raw-libcurl-small-\(concurrency == 1 ? "sequential" : "concurrent")"
-            let result = measureSynchronously(name, requests: options.requests, concurrency: concurrency) {
-                concurrency == 1
-                    ? RawLibcurl.sequential(url: url, requests: options.requests)
-                    : RawLibcurl.concurrent(url: url, requests: options.requests, concurrency: concurrency)
+        if options.cases.contains("libcurl") {
+            results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
+        }
+        // Before URLSession runs, so that the peak is the libcurl transport's.
+        if options.cases.contains("memory") {
+            let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport())
+            for _ in 0..<2_000 { _ = await repository.book() }
+            memory = await measure("libcurl-memory-small-sequential", requests: options.memoryRequests, concurrency: 1) {
+                (try? await repository.book().get()) != nil
             }
-            if let result { results.append(result) }
         }
-        let transport = LibcurlTransport()
-        let repository = try makeRepository(baseURL: options.baseURL, transport: transport)
-        for _ in 0..<2_000 { _ = await repository.book() }
-        let memory = await measure("libcurl-memory-small-sequential", requests: options.memoryRequests, concurrency: 1) {
-            (try? await repository.book().get()) != nil
-        }
-    #else
-        let memory: BenchmarkResult? = nil
     #endif
-    report(results, memory: memory, json: options.json)
+    if options.cases.contains("urlsession") {
+        results += try await repositoryCases("urlsession", transport: URLSessionTransport(), options: options)
+    }
+    #if canImport(CCurl)
+        if options.cases.contains("raw") {
+            let url = options.baseURL + "/book.json"
+            _ = RawLibcurl.sequential(url: url, requests: 500)
+            for concurrency in [1, 8] {
+                let name = "raw-libcurl-small-\(concurrency == 1 ? "sequential" : "concurrent")"
+                let result = measureSynchronously(name, requests: options.requests, concurrency: concurrency) {
+                    concurrency == 1
+                        ? RawLibcurl.sequential(url: url, requests: options.requests)
+                        : RawLibcurl.concurrent(url: url, requests: options.requests, concurrency: concurrency)
+                }
+                if let result { results.append(result) }
+            }
+        }
+    #endif
+    let decode = options.cases.contains("libcurl") ? await largeDecodeMicroseconds(baseURL: options.baseURL) : nil
+    report(results, memory: memory, decode: decode, json: options.json)
 }
 
 /// The program's work, run from a synchronous `main` (valgrind cannot run an async `main`).

@@ -18,12 +18,15 @@
     /// Callers never touch libcurl: they put transfers and cancellations in the inbox (a mutex)
     /// and wake the thread only when it sleeps in `curl_multi_poll`. The thread sets up pooled
     /// easy handles (reset with `curl_easy_reset` between transfers), and the multi handle's
-    /// connection cache reuses connections. ``shutdown()`` stops the thread: transfers still
-    /// running or waiting end with ``TransportError/cancelled``, and later ones are refused the same way.
+    /// connection cache reuses connections. When the transport is used one request at a time
+    /// against a fast peer, the thread spins briefly instead of sleeping (``LibcurlSpinPolicy``).
+    /// ``shutdown()`` stops the thread: transfers still running or waiting end with
+    /// ``TransportError/cancelled``, and later ones are refused the same way.
     ///
-    /// Thread-safety (hence `@unchecked Sendable`): ``inbox`` is behind a mutex; `multi` is used by
-    /// the loop thread, except `curl_multi_wakeup` (thread-safe), which is called while holding the
-    /// inbox lock so that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
+    /// Thread-safety (hence `@unchecked Sendable`): the inbox is behind a mutex, `hasWork`,
+    /// `connectionsOpened` and the spin policy are atomics; `multi` is used by the loop thread,
+    /// except `curl_multi_wakeup` (thread-safe), which is called while holding the inbox lock so
+    /// that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
     final class LibcurlEventLoop: @unchecked Sendable {
         private struct Inbox {
             var submissions: [LibcurlTransfer] = []

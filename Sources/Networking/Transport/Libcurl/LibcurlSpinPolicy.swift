@@ -3,7 +3,7 @@
 
     /// When a ``LibcurlTransport`` waits without sleeping instead of parking a thread.
     ///
-    /// Against a server on the same machine or next to it, a small exchange takes a few tens of
+    /// Against a server on the same machine or next to it, a small exchange takes tens of
     /// microseconds — less than it takes the system to wake a sleeping thread. So when the
     /// transport is used one request at a time (``isSequential``) and the last answer came
     /// quickly (``peerIsFast``), three waits become short spins of at most ``spinLimit``: the
@@ -16,8 +16,11 @@
     final class LibcurlSpinPolicy: Sendable {
         /// The longest any spin lasts.
         static let spinLimit: Duration = .microseconds(100)
-        /// Below this latency a peer counts as fast: 250 µs.
-        static let fastPeerNanoseconds = 250_000
+        /// Below this latency a peer counts as fast: 1 ms. Measured by the loop, the latency
+        /// includes the loop's own wake-up when it slept, so the bar is set above what a sleeping
+        /// loop sees on loopback (a few hundred microseconds on a busy virtual machine) — else
+        /// sleeping would keep it from ever spinning — and below any peer across a real network.
+        static let fastPeerNanoseconds = 1_000_000
         /// How many completions one peak of concurrency covers before it is measured again.
         static let peakWindow = 256
 

@@ -19,8 +19,8 @@
     ///   phase of each hop is also bounded by ``connectTimeout``.
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
     ///   and the call throws ``TransportError/cancelled`` at once.
-    /// - Used one request at a time against a fast server (one that answered within 250 µs, as
-    ///   on loopback), the loop thread and the caller wait up to 100 µs without sleeping, because
+    /// - Used one request at a time against a fast server (one that answered within 1 ms, as on
+    ///   loopback), the loop thread and the caller wait up to 100 µs without sleeping, because
     ///   a thread wake-up costs more than such an exchange; with several requests in flight or a
     ///   slower server, nothing spins.
     /// - Pinning: with ``TransportSecurity/pinnedPublicKeys``, the server's certificate must be
