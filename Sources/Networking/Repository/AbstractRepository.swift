@@ -48,7 +48,7 @@ open class AbstractRepository: @unchecked Sendable {
     /// - Parameters:
     ///   - configuration: where the API is and how to talk to it.
     ///   - sessionManager: signs requests that need a session; without one, such requests are sent unsigned.
-    ///   - transport: the wire; default ``DefaultTransport/shared`` (URLSession).
+    ///   - transport: the wire; default ``DefaultTransport/shared`` (libcurl on Linux, URLSession elsewhere).
     ///   - interceptors: steps around the transport, outermost first; the session's step is outside them all.
     ///   - customErrors: custom errors for every call of this repository.
     public init(
