@@ -27,6 +27,8 @@
     ///   trusted *and* its SubjectPublicKeyInfo must hash to one of the pins; otherwise the
     ///   handshake stops before any byte of the request (headers, token or body) is sent.
     ///   ``TransportSecurity/certificateAuthorityFile`` replaces the system's authorities.
+    /// - Cookies are neither stored nor sent and nothing is cached, as with ``URLSessionTransport``;
+    ///   the proxy environment variables libcurl reads (`http_proxy`, `https_proxy`, `no_proxy`) apply.
     ///
     /// ## Errors
     /// `send(_:)` throws:
@@ -35,7 +37,7 @@
     ///   ``NetworkFailure/connectionLost`` (closed before or during the response, including an
     ///   empty reply), or ``NetworkFailure/other(_:)`` with libcurl's message;
     /// - ``TransportError/timedOut``: the timeout passed (connecting, waiting or receiving);
-    /// - ``TransportError/cancelled``: the calling task was cancelled, or the transport was released;
+    /// - ``TransportError/cancelled``: the calling task was cancelled (or the transport's loop stopped);
     /// - ``TransportError/tls(_:)``: ``TLSFailure/untrustedCertificate(_:)`` (self-signed or
     ///   unknown authority), ``TLSFailure/expiredCertificate(_:)``, ``TLSFailure/hostnameMismatch(_:)``,
     ///   or ``TLSFailure/handshakeFailed(_:)``;
@@ -51,8 +53,9 @@
     /// It never throws ``TransportError/pinningUnsupported(transport:)``.
     ///
     /// ## Choosing a transport
-    /// ``DefaultTransport/shared`` is ``shared`` on Linux and ``URLSessionTransport/shared`` on
-    /// Apple platforms. Pass a transport to a repository to choose: this one where libcurl is
+    /// This type exists on Linux, where the package links the system libcurl (Debian:
+    /// `libcurl4-openssl-dev`). ``DefaultTransport/shared`` is ``shared`` on Linux and
+    /// ``URLSessionTransport/shared`` on Apple platforms. Pass a transport to a repository to choose: this one where libcurl is
     /// available and pinning or speed matter, `URLSessionTransport` on Apple platforms or to
     /// use `URLSessionConfiguration` features.
     ///
