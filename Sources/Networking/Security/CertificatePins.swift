@@ -15,6 +15,9 @@ enum CertificatePins {
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it cannot
     ///   be read, holds no certificate, or a certificate in it is malformed.
     static func pins(inFile url: URL) throws(RepositoryError) -> [PublicKeyPin] {
+        // An empty file is refused before reading it: Foundation leaks its read buffer on one.
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        if size == 0 { throw .invalidConfiguration(reason: "certificate file \(url.path) is empty") }
         let contents: Data
         do {
             contents = try Data(contentsOf: url)
