@@ -1,38 +1,5 @@
 import Foundation
 
-/// One measured run: how many requests, how many at once, how long, and resident memory.
-struct BenchmarkResult: Sendable {
-    let name: String
-    let requests: Int
-    let concurrency: Int
-    let seconds: Double
-    let rssStartKB: Int
-    let rssEndKB: Int
-    let rssPeakKB: Int
-
-    var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
-
-    /// One JSON object with exactly the documented keys.
-    var json: String {
-        let rate = (requestsPerSecond * 10).rounded() / 10
-        let time = (seconds * 10_000).rounded() / 10_000
-        return #"{"case":"\#(name)","requests":\#(requests),"concurrency":\#(concurrency),"seconds":\#(time),"requests_per_second":\#(rate),"rss_start_kb":\#(rssStartKB),"rss_end_kb":\#(rssEndKB)}"#
-    }
-}
-
-/// Resident memory of this process, from `/proc/self/status` (Linux; zero elsewhere).
-enum ResidentMemory {
-    /// `VmRSS` (current) and `VmHWM` (peak) in kB.
-    static func current() -> (rss: Int, peak: Int) {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
-        func value(_ key: String) -> Int {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return 0 }
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return (value("VmRSS"), value("VmHWM"))
-    }
-}
-
 /// Runs `operation` `requests` times, `concurrency` at a time, and measures it.
 ///
 /// Each of the `concurrency` workers runs its share one after another, so exactly
