@@ -24,6 +24,8 @@
             var body: Data
         }
 
+        /// Unsafe rather than checked, to spare an allocation per request: the phase machine
+        /// below is what guarantees a single resumption.
         typealias Continuation = UnsafeContinuation<Result<Reply, TransportError>, Never>
 
         /// Where the caller's side of the exchange stands.
