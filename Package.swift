@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(
             name: "NetworkingBenchmarks",
             dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
-            path: "Benchmarks"),
+            path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

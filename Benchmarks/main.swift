@@ -1,28 +1,180 @@
 import Foundation
 import Networking
 
-let env = ProcessInfo.processInfo.environment
-let api = env["NETWORKING_TEST_API_URL"]!
-let fault = env["NETWORKING_TEST_FAULT_URL"]!
-let tls = env["NETWORKING_TEST_API_TLS_URL"]!
-let expired = env["NETWORKING_TEST_TLS_EXPIRED_URL"]!
-let wrong = env["NETWORKING_TEST_TLS_WRONG_HOST_URL"]!
-let ca = URL(fileURLWithPath: env["NETWORKING_TEST_CA_FILE"]!)
-let transports: [(String, any Transport)] = [("curl", LibcurlTransport()), ("urlsession", URLSessionTransport())]
-let cases: [(String, TransportSecurity)] = [
-  (fault + "/garbage", .default), (fault + "/close", .default), (fault + "/partial", .default), (fault + "/bad-status", .default), (fault + "/huge", .default),
-  (api + "/drop", .default), ("http://127.0.0.1:1/", .default), ("http://nonexistent.invalid/", .default),
-  (tls + "/health", .default), (expired + "/health", .default), (wrong + "/health", .default),
-  (tls + "/health", TransportSecurity(certificateAuthorityFile: ca)), (expired + "/health", TransportSecurity(certificateAuthorityFile: ca)), (wrong + "/health", TransportSecurity(certificateAuthorityFile: ca)),
-  (tls + "/health", TransportSecurity(pinnedPublicKeys: [try! PublicKeyPin(env["NETWORKING_TEST_OTHER_PIN"]!)], certificateAuthorityFile: ca)),
-  (api + "/redirect/301?to=/api/v1/echo", .default), (api + "/basic-auth-401", .default),
-]
-for (name, t) in transports {
-  for (u, sec) in cases {
-    let start = Date()
-    do {
-        let r = try await t.send(TransportRequest(method: .get, url: URL(string: u)!, timeout: 5, security: sec))
-        print(name, u, r.statusCode, r.body.count, Date().timeIntervalSince(start))
-    } catch { print(name, u, "error", error, Date().timeIntervalSince(start)) }
-  }
+/// script/bench's measuring program. Usage:
+///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
+///                        [--cases libcurl,memory,urlsession,raw] [--json]
+/// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
+struct Options {
+    var baseURL = ""
+    var requests = 20_000
+    var memoryRequests = 100_000
+    var json = false
+    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw"]
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--base-url": baseURL = iterator.next() ?? ""
+            case "--requests": requests = Int(iterator.next() ?? "") ?? requests
+            case "--memory-requests": memoryRequests = Int(iterator.next() ?? "") ?? memoryRequests
+            case "--json": json = true
+            case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
+            default: throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+        guard URL(string: baseURL)?.port != nil else { throw UsageError(description: "--base-url http://127.0.0.1:PORT is required") }
+    }
 }
+
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+func makeRepository(baseURL: String, transport: any Transport) throws -> BooksRepository {
+    guard let url = URL(string: baseURL), let host = url.host else { throw UsageError(description: "bad base URL") }
+    let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: host, port: url.port, timeout: 30)
+    return BooksRepository(configuration: configuration, transport: transport)
+}
+
+/// The cases for one transport: small and large, sequential and 8 in flight.
+func repositoryCases(_ label: String, transport: any Transport, options: Options) async throws -> [BenchmarkResult] {
+    let repository = try makeRepository(baseURL: options.baseURL, transport: transport)
+    // Warm up: connections, lazy initialisation, allocator, the transport's latency estimate.
+    for _ in 0..<2_000 { _ = await repository.book() }
+    var results: [BenchmarkResult] = []
+    for (size, concurrency) in [("small", 1), ("small", 8), ("large", 1), ("large", 8)] {
+        let requests = size == "large" ? max(options.requests / 4, 8) : options.requests
+        let name = "\(label)-\(size)-\(concurrency == 1 ? "sequential" : "concurrent")"
+        let result = await measure(name, requests: requests, concurrency: concurrency) {
+            switch size {
+            case "small": return (try? await repository.book().get()) != nil
+            default: return ((try? await repository.books().get())?.count ?? 0) > 0
+            }
+        }
+        if let result { results.append(result) }
+    }
+    return results
+}
+
+/// How long decoding the ~15 KB array takes alone, in microseconds: the floor of the large cases
+/// whatever the transport.
+func largeDecodeMicroseconds(baseURL: String) async -> Double? {
+    guard let url = URL(string: baseURL + "/books.json"),
+        let body = try? await URLSessionTransport().send(TransportRequest(method: .get, url: url)).body
+    else { return nil }
+    let decoder = JSONDecoder()
+    let rounds = 300
+    let clock = ContinuousClock()
+    let began = clock.now
+    for _ in 0..<rounds { _ = try? decoder.decode([Book].self, from: body) }
+    let elapsed = (clock.now - began).components
+    return (Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12) / Double(rounds)
+}
+
+func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Double?, json: Bool) {
+    func rate(_ name: String) -> Double? { results.first { $0.name == name }?.requestsPerSecond }
+    func ratio(_ first: String, _ second: String) -> Double? {
+        guard let a = rate(first), let b = rate(second), b > 0 else { return nil }
+        return (a / b * 100).rounded() / 100
+    }
+    let ratios: [(String, Double?)] = [
+        ("libcurl_vs_urlsession_small_sequential", ratio("libcurl-small-sequential", "urlsession-small-sequential")),
+        ("libcurl_vs_urlsession_small_concurrent", ratio("libcurl-small-concurrent", "urlsession-small-concurrent")),
+        ("libcurl_vs_urlsession_large_sequential", ratio("libcurl-large-sequential", "urlsession-large-sequential")),
+        ("libcurl_vs_urlsession_large_concurrent", ratio("libcurl-large-concurrent", "urlsession-large-concurrent")),
+        ("libcurl_vs_raw_small_sequential", ratio("libcurl-small-sequential", "raw-libcurl-small-sequential")),
+        ("libcurl_vs_raw_small_concurrent", ratio("libcurl-small-concurrent", "raw-libcurl-small-concurrent")),
+    ]
+    let growth = memory.map { $0.rssEndKB - $0.rssStartKB }
+    if json {
+        for result in results + (memory.map { [$0] } ?? []) { print(result.json) }
+        var fields = ratios.compactMap { name, value in value.map { "\"\(name)\":\($0)" } }
+        if let decode { fields.append("\"large_decode_microseconds\":\((decode * 10).rounded() / 10)") }
+        if let memory, let growth {
+            fields.append("\"memory_requests\":\(memory.requests)")
+            fields.append("\"memory_growth_kb\":\(growth)")
+            fields.append("\"memory_peak_kb\":\(memory.rssPeakKB)")
+        }
+        print("{" + fields.joined(separator: ",") + "}")
+        return
+    }
+    func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+    func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+    print(pad("case", 34) + lpad("requests", 9) + lpad("in flight", 10) + lpad("seconds", 9) + lpad("req/s", 10) + lpad("RSS start", 11) + lpad("RSS end", 10))
+    for result in results + (memory.map { [$0] } ?? []) {
+        print(
+            pad(result.name, 34) + lpad("\(result.requests)", 9) + lpad("\(result.concurrency)", 10)
+                + lpad(String(format: "%.2f", result.seconds), 9) + lpad(String(format: "%.0f", result.requestsPerSecond), 10)
+                + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
+    }
+    print("")
+    for (name, value) in ratios { print(pad(name, 42) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
+    if let decode {
+        print(pad("decoding the large array alone", 42) + String(format: "%.0f µs (the floor of every large case)", decode))
+    }
+    if let memory, let growth {
+        print(pad("memory growth over \(memory.requests) requests", 42) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
+    }
+}
+
+func run() async throws {
+    let options = try Options(CommandLine.arguments)
+    var results: [BenchmarkResult] = []
+    var memory: BenchmarkResult?
+    #if canImport(CCurl)
+        if options.cases.contains("libcurl") {
+            results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
+        }
+        // Before URLSession runs, so that the peak is the libcurl transport's.
+        if options.cases.contains("memory") {
+            let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport())
+            for _ in 0..<2_000 { _ = await repository.book() }
+            memory = await measure("libcurl-memory-small-sequential", requests: options.memoryRequests, concurrency: 1) {
+                (try? await repository.book().get()) != nil
+            }
+        }
+    #endif
+    if options.cases.contains("urlsession") {
+        results += try await repositoryCases("urlsession", transport: URLSessionTransport(), options: options)
+    }
+    #if canImport(CCurl)
+        if options.cases.contains("raw") {
+            let url = options.baseURL + "/book.json"
+            _ = RawLibcurl.sequential(url: url, requests: 500)
+            for concurrency in [1, 8] {
+                let name = "raw-libcurl-small-\(concurrency == 1 ? "sequential" : "concurrent")"
+                let result = measureSynchronously(name, requests: options.requests, concurrency: concurrency) {
+                    concurrency == 1
+                        ? RawLibcurl.sequential(url: url, requests: options.requests)
+                        : RawLibcurl.concurrent(url: url, requests: options.requests, concurrency: concurrency)
+                }
+                if let result { results.append(result) }
+            }
+        }
+    #endif
+    let decode = options.cases.contains("libcurl") ? await largeDecodeMicroseconds(baseURL: options.baseURL) : nil
+    report(results, memory: memory, decode: decode, json: options.json)
+}
+
+/// The program's work, run from a synchronous `main` (valgrind cannot run an async `main`).
+func main() async -> Int32 {
+    do {
+        try await run()
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("NetworkingBenchmarks: \(error)\n".utf8))
+        return 2
+    }
+}
+
+/// The exit status, set once by the task below before it signals.
+nonisolated(unsafe) var status: Int32 = 0
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    status = await main()
+    finished.signal()
+}
+finished.wait()
+exit(status)

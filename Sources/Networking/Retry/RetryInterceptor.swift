@@ -20,15 +20,15 @@ struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard !Task.isCancelled,
-                let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
-            else {
+            guard let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now()) else {
                 switch outcome {
                 case .response(let response): return response
                 case .failure(let error): throw error
                 }
             }
             do {
+                // Throws at once when the task was cancelled while the attempt ran.
+                try Task.checkCancellation()
                 try await clock.sleep(.milliseconds(Int64((delay * 1000).rounded())))
             } catch {
                 if case .response(let response) = outcome {

@@ -63,12 +63,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let tooLarge = exchanges.withLock { exchanges -> Bool in
+        let cancelNow = exchanges.withLock { exchanges -> Bool in
             guard let received = exchanges[dataTask.taskIdentifier]?.body.count else { return false }
             guard received + data.count <= maximumResponseSize else {
-                if exchanges[dataTask.taskIdentifier]?.failure == nil {
-                    exchanges[dataTask.taskIdentifier]?.failure = .responseTooLarge(limit: maximumResponseSize)
-                }
+                // Cancel once: the bytes that keep arriving until URLSession processes the
+                // cancellation are dropped. (`cancel()` waits for FoundationNetworking's
+                // process-wide work queue; calling it for every chunk of a flood piles up
+                // blocked threads.)
+                guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return false }
+                exchanges[dataTask.taskIdentifier]?.failure = .responseTooLarge(limit: maximumResponseSize)
                 return true
             }
             exchanges[dataTask.taskIdentifier]?.body.append(data)
@@ -79,7 +82,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             }
             return false
         }
-        if tooLarge { dataTask.cancel() }
+        if cancelNow { dataTask.cancel() }
     }
 
     func urlSession(

@@ -54,6 +54,8 @@ struct ProgressIntegrationTests {
                 Endpoint<TransportResponse>.get("bytes/50000000").withoutSession().reportingProgress { progress in
                     if cancelled.withLock({ $0 }) { lateReports.withLock { $0 += 1 } }
                     recorder.record(progress)
+                    // A slow consumer, so that the transfer is still running when it is cancelled.
+                    usleep(1000)
                 })
         }
         while recorder.all.isEmpty { try await Task.sleep(for: .milliseconds(5)) }

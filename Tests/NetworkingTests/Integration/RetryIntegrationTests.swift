@@ -122,11 +122,14 @@ struct RetryIntegrationTests {
         var configuration = try TestServers.configuration(servers.apiURL)
         configuration.retryPolicy = .default
         let repository = TestAPI.Repository(configuration: configuration)
+        let key = UUID().uuidString
         let task = Task {
             await repository.performAuthenticationRequest(
-                Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 5, "retry_after": 30]))
+                Endpoint<Void>.get("flaky/\(key)", parameters: ["failures": 5, "retry_after": 30]))
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel once the first attempt was answered, during the 30-second wait.
+        while try await attempts(key, repository) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.value

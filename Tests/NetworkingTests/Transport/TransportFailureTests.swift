@@ -112,11 +112,14 @@ struct TransportFailureTests {
         #expect(!reason.isEmpty)
     }
 
-    @Test("A 10 GiB body fails with responseTooLarge at the default limit", arguments: TransportUnderTest.all)
+    /// Not run against URLSession on Linux: FoundationNetworking cannot refuse a body by its
+    /// Content-Length (it ignores the response disposition), and a body streamed at loopback
+    /// speed keeps its process-wide work queue busy for tens of seconds after the cancellation,
+    /// stalling every other URLSession call in the process (`dataTask(with:)`, `resume()` and
+    /// `cancel()` wait for that queue). Its size limit is covered by the bounded cases below.
+    @Test("A 10 GiB body fails with responseTooLarge at the default limit", arguments: TransportUnderTest.withoutFloodStall)
     func hugeBody(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
-        // Its own transport: URLSession delivers the 100 MiB on one serial delegate queue, which
-        // would delay every other test sharing the instance.
         let result = await Wire.send(try Wire.request(servers.faultURL + "/huge", timeout: 60), over: transport.make())
         #expect(result.failure == .responseTooLarge(limit: 100 * 1024 * 1024))
     }

@@ -3,14 +3,6 @@
     import Foundation
     import Synchronization
 
-    /// libcurl's process-wide state, set up once.
-    enum LibcurlGlobal {
-        /// Whether `curl_global_init` succeeded. Swift initialises a static `let` exactly once,
-        /// thread-safely, on first use; libcurl 7.84+ also counts its own initialisations, so
-        /// FoundationNetworking's call does not conflict.
-        static let isInitialized: Bool = curl_global_init(networking_curl_global_default) == CURLE_OK
-    }
-
     /// One thread that drives every transfer of a ``LibcurlTransport`` through one libcurl multi
     /// handle: `curl_multi_perform`, then `curl_multi_poll` until a socket, a timer or
     /// `curl_multi_wakeup` needs it.
@@ -18,12 +10,15 @@
     /// Callers never touch libcurl: they put transfers and cancellations in the inbox (a mutex)
     /// and wake the thread only when it sleeps in `curl_multi_poll`. The thread sets up pooled
     /// easy handles (reset with `curl_easy_reset` between transfers), and the multi handle's
-    /// connection cache reuses connections. ``shutdown()`` stops the thread: transfers still
-    /// running or waiting end with ``TransportError/cancelled``, and later ones are refused the same way.
+    /// connection cache reuses connections. When the transport is used one request at a time
+    /// against a fast peer, the thread spins briefly instead of sleeping (``LibcurlSpinPolicy``).
+    /// ``shutdown()`` stops the thread: transfers still running or waiting end with
+    /// ``TransportError/cancelled``, and later ones are refused the same way.
     ///
-    /// Thread-safety (hence `@unchecked Sendable`): ``inbox`` is behind a mutex; `multi` is used by
-    /// the loop thread, except `curl_multi_wakeup` (thread-safe), which is called while holding the
-    /// inbox lock so that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
+    /// Thread-safety (hence `@unchecked Sendable`): the inbox is behind a mutex, `hasWork`,
+    /// `connectionsOpened` and the spin policy are atomics; `multi` is used by the loop thread,
+    /// except `curl_multi_wakeup` (thread-safe), which is called while holding the inbox lock so
+    /// that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
     final class LibcurlEventLoop: @unchecked Sendable {
         private struct Inbox {
             var submissions: [LibcurlTransfer] = []
@@ -40,8 +35,12 @@
 
         /// How many connections the finished transfers opened (the rest reused one); for tests.
         let connectionsOpened = Atomic<Int>(0)
+        /// When to wait without sleeping, for the loop thread and for callers.
+        let spinPolicy = LibcurlSpinPolicy()
 
         private let inbox = Mutex<Inbox>(Inbox())
+        /// Set whenever the inbox gets work, so the loop can spin on it without taking the lock.
+        private let hasWork = Atomic<Bool>(false)
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
         private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -66,7 +65,9 @@
             }
             let accepted = inbox.withLock { inbox -> Bool in
                 guard !inbox.isShutDown else { return false }
+                spinPolicy.submitted()
                 inbox.submissions.append(transfer)
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
                 return true
             }
@@ -80,6 +81,7 @@
             inbox.withLock { inbox in
                 guard !inbox.isShutDown else { return }
                 inbox.cancellations.append(transfer)
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
             }
         }
@@ -90,6 +92,7 @@
             inbox.withLock { inbox in
                 guard !inbox.isShutDown else { return }
                 inbox.isShutDown = true
+                hasWork.store(true, ordering: .releasing)
                 Self.wakeIfWaiting(&inbox, multi)
             }
         }
@@ -111,6 +114,7 @@
             var running: Int32 = 0
             while true {
                 let isShutDown = inbox.withLock { inbox -> Bool in
+                    hasWork.store(false, ordering: .relaxed)
                     swap(&inbox.submissions, &submissions)
                     swap(&inbox.cancellations, &cancellations)
                     inbox.isWaiting = false
@@ -123,7 +127,12 @@
                 if isShutDown { break }
 
                 _ = curl_multi_perform(multi, &running)
-                collectFinished(in: multi)
+                let finished = collectFinished(in: multi)
+                // One request at a time (see LibcurlSpinPolicy): a caller that just got its answer
+                // often sends the next request within microseconds, and a fast peer answers
+                // sooner than a sleeping thread wakes up; wait for both without sleeping.
+                if finished, active.isEmpty, spinPolicy.isSequential, spinForWork() { continue }
+                if !finished, active.count == 1, spinPolicy.favoursSpinning, pollBriefly(multi) { continue }
 
                 let mayWait = inbox.withLock { inbox -> Bool in
                     guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, !inbox.isShutDown else { return false }
@@ -137,21 +146,22 @@
 
         private func add(_ transfer: LibcurlTransfer, to multi: UnsafeMutableRawPointer) {
             guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-                transfer.complete(.failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
+                finish(transfer, .failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
                 return
             }
             if let failure = transfer.configure(easy) {
                 recycle(easy, of: transfer)
-                transfer.complete(.failure(failure))
+                finish(transfer, .failure(failure))
                 return
             }
             let code = curl_multi_add_handle(multi, easy)
             guard code == CURLM_OK else {
                 recycle(easy, of: transfer)
-                transfer.complete(.failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
+                finish(transfer, .failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
                 return
             }
             active[ObjectIdentifier(transfer)] = transfer
+            transfer.startedAt = .now
         }
 
         private func abort(_ transfer: LibcurlTransfer, in multi: UnsafeMutableRawPointer, with failure: TransportError) {
@@ -159,10 +169,35 @@
             // Removing a running handle closes its connection: the transfer stops on the wire.
             _ = curl_multi_remove_handle(multi, easy)
             recycle(easy, of: transfer)
-            transfer.complete(.failure(failure))
+            finish(transfer, .failure(failure))
         }
 
-        private func collectFinished(in multi: UnsafeMutableRawPointer) {
+        /// Spins (no system call) until work arrives or ``LibcurlSpinPolicy/spinLimit`` passes; `true` when work arrived.
+        private func spinForWork() -> Bool {
+            let clock = ContinuousClock()
+            let deadline = clock.now + LibcurlSpinPolicy.spinLimit
+            repeat {
+                if hasWork.load(ordering: .acquiring) { return true }
+            } while clock.now < deadline
+            return false
+        }
+
+        /// Polls the sockets without sleeping until one is ready, work arrives or ``LibcurlSpinPolicy/spinLimit``
+        /// passes; `true` unless the time ran out.
+        private func pollBriefly(_ multi: UnsafeMutableRawPointer) -> Bool {
+            let clock = ContinuousClock()
+            let deadline = clock.now + LibcurlSpinPolicy.spinLimit
+            repeat {
+                var ready: Int32 = 0
+                _ = curl_multi_poll(multi, nil, 0, 0, &ready)
+                if ready > 0 || hasWork.load(ordering: .acquiring) { return true }
+            } while clock.now < deadline
+            return false
+        }
+
+        /// Completes every finished transfer; `true` when there was one.
+        private func collectFinished(in multi: UnsafeMutableRawPointer) -> Bool {
+            var finishedAny = false
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -183,8 +218,16 @@
                 _ = curl_multi_remove_handle(multi, easy)
                 active.removeValue(forKey: ObjectIdentifier(transfer))
                 recycle(easy, of: transfer)
-                transfer.complete(result)
+                finish(transfer, result)
+                finishedAny = true
             }
+            return finishedAny
+        }
+
+        /// Hands a transfer's outcome to its caller.
+        private func finish(_ transfer: LibcurlTransfer, _ result: Result<LibcurlTransfer.Reply, TransportError>) {
+            spinPolicy.finished(after: transfer.startedAt.map { $0.duration(to: .now) })
+            transfer.complete(result)
         }
 
         /// Resets a handle for the next transfer (or frees it when the pool is full).

@@ -3,7 +3,7 @@
 /// The lines are collected as raw bytes on the event-loop thread and parsed here on the
 /// caller's, to keep the loop short. When several heads arrive (a `100 Continue` before the
 /// real one), only the last counts. Folded lines (obsolete, RFC 9112 §5.2) are joined to the
-/// field before them with one space.
+/// field before them with one space. It runs once per response, so it works on the raw buffer.
 enum LibcurlHeaderParser {
     private static let colon = UInt8(ascii: ":")
     private static let space = UInt8(ascii: " ")
@@ -13,38 +13,58 @@ enum LibcurlHeaderParser {
 
     /// The fields of the last response head in `bytes`.
     static func parse(_ bytes: [UInt8]) -> HTTPHeaders {
-        var fields: [HTTPHeaders.Field] = []
-        var lineStart = 0
-        while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != lineFeed { lineEnd += 1 }
-            var contentEnd = lineEnd
-            if contentEnd > lineStart, bytes[contentEnd - 1] == carriageReturn { contentEnd -= 1 }
-            let line = bytes[lineStart..<contentEnd]
-            lineStart = lineEnd + 1
-            guard let first = line.first else { continue }
-            if line.starts(with: "HTTP/".utf8) {
-                fields.removeAll(keepingCapacity: true)
-            } else if first == space || first == tab {
-                guard !fields.isEmpty else { continue }
-                let folded = trimmed(line)
-                if !folded.isEmpty { fields[fields.count - 1].value += " " + String(decoding: folded, as: UTF8.self) }
-            } else if let separator = line.firstIndex(of: colon) {
-                let name = trimmed(line[line.startIndex..<separator])
-                guard !name.isEmpty else { continue }
-                let value = trimmed(line[(separator + 1)...])
-                fields.append(HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
-            }
-        }
-        return HTTPHeaders(fields)
+        bytes.withUnsafeBufferPointer { buffer in HTTPHeaders(fields(in: buffer)) }
     }
 
-    /// The bytes without leading and trailing spaces and tabs.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, bytes[start] == space || bytes[start] == tab { start += 1 }
-        while end > start, bytes[end - 1] == space || bytes[end - 1] == tab { end -= 1 }
-        return bytes[start..<end]
+    private static func fields(in buffer: UnsafeBufferPointer<UInt8>) -> [HTTPHeaders.Field] {
+        var fields: [HTTPHeaders.Field] = []
+        var lineStart = 0
+        while lineStart < buffer.count {
+            var lineEnd = lineStart
+            while lineEnd < buffer.count, buffer[lineEnd] != lineFeed { lineEnd += 1 }
+            var contentEnd = lineEnd
+            if contentEnd > lineStart, buffer[contentEnd - 1] == carriageReturn { contentEnd -= 1 }
+            let start = lineStart
+            lineStart = lineEnd + 1
+            guard start < contentEnd else { continue }
+            let first = buffer[start]
+            if isStatusLine(buffer, from: start, to: contentEnd) {
+                fields.removeAll(keepingCapacity: true)
+                if fields.capacity == 0 { fields.reserveCapacity(16) }
+            } else if first == space || first == tab {
+                guard !fields.isEmpty else { continue }
+                let (from, to) = trimmed(buffer, start, contentEnd)
+                if from < to { fields[fields.count - 1].value += " " + string(buffer, from, to) }
+            } else {
+                var separator = start
+                while separator < contentEnd, buffer[separator] != colon { separator += 1 }
+                guard separator < contentEnd else { continue }
+                let (nameFrom, nameTo) = trimmed(buffer, start, separator)
+                guard nameFrom < nameTo else { continue }
+                let (valueFrom, valueTo) = trimmed(buffer, separator + 1, contentEnd)
+                fields.append(HTTPHeaders.Field(name: string(buffer, nameFrom, nameTo), value: string(buffer, valueFrom, valueTo)))
+            }
+        }
+        return fields
+    }
+
+    /// Whether the line starts with `HTTP/`.
+    private static func isStatusLine(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        end - start >= 5 && buffer[start] == UInt8(ascii: "H") && buffer[start + 1] == UInt8(ascii: "T")
+            && buffer[start + 2] == UInt8(ascii: "T") && buffer[start + 3] == UInt8(ascii: "P")
+            && buffer[start + 4] == UInt8(ascii: "/")
+    }
+
+    /// The bounds without leading and trailing spaces and tabs.
+    private static func trimmed(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (Int, Int) {
+        var from = start
+        var to = end
+        while from < to, buffer[from] == space || buffer[from] == tab { from += 1 }
+        while to > from, buffer[to - 1] == space || buffer[to - 1] == tab { to -= 1 }
+        return (from, to)
+    }
+
+    private static func string(_ buffer: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: buffer[from..<to]), as: UTF8.self)
     }
 }

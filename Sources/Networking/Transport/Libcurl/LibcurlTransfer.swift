@@ -4,13 +4,18 @@
     import Synchronization
 
     /// One HTTP exchange on a ``LibcurlEventLoop``: the request, the buffers libcurl's callbacks
-    /// fill, and the caller's continuation, resumed exactly once.
+    /// fill, and the hand-over of the result to the caller, exactly once.
+    ///
+    /// The hand-over is a small state machine (``Phase``) behind a mutex: the caller submits,
+    /// then either spins briefly for the result or suspends on a continuation; the loop
+    /// completes; cancellation may come at any point, even before submission. Whatever the
+    /// order, the caller gets one result and the continuation is resumed once.
     ///
     /// Thread-safety (hence `@unchecked Sendable`): the caller's task creates it and then only
-    /// touches ``phase`` (under its mutex). Everything else — the easy handle, the header list,
-    /// the response buffers, the upload offset — is used only by the event-loop thread between
-    /// `curl_multi_add_handle` and the transfer's completion, and read by nobody afterwards
-    /// (the response moves out through the continuation).
+    /// touches the phase (under its mutex, or the `isCompleted` atomic). Everything else — the
+    /// easy handle, the header list, the response buffers, the upload offset, `startedAt` — is
+    /// used only by the event-loop thread between `curl_multi_add_handle` and the transfer's
+    /// completion, and by nobody afterwards (the response moves out through the phase).
     final class LibcurlTransfer: @unchecked Sendable {
         /// What a finished transfer hands back: status, raw header lines and body.
         struct Reply: Sendable {
@@ -19,17 +24,23 @@
             var body: Data
         }
 
+        /// Unsafe rather than checked, to spare an allocation per request: the phase machine
+        /// below is what guarantees a single resumption.
         typealias Continuation = UnsafeContinuation<Result<Reply, TransportError>, Never>
 
         /// Where the caller's side of the exchange stands.
         private enum Phase {
-            /// Made; the continuation is not there yet.
+            /// Made, not submitted yet.
             case created
-            /// Cancelled before the continuation arrived: it is resumed as soon as it does.
+            /// Cancelled before it was submitted: it never will be.
             case cancelledBeforeStart
-            /// Handed to the loop; the continuation waits for the outcome.
-            case running(Continuation)
-            /// The continuation was resumed.
+            /// On the loop; the caller has not suspended (it may be spinning for the result).
+            case submitted
+            /// On the loop; the caller waits on this continuation.
+            case waiting(Continuation)
+            /// The loop finished it before the caller suspended; the caller takes the result.
+            case completed(Result<Reply, TransportError>)
+            /// The result was handed over.
             case finished
         }
 
@@ -43,6 +54,10 @@
         private let phase = Mutex<Phase>(.created)
         /// Set when the caller cancels, so that no progress is reported from then on.
         private let cancelRequested = Atomic<Bool>(false)
+        /// Set with ``Phase/completed(_:)``, so a spinning caller need not take the lock.
+        private let isCompleted = Atomic<Bool>(false)
+        /// When the loop added it to the multi handle, for the loop's latency estimate.
+        var startedAt: ContinuousClock.Instant?
 
         // Event-loop thread only, while the transfer runs.
         var easy: UnsafeMutableRawPointer?
@@ -72,47 +87,88 @@
 
         // MARK: - Caller side
 
-        /// Hands the continuation over and submits the transfer, or resumes at once when the task
-        /// was cancelled before.
-        func start(_ continuation: Continuation, on loop: LibcurlEventLoop) {
+        /// Submits the transfer to the loop; `false` when the task was cancelled before.
+        func submit(to loop: LibcurlEventLoop) -> Bool {
             let submit = phase.withLock { phase -> Bool in
-                switch phase {
-                case .created:
-                    phase = .running(continuation)
-                    return true
-                case .cancelledBeforeStart, .running, .finished:
+                guard case .created = phase else {
                     phase = .finished
                     return false
                 }
+                phase = .submitted
+                return true
             }
-            if submit {
-                loop.submit(self)
-            } else {
-                continuation.resume(returning: .failure(.cancelled))
+            if submit { loop.submit(self) }
+            return submit
+        }
+
+        /// Waits without suspending, for at most `limit`, in case the answer is already on its
+        /// way (a server on the same machine answers in microseconds, faster than a thread
+        /// wakes up); the result, or `nil` when the caller must suspend with ``wait(_:)``.
+        func spinForResult(limit: Duration) -> Result<Reply, TransportError>? {
+            let clock = ContinuousClock()
+            let deadline = clock.now + limit
+            repeat {
+                if isCompleted.load(ordering: .acquiring) { return takeCompleted() }
+            } while clock.now < deadline
+            return nil
+        }
+
+        /// Suspends the caller until the loop completes the transfer (at once when it has).
+        func wait(_ continuation: Continuation) {
+            let ready = phase.withLock { phase -> Result<Reply, TransportError>? in
+                switch phase {
+                case .submitted:
+                    phase = .waiting(continuation)
+                    return nil
+                case .completed(let result):
+                    phase = .finished
+                    return result
+                case .created, .cancelledBeforeStart, .waiting, .finished:
+                    // Not reachable: `wait` follows a successful `submit`, once.
+                    phase = .finished
+                    return .failure(.cancelled)
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+
+        private func takeCompleted() -> Result<Reply, TransportError>? {
+            phase.withLock { phase in
+                guard case .completed(let result) = phase else { return nil }
+                phase = .finished
+                return result
             }
         }
 
         /// Called by the task's cancellation handler, at any time and on any thread.
         func cancel(on loop: LibcurlEventLoop) {
             cancelRequested.store(true, ordering: .releasing)
-            let running = phase.withLock { phase -> Bool in
+            let onLoop = phase.withLock { phase -> Bool in
                 switch phase {
                 case .created:
                     phase = .cancelledBeforeStart
                     return false
-                case .running: return true
-                case .cancelledBeforeStart, .finished: return false
+                case .submitted, .waiting: return true
+                case .cancelledBeforeStart, .completed, .finished: return false
                 }
             }
-            if running { loop.cancel(self) }
+            if onLoop { loop.cancel(self) }
         }
 
-        /// Resumes the caller with the outcome; later calls do nothing.
+        /// Hands the outcome to the caller (resuming it when it waits); later calls do nothing.
         func complete(_ result: Result<Reply, TransportError>) {
             let continuation = phase.withLock { phase -> Continuation? in
-                guard case .running(let continuation) = phase else { return nil }
-                phase = .finished
-                return continuation
+                switch phase {
+                case .waiting(let continuation):
+                    phase = .finished
+                    return continuation
+                case .submitted:
+                    phase = .completed(result)
+                    isCompleted.store(true, ordering: .releasing)
+                    return nil
+                case .created, .cancelledBeforeStart, .completed, .finished:
+                    return nil
+                }
             }
             continuation?.resume(returning: result)
         }
@@ -169,7 +225,8 @@
                 abortReason = .responseTooLarge(limit: maximumResponseSize)
                 return 0
             }
-            headerBytes.append(contentsOf: bytes)
+            if headerBytes.capacity == 0 { headerBytes.reserveCapacity(1024) }
+            headerBytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
             return bytes.count
         }
 

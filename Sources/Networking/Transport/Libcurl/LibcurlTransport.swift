@@ -19,10 +19,16 @@
     ///   phase of each hop is also bounded by ``connectTimeout``.
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
     ///   and the call throws ``TransportError/cancelled`` at once.
+    /// - Used one request at a time against a fast server (one that answered within 1 ms, as on
+    ///   loopback), the loop thread and the caller wait up to 100 µs without sleeping, because
+    ///   a thread wake-up costs more than such an exchange; with several requests in flight or a
+    ///   slower server, nothing spins.
     /// - Pinning: with ``TransportSecurity/pinnedPublicKeys``, the server's certificate must be
     ///   trusted *and* its SubjectPublicKeyInfo must hash to one of the pins; otherwise the
     ///   handshake stops before any byte of the request (headers, token or body) is sent.
     ///   ``TransportSecurity/certificateAuthorityFile`` replaces the system's authorities.
+    /// - Cookies are neither stored nor sent and nothing is cached, as with ``URLSessionTransport``;
+    ///   the proxy environment variables libcurl reads (`http_proxy`, `https_proxy`, `no_proxy`) apply.
     ///
     /// ## Errors
     /// `send(_:)` throws:
@@ -31,7 +37,7 @@
     ///   ``NetworkFailure/connectionLost`` (closed before or during the response, including an
     ///   empty reply), or ``NetworkFailure/other(_:)`` with libcurl's message;
     /// - ``TransportError/timedOut``: the timeout passed (connecting, waiting or receiving);
-    /// - ``TransportError/cancelled``: the calling task was cancelled, or the transport was released;
+    /// - ``TransportError/cancelled``: the calling task was cancelled (or the transport's loop stopped);
     /// - ``TransportError/tls(_:)``: ``TLSFailure/untrustedCertificate(_:)`` (self-signed or
     ///   unknown authority), ``TLSFailure/expiredCertificate(_:)``, ``TLSFailure/hostnameMismatch(_:)``,
     ///   or ``TLSFailure/handshakeFailed(_:)``;
@@ -47,8 +53,9 @@
     /// It never throws ``TransportError/pinningUnsupported(transport:)``.
     ///
     /// ## Choosing a transport
-    /// ``DefaultTransport/shared`` is ``shared`` on Linux and ``URLSessionTransport/shared`` on
-    /// Apple platforms. Pass a transport to a repository to choose: this one where libcurl is
+    /// This type exists on Linux, where the package links the system libcurl (Debian:
+    /// `libcurl4-openssl-dev`). ``DefaultTransport/shared`` is ``shared`` on Linux and
+    /// ``URLSessionTransport/shared`` on Apple platforms. Pass a transport to a repository to choose: this one where libcurl is
     /// available and pinning or speed matter, `URLSessionTransport` on Apple platforms or to
     /// use `URLSessionConfiguration` features.
     ///
@@ -126,7 +133,16 @@
                 maximumResponseSize: maximumResponseSize)
             let loop = loop
             let result = await withTaskCancellationHandler {
-                await withUnsafeContinuation { continuation in transfer.start(continuation, on: loop) }
+                () async -> Result<LibcurlTransfer.Reply, TransportError> in
+                guard transfer.submit(to: loop) else { return .failure(.cancelled) }
+                // Alone on a fast peer, the answer comes sooner than a suspended task would wake
+                // up (see LibcurlSpinPolicy); this blocks the task's thread for at most 100 µs.
+                if loop.spinPolicy.favoursSpinning,
+                    let result = transfer.spinForResult(limit: LibcurlSpinPolicy.spinLimit)
+                {
+                    return result
+                }
+                return await withUnsafeContinuation { continuation in transfer.wait(continuation) }
             } onCancel: {
                 transfer.cancel(on: loop)
             }

@@ -32,6 +32,26 @@
             #expect(statuses.allSatisfy { $0 == 200 })
         }
 
+        @Test("Cancellation reaches a caller waiting on the fast path (one request at a time, fast peer)")
+        func cancellationOnFastPath() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            _ = try await Wire.response(try Wire.request(servers.apiURL + "/health"), over: transport)
+            let hanging = try Wire.request(servers.faultURL + "/hang", timeout: 60)
+            for delay in [0, 50, 200] {
+                // Whatever the test machine's speed: the last transfer counts as fast.
+                transport.loop.spinPolicy.submitted()
+                transport.loop.spinPolicy.finished(after: .microseconds(10))
+                #expect(transport.loop.spinPolicy.favoursSpinning)
+                let task = Task { await Wire.send(hanging, over: transport) }
+                try await Task.sleep(for: .microseconds(delay))
+                task.cancel()
+                #expect(await task.value.failure == .cancelled)
+            }
+            // Still serving.
+            #expect(try await Wire.response(try Wire.request(servers.apiURL + "/health"), over: transport).statusCode == 200)
+        }
+
         @Test("Shutting down cancels the transfers in flight and refuses new ones")
         func shutdownCancels() async throws {
             let servers = try TestServers.require()

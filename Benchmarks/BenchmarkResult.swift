@@ -1,0 +1,21 @@
+import Foundation
+
+/// One measured run: how many requests, how many at once, how long, and resident memory.
+struct BenchmarkResult: Sendable {
+    let name: String
+    let requests: Int
+    let concurrency: Int
+    let seconds: Double
+    let rssStartKB: Int
+    let rssEndKB: Int
+    let rssPeakKB: Int
+
+    var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+
+    /// One JSON object with exactly the documented keys.
+    var json: String {
+        let rate = (requestsPerSecond * 10).rounded() / 10
+        let time = (seconds * 10_000).rounded() / 10_000
+        return #"{"case":"\#(name)","requests":\#(requests),"concurrency":\#(concurrency),"seconds":\#(time),"requests_per_second":\#(rate),"rss_start_kb":\#(rssStartKB),"rss_end_kb":\#(rssEndKB)}"#
+    }
+}

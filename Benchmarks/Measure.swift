@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs `operation` `requests` times, `concurrency` at a time, and measures it.
+///
+/// Each of the `concurrency` workers runs its share one after another, so exactly
+/// `concurrency` requests are in flight until the end.
+func measure(
+    _ name: String, requests: Int, concurrency: Int, operation: @escaping @Sendable () async -> Bool
+) async -> BenchmarkResult? {
+    let start = ResidentMemory.current()
+    let clock = ContinuousClock()
+    let began = clock.now
+    let failures = await withTaskGroup(of: Int.self) { group in
+        for worker in 0..<concurrency {
+            let share = requests / concurrency + (worker < requests % concurrency ? 1 : 0)
+            group.addTask {
+                var failed = 0
+                for _ in 0..<share {
+                    if await !operation() { failed += 1 }
+                }
+                return failed
+            }
+        }
+        return await group.reduce(0, +)
+    }
+    let elapsed = clock.now - began
+    let end = ResidentMemory.current()
+    guard failures == 0 else {
+        FileHandle.standardError.write(Data("\(name): \(failures) of \(requests) requests failed\n".utf8))
+        return nil
+    }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return BenchmarkResult(
+        name: name, requests: requests, concurrency: concurrency, seconds: seconds, rssStartKB: start.rss,
+        rssEndKB: end.rss, rssPeakKB: end.peak)
+}
+
+/// Measures a synchronous run that performs `requests` requests and returns how many failed.
+func measureSynchronously(_ name: String, requests: Int, concurrency: Int, run: () -> Int) -> BenchmarkResult? {
+    let start = ResidentMemory.current()
+    let clock = ContinuousClock()
+    let began = clock.now
+    let failures = run()
+    let elapsed = clock.now - began
+    let end = ResidentMemory.current()
+    guard failures == 0 else {
+        FileHandle.standardError.write(Data("\(name): \(failures) of \(requests) requests failed\n".utf8))
+        return nil
+    }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return BenchmarkResult(
+        name: name, requests: requests, concurrency: concurrency, seconds: seconds, rssStartKB: start.rss,
+        rssEndKB: end.rss, rssPeakKB: end.peak)
+}
