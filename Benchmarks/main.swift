@@ -86,6 +86,8 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
         ("libcurl_vs_urlsession_large_concurrent", ratio("libcurl-large-concurrent", "urlsession-large-concurrent")),
         ("libcurl_vs_raw_small_sequential", ratio("libcurl-small-sequential", "raw-libcurl-small-sequential")),
         ("libcurl_vs_raw_small_concurrent", ratio("libcurl-small-concurrent", "raw-libcurl-small-concurrent")),
+        ("urlsession_vs_raw_urlsession_small_sequential", ratio("urlsession-small-sequential", "raw-urlsession-small-sequential")),
+        ("urlsession_vs_raw_urlsession_small_concurrent", ratio("urlsession-small-concurrent", "raw-urlsession-small-concurrent")),
     ]
     let growth = memory.map { $0.rssEndKB - $0.rssStartKB }
     if json {
@@ -110,12 +112,12 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
                 + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
     }
     print("")
-    for (name, value) in ratios { print(pad(name, 42) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
+    for (name, value) in ratios { print(pad(name, 48) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
     if let decode {
-        print(pad("decoding the large array alone", 42) + String(format: "%.0f µs (the floor of every large case)", decode))
+        print(pad("decoding the large array alone", 48) + String(format: "%.0f µs (the floor of every large case)", decode))
     }
     if let memory, let growth {
-        print(pad("memory growth over \(memory.requests) requests", 42) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
+        print(pad("memory growth over \(memory.requests) requests", 48) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
     }
 }
 
@@ -138,6 +140,9 @@ func run() async throws {
     #endif
     if options.cases.contains("urlsession") {
         results += try await repositoryCases("urlsession", transport: URLSessionTransport(), options: options)
+    }
+    if options.cases.contains("raw"), let url = URL(string: options.baseURL + "/book.json") {
+        results += await RawURLSession.cases(url: url, requests: options.requests)
     }
     #if canImport(CCurl)
         if options.cases.contains("raw") {

@@ -126,6 +126,20 @@ enum Readme {
         }
     }
 
+    // MARK: Transports and pinning
+
+    static func pinnedConfiguration() throws -> NetworkingConfiguration {
+        try NetworkingConfiguration(
+            domainURL: "api.example.com",
+            usePinningCertificate: true,
+            pinnedPublicKeys: [
+                try PublicKeyPin("s9E+ccPCNuubiNHA4/2UfpBr4ra53YWcTV/1yP9QRaI="),
+                try PublicKeyPin("haeTERVz6CdUOhkI2+HHiQn3eKbHt9Kzene8NHZ+4gU="),
+            ],
+            pinnedCertificateFiles: [URL(fileURLWithPath: "/etc/books/api.pem")],
+            certificateAuthorityFile: URL(fileURLWithPath: "/etc/books/private-ca.pem"))
+    }
+
     // MARK: Token refresh
 
     struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
