@@ -12,6 +12,7 @@ import fcntl
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import ssl
@@ -57,7 +58,39 @@ SERVER_LIST = [
     Server("tls-wrong-host", "NETWORKING_TEST_TLS_WRONG_HOST_URL", "https", "/api/v1", API_HEALTH,
            4, "wronghost"),
     Server("fault", "NETWORKING_TEST_FAULT_URL", "tcp", "", ""),
+    # nginx over TLS with HTTP/2 (ALPN): /protocol answers the protocol the request came in with.
+    Server("nginx-h2", "NETWORKING_TEST_H2_URL", "https", "", "/health", cert="server", app="nginx"),
 ]
+
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{port} ssl http2;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        default_type text/plain;
+        location = /health {{ return 200 "ok"; }}
+        location = /protocol {{ return 200 "$server_protocol"; }}
+    }}
+}}
+"""
+
+
+def nginx_binary():
+    for candidate in (shutil.which("nginx"), "/usr/sbin/nginx"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return "nginx"
 
 
 def say(message):
@@ -151,6 +184,14 @@ def free_ports(count):
 
 
 def command_for(server, port):
+    if server.app == "nginx":
+        prefix = path_in_servers(server.name)
+        os.makedirs(prefix, exist_ok=True)
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(prefix=prefix, port=port, cert=path_in_servers(server.cert + ".pem"),
+                                      key=path_in_servers(server.cert + ".key")))
+        return [nginx_binary(), "-p", prefix, "-c", conf, "-e", os.path.join(prefix, "error.log")]
     if server.scheme == "tcp":
         return [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "faultserver.py"),
                 "--port", str(port)]

@@ -3,7 +3,7 @@ import Networking
 import Synchronization
 import Testing
 
-/// Upload and download progress through a repository, against the test API.
+/// Upload and download progress through a repository, against the test API, on every transport.
 @Suite("Progress end to end")
 struct ProgressIntegrationTests {
     final class Recorder: Sendable {
@@ -12,9 +12,9 @@ struct ProgressIntegrationTests {
         func record(_ progress: TransferProgress) { updates.withLock { $0.append(progress) } }
     }
 
-    @Test("a 2 MB download reports growing byte counts up to the Content-Length")
-    func download() async throws {
-        let repository = try TestAPI.anonymous()
+    @Test("a 2 MB download reports growing byte counts up to the Content-Length", arguments: TransportUnderTest.all)
+    func download(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make())
         let recorder = Recorder()
         let response = try await repository.performRawRequest(
             Endpoint<TransportResponse>.get("bytes/2000000").withoutSession().reportingProgress(recorder.record)
@@ -28,9 +28,9 @@ struct ProgressIntegrationTests {
         #expect(zip(updates, updates.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
     }
 
-    @Test("a 1 MB upload reports bytes sent up to the body size")
-    func upload() async throws {
-        let repository = try TestAPI.anonymous()
+    @Test("a 1 MB upload reports bytes sent up to the body size", arguments: TransportUnderTest.all)
+    func upload(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make())
         let recorder = Recorder()
         let text = String(repeating: "x", count: 1_000_000)
         let echo: TestAPI.Echo = try await repository.performRequest(
@@ -43,9 +43,9 @@ struct ProgressIntegrationTests {
         #expect(recorder.all.first?.totalBytesToSend == total)
     }
 
-    @Test("nothing is reported after a call is cancelled")
-    func noProgressAfterCancellation() async throws {
-        let repository = try TestAPI.anonymous(timeout: 30)
+    @Test("nothing is reported after a call is cancelled", arguments: TransportUnderTest.all)
+    func noProgressAfterCancellation(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make(), timeout: 30)
         let recorder = Recorder()
         let cancelled = Mutex(false)
         let lateReports = Mutex(0)

@@ -244,3 +244,73 @@ func unusedPort() throws -> Int {
     guard bound else { throw TestServers.Unavailable(description: "could not find a free port") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// The TLS and fault cases of `RepositoryError`, through a repository on the libcurl transport
+/// against the real HTTPS servers and the fault server.
+@Suite("RepositoryError from TLS and faulty servers")
+struct RepositoryErrorFaultIntegrationTests {
+    func repository(_ base: String, pins: [String] = [], caFile: URL? = nil, timeout: TimeInterval = 10) throws -> TestAPI.Repository {
+        TestAPI.Repository(
+            configuration: try TestServers.configuration(base, timeout: timeout, pins: pins, caFile: caFile),
+            transport: TransportUnderTest.libcurl.make(maximumResponseSize: 1_000_000))
+    }
+
+    @Test("a wrong pin is .pinningFailed naming the host; the right or a rotated pin passes")
+    func pinning() async throws {
+        let servers = try TestServers.require()
+        let wrong = try repository(servers.apiTLSURL, pins: [servers.otherPin], caFile: servers.caFile)
+        let rotated = try repository(servers.apiTLSURL, pins: [servers.otherPin, servers.serverPin], caFile: servers.caFile)
+        let refused = await wrong.performAuthenticationRequest(Endpoint<Void>.get("health"))
+        guard case .pinningFailed(let host, let context)? = refused.failure else {
+            Issue.record("expected .pinningFailed, got \(String(describing: refused.failure))")
+            return
+        }
+        #expect(host == "127.0.0.1")
+        #expect(context.response == nil)
+        #expect(refused.failure?.localizedDescription.contains("Nothing was sent") == true)
+        let accepted = await rotated.performAuthenticationRequest(Endpoint<Void>.get("health"))
+        #expect(accepted.failure == nil)
+    }
+
+    @Test("untrusted, expired and wrong-host certificates are distinct .tlsError cases")
+    func certificates() async throws {
+        let servers = try TestServers.require()
+        let untrusted = await (try repository(servers.apiTLSURL)).performAuthenticationRequest(Endpoint<Void>.get("health"))
+        let expired = await (try repository(servers.expiredTLSURL, caFile: servers.caFile))
+            .performAuthenticationRequest(Endpoint<Void>.get("health"))
+        let wrongHost = await (try repository(servers.wrongHostTLSURL, caFile: servers.caFile))
+            .performAuthenticationRequest(Endpoint<Void>.get("health"))
+        guard case .tlsError(.untrustedCertificate, _)? = untrusted.failure,
+            case .tlsError(.expiredCertificate, _)? = expired.failure,
+            case .tlsError(.hostnameMismatch, _)? = wrongHost.failure
+        else {
+            Issue.record("got \(String(describing: untrusted.failure)), \(String(describing: expired.failure)), \(String(describing: wrongHost.failure))")
+            return
+        }
+    }
+
+    @Test("garbage, a bad status line and an oversize body are .invalidResponse; a silent server is .timeout")
+    func faultyServers() async throws {
+        let servers = try TestServers.require()
+        let fault = try repository(servers.faultURL, timeout: 1)
+        for path in ["garbage", "bad-status", "huge"] {
+            let result = await fault.performAuthenticationRequest(Endpoint<Void>.get(path))
+            guard case .invalidResponse(let reason, let context)? = result.failure else {
+                Issue.record("\(path): expected .invalidResponse, got \(String(describing: result.failure))")
+                continue
+            }
+            #expect(!reason.isEmpty)
+            #expect(context.request.url.path == "/\(path)")
+        }
+        let silent = await fault.performAuthenticationRequest(Endpoint<Void>.get("hang"))
+        guard case .timeout? = silent.failure else {
+            Issue.record("expected .timeout, got \(String(describing: silent.failure))")
+            return
+        }
+        let closed = await fault.performAuthenticationRequest(Endpoint<Void>.get("close"))
+        guard case .noNetworkConnection(.connectionLost, _)? = closed.failure else {
+            Issue.record("expected connection lost, got \(String(describing: closed.failure))")
+            return
+        }
+    }
+}

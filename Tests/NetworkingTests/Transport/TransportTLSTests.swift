@@ -42,6 +42,15 @@ struct TransportTLSTests {
         #expect((try? result.get())?.statusCode == 200)
     }
 
+    @Test("HTTP/2 is negotiated over TLS (nginx answers with the protocol it was asked in)", arguments: TransportUnderTest.all)
+    func http2(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(servers.h2URL + "/protocol", security: try security(servers))
+        let result = await Wire.send(request, over: transport.shared)
+        if transport.cannotEvaluateTrust { return expectPinningUnsupported(result) }
+        #expect((try? result.get()).map { String(decoding: $0.body, as: UTF8.self) } == "HTTP/2.0")
+    }
+
     @Test("An expired certificate and one for another host fail with their own TLS errors", arguments: TransportUnderTest.all)
     func expiredAndWrongHost(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
