@@ -104,6 +104,24 @@ struct ObservabilityIntegrationTests {
         #expect(context.request.url.path.hasSuffix("/slow"))
     }
 
+    @Test("a blocking call from a transport's own thread (a progress handler) is refused, not deadlocked", arguments: TransportUnderTest.all)
+    func blockingFromTransportThread(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make())
+        let inner = Mutex<Result<Void, RepositoryError>?>(nil)
+        let outer = await repository.performRawRequest(
+            Endpoint<TransportResponse>.get("bytes/100000").withoutSession().reportingProgress { _ in
+                guard inner.withLock({ $0 == nil }) else { return }
+                let result = repository.performBlockingRequest(Endpoint<Void>.get("health").withoutSession(), maximumWait: 5)
+                inner.withLock { $0 = result }
+            })
+        #expect(outer.failure == nil)
+        guard case .invalidRequest(let reason, _)? = inner.withLock({ $0 })?.failure else {
+            Issue.record("expected .invalidRequest, got \(String(describing: inner.withLock { $0 }))")
+            return
+        }
+        #expect(reason.contains("transport"))
+    }
+
     @Test("a blocking call from async code is refused at once instead of risking a deadlock")
     func blockingFromAsync() async throws {
         let repository = try TestAPI.anonymous()
