@@ -23,16 +23,7 @@ func measure(
         }
         return await group.reduce(0, +)
     }
-    let elapsed = clock.now - began
-    let end = ResidentMemory.current()
-    guard failures == 0 else {
-        FileHandle.standardError.write(Data("\(name): \(failures) of \(requests) requests failed\n".utf8))
-        return nil
-    }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return BenchmarkResult(
-        name: name, requests: requests, concurrency: concurrency, seconds: seconds, rssStartKB: start.rss,
-        rssEndKB: end.rss, rssPeakKB: end.peak)
+    return result(name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start)
 }
 
 /// Measures a synchronous run that performs `requests` requests and returns how many failed.
@@ -41,7 +32,13 @@ func measureSynchronously(_ name: String, requests: Int, concurrency: Int, run: 
     let clock = ContinuousClock()
     let began = clock.now
     let failures = run()
-    let elapsed = clock.now - began
+    return result(name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start)
+}
+
+/// The result of a run that began with `start`'s memory figures, or `nil` (reported) when a request failed.
+private func result(
+    _ name: String, requests: Int, concurrency: Int, failures: Int, elapsed: Duration, start: (rss: Int, peak: Int)
+) -> BenchmarkResult? {
     let end = ResidentMemory.current()
     guard failures == 0 else {
         FileHandle.standardError.write(Data("\(name): \(failures) of \(requests) requests failed\n".utf8))
