@@ -101,13 +101,7 @@ public struct RetryPolicy: Sendable {
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        guard let date = HTTPDate.parse(text, now: now) else { return nil }
+        return max(0, date.timeIntervalSince(now))
     }
 }
