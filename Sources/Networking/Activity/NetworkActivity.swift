@@ -17,8 +17,7 @@ import Synchronization
 public final class NetworkActivity: Sendable {
     private struct State {
         var inFlight = 0
-        var subscribers: [Int: AsyncStream<Int>.Continuation] = [:]
-        var nextSubscriber = 0
+        var subscribers = Subscribers<Int>()
     }
 
     /// The instance configurations use unless told otherwise.
@@ -30,9 +29,7 @@ public final class NetworkActivity: Sendable {
     public init() {}
 
     deinit {
-        state.withLock { state in
-            for subscriber in state.subscribers.values { subscriber.finish() }
-        }
+        state.withLock { $0.subscribers.finishAll() }
     }
 
     /// The number of requests in flight now.
@@ -43,13 +40,11 @@ public final class NetworkActivity: Sendable {
     public func updates() -> AsyncStream<Int> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(64))
         let id = state.withLock { state -> Int in
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = continuation
             continuation.yield(state.inFlight)
-            return state.nextSubscriber
+            return state.subscribers.add(continuation)
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { $0.subscribers.remove(id) }
         }
         return stream
     }
@@ -61,7 +56,7 @@ public final class NetworkActivity: Sendable {
     private func change(by delta: Int) {
         state.withLock { state in
             state.inFlight += delta
-            for subscriber in state.subscribers.values { subscriber.yield(state.inFlight) }
+            state.subscribers.yield(state.inFlight)
         }
     }
 }

@@ -12,11 +12,14 @@ struct LoggingInterceptor: Interceptor {
     {
         let level = configuration.level
         guard level > .off else { return try await next(request) }
-        let summary = "\(request.method) \(redaction.url(request.url))"
+        // Redacted once per attempt, for every line and record of it.
+        let redactedURL = redaction.url(request.url)
+        let summary = "\(request.method) \(redactedURL)"
+        let loggedRequest = RequestSummary(method: request.method, url: URL(string: redactedURL) ?? request.url)
         if level >= .info {
             var message = "→ \(summary)"
             if level >= .debug { message += details(headers: request.headers, body: request.body) }
-            log(.info, message, request)
+            log(.info, message, loggedRequest)
         }
         let start = clock.now()
         let response: TransportResponse
@@ -24,27 +27,24 @@ struct LoggingInterceptor: Interceptor {
             response = try await next(request)
         } catch {
             let duration = clock.now().timeIntervalSince(start)
-            log(.error, "✗ \(summary) [\(Self.format(duration))]: \(error)", request, duration: duration)
+            log(.error, "✗ \(summary) [\(Self.format(duration))]: \(error)", loggedRequest, duration: duration)
             throw error
         }
         let duration = clock.now().timeIntervalSince(start)
         let line = "\(response.statusCode) \(summary) [\(Self.format(duration))]"
         if !response.isSuccess, level == .error {
-            log(.error, "✗ \(line)", request, status: response.statusCode, duration: duration)
+            log(.error, "✗ \(line)", loggedRequest, status: response.statusCode, duration: duration)
         } else if level >= .info {
             var message = "← \(line)"
             if level >= .debug { message += details(headers: response.headers, body: response.body) }
-            log(response.isSuccess ? .info : .error, message, request, status: response.statusCode, duration: duration)
+            log(response.isSuccess ? .info : .error, message, loggedRequest, status: response.statusCode, duration: duration)
         }
         return response
     }
 
-    private func log(_ level: LogLevel, _ message: String, _ request: TransportRequest, status: Int? = nil, duration: TimeInterval? = nil) {
+    private func log(_ level: LogLevel, _ message: String, _ request: RequestSummary, status: Int? = nil, duration: TimeInterval? = nil) {
         configuration.logger.log(
-            LogRecord(
-                level: level, message: message,
-                request: RequestSummary(method: request.method, url: URL(string: redaction.url(request.url)) ?? request.url),
-                statusCode: status, duration: duration))
+            LogRecord(level: level, message: message, request: request, statusCode: status, duration: duration))
     }
 
     private func details(headers: HTTPHeaders, body: Data?) -> String {

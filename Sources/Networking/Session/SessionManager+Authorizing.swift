@@ -15,9 +15,10 @@ extension SessionManager {
             let step = state.withLock { state -> Step in
                 guard let credential = state.credential else { return .loggedOut }
                 let id = newWaiter(&state)
+                let now = clock.now()
                 let decision = state.refresh.credentialNeeded(
-                    by: id, isExpired: credential.isExpired(at: clock.now(), leeway: refreshPolicy.leeway),
-                    canRefresh: canRefresh(credential), now: clock.now())
+                    by: id, isExpired: credential.isExpired(at: now, leeway: refreshPolicy.leeway),
+                    canRefresh: canRefresh(credential), now: now)
                 return decide(decision, waiter: id, credential: credential, state: &state)
             }
             switch try await perform(step) {

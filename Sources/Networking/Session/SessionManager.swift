@@ -24,8 +24,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     struct State {
         var credential: Credential?
         var user: User?
-        var subscribers: [Int: AsyncStream<SessionEvent<User>>.Continuation] = [:]
-        var nextSubscriber = 0
+        var subscribers = Subscribers<SessionEvent<User>>()
         var refresh: RefreshStateMachine
         /// Changes on login, restore and end, not on refresh: tells one session from the next.
         var sessionID = 0
@@ -33,7 +32,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var nextWaiter = 0
 
         func emit(_ event: SessionEvent<User>) {
-            for subscriber in subscribers.values { subscriber.yield(event) }
+            subscribers.yield(event)
         }
     }
 
@@ -86,9 +85,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     deinit {
-        state.withLock { state in
-            for subscriber in state.subscribers.values { subscriber.finish() }
-        }
+        state.withLock { $0.subscribers.finishAll() }
     }
 
     // MARK: - Reading
@@ -106,13 +103,9 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// returns a new stream; it ends when the manager is released.
     public func events() -> AsyncStream<SessionEvent<User>> {
         let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent<User>.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int in
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
+        let id = state.withLock { $0.subscribers.add(continuation) }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { $0.subscribers.remove(id) }
         }
         return stream
     }

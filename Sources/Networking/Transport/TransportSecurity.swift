@@ -23,6 +23,13 @@ public struct TransportSecurity: Sendable, Hashable, Codable {
 
     /// Whether the request asks for public-key pinning.
     public var requiresPinning: Bool { !pinnedPublicKeys.isEmpty }
+
+    /// Why a request to `url` cannot meet these requirements, or `nil`: pinning needs `https`,
+    /// and a pinned request to plain `http` is refused by every transport rather than sent unpinned.
+    func problem(sending url: URL) -> String? {
+        guard requiresPinning, url.scheme?.lowercased() == "http" else { return nil }
+        return "public-key pinning needs https, but the request goes to \(Redaction.standard.url(url))"
+    }
 }
 
 /// The SHA-256 digest of a certificate's SubjectPublicKeyInfo, base64-encoded: the form that

@@ -70,9 +70,7 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        if request.security.requiresPinning, request.url.scheme?.lowercased() == "http" {
-            throw .invalidRequest("public-key pinning needs https, but the request goes to \(Redaction.standard.url(request.url))")
-        }
+        if let problem = request.security.problem(sending: request.url) { throw .invalidRequest(problem) }
         #if !canImport(Security)
             if request.security.requiresPinning {
                 throw .pinningUnsupported(transport: "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")

@@ -158,10 +158,7 @@
             guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
                 return "\(Redaction.standard.url(request.url)) is not an http or https URL with a host"
             }
-            if request.security.requiresPinning, scheme == "http" {
-                return "public-key pinning needs https, but the request goes to \(Redaction.standard.url(request.url))"
-            }
-            return HeaderValidation.problem(in: request.headers)
+            return request.security.problem(sending: request.url) ?? HeaderValidation.problem(in: request.headers)
         }
 
         /// A duration in whole milliseconds, rounded up, within what libcurl takes.
