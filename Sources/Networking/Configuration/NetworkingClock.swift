@@ -26,4 +26,16 @@ extension Duration {
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
+
+    /// The longest wait or timeout the library makes of a number of seconds: 10^12 s (about
+    /// 31,700 years), well inside what `Duration` and a clock's instants hold.
+    static let longestSeconds: TimeInterval = 1e12
+
+    /// `seconds` to the millisecond, within `0...longestSeconds` (`NaN` is zero). Timeouts, poll
+    /// intervals and `Retry-After` values come from callers and servers; `Duration.seconds(_:)`
+    /// would trap on an infinite or huge one.
+    static func clampedSeconds(_ seconds: TimeInterval) -> Duration {
+        guard seconds > 0 else { return .zero }
+        return .milliseconds(Int64((min(seconds, longestSeconds) * 1000).rounded()))
+    }
 }

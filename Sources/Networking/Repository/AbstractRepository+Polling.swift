@@ -30,7 +30,7 @@ extension AbstractRepository {
                 throw .timeout(ErrorContext(request: request.summary, response: response))
             }
             do {
-                try await configuration.clock.sleep(.milliseconds(Int64((configuration.secondsBetweenPolls * 1000).rounded())))
+                try await configuration.clock.sleep(.clampedSeconds(configuration.secondsBetweenPolls))
             } catch {
                 throw .cancelled(ErrorContext(request: request.summary, response: response))
             }

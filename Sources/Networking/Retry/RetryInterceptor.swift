@@ -29,7 +29,7 @@ struct RetryInterceptor: Interceptor {
             do {
                 // Throws at once when the task was cancelled while the attempt ran.
                 try Task.checkCancellation()
-                try await clock.sleep(.milliseconds(Int64((delay * 1000).rounded())))
+                try await clock.sleep(.clampedSeconds(delay))
             } catch {
                 if case .response(let response) = outcome {
                     throw .cancelled(ErrorContext(request: request.summary, response: response))

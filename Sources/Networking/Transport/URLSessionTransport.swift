@@ -79,7 +79,7 @@ public final class URLSessionTransport: Transport {
                 throw .pinningUnsupported(transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
             }
         #endif
-        let deadline = ContinuousClock.now + .seconds(request.timeout)
+        let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)
         return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in
             try await self.perform(hop, deadline: deadline)
         }
@@ -90,7 +90,7 @@ public final class URLSessionTransport: Transport {
     {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw .timedOut }
-        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+        let seconds = remaining.seconds
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }

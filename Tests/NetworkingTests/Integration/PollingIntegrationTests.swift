@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import NetworkingTestSupport
 import Testing
 
 /// 202 polling against the test API's `/poll/<key>` counters.
@@ -19,6 +20,20 @@ struct PollingIntegrationTests {
 
         let attempts: Int
         let requests: [Request]
+    }
+
+    @Test("an absurd poll interval is a long wait, never a crash")
+    func hugeInterval() async throws {
+        let servers = try TestServers.require()
+        let clock = TestClock(start: Date())
+        var configuration = try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 1e300, maximumPollingRetries: 1)
+        configuration.clock = clock.networkingClock
+        let repository = TestAPI.Repository(configuration: configuration)
+        let status: Status = try await repository.performPollingRequest(
+            Endpoint(.get, "poll/\(UUID().uuidString)", parameters: ["ready_after": 1]).withoutSession()
+        ).get()
+        #expect(status.attempts == 2)
+        #expect(clock.sleeps == [.seconds(1_000_000_000_000)])
     }
 
     @Test("202, 202, then 200: succeeds after exactly three requests, parameters and headers kept")

@@ -48,6 +48,18 @@ struct RetryIntegrationTests {
         }
     }
 
+    @Test("a server's absurd Retry-After, with no limit configured, is a long wait and never a crash")
+    func hugeRetryAfter() async throws {
+        let clock = TestClock(start: Date())
+        var policy = RetryPolicy(random: { 1 })
+        policy.maximumRetryAfter = .infinity
+        let repository = try repository(policy, clock: clock)
+        let result: Flaky = try await repository.performAuthenticationRequest(
+            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after": "9000000000000000000"])).get()
+        #expect(result.attempts == 2)
+        #expect(clock.sleeps == [.seconds(1_000_000_000_000)])
+    }
+
     @Test("Retry-After as an HTTP date is honoured")
     func retryAfterDate() async throws {
         let clock = TestClock(start: Date())

@@ -11,6 +11,15 @@ struct TransportFailureTests {
     /// Far beyond any timeout used here: only a hang exceeds it.
     static let noHang: Duration = .seconds(15)
 
+    @Test(
+        "A timeout of any size, even infinite, is a valid request, not a crash",
+        arguments: TransportUnderTest.all, [TimeInterval.infinity, 1e300, .greatestFiniteMagnitude])
+    func unboundedTimeout(transport: TransportUnderTest, timeout: TimeInterval) async throws {
+        let servers = try TestServers.require()
+        let result = await Wire.send(try Wire.request(servers.apiURL + "/health", timeout: timeout), over: transport.shared)
+        #expect(try result.get().statusCode == 200)
+    }
+
     @Test("A slow response fails with timedOut after the request's timeout", arguments: TransportUnderTest.all)
     func slowResponseTimesOut(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -108,7 +108,7 @@
         /// - Throws: the ``TransportError`` cases listed in the type's documentation.
         public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             if let problem = Self.problem(with: request) { throw .invalidRequest(problem) }
-            let deadline = request.timeout.isFinite ? ContinuousClock.now + .seconds(request.timeout) : nil
+            let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
             return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in
                 try await self.perform(hop, deadline: deadline)
             }
@@ -126,7 +126,7 @@
                 total = Self.milliseconds(ContinuousClock.now.duration(to: deadline))
                 guard total > 0 else { throw .timedOut }
             }
-            let connect = Self.milliseconds(.seconds(connectTimeout))
+            let connect = Self.milliseconds(.clampedSeconds(connectTimeout))
             let transfer = LibcurlTransfer(
                 request: request, timeoutMilliseconds: total,
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
