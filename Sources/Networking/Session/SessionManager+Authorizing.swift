@@ -233,7 +233,8 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
         switch self {
         case .refresherFailed(let error): "the refresh failed: \(error)"
         case .excessiveRefresh(let maximum, let interval):
-            "more than \(maximum) refreshes within \(Int(interval)) seconds, so the server keeps rejecting new tokens"
+            // `Int(exactly:)`: an infinite or fractional interval is a valid window, never a trap.
+            "more than \(maximum) refreshes within \(Int(exactly: interval).map(String.init) ?? "\(interval)") seconds, so the server keeps rejecting new tokens"
         }
     }
 }

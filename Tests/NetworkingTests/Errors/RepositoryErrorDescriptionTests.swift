@@ -79,6 +79,16 @@ struct RepositoryErrorDescriptionTests {
         }
     }
 
+    @Test("A refresh window of any length is described, infinite and fractional ones too")
+    func refreshWindows() {
+        func text(_ interval: TimeInterval) -> String {
+            RepositoryError.sessionRefreshFailed(.excessiveRefresh(maximum: 5, interval: interval), nil).description
+        }
+        #expect(text(30).contains("more than 5 refreshes within 30 seconds"))
+        #expect(text(2.5).contains("within 2.5 seconds"))
+        #expect(text(.infinity).contains("within inf seconds"))
+    }
+
     @Test("Bodies in descriptions are truncated")
     func truncated() throws {
         // Given a 2 KB body
