@@ -11,6 +11,16 @@ the request path:
   /huge          200 head with Content-Length: 10 GiB, stream zeros forever
   /bad-status    "HTTP/1.1 abc Nope" head, then close
   /slow-headers  one byte of a response head every 0.5 s, forever
+  /bad-chunked   200 head with Transfer-Encoding: chunked, one valid chunk
+                 (size 5, "hello"), then a chunk-size line "zz" (not hex)
+                 followed by some text, then close (no last chunk)
+  /header-flood  200 status line, Content-Length: 2, then 200,000 header
+                 lines "X-Flood-<n>: x" (about 3.7 MB of head), the blank line,
+                 body "ok", then close; streamed, never built in memory
+  /huge-header   200 status line, Content-Length: 2, one header "X-Huge" whose
+                 value is 64 MiB of "a", the blank line, body "ok", then close;
+                 streamed
+  /cut-body      200 head with Content-Length: 100000, 50000 bytes, then close
   anything else  200 {"fault":"none"} with Connection: close
 Standard library only. Client disconnects are expected and never logged.
 """
@@ -23,6 +33,9 @@ import signal
 HEAD_LIMIT = 64 * 1024
 CHUNK = bytes(64 * 1024)
 HUGE_LENGTH = 10 * 1024 ** 3
+FLOOD_HEADERS = 200_000
+FLOOD_BATCH = 2_000  # header lines per write
+HUGE_HEADER_LENGTH = 64 * 1024 ** 2
 # Errors that just mean "the client went away".
 GONE = (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError)
 # Open connections (handler task -> Client), so shutdown can end them cleanly.
@@ -122,6 +135,49 @@ async def slow_headers(client):
             return
 
 
+async def bad_chunked(client):
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "text/plain"),
+                                 ("Transfer-Encoding", "chunked")])
+        + b"5\r\nhello\r\n"
+        + b"zz\r\nthis chunk size is not hex\r\n"
+    )
+
+
+async def header_flood(client):
+    ok = await client.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n")
+    n = 0
+    while ok and n < FLOOD_HEADERS:
+        count = min(FLOOD_BATCH, FLOOD_HEADERS - n)
+        ok = await client.send(
+            "".join(f"X-Flood-{i}: x\r\n" for i in range(n + 1, n + count + 1)).encode()
+        )
+        n += count
+    if ok:
+        await client.send(b"\r\nok")
+
+
+async def huge_header(client):
+    ok = await client.send(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nX-Huge: "
+    )
+    piece = b"a" * len(CHUNK)
+    sent = 0
+    while ok and sent < HUGE_HEADER_LENGTH:
+        ok = await client.send(piece[:HUGE_HEADER_LENGTH - sent])
+        sent += len(piece)
+    if ok:
+        await client.send(b"\r\n\r\nok")
+
+
+async def cut_body(client):
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "application/octet-stream"),
+                                 ("Content-Length", "100000")])
+    )
+    await client.send(bytes(50000))
+
+
 async def no_fault(client):
     body = b'{"fault":"none"}'
     await client.send(
@@ -139,6 +195,10 @@ ROUTES = {
     "/huge": huge,
     "/bad-status": bad_status,
     "/slow-headers": slow_headers,
+    "/bad-chunked": bad_chunked,
+    "/header-flood": header_flood,
+    "/huge-header": huge_header,
+    "/cut-body": cut_body,
 }
 
 

@@ -2,16 +2,20 @@
 
 Usage: manage.py start|stop|restart|status|env
 
-Everything lives in <repo>/.servers: certificates, pid files, logs and the
-`env` file with the server URLs. Standard library only, so `stop`, `status`
-and `env` work even without the virtualenv. Progress goes to stderr; `start`
-and `env` print the env lines on stdout.
+Everything lives in <repo>/.servers: certificates, pid files, logs, the
+`env` file with the server URLs, and www/ (the files the plain-HTTP nginx
+serves, rewritten at each start; uploads land in www/uploads/). Standard
+library only, so `stop`, `status` and `env` work even without the virtualenv.
+Progress goes to stderr; `start` and `env` print the env lines on stdout.
 """
 
 import fcntl
+import grp
+import hashlib
 import http.client
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -60,9 +64,12 @@ SERVER_LIST = [
     Server("fault", "NETWORKING_TEST_FAULT_URL", "tcp", "", ""),
     # nginx over TLS with HTTP/2 (ALPN): /protocol answers the protocol the request came in with.
     Server("nginx-h2", "NETWORKING_TEST_H2_URL", "https", "", "/health", cert="server", app="nginx"),
+    # nginx over plain HTTP: static files of .servers/www (ranges and validators by nginx
+    # itself) and WebDAV PUT/DELETE under /uploads/ (see NGINX_HTTP_CONF).
+    Server("nginx", "NETWORKING_TEST_NGINX_URL", "http", "", "/health", app="nginx"),
 ]
 
-NGINX_CONF = """worker_processes 1;
+NGINX_H2_CONF = """worker_processes 1;
 daemon off;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
@@ -84,6 +91,55 @@ http {{
     }}
 }}
 """
+
+# Plain-HTTP nginx serving WWW (.servers/www, filled by prepare_www). Static
+# files get ETag, Last-Modified, Accept-Ranges, single and multiple ranges,
+# If-Range, If-None-Match and If-Modified-Since from nginx itself
+# (If-Modified-Since: 304 when Last-Modified <= the date, not only on an exact
+# match). /uploads/ also takes PUT (201 Created, 204 when replacing; missing
+# folders created; no size limit; chunked bodies accepted) and DELETE (204),
+# stored in WWW/uploads/ so they can be fetched back. /echo-method answers the
+# request method. Access log: .servers/nginx.access.log.
+NGINX_HTTP_CONF = """{user}worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {access_log};
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    types {{
+        application/json json;
+        text/plain txt;
+        application/octet-stream bin;
+    }}
+    default_type application/octet-stream;
+    sendfile on;
+    if_modified_since before;  # RFC 9110: 304 when Last-Modified <= If-Modified-Since
+    server {{
+        listen 127.0.0.1:{port};
+        root {www};
+        location = /health {{ default_type text/plain; return 200 "ok"; }}
+        location = /echo-method {{ default_type text/plain; return 200 "$request_method"; }}
+        location / {{ }}
+        location /uploads/ {{
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            dav_access user:rw group:r all:r;
+            client_max_body_size 0;
+        }}
+    }}
+}}
+"""
+
+WWW = os.path.join(SERVERS, "www")
+# name -> size of the deterministic pseudo-random files written at start
+WWW_BINARY_FILES = {"1m.bin": 1024 ** 2, "10m.bin": 10 * 1024 ** 2}
+WWW_MTIME = 1704067200  # 2024-01-01T00:00:00Z: Last-Modified of the www files
 
 
 def nginx_binary():
@@ -183,14 +239,69 @@ def free_ports(count):
             s.close()
 
 
+def write_atomically(path, data):
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
+
+
+def prepare_www():
+    """Writes the files the plain-HTTP nginx serves and empties www/uploads.
+
+    small.json   a JSON document of about 2 KB (2,101 bytes)
+    1m.bin       1 MiB  = SHAKE-256("networking-test www 1m.bin") (deterministic)
+    10m.bin      10 MiB = SHAKE-256("networking-test www 10m.bin")
+    sha256.txt   `sha256sum` lines ("<hex>  <name>") for the three files
+    uploads/     empty folder, target of PUT /uploads/..."""
+    os.makedirs(WWW, exist_ok=True)
+    uploads = os.path.join(WWW, "uploads")
+    shutil.rmtree(uploads, ignore_errors=True)
+    os.makedirs(uploads)
+    small = {
+        "name": "small.json",
+        "description": "A small static JSON document served by nginx for the client tests.",
+        "items": [
+            {"id": i, "title": f"Item {i}", "tags": ["static", "nginx", f"tag-{i % 5}"],
+             "price": round(i * 1.25, 2), "available": i % 3 != 0}
+            for i in range(1, 15)
+        ],
+    }
+    files = {"small.json": (json.dumps(small, indent=1) + "\n").encode()}
+    for name, size in WWW_BINARY_FILES.items():
+        files[name] = hashlib.shake_256(f"networking-test www {name}".encode()).digest(size)
+    for name, data in files.items():
+        write_atomically(os.path.join(WWW, name), data)
+        # A fixed mtime keeps nginx's Last-Modified and ETag the same at every start.
+        os.utime(os.path.join(WWW, name), (WWW_MTIME, WWW_MTIME))
+    listing = "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in files.items())
+    write_atomically(os.path.join(WWW, "sha256.txt"), listing.encode())
+    os.utime(os.path.join(WWW, "sha256.txt"), (WWW_MTIME, WWW_MTIME))
+
+
+def nginx_user_line():
+    """Run as root, nginx would start its workers as `nobody`, who may not read
+    .servers/www nor write uploads: keep them as the current user."""
+    if os.geteuid() != 0:
+        return ""
+    return f"user {pwd.getpwuid(os.geteuid()).pw_name} {grp.getgrgid(os.getegid()).gr_name};\n"
+
+
 def command_for(server, port):
     if server.app == "nginx":
         prefix = path_in_servers(server.name)
         os.makedirs(prefix, exist_ok=True)
         conf = os.path.join(prefix, "nginx.conf")
+        if server.scheme == "https":
+            text = NGINX_H2_CONF.format(prefix=prefix, port=port,
+                                        cert=path_in_servers(server.cert + ".pem"),
+                                        key=path_in_servers(server.cert + ".key"))
+        else:
+            prepare_www()
+            text = NGINX_HTTP_CONF.format(user=nginx_user_line(), prefix=prefix, port=port,
+                                          www=WWW,
+                                          access_log=path_in_servers(server.name + ".access.log"))
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(prefix=prefix, port=port, cert=path_in_servers(server.cert + ".pem"),
-                                      key=path_in_servers(server.cert + ".key")))
+            f.write(text)
         return [nginx_binary(), "-p", prefix, "-c", conf, "-e", os.path.join(prefix, "error.log")]
     if server.scheme == "tcp":
         return [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "faultserver.py"),

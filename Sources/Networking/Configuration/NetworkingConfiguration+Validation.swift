@@ -1,4 +1,45 @@
+import Foundation
+
 extension NetworkingConfiguration {
+    /// `scheme://host[:port][path]`, or the error naming the setting that keeps it from being made.
+    static func makeBaseURL(_ secure: Bool, _ domain: String, _ port: Int?, _ subdomain: String?) throws(RepositoryError) -> URL {
+        let host = try validatedHost(domain)
+        let path = try validatedSubdomain(subdomain)
+        if let port, !(1...65535).contains(port) {
+            throw .invalidConfiguration(reason: "port \(port) is outside 1...65535")
+        }
+        let scheme = secure ? "https" : "http"
+        let authority = port.map { "\(host):\($0)" } ?? host
+        guard let baseURL = URL(string: "\(scheme)://\(authority)\(path)") else {
+            throw .invalidConfiguration(reason: "\(scheme)://\(authority)\(path) is not a valid URL")
+        }
+        return baseURL
+    }
+
+    /// What is wrong with the settings that have no derived state, or `nil`: every number a
+    /// caller can set is checked here, so that none can trap later.
+    static func settingsProblem(of configuration: NetworkingConfiguration) -> String? {
+        let timeout = configuration.timeout
+        guard timeout > 0, timeout.isFinite else {
+            return "timeout must be a positive number of seconds, not \(timeout)"
+        }
+        let poll = configuration.secondsBetweenPolls
+        guard poll >= 0, poll.isFinite else {
+            return "secondsBetweenPolls must be zero or a positive number of seconds, not \(poll)"
+        }
+        if let retries = configuration.maximumPollingRetries, retries < 0 {
+            return "maximumPollingRetries must not be negative, not \(retries)"
+        }
+        if let problem = HeaderValidation.problem(in: configuration.defaultHeaders) {
+            return "defaultHeaders: \(problem)"
+        }
+        if let problem = configuration.retryPolicy.problem { return "retryPolicy: \(problem)" }
+        if configuration.logging.bodyLimit < 0 {
+            return "logging.bodyLimit must not be negative, not \(configuration.logging.bodyLimit)"
+        }
+        return nil
+    }
+
     /// The host as it goes into a URL (IPv6 addresses in brackets), or an error saying what is wrong.
     static func validatedHost(_ domain: String) throws(RepositoryError) -> String {
         guard !domain.isEmpty else {

@@ -1,74 +1,106 @@
 import Foundation
 
-/// Where an API lives and how to talk to it: a `Sendable` value, validated once when it is made.
+/// Where an API lives and how to talk to it: a `Sendable` value, validated when it is made and
+/// whenever a setting changes.
 ///
 /// The base URL is `scheme://domainURL[:port][subdomainURL]`, for example
 /// `NetworkingConfiguration(useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")`
-/// gives `http://127.0.0.1:8000/api/v1`. Every invalid value is rejected by the initializer with
-/// ``RepositoryError/invalidConfiguration(reason:)``, never at the first request.
+/// gives `http://127.0.0.1:8000/api/v1`.
+///
+/// Every setting can be changed after the configuration is made (it is a value: repositories keep
+/// the copy they were given). The initializer rejects an invalid value with
+/// ``RepositoryError/invalidConfiguration(reason:)``; a setting changed to an invalid value later
+/// is kept in ``validationError``, and every request of a repository made with that configuration
+/// fails with that error before anything is sent — never a crash. ``validate()`` checks at once.
 ///
 /// Defaults: HTTPS, no port (the scheme's), no path prefix, no pinning, the system's certificate
-/// authorities, a 75-second timeout,
-/// one second between polls and `timeout / secondsBetweenPolls` poll retries, no default headers,
-/// parameters in the query for `GET`, `HEAD` and `DELETE` and in a JSON body otherwise.
+/// authorities, a 75-second timeout, one second between polls and `timeout / secondsBetweenPolls`
+/// poll retries, no default headers, parameters in the query for `GET`, `HEAD` and `DELETE` and in
+/// a JSON body otherwise, arrays as `ids[]=` and booleans as `true`/`false` in queries, no cookies,
+/// no retries, no logging.
 public struct NetworkingConfiguration: Sendable {
     /// The timeout used when none is given: 75 seconds.
     public static let defaultTimeout: TimeInterval = 75
 
-    /// `https` when `true`, `http` otherwise.
-    public let useSecureConnection: Bool
+    // MARK: Where the API is
+
+    /// `https` when `true`, `http` otherwise. Default `true`.
+    public var useSecureConnection: Bool { didSet { updateBaseURL() } }
     /// The host: a name such as `api.example.com`, an IPv4 address, or an IPv6 address.
-    public let domainURL: String
-    /// The port, or `nil` for the scheme's default.
-    public let port: Int?
+    public var domainURL: String { didSet { updateBaseURL() } }
+    /// The port (1...65535), or `nil` for the scheme's default.
+    public var port: Int? { didSet { updateBaseURL() } }
     /// A path prefix for every request, starting with `/` (for example `/api/v1`), or `nil`.
-    public let subdomainURL: String?
-    /// Whether requests must check the server's public key against ``pinnedPublicKeys``.
+    public var subdomainURL: String? { didSet { updateBaseURL() } }
+    /// `scheme://domainURL[:port][subdomainURL]`; it keeps its last valid value while the
+    /// settings it is made of are invalid.
+    public private(set) var baseURL: URL
+
+    // MARK: TLS
+
+    /// Whether requests must check the server's public key against ``pinnedPublicKeys`` and the
+    /// keys of ``pinnedCertificateFiles``. Pinning needs `https`: a pinned request to plain `http`
+    /// is refused by every transport rather than sent unpinned.
     ///
     /// A transport that cannot check pins fails every request with
     /// ``RepositoryError/pinningUnsupported(transport:context:)``; it never passes silently.
-    public let usePinningCertificate: Bool
-    /// The accepted server keys when pinning; give several to rotate keys without an outage.
-    /// It holds the pins given to the initializer followed by those of ``pinnedCertificateFiles``.
-    public let pinnedPublicKeys: [PublicKeyPin]
-    /// PEM or DER certificate files whose public keys were added to ``pinnedPublicKeys`` when
-    /// the configuration was made. Default none.
-    public let pinnedCertificateFiles: [URL]
+    public var usePinningCertificate: Bool { didSet { updateProblems() } }
+    /// Accepted server keys when pinning; give several to rotate keys without an outage.
+    public var pinnedPublicKeys: [PublicKeyPin] { didSet { updateProblems() } }
+    /// PEM or DER certificate files whose public keys are pinned too (read when set). Default none.
+    public var pinnedCertificateFiles: [URL] { didSet { readCertificateFiles() } }
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
-    public let certificateAuthorityFile: URL?
-    /// The longest a request may take, in seconds. Default 75.
-    public let timeout: TimeInterval
-    /// How long to wait before sending each poll again after a 202, in seconds. Default 1.
-    public let secondsBetweenPolls: TimeInterval
-    /// How many times a polling request is sent again after the first 202 before failing with
-    /// ``RepositoryError/timeout(_:)``; `nil` means `timeout / secondsBetweenPolls` (75 by default).
-    public let maximumPollingRetries: Int?
+    public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
+
+    // MARK: Time
+
+    /// The longest a request may take, in seconds (positive and finite). Default 75.
+    public var timeout: TimeInterval { didSet { updateProblems() } }
+    /// How long to wait before sending a poll again after a 202, in seconds (zero or more,
+    /// finite). Default 1.
+    public var secondsBetweenPolls: TimeInterval { didSet { updateProblems() } }
+    /// How many times a polling request is sent again after its first 202 before the call fails
+    /// with ``RepositoryError/pollingExhausted(attempts:context:)``; `nil` means
+    /// `timeout / secondsBetweenPolls` (75 by default). So a polling call is sent at most
+    /// `pollingRetries + 1` times: `0` sends it once and fails on its first 202.
+    public var maximumPollingRetries: Int? { didSet { updateProblems() } }
+
+    // MARK: Requests
+
     /// Header fields sent with every request. They win over per-call headers and over the
     /// session's `Authorization` (see ``AbstractRepository``).
-    public let defaultHeaders: HTTPHeaders
+    public var defaultHeaders: HTTPHeaders { didSet { updateProblems() } }
     /// The methods whose parameters go in the query string; the others send them as a JSON body.
     /// Default `GET`, `HEAD` and `DELETE`.
-    public let queryEncodedMethods: Set<HTTPMethod>
+    public var queryEncodedMethods: Set<HTTPMethod>
+    /// How arrays and booleans are written in queries and form bodies. Default
+    /// ``QueryEncodingStyle/default`` (`ids[]=1&ids[]=2`, `true`/`false`); an endpoint's own
+    /// ``Endpoint/queryEncodingStyle`` wins.
+    public var queryEncodingStyle: QueryEncodingStyle = .default
+    /// Where cookies are kept between requests, or `nil` (the default) to neither send nor keep
+    /// any. Give several configurations the same ``CookieStorage`` to share cookies.
+    public var cookieStorage: CookieStorage?
+
+    // MARK: Bodies
+
     /// The decoder for response bodies. Default: a plain `JSONDecoder`.
-    public let jsonDecoder: JSONDecoder
+    public var jsonDecoder: JSONDecoder
     /// The encoder for `Encodable` parameters and bodies. Default: a `JSONEncoder` with sorted keys.
-    public let jsonEncoder: JSONEncoder
+    public var jsonEncoder: JSONEncoder
     /// Told about every decoding failure of this configuration's repositories; when `nil`,
     /// ``DecodingFailure/defaultHandler`` is told instead.
-    public let decodingFailureHandler: DecodingFailureHandler?
-    /// `scheme://domainURL[:port][subdomainURL]`.
-    public let baseURL: URL
+    public var decodingFailureHandler: DecodingFailureHandler?
 
-    // Settings with no invalid values; change them after making the configuration.
+    // MARK: Around the wire
 
     /// When failed requests are sent again. Default ``RetryPolicy/never``; set
     /// ``RetryPolicy/default`` to retry idempotent requests on 408, 429, 5xx, lost connections
     /// and timeouts.
-    public var retryPolicy: RetryPolicy = .never
+    public var retryPolicy: RetryPolicy = .never { didSet { updateProblems() } }
     /// What network activity is logged, and where. Default off.
-    public var logging: LoggingConfiguration = .off
-    /// Interceptors every repository of this configuration runs, outermost first, between the
-    /// session step and logging (see ``Interceptor``).
+    public var logging: LoggingConfiguration = .off { didSet { updateProblems() } }
+    /// Interceptors every repository of this configuration runs, each at its
+    /// ``Interceptor/position``, before the repository's own (see ``Interceptor``).
     public var interceptors: [any Interceptor] = []
     /// Counts this configuration's requests in flight. Default ``NetworkActivity/shared``.
     public var activity: NetworkActivity = .shared
@@ -79,14 +111,27 @@ public struct NetworkingConfiguration: Sendable {
     /// api key, signature or session).
     public var secretFields: Set<String> = []
 
+    // MARK: Validation state
+
+    /// Why the settings cannot be used, or `nil` when they are valid. Requests of repositories
+    /// made with an invalid configuration fail with this error before anything is sent.
+    public var validationError: RepositoryError? {
+        problem.map { .invalidConfiguration(reason: $0) }
+    }
+
+    private var problem: String?
+    private var baseURLProblem: String?
+    private var filePins: Result<[PublicKeyPin], RepositoryError> = .success([])
+    private var certificateAuthorityProblem: String?
+
     /// Creates and validates a configuration.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty or malformed
     ///   domain, a scheme, path or port written inside the domain, a port outside 1...65535, a
-    ///   subdomain that does not start with `/`, a timeout that is not positive, a negative poll
-    ///   interval or retry count, a header that cannot be sent, pinning without pins, a pinned
-    ///   certificate file that cannot be read or is not a PEM or DER certificate (the reason names
-    ///   the file), or a certificate authority file that cannot be read.
+    ///   subdomain that does not start with `/`, a timeout that is not positive and finite, a
+    ///   negative or infinite poll interval, a negative retry count, a header that cannot be sent,
+    ///   pinning without pins, a pinned certificate file that cannot be read or is not a PEM or DER
+    ///   certificate (the reason names the file), or a certificate authority file that cannot be read.
     public init(
         useSecureConnection: Bool = true,
         domainURL: String,
@@ -105,47 +150,12 @@ public struct NetworkingConfiguration: Sendable {
         jsonEncoder: JSONEncoder = NetworkingConfiguration.makeDefaultEncoder(),
         decodingFailureHandler: DecodingFailureHandler? = nil
     ) throws(RepositoryError) {
-        let host = try Self.validatedHost(domainURL)
-        let path = try Self.validatedSubdomain(subdomainURL)
-        if let port, !(1...65535).contains(port) {
-            throw .invalidConfiguration(reason: "port \(port) is outside 1...65535")
-        }
-        guard timeout > 0, timeout.isFinite else {
-            throw .invalidConfiguration(reason: "timeout must be a positive number of seconds, not \(timeout)")
-        }
-        guard secondsBetweenPolls >= 0, secondsBetweenPolls.isFinite else {
-            throw .invalidConfiguration(
-                reason: "secondsBetweenPolls must be zero or a positive number of seconds, not \(secondsBetweenPolls)")
-        }
-        if let maximumPollingRetries, maximumPollingRetries < 0 {
-            throw .invalidConfiguration(reason: "maximumPollingRetries must not be negative, not \(maximumPollingRetries)")
-        }
-        if let problem = HeaderValidation.problem(in: defaultHeaders) {
-            throw .invalidConfiguration(reason: "defaultHeaders: \(problem)")
-        }
-        var pins = pinnedPublicKeys
-        for file in pinnedCertificateFiles {
-            pins += try PublicKeyPin.pins(fromCertificateFile: file)
-        }
-        if let certificateAuthorityFile, !FileManager.default.isReadableFile(atPath: certificateAuthorityFile.path) {
-            throw .invalidConfiguration(
-                reason: "certificateAuthorityFile \(certificateAuthorityFile.path) does not exist or cannot be read")
-        }
-        if usePinningCertificate, pins.isEmpty {
-            throw .invalidConfiguration(
-                reason: "usePinningCertificate is true but no pins were given: pass pinnedPublicKeys or pinnedCertificateFiles")
-        }
-        let scheme = useSecureConnection ? "https" : "http"
-        let authority = port.map { "\(host):\($0)" } ?? host
-        guard let baseURL = URL(string: "\(scheme)://\(authority)\(path)") else {
-            throw .invalidConfiguration(reason: "\(scheme)://\(authority)\(path) is not a valid URL")
-        }
         self.useSecureConnection = useSecureConnection
         self.domainURL = domainURL
         self.port = port
         self.subdomainURL = subdomainURL
         self.usePinningCertificate = usePinningCertificate
-        self.pinnedPublicKeys = pins
+        self.pinnedPublicKeys = pinnedPublicKeys
         self.pinnedCertificateFiles = pinnedCertificateFiles
         self.certificateAuthorityFile = certificateAuthorityFile
         self.timeout = timeout
@@ -156,7 +166,18 @@ public struct NetworkingConfiguration: Sendable {
         self.jsonDecoder = jsonDecoder
         self.jsonEncoder = jsonEncoder
         self.decodingFailureHandler = decodingFailureHandler
-        self.baseURL = baseURL
+        baseURL = URL(fileURLWithPath: "/")
+        updateBaseURL()
+        readCertificateFiles()
+        checkCertificateAuthorityFile()
+        if let problem { throw .invalidConfiguration(reason: problem) }
+    }
+
+    /// Throws the ``validationError``, if any.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the setting to fix.
+    public func validate() throws(RepositoryError) {
+        if let validationError { throw validationError }
     }
 
     /// A `JSONEncoder` with sorted keys, so request bodies are deterministic.
@@ -166,17 +187,71 @@ public struct NetworkingConfiguration: Sendable {
         return encoder
     }
 
-    /// How many times a polling request is sent again after the first 202.
+    /// How many times a polling request is sent again after the first 202 (see
+    /// ``maximumPollingRetries``).
     public var pollingRetries: Int {
-        if let maximumPollingRetries { return maximumPollingRetries }
-        guard secondsBetweenPolls > 0 else { return 75 }
-        return Int(min((timeout / secondsBetweenPolls).rounded(), 10_000))
+        if let maximumPollingRetries { return max(0, maximumPollingRetries) }
+        guard secondsBetweenPolls > 0, timeout.isFinite else { return 75 }
+        return Int(min(max((timeout / secondsBetweenPolls).rounded(), 0), 10_000))
     }
 
-    /// The TLS requirements every request of this configuration carries.
+    /// The TLS requirements every request of this configuration carries: the pins (given and
+    /// read from files) when pinning, and the certificate authority file.
     public var security: TransportSecurity {
         TransportSecurity(
-            pinnedPublicKeys: usePinningCertificate ? pinnedPublicKeys : [],
+            pinnedPublicKeys: usePinningCertificate ? pinnedPublicKeys + ((try? filePins.get()) ?? []) : [],
             certificateAuthorityFile: certificateAuthorityFile)
+    }
+
+    // MARK: - Keeping derived state current
+
+    private mutating func updateBaseURL() {
+        do throws(RepositoryError) {
+            baseURL = try Self.makeBaseURL(useSecureConnection, domainURL, port, subdomainURL)
+            baseURLProblem = nil
+        } catch {
+            baseURLProblem = error.configurationReason
+        }
+        updateProblems()
+    }
+
+    private mutating func readCertificateFiles() {
+        var pins: [PublicKeyPin] = []
+        do throws(RepositoryError) {
+            for file in pinnedCertificateFiles { pins += try PublicKeyPin.pins(fromCertificateFile: file) }
+            filePins = .success(pins)
+        } catch {
+            filePins = .failure(error)
+        }
+        updateProblems()
+    }
+
+    private mutating func checkCertificateAuthorityFile() {
+        certificateAuthorityProblem = certificateAuthorityFile.flatMap { file in
+            FileManager.default.isReadableFile(atPath: file.path)
+                ? nil : "certificateAuthorityFile \(file.path) does not exist or cannot be read"
+        }
+        updateProblems()
+    }
+
+    private mutating func updateProblems() {
+        problem = baseURLProblem ?? pinningProblem ?? certificateAuthorityProblem ?? Self.settingsProblem(of: self)
+    }
+
+    private var pinningProblem: String? {
+        switch filePins {
+        case .failure(let error): return error.configurationReason
+        case .success(let pins):
+            guard usePinningCertificate, pinnedPublicKeys.isEmpty, pins.isEmpty else { return nil }
+            return "usePinningCertificate is true but no pins were given: pass pinnedPublicKeys or pinnedCertificateFiles"
+        }
+    }
+}
+
+extension RepositoryError {
+    /// The reason of an ``invalidConfiguration(reason:)``, or the description of any other error.
+    var configurationReason: String {
+        if case .invalidConfiguration(let reason) = self { return reason }
+        return description
     }
 }

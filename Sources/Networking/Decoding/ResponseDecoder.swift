@@ -3,10 +3,19 @@ import Foundation
 /// Decodes response bodies into models and reports every failure to the decoding-failure hook.
 struct ResponseDecoder: Sendable {
     let configuration: NetworkingConfiguration
+    let bodyDecoder: BodyDecoder
 
+    init(configuration: NetworkingConfiguration) {
+        self.configuration = configuration
+        bodyDecoder = BodyDecoder(jsonDecoder: configuration.jsonDecoder)
+    }
+
+    /// The body (or the value at `keyPath`) as `T`, or the endpoint's own decoding step's result.
     func decode<T: Decodable>(
-        _ type: T.Type, from response: TransportResponse, request: RequestSummary, keyPath: String?
+        _ type: T.Type, from response: TransportResponse, request: RequestSummary, keyPath: String?,
+        custom: (@Sendable (DecodingInput) throws -> T)? = nil
     ) throws(RepositoryError) -> T {
+        if let custom { return try decode(with: custom, from: response, request: request) }
         let context = ErrorContext(request: request, response: response)
         if response.body.isEmpty {
             if let optional = T.self as? any ExpressibleByNilLiteral.Type, let none = optional.init(nilLiteral: ()) as? T {
@@ -17,13 +26,23 @@ struct ResponseDecoder: Sendable {
                 reason: "the body is empty (status \(response.statusCode)) but a \(T.self) was expected; use Endpoint<Void> for calls that return no body")
         }
         do {
-            if let keyPath, !keyPath.isEmpty {
-                let components = keyPath.split(separator: ".").map(String.init)
-                return try KeyPathDecoding.$components.withValue(components) {
-                    try configuration.jsonDecoder.decode(KeyPathDecodable<T>.self, from: response.body).value
-                }
-            }
-            return try configuration.jsonDecoder.decode(T.self, from: response.body)
+            return try bodyDecoder.decode(T.self, from: response.body, keyPath: keyPath)
+        } catch let error as DecodingError {
+            throw failure(for: error, type: T.self, context: context)
+        } catch {
+            throw reported(.mismatch, type: T.self, context: context, codingPath: "", reason: "\(error)")
+        }
+    }
+
+    /// The result of an endpoint's own decoding step; its failures are reported like any other.
+    func decode<T>(
+        with custom: @Sendable (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary
+    ) throws(RepositoryError) -> T {
+        let context = ErrorContext(request: request, response: response)
+        do {
+            return try custom(DecodingInput(response: response, bodyDecoder: bodyDecoder))
+        } catch let error as RepositoryError {
+            throw error
         } catch let error as DecodingError {
             throw failure(for: error, type: T.self, context: context)
         } catch {

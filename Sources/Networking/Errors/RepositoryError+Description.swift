@@ -31,13 +31,16 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .customError(let name, _, let context):
             return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
+        case .authenticationFailed(let context):
+            return "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"
+        case .noNetworkConnection(.connectionLost, let context):
+            return "\(context.request) lost its connection before a complete response arrived\(Self.attempts(context)). The server may have been reached; check the network connection."
         case .noNetworkConnection(let failure, let context):
             return "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
         case .timeout(let context):
-            if let response = context.response {
-                return "\(context.request) was still pending (status \(response.statusCode)) after the last polling try; try again later or allow more polling retries."
-            }
             return "\(context.request) timed out before a complete response arrived\(Self.attempts(context)); the server is slow or unreachable."
+        case .pollingExhausted(let attempts, let context):
+            return "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
         case .tlsError(let failure, let context):
             return "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
         case .pinningFailed(let host, let context):
@@ -47,7 +50,9 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .cancelled(let context):
             return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
         case .invalidResponse(let reason, let context):
-            return "\(context.request) received an invalid response: \(reason)."
+            return "\(context.request) received an invalid response: \(reason). The server answered, but not with valid HTTP."
+        case .responseTooLarge(let limit, let context):
+            return "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
         case .jsonError(let failure), .decodeError(let failure):
             return failure.description + (failure.bodyExcerpt.isEmpty ? "" : " Body: \(Redaction.truncate(failure.bodyExcerpt, limit: Self.descriptionBodyLimit))")
         }

@@ -9,17 +9,20 @@
 /// | ``invalidConfiguration(reason:)`` | a ``NetworkingConfiguration`` value is rejected when made |
 /// | ``invalidURL(reason:)`` | the path cannot form a URL under the base URL |
 /// | ``invalidRequest(reason:request:)`` | parameters or body cannot be encoded, or the method cannot carry them |
-/// | ``unauthenticatedSession(_:)`` | nobody is logged in (no network touched, context `nil`), or the server answered 401 |
+/// | ``unauthenticatedSession(_:)`` | nobody is logged in (no network touched, context `nil`), or the server answered 401 to a call that needs the session |
+/// | ``authenticationFailed(_:)`` | the server answered 401 to a call that needs no session (a wrong password at login) |
 /// | ``sessionRefreshFailed(_:_:)`` | the session's token had to be refreshed and the refresh failed |
 /// | ``requestError(_:)`` | the server answered with a status outside 200..<300 that no custom error matched |
 /// | ``customError(name:error:context:)`` | a status (and API code) the repository declared a custom error for |
 /// | ``noNetworkConnection(_:_:)`` | connection refused, host not found, connection lost, offline |
-/// | ``timeout(_:)`` | no response within the timeout, or polling ran out of tries |
+/// | ``timeout(_:)`` | no complete response within the timeout (or a blocking call's wait) |
+/// | ``pollingExhausted(attempts:context:)`` | polling still got 202 after its last try |
 /// | ``tlsError(_:_:)`` | the certificate is untrusted, expired or for another host, or the handshake failed |
 /// | ``pinningFailed(host:context:)`` | the server's key matches none of the pins |
 /// | ``pinningUnsupported(transport:context:)`` | pinning was asked for on a transport that cannot pin |
 /// | ``cancelled(_:)`` | the calling task was cancelled |
-/// | ``invalidResponse(reason:context:)`` | the answer is not valid HTTP or is larger than allowed |
+/// | ``invalidResponse(reason:context:)`` | the answer is not valid HTTP: malformed or oversize head, broken framing or encoding |
+/// | ``responseTooLarge(limit:context:)`` | the body is larger than the transport accepts |
 /// | ``jsonError(_:)`` | the body is not valid JSON |
 /// | ``decodeError(_:)`` | the JSON does not have the shape of the model |
 public enum RepositoryError: Error, Sendable {
@@ -30,8 +33,11 @@ public enum RepositoryError: Error, Sendable {
     /// The request cannot be built as asked (unencodable parameters, a body on `GET`, …).
     case invalidRequest(reason: String, request: RequestSummary?)
     /// The request needs a session and nobody is logged in (context `nil`, nothing was sent), or
-    /// the server answered 401 (the session is expired when the request was signed with it).
+    /// the server answered 401 to it (the session is expired when the request was signed with it).
     case unauthenticatedSession(ErrorContext?)
+    /// The server answered 401 to a call that needs no session: the credentials it carried (a
+    /// password at login, an API key) were not accepted. The session is left alone.
+    case authenticationFailed(ErrorContext)
     /// The session's token had to be refreshed and the refresh failed (the session ends unless the
     /// refresh endpoint was merely unreachable, see ``RefreshPolicy``); every request waiting for
     /// that refresh fails with this error.
@@ -42,9 +48,11 @@ public enum RepositoryError: Error, Sendable {
     case customError(name: String, error: any CustomRepositoryErrorType, context: ErrorContext)
     /// The request did not reach a server: refused, unresolvable host, lost connection, offline.
     case noNetworkConnection(NetworkFailure, ErrorContext)
-    /// No response within the timeout; for polling, the server still answered 202 after the last
-    /// try (the context then holds that last response).
+    /// No complete response arrived within the timeout (or a blocking call's `maximumWait`).
     case timeout(ErrorContext)
+    /// Polling still got 202 Accepted after its last try; `attempts` requests were sent and the
+    /// context holds the last 202 response.
+    case pollingExhausted(attempts: Int, context: ErrorContext)
     /// The TLS handshake failed for a reason other than pinning.
     case tlsError(TLSFailure, ErrorContext)
     /// The server's public key matches none of the pinned keys; nothing was sent to it.
@@ -53,8 +61,11 @@ public enum RepositoryError: Error, Sendable {
     case pinningUnsupported(transport: String, context: ErrorContext)
     /// The calling task was cancelled; context `nil` when it was cancelled before a request was built.
     case cancelled(ErrorContext?)
-    /// The server's answer is not valid HTTP, or its body is larger than the transport accepts.
+    /// The server answered, but not with valid HTTP: a malformed or oversize response head, broken
+    /// chunked framing, or a body that does not decode with its content encoding.
     case invalidResponse(reason: String, context: ErrorContext)
+    /// The response body is larger than the transport accepts (`limit` bytes); the transfer was stopped.
+    case responseTooLarge(limit: Int, context: ErrorContext)
     /// The body is not valid JSON.
     case jsonError(DecodingFailure)
     /// The JSON does not match the model.
@@ -68,7 +79,8 @@ extension RepositoryError {
         case .invalidConfiguration, .invalidURL: nil
         case .invalidRequest(_, let request): request.map { ErrorContext(request: $0) }
         case .unauthenticatedSession(let context), .cancelled(let context), .sessionRefreshFailed(_, let context): context
-        case .requestError(let context), .timeout(let context): context
+        case .requestError(let context), .timeout(let context), .authenticationFailed(let context): context
+        case .pollingExhausted(_, let context), .responseTooLarge(_, let context): context
         case .customError(_, _, let context), .pinningFailed(_, let context): context
         case .noNetworkConnection(_, let context), .tlsError(_, let context): context
         case .pinningUnsupported(_, let context), .invalidResponse(_, let context): context
@@ -96,6 +108,9 @@ extension RepositoryError {
         case .sessionRefreshFailed(let failure, let context?): return .sessionRefreshFailed(failure, stamped(context))
         case .requestError(let context): return .requestError(stamped(context))
         case .timeout(let context): return .timeout(stamped(context))
+        case .authenticationFailed(let context): return .authenticationFailed(stamped(context))
+        case .pollingExhausted(let count, let context): return .pollingExhausted(attempts: count, context: stamped(context))
+        case .responseTooLarge(let limit, let context): return .responseTooLarge(limit: limit, context: stamped(context))
         case .customError(let name, let error, let context): return .customError(name: name, error: error, context: stamped(context))
         case .noNetworkConnection(let failure, let context): return .noNetworkConnection(failure, stamped(context))
         case .tlsError(let failure, let context): return .tlsError(failure, stamped(context))
@@ -118,12 +133,13 @@ extension RepositoryError {
         return nil
     }
 
-    /// Whether the failure means the network could not be reached (refused, unresolvable,
-    /// lost, offline or timed out without a response): the failures worth retrying later.
+    /// Whether the failure means the network could not be reached or gave out (refused,
+    /// unresolvable, offline, a connection lost before the response was complete, or a timeout):
+    /// the failures worth trying again later. A server that answered — even with garbage, an
+    /// oversize head or a 5xx — is not a connectivity failure.
     public var isConnectivityFailure: Bool {
         switch self {
-        case .noNetworkConnection: true
-        case .timeout(let context): context.response == nil
+        case .noNetworkConnection, .timeout: true
         default: false
         }
     }

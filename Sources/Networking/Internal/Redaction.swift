@@ -54,6 +54,7 @@ struct Redaction: Sendable {
     /// pairs in other text) redacted; JSON is pretty-printed when `pretty` is set.
     func bodyExcerpt(_ body: Data, limit: Int, pretty: Bool = false) -> String {
         guard !body.isEmpty else { return "" }
+        let limit = Self.clamped(limit)
         // Large bodies are not parsed just to show their start; their text is redacted instead.
         if body.count <= 1_048_576, let json = try? JSONValue(parsing: body), json.isContainer {
             let redacted = redact(json)
@@ -97,8 +98,13 @@ struct Redaction: Sendable {
         return result
     }
 
+    /// A limit within `0...64 MiB`: a negative one shows nothing, a huge one cannot overflow
+    /// the arithmetic on it.
+    static func clamped(_ limit: Int) -> Int { min(max(limit, 0), 1 << 26) }
+
     /// At most `limit` bytes of `text`, cut on a character boundary, with a note of what was left out.
     static func truncate(_ text: String, limit: Int, totalBytes: Int? = nil) -> String {
+        let limit = clamped(limit)
         let total = totalBytes ?? text.utf8.count
         guard total > limit else { return text }
         var cut = text.utf8.prefix(limit)

@@ -4,15 +4,23 @@ import Synchronization
 /// A step around the transport: sees every request on its way out and every response on its
 /// way back, and may change either, answer by itself, or fail the call.
 ///
-/// Interceptors form an ordered chain; the first is the outermost — it sees the request first and
-/// the response last. Each calls `next` to pass the request on (zero, one or several times, for
-/// example to replay it). A repository's chain is, outermost first:
+/// Interceptors form an ordered chain; the outermost sees the request first and the response
+/// last. Each calls `next` to pass the request on (zero, one or several times, for example to
+/// replay it). Where an interceptor runs is its ``position``; a repository's chain is, outermost first:
 ///
-/// 1. retry (``NetworkingConfiguration/retryPolicy``) — repeats what is inside it;
-/// 2. the session (signing, refresh and replay on 401), when the repository has a session manager;
-/// 3. the configuration's ``NetworkingConfiguration/interceptors``, then the repository's own;
-/// 4. logging (``NetworkingConfiguration/logging``) — sees each attempt as it goes on the wire;
-/// 5. the transport.
+/// 1. ``InterceptorPosition/outsideRetries`` — sees each call once, whatever the retries below do;
+/// 2. retry (``NetworkingConfiguration/retryPolicy``) — repeats what is inside it;
+/// 3. ``InterceptorPosition/beforeSigning`` — sees requests before the session signs them, so
+///    nothing it keeps holds a token (where a cache or an offline queue belongs);
+/// 4. the session (signing, refresh and replay on 401), when the repository has a session manager;
+/// 5. ``InterceptorPosition/afterSigning`` (the default) — sees signed requests;
+/// 6. logging (``NetworkingConfiguration/logging``) — sees each attempt as it goes on the wire;
+/// 7. ``InterceptorPosition/nextToWire`` — last before the transport, after logging (what it
+///    changes, such as a signature or compression, is not in the logs);
+/// 8. the transport.
+///
+/// Within one position the configuration's ``NetworkingConfiguration/interceptors`` run first,
+/// then the repository's, each in the order given.
 ///
 /// ```swift
 /// struct RequestIDInterceptor: Interceptor {
@@ -25,11 +33,33 @@ import Synchronization
 /// }
 /// ```
 public protocol Interceptor: Sendable {
+    /// Where in the chain the interceptor runs. Default ``InterceptorPosition/afterSigning``.
+    var position: InterceptorPosition { get }
+
     /// Handles one request, calling `next` to pass it on towards the transport.
     ///
     /// - Throws: a ``RepositoryError``, which ends the call with that error.
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
+}
+
+extension Interceptor {
+    /// After the session has signed the request, as interceptors ran before positions existed.
+    public var position: InterceptorPosition { .afterSigning }
+}
+
+/// Where an ``Interceptor`` runs in a repository's chain; see ``Interceptor`` for the whole order.
+public enum InterceptorPosition: Int, Sendable, Hashable, CaseIterable, Comparable {
+    /// Outside the retry step: sees each call once, and its final outcome.
+    case outsideRetries
+    /// Between the retry step and the session: sees every attempt, unsigned.
+    case beforeSigning
+    /// Between the session and logging: sees every attempt and replay, signed.
+    case afterSigning
+    /// Between logging and the transport: the last step before the wire.
+    case nextToWire
+
+    public static func < (lhs: InterceptorPosition, rhs: InterceptorPosition) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// The rest of the chain after an interceptor, ending at the transport.
@@ -41,12 +71,24 @@ public struct RequestContext: Sendable {
     public let requiresSession: Bool
     /// Identifies the call across its attempts and replays, for logs and tracing.
     public let id: UUID
+    /// The endpoint's name (a route's name, for example), for logs, activity and cache keys.
+    public let name: String?
+    /// The endpoint's options, for the interceptors that act on them (see ``RequestOptions``).
+    public let options: RequestOptions
+    /// The session of the repository making the call, when it has one.
+    public let session: (any SessionAuthorizing)?
 
     let attemptCounter: AttemptCounter
 
     /// Creates a context for a new call.
-    public init(requiresSession: Bool) {
+    public init(
+        requiresSession: Bool, name: String? = nil, options: RequestOptions = RequestOptions(),
+        session: (any SessionAuthorizing)? = nil
+    ) {
         self.requiresSession = requiresSession
+        self.name = name
+        self.options = options
+        self.session = session
         id = UUID()
         attemptCounter = AttemptCounter()
     }
@@ -57,10 +99,10 @@ public struct RequestContext: Sendable {
 
 /// The attempt number of one call, written by the retry step and read when the call ends.
 final class AttemptCounter: Sendable {
-    private let count = Mutex(1)
+    private let count = Atomic<Int>(1)
 
     var value: Int {
-        get { count.withLock { $0 } }
-        set { count.withLock { $0 = newValue } }
+        get { count.load(ordering: .relaxed) }
+        set { count.store(newValue, ordering: .relaxed) }
     }
 }

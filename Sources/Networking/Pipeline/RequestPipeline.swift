@@ -39,8 +39,7 @@ extension RepositoryError {
         case .tls(let failure): self = .tlsError(failure, context)
         case .pinMismatch(let host): self = .pinningFailed(host: host, context: context)
         case .pinningUnsupported(let transport): self = .pinningUnsupported(transport: transport, context: context)
-        case .responseTooLarge(let limit):
-            self = .invalidResponse(reason: "the response body is larger than the limit of \(limit) bytes", context: context)
+        case .responseTooLarge(let limit): self = .responseTooLarge(limit: limit, context: context)
         case .invalidResponse(let reason): self = .invalidResponse(reason: reason, context: context)
         case .invalidRequest(let reason): self = .invalidRequest(reason: reason, request: request)
         }

@@ -8,7 +8,8 @@ extension AbstractRepository {
     /// (WebApiClient's `blockingRequestAPI`).
     ///
     /// When the wait runs out, the request is cancelled and the result is
-    /// ``RepositoryError/timeout(_:)``. Blocking a thread of Swift concurrency or of a transport
+    /// ``RepositoryError/timeout(_:)``; an infinite `maximumWait` waits (up to a year), a negative
+    /// or NaN one is an ``RepositoryError/invalidRequest(reason:request:)``. Blocking a thread of Swift concurrency or of a transport
     /// could deadlock, so a call from async code or from a transport's callback returns
     /// ``RepositoryError/invalidRequest(reason:request:)`` at once instead; use
     /// ``performRequest(_:)-(Endpoint<T>)`` with `await` there.
@@ -37,6 +38,10 @@ extension AbstractRepository {
         if let reason = BlockingGuard.reasonNotToBlock() {
             return .failure(.invalidRequest(reason: reason, request: summary))
         }
+        guard maximumWait >= 0 else {
+            return .failure(
+                .invalidRequest(reason: "maximumWait must be zero or a positive number of seconds, not \(maximumWait)", request: summary))
+        }
         let outcome = Mutex<Result<T, RepositoryError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task.detached {
@@ -44,7 +49,8 @@ extension AbstractRepository {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        let waitSeconds = maximumWait.isFinite ? max(0, maximumWait) : 365 * 24 * 3600
+        // At most a year: DispatchTime traps on a wait it cannot represent.
+        let waitSeconds = min(maximumWait, 365 * 24 * 3600)
         if done.wait(timeout: .now() + waitSeconds) == .timedOut {
             task.cancel()
             // Cancellation ends the call promptly; wait briefly so the timeout can carry its context.

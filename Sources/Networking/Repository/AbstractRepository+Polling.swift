@@ -6,11 +6,24 @@ extension AbstractRepository {
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`.
     ///
-    /// - Returns: ``RepositoryError/timeout(_:)`` carrying the last 202 response when every try was used.
+    /// - Returns: ``RepositoryError/pollingExhausted(attempts:context:)`` carrying the last 202
+    ///   response when every try was used.
     public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
         await result { () async throws(RepositoryError) -> T in
             let (request, response) = try await self.poll(endpoint)
-            return try self.decoder.decode(T.self, from: response, request: request.summary, keyPath: endpoint.keyPath)
+            return try self.decoded(endpoint, from: response, request: request.summary)
+        }
+    }
+
+    /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and returns the model with the final
+    /// response's status, headers and URL.
+    public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<RepositoryResponse<T>>) async
+        -> Result<RepositoryResponse<T>, RepositoryError>
+    {
+        await result { () async throws(RepositoryError) -> RepositoryResponse<T> in
+            let (request, response) = try await self.poll(endpoint)
+            let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
+            return RepositoryResponse(value, of: response, to: request.summary)
         }
     }
 
@@ -27,7 +40,7 @@ extension AbstractRepository {
             tries += 1
             guard response.statusCode == 202 else { return (request, response) }
             guard tries <= retries else {
-                throw .timeout(ErrorContext(request: request.summary, response: response))
+                throw .pollingExhausted(attempts: tries, context: ErrorContext(request: request.summary, response: response))
             }
             do {
                 try await configuration.clock.sleep(.clampedSeconds(configuration.secondsBetweenPolls))

@@ -46,11 +46,12 @@ open class AbstractRepository: @unchecked Sendable {
     /// Creates a repository.
     ///
     /// - Parameters:
-    ///   - configuration: where the API is and how to talk to it.
+    ///   - configuration: where the API is and how to talk to it. When it is invalid (a setting
+    ///     was changed to an invalid value), every request fails with its ``NetworkingConfiguration/validationError``.
     ///   - sessionManager: signs requests that need a session; without one, such requests are sent unsigned.
     ///   - transport: the wire; default ``DefaultTransport/shared`` (libcurl on Linux, URLSession elsewhere).
-    ///   - interceptors: steps around the transport, outermost first, run after the configuration's
-    ///     (see ``Interceptor`` for the whole chain).
+    ///   - interceptors: steps around the transport, each at its ``Interceptor/position``, after the
+    ///     configuration's at the same position (see ``Interceptor`` for the whole chain).
     ///   - customErrors: custom errors for every call of this repository.
     public init(
         configuration: NetworkingConfiguration,
@@ -64,40 +65,97 @@ open class AbstractRepository: @unchecked Sendable {
         self.sessionManager = sessionManager
         self.transport = transport
         self.customErrors = customErrors
-        var chain: [any Interceptor] = []
+        pipeline = RequestPipeline(
+            transport: transport,
+            interceptors: Self.chain(configuration: configuration, session: sessionManager, interceptors: interceptors))
+        builder = RequestBuilder(configuration: configuration)
+        decoder = ResponseDecoder(configuration: configuration)
+    }
+
+    /// The whole chain, outermost first, as ``Interceptor`` documents it.
+    private static func chain(
+        configuration: NetworkingConfiguration, session: (any SessionAuthorizing)?, interceptors: [any Interceptor]
+    ) -> [any Interceptor] {
+        let given = configuration.interceptors + interceptors
+        func placed(at position: InterceptorPosition) -> [any Interceptor] { given.filter { $0.position == position } }
+        var chain = placed(at: .outsideRetries)
         if configuration.retryPolicy.maximumAttempts > 1 {
             chain.append(RetryInterceptor(policy: configuration.retryPolicy, clock: configuration.clock))
         }
-        if let sessionManager {
+        chain += placed(at: .beforeSigning)
+        if let session {
             chain.append(
-                SessionInterceptor(
-                    session: sessionManager, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization")))
+                SessionInterceptor(session: session, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization")))
         }
-        chain += configuration.interceptors + interceptors
+        chain += placed(at: .afterSigning)
+        if let storage = configuration.cookieStorage { chain.append(CookieInterceptor(storage: storage)) }
         if configuration.logging.level > .off {
             chain.append(
                 LoggingInterceptor(
                     configuration: configuration.logging, redaction: Redaction(secretFields: configuration.secretFields),
                     clock: configuration.clock))
         }
-        pipeline = RequestPipeline(transport: transport, interceptors: chain)
-        builder = RequestBuilder(configuration: configuration)
-        decoder = ResponseDecoder(configuration: configuration)
+        return chain + placed(at: .nextToWire)
     }
 
     // MARK: - Requests
 
-    /// Sends the endpoint and decodes the body (or the value at its key path) as `T`.
+    /// Sends the endpoint and decodes the body (or the value at its key path) as `T`, or runs
+    /// the endpoint's own ``Endpoint/decoding(_:)`` step when it has one.
     public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
         await result { () async throws(RepositoryError) -> T in
             let (request, response) = try await self.exchange(endpoint)
-            return try self.decoder.decode(T.self, from: response, request: request.summary, keyPath: endpoint.keyPath)
+            return try self.decoded(endpoint, from: response, request: request.summary)
+        }
+    }
+
+    /// Sends the endpoint and returns the model with its status, headers and URL.
+    public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<RepositoryResponse<T>>) async
+        -> Result<RepositoryResponse<T>, RepositoryError>
+    {
+        await result { () async throws(RepositoryError) -> RepositoryResponse<T> in
+            let (request, response) = try await self.exchange(endpoint)
+            let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
+            return RepositoryResponse(value, of: response, to: request.summary)
+        }
+    }
+
+    /// Sends the endpoint and returns what its own ``Endpoint/decoding(_:)`` step makes of the
+    /// response: for models that are not `Decodable`.
+    ///
+    /// An endpoint without a decoding step fails with ``RepositoryError/invalidRequest(reason:request:)``
+    /// before anything is sent.
+    public func performRequest<T: Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
+        await result { () async throws(RepositoryError) -> T in
+            guard let custom = endpoint.customDecoding else {
+                throw .invalidRequest(
+                    reason: "\(T.self) is not Decodable, so the endpoint needs its own decoding step: add .decoding { … }",
+                    request: try? self.builder.build(endpoint).summary)
+            }
+            let (request, response) = try await self.exchange(endpoint)
+            return try self.decoder.decode(with: custom, from: response, request: request.summary)
         }
     }
 
     /// Sends the endpoint and ignores the body (empty or not).
     public func performRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
         await result { () async throws(RepositoryError) in _ = try await self.exchange(endpoint) }
+    }
+
+    /// Sends the endpoint, ignores the body, and returns the status, headers and URL.
+    public func performRequest(_ endpoint: Endpoint<RepositoryResponse<Void>>) async
+        -> Result<RepositoryResponse<Void>, RepositoryError>
+    {
+        await result { () async throws(RepositoryError) -> RepositoryResponse<Void> in
+            let (request, response) = try await self.exchange(endpoint)
+            return RepositoryResponse((), of: response, to: request.summary)
+        }
+    }
+
+    /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
+    /// The same as ``performRawRequest(_:)``; a raw response is never decoded from the body.
+    public func performRequest(_ endpoint: Endpoint<TransportResponse>) async -> Result<TransportResponse, RepositoryError> {
+        await performRawRequest(endpoint)
     }
 
     /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
@@ -115,13 +173,23 @@ open class AbstractRepository: @unchecked Sendable {
         await performRequest(endpoint.withoutSession())
     }
 
+    /// The cookies the configuration's ``NetworkingConfiguration/cookieStorage`` would send with a
+    /// request to `path` (under the base URL, or absolute): WebApiClient's `cookiesForAPI`.
+    /// Empty when the configuration keeps no cookies or the path forms no URL.
+    public func cookies(forPath path: String) -> [Cookie] {
+        guard let storage = configuration.cookieStorage, let url = try? builder.url(for: path) else { return [] }
+        return storage.cookies(for: url)
+    }
+
     // MARK: - Steps
 
     /// Builds, sends and validates one request; returns it with its 2xx response.
     func exchange<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         if Task.isCancelled { throw .cancelled(nil) }
         let request = try builder.build(endpoint)
-        let context = RequestContext(requiresSession: endpoint.requiresSession)
+        let context = RequestContext(
+            requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
+            session: sessionManager)
         do {
             let response = try await pipeline.send(request, context: context)
             try validate(response, to: request, endpoint: endpoint)
@@ -129,6 +197,13 @@ open class AbstractRepository: @unchecked Sendable {
         } catch {
             throw error.attempted(context.attempt)
         }
+    }
+
+    /// Decodes a 2xx response for the endpoint: its own decoding step, or the body as `T`.
+    func decoded<T: Decodable>(_ endpoint: Endpoint<T>, from response: TransportResponse, request: RequestSummary)
+        throws(RepositoryError) -> T
+    {
+        try decoder.decode(T.self, from: response, request: request, keyPath: endpoint.keyPath, custom: endpoint.customDecoding)
     }
 
     /// Maps a non-2xx response to its error.
@@ -144,7 +219,7 @@ open class AbstractRepository: @unchecked Sendable {
             }
             if let match { throw .customError(name: match.name, error: match, context: context) }
         }
-        if response.statusCode == 401 { throw .unauthenticatedSession(context) }
+        if response.statusCode == 401 { throw .authenticationFailed(context) }
         throw .requestError(context)
     }
 

@@ -15,14 +15,20 @@ import Foundation
 /// ```
 ///
 /// `Response` is a `Decodable` model (an entity or a collection), `Void` for an empty or ignored
-/// body, or ``TransportResponse`` for the raw response.
+/// body, ``TransportResponse`` for the raw response, ``RepositoryResponse`` for a model with its
+/// status and headers, or any type the endpoint's own ``decoding(_:)`` step produces.
+///
+/// The factories (`.get`, `.post`, …) take dictionary literals, ``Parameters`` and ``HTTPHeaders``
+/// values, and dictionary variables (`[String: String]`, `[String: Int]`, `[String: any Sendable]`…).
 public struct Endpoint<Response>: Sendable {
     /// The request method.
     public var method: HTTPMethod
-    /// The path under the configuration's base URL, such as `"books/12"`.
+    /// The path under the configuration's base URL, such as `"books/12"`, or an absolute
+    /// `http(s)://` URL for another host.
     ///
-    /// It is taken literally: each `/`-separated segment is percent-encoded (a `?` or `%` in it is
-    /// sent as `%3F` or `%25`), so give it unencoded and put query items in ``parameters``.
+    /// A relative path is taken literally: each `/`-separated segment is percent-encoded (a `?`
+    /// or `%` in it is sent as `%3F` or `%25`), so give it unencoded and put query items in
+    /// ``parameters`` or ``query``.
     public var path: String
     /// The parameters, sent in the query or the body (see ``encoding``).
     public var parameters: Parameters?
@@ -35,10 +41,13 @@ public struct Endpoint<Response>: Sendable {
     /// Where the parameters go; `nil` lets the method decide (see
     /// ``NetworkingConfiguration/queryEncodedMethods``).
     public var encoding: ParameterEncoding?
+    /// How arrays and booleans are written in the query or a form body; `nil` uses
+    /// ``NetworkingConfiguration/queryEncodingStyle``.
+    public var queryEncodingStyle: QueryEncodingStyle?
     /// A dotted key path (such as `"data"` or `"page.items"`) at which the model sits inside the
     /// JSON body, or `nil` when the body is the model.
     public var keyPath: String?
-    /// Whether the call needs a logged-in session. Default `true`; ``AbstractRepository/performAuthenticationRequest(_:)``
+    /// Whether the call needs a logged-in session. Default `true`; ``AbstractRepository/performAuthenticationRequest(_:)-(Endpoint<T>)``
     /// sends endpoints that do not (login, sign-up).
     public var requiresSession: Bool
     /// Custom errors for this call; tried before the repository's.
@@ -47,6 +56,13 @@ public struct Endpoint<Response>: Sendable {
     public var timeout: TimeInterval?
     /// Told about upload and download progress as the call runs; `nil` by default.
     public var progress: ProgressHandler?
+    /// A name for the call (routes set their name), seen by interceptors as ``RequestContext/name``.
+    public var name: String?
+    /// Settings for the interceptors that act on them (a cache, an offline queue); see ``RequestOptions``.
+    public var options: RequestOptions
+
+    /// The endpoint's own decoding step, when it has one.
+    var customDecoding: (@Sendable (DecodingInput) throws -> Response)?
 
     /// Creates an endpoint with optional parameters.
     public init(
@@ -64,6 +80,7 @@ public struct Endpoint<Response>: Sendable {
         self.requiresSession = true
         self.customErrors = customErrors
         self.timeout = timeout
+        self.options = RequestOptions()
     }
 
     /// Creates an endpoint whose parameters are an `Encodable` value, such as a model to create.
@@ -76,6 +93,8 @@ public struct Endpoint<Response>: Sendable {
             method, path, parameters: Parameters(body), query: query, headers: headers, encoding: encoding,
             keyPath: keyPath, customErrors: customErrors, timeout: timeout)
     }
+
+    // MARK: - Factories
 
     /// A `GET` endpoint.
     public static func get(
@@ -133,6 +152,8 @@ public struct Endpoint<Response>: Sendable {
         Endpoint(.delete, path, parameters: parameters, headers: headers, keyPath: keyPath)
     }
 
+    // MARK: - Copies
+
     /// A copy that needs no session (for login and sign-up).
     public func withoutSession() -> Endpoint {
         var copy = self
@@ -152,5 +173,169 @@ public struct Endpoint<Response>: Sendable {
         var copy = self
         copy.customErrors = errors
         return copy
+    }
+
+    /// A copy with an option set for the interceptors that act on it.
+    public func with<Key: RequestOptionKey>(_ key: Key.Type, _ value: Key.Value) -> Endpoint {
+        var copy = self
+        copy.options[key] = value
+        return copy
+    }
+
+    /// A copy that decodes its response with `decode` instead of decoding the body as `Response`
+    /// — the seeds' decoder closures, for bodies whose shape differs from the model, or models
+    /// that are not `Decodable`.
+    ///
+    /// `decode` runs only for a 2xx response. A `DecodingError` it throws (from
+    /// ``DecodingInput/decode(_:at:)`` or its own code) becomes ``RepositoryError/decodeError(_:)``
+    /// (``RepositoryError/jsonError(_:)`` when the body is not JSON) and reaches the decode-error hook
+    /// with the request, the response and the coding path; any other error becomes a
+    /// ``RepositoryError/decodeError(_:)`` whose reason describes it; a ``RepositoryError`` it throws
+    /// is returned as it is.
+    ///
+    /// ```swift
+    /// func titles() async -> Result<[String], RepositoryError> {
+    ///     await performRequest(Endpoint.get("books").decoding { input in
+    ///         try input.decode([Book].self, at: "data").map(\.title)
+    ///     })
+    /// }
+    /// ```
+    public func decoding(_ decode: @escaping @Sendable (DecodingInput) throws -> Response) -> Endpoint {
+        var copy = self
+        copy.customDecoding = decode
+        return copy
+    }
+}
+
+extension Endpoint {
+    /// The same call, for another response type, without a decoding step.
+    func retyped<Other>(as type: Other.Type = Other.self) -> Endpoint<Other> {
+        var other = Endpoint<Other>(
+            method, path, parameters: parameters, query: query, headers: headers, encoding: encoding, keyPath: keyPath,
+            customErrors: customErrors, timeout: timeout)
+        other.queryEncodingStyle = queryEncodingStyle
+        other.requiresSession = requiresSession
+        other.progress = progress
+        other.name = name
+        other.options = options
+        return other
+    }
+
+    /// The endpoint of the value a ``RepositoryResponse`` carries.
+    func valueEndpoint<Value>() -> Endpoint<Value> where Response == RepositoryResponse<Value> {
+        retyped(as: Value.self)
+    }
+}
+
+// MARK: - Dictionary variables
+
+extension Endpoint {
+    /// A `GET` endpoint whose parameters are a dictionary variable.
+    @_disfavoredOverload
+    public static func get<Value: Sendable>(
+        _ path: String, parameters: [String: Value]?, headers: some HTTPHeadersConvertible = HTTPHeaders(),
+        keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.get, path, parameters: parameters.map { Parameters(dictionary: $0) }, headers: headers.httpHeaders, keyPath: keyPath)
+    }
+
+    /// A `GET` endpoint whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func get(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.get, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `POST` endpoint whose parameters are a dictionary variable.
+    @_disfavoredOverload
+    public static func post<Value: Sendable>(
+        _ path: String, parameters: [String: Value]?, headers: some HTTPHeadersConvertible = HTTPHeaders(),
+        keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.post, path, parameters: parameters.map { Parameters(dictionary: $0) }, headers: headers.httpHeaders, keyPath: keyPath)
+    }
+
+    /// A `POST` endpoint whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func post(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.post, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `POST` endpoint with an `Encodable` body whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func post(
+        _ path: String, body: some Encodable & Sendable, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.post, path, body: body, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `PUT` endpoint whose parameters are a dictionary variable.
+    @_disfavoredOverload
+    public static func put<Value: Sendable>(
+        _ path: String, parameters: [String: Value]?, headers: some HTTPHeadersConvertible = HTTPHeaders(),
+        keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.put, path, parameters: parameters.map { Parameters(dictionary: $0) }, headers: headers.httpHeaders, keyPath: keyPath)
+    }
+
+    /// A `PUT` endpoint whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func put(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.put, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `PUT` endpoint with an `Encodable` body whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func put(
+        _ path: String, body: some Encodable & Sendable, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.put, path, body: body, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `PATCH` endpoint whose parameters are a dictionary variable.
+    @_disfavoredOverload
+    public static func patch<Value: Sendable>(
+        _ path: String, parameters: [String: Value]?, headers: some HTTPHeadersConvertible = HTTPHeaders(),
+        keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.patch, path, parameters: parameters.map { Parameters(dictionary: $0) }, headers: headers.httpHeaders, keyPath: keyPath)
+    }
+
+    /// A `PATCH` endpoint whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func patch(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.patch, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `PATCH` endpoint with an `Encodable` body whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func patch(
+        _ path: String, body: some Encodable & Sendable, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.patch, path, body: body, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+
+    /// A `DELETE` endpoint whose parameters are a dictionary variable.
+    @_disfavoredOverload
+    public static func delete<Value: Sendable>(
+        _ path: String, parameters: [String: Value]?, headers: some HTTPHeadersConvertible = HTTPHeaders(),
+        keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.delete, path, parameters: parameters.map { Parameters(dictionary: $0) }, headers: headers.httpHeaders, keyPath: keyPath)
+    }
+
+    /// A `DELETE` endpoint whose headers are a dictionary variable.
+    @_disfavoredOverload
+    public static func delete(
+        _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
+    ) -> Endpoint {
+        Endpoint(.delete, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
     }
 }

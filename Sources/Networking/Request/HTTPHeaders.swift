@@ -118,6 +118,21 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence, ExpressibleByD
     }
 }
 
+/// A value that can stand for header fields: ``HTTPHeaders`` itself, or a `[String: String]`
+/// dictionary (its fields sorted by name).
+public protocol HTTPHeadersConvertible: Sendable {
+    /// The header fields.
+    var httpHeaders: HTTPHeaders { get }
+}
+
+extension HTTPHeaders: HTTPHeadersConvertible {
+    public var httpHeaders: HTTPHeaders { self }
+}
+
+extension Dictionary: HTTPHeadersConvertible where Key == String, Value == String {
+    public var httpHeaders: HTTPHeaders { HTTPHeaders(self) }
+}
+
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         utf8.count == other.utf8.count && lowercased() == other.lowercased()

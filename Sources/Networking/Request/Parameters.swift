@@ -29,6 +29,11 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// Parameters from a dictionary whose values are any of the supported types.
     public init(_ dictionary: [String: any Sendable]) { storage = .dictionary(dictionary) }
 
+    /// Parameters from a dictionary variable of any `Sendable` value type, such as `[String: String]`.
+    public init<Value: Sendable>(dictionary: [String: Value]) {
+        storage = .dictionary(dictionary.mapValues { $0 as any Sendable })
+    }
+
     /// Parameters from an array (sent as a JSON array body).
     public init(_ array: [any Sendable]) { storage = .array(array) }
 

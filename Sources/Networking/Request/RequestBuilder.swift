@@ -10,7 +10,14 @@ struct RequestBuilder {
     let configuration: NetworkingConfiguration
 
     func build<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
+        try configuration.validate()
         var url = try url(for: endpoint.path)
+        let style = endpoint.queryEncodingStyle ?? configuration.queryEncodingStyle
+        if let timeout = endpoint.timeout, !(timeout > 0) {
+            throw .invalidRequest(
+                reason: "the endpoint's timeout must be a positive number of seconds, not \(timeout)",
+                request: RequestSummary(method: endpoint.method, url: url))
+        }
         var headers = endpoint.headers
         var body: Data?
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
@@ -21,7 +28,7 @@ struct RequestBuilder {
             guard case .object(let items)? = try? query.json(encoder: configuration.jsonEncoder) else {
                 throw .invalidRequest(reason: "query items must be a dictionary of encodable values", request: summary)
             }
-            url = try appendingQuery(QueryEncoding.encode(items), to: url)
+            url = try appendingQuery(QueryEncoding.encode(items, style: style), to: url)
         }
         if let parameters = endpoint.parameters {
             let summary = RequestSummary(method: endpoint.method, url: url)
@@ -33,9 +40,9 @@ struct RequestBuilder {
             }
             switch (encoding(for: endpoint), json) {
             case (.query, .object(let object)):
-                url = try appendingQuery(QueryEncoding.encode(object), to: url)
+                url = try appendingQuery(QueryEncoding.encode(object, style: style), to: url)
             case (.form, .object(let object)):
-                body = Data(QueryEncoding.encode(object).utf8)
+                body = Data(QueryEncoding.encode(object, style: style).utf8)
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             case (.query, _), (.form, _), (.json, _):
                 guard endpoint.method != .get && endpoint.method != .head else {
@@ -64,8 +71,15 @@ struct RequestBuilder {
         endpoint.encoding ?? (configuration.queryEncodedMethods.contains(endpoint.method) ? .query : .json)
     }
 
-    /// The base URL with the path's segments percent-encoded and appended.
+    /// The base URL with the path's segments percent-encoded and appended; an absolute `http` or
+    /// `https` URL is taken as it is (a call to another host).
     func url(for path: String) throws(RepositoryError) -> URL {
+        if Self.isAbsolute(path) {
+            guard let absolute = URL(string: path), absolute.host?.isEmpty == false else {
+                throw .invalidURL(reason: "\"\(path)\" is not a valid absolute URL: percent-encode it, or give a path under the base URL")
+            }
+            return absolute
+        }
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         let suffix = segments.map { PathEncoding.encodeSegment(String($0)) }.joined(separator: "/")
         let base = configuration.baseURL.absoluteString
@@ -74,6 +88,12 @@ struct RequestBuilder {
             throw .invalidURL(reason: "\"\(path)\" does not form a valid URL under \(base)")
         }
         return url
+    }
+
+    /// Whether the path is an absolute `http` or `https` URL.
+    static func isAbsolute(_ path: String) -> Bool {
+        let scheme = path.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
     }
 
     private func appendingQuery(_ query: String, to url: URL) throws(RepositoryError) -> URL {

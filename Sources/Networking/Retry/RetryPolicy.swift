@@ -58,6 +58,22 @@ public struct RetryPolicy: Sendable {
     /// The default policy.
     public static let `default` = RetryPolicy()
 
+    /// What makes the policy unusable, or `nil`: at least one attempt, and waits that are numbers
+    /// of seconds (``maximumRetryAfter`` may be infinite: any `Retry-After` is then honoured).
+    var problem: String? {
+        if maximumAttempts < 1 { return "maximumAttempts must be at least 1, not \(maximumAttempts)" }
+        if !(baseDelay >= 0 && baseDelay.isFinite) {
+            return "baseDelay must be zero or a positive number of seconds, not \(baseDelay)"
+        }
+        if !(maximumDelay >= 0 && maximumDelay.isFinite) {
+            return "maximumDelay must be zero or a positive number of seconds, not \(maximumDelay)"
+        }
+        if !(maximumRetryAfter >= 0) {
+            return "maximumRetryAfter must be zero or a positive number of seconds, not \(maximumRetryAfter)"
+        }
+        return nil
+    }
+
     /// A policy that never retries.
     public static let never = RetryPolicy(maximumAttempts: 1)
 
@@ -93,7 +109,10 @@ public struct RetryPolicy: Sendable {
     func backoff(retry: Int) -> TimeInterval {
         let exponent = Double(min(max(retry - 1, 0), 62))
         let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
-        return max(0, ceiling * min(max(random(), 0), 1))
+        // A random function outside 0..<1 (or NaN) is clamped: the wait stays within the ceiling.
+        let fraction = random()
+        let wait = ceiling * (fraction.isNaN ? 0 : min(max(fraction, 0), 1))
+        return wait.isNaN ? 0 : max(0, wait)
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,

@@ -26,14 +26,13 @@ public final class FileCredentialStore: CredentialStore {
         self.fileURL = fileURL
     }
 
-    /// Creates a store in the user's data folder: `$XDG_DATA_HOME/<applicationName>/session.json`,
-    /// or `~/.local/share/<applicationName>/session.json` when `XDG_DATA_HOME` is not set.
+    /// Creates a store in the user's data folder: `<data folder>/<applicationName>/session.json`,
+    /// where the data folder is `$XDG_DATA_HOME` (or `~/.local/share`) on Linux and the
+    /// Application Support folder on Apple platforms (see ``defaultDataFolder``).
     public convenience init(applicationName: String) {
-        let environment = ProcessInfo.processInfo.environment
-        let base =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
-        self.init(fileURL: base.appendingPathComponent(applicationName, isDirectory: true).appendingPathComponent("session.json"))
+        self.init(
+            fileURL: Self.defaultDataFolder.appendingPathComponent(applicationName, isDirectory: true)
+                .appendingPathComponent("session.json"))
     }
 
     private struct File: Codable {

@@ -35,6 +35,10 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidCredential(String)
     /// The credential store failed; see each operation for what state it leaves.
     case storeFailed(CredentialStoreError)
+    /// A transition was started from inside another one on the same thread — a credential store
+    /// or a subscriber that calls `login`, `update` or `logout` while its own transition is being
+    /// saved — and refused, since it would wait for itself.
+    case transitionInProgress
 
     public var description: String {
         switch self {
@@ -42,6 +46,8 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notLoggedIn: "there is no active session"
         case .invalidCredential(let reason): "the credential cannot start a session: \(reason)"
         case .storeFailed(let error): "\(error)"
+        case .transitionInProgress:
+            "a session transition was started while another one on the same thread was being saved (from inside a credential store?)"
         }
     }
 }

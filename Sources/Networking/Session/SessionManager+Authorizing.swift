@@ -1,23 +1,26 @@
 import Foundation
 
 extension SessionManager {
-    /// What a request must do, decided under the lock.
+    /// What a request must do, decided under the lock and carried out after it.
     private enum Step {
-        case sign(SessionAuthorization)
+        case sign(Credential, version: Int)
         case loggedOut
         case wait(Int)
         case refresh(Int, Credential)
-        case fail(RepositoryError)
+        /// End the session (it cannot be refreshed), then answer as logged out.
+        case expire(session: Int)
+        /// End the session, then fail.
+        case expireAndFail(session: Int, RepositoryError)
     }
 
     public func authorize() async throws(RepositoryError) -> SessionAuthorization? {
         while true {
+            let now = clock.now()
             let step = state.withLock { state -> Step in
                 guard let credential = state.credential else { return .loggedOut }
                 let id = newWaiter(&state)
-                let now = clock.now()
                 let decision = state.refresh.credentialNeeded(
-                    by: id, isExpired: credential.isExpired(at: now, leeway: refreshPolicy.leeway),
+                    by: id, isExpired: credential.isExpired(at: now, leeway: refreshPolicy.clampedLeeway),
                     canRefresh: canRefresh(credential), now: now)
                 return decide(decision, waiter: id, credential: credential, state: &state)
             }
@@ -30,11 +33,12 @@ extension SessionManager {
     }
 
     public func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? {
+        let now = clock.now()
         let step = state.withLock { state -> Step in
             guard let credential = state.credential else { return .loggedOut }
             let id = newWaiter(&state)
             let decision = state.refresh.rejected(
-                id, signedVersion: authorization.version, canRefresh: canRefresh(credential), now: clock.now())
+                id, signedVersion: authorization.version, canRefresh: canRefresh(credential), now: now)
             return decide(decision, waiter: id, credential: credential, state: &state)
         }
         if let replay = try await perform(step) { return replay }
@@ -42,21 +46,24 @@ extension SessionManager {
     }
 
     public func replayRejected(_ authorization: SessionAuthorization) async {
-        state.withLock { state in
+        let session = state.withLock { state -> Int? in
             guard state.credential != nil, state.refresh.version == authorization.version, !state.refresh.isRefreshing else {
-                return
+                return nil
             }
-            _ = end(&state, with: .expired)
+            return state.sessionID
         }
+        if let session { expire(session: session) }
     }
 
     /// The authorization for the current credential, or `nil` when logged out.
     func currentAuthorization() -> SessionAuthorization? {
-        state.withLock { state in
-            state.credential.map {
-                SessionAuthorization(headerValue: authorizationScheme.headerValue($0), version: state.refresh.version)
-            }
-        }
+        let current = state.withLock { state in state.credential.map { ($0, state.refresh.version) } }
+        return current.map { signing($0.0, version: $0.1) }
+    }
+
+    /// The scheme's header for `credential`: user code, so never called under the lock.
+    private func signing(_ credential: Credential, version: Int) -> SessionAuthorization {
+        SessionAuthorization(headerValue: authorizationScheme.headerValue(credential), version: version)
     }
 
     private func canRefresh(_ credential: Credential) -> Bool {
@@ -73,7 +80,7 @@ extension SessionManager {
     ) -> Step {
         switch decision {
         case .proceed(let version):
-            return .sign(SessionAuthorization(headerValue: authorizationScheme.headerValue(credential), version: version))
+            return .sign(credential, version: version)
         case .wait:
             state.waits[waiter] = .registered
             return .wait(waiter)
@@ -81,12 +88,12 @@ extension SessionManager {
             state.waits[waiter] = .registered
             return .refresh(waiter, credential)
         case .giveUp:
-            _ = end(&state, with: .expired)
-            return .loggedOut
+            return .expire(session: state.sessionID)
         case .excessive:
-            _ = end(&state, with: .expired)
             let window = refreshPolicy.window
-            return .fail(.sessionRefreshFailed(.excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil))
+            let error = RepositoryError.sessionRefreshFailed(
+                .excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil)
+            return .expireAndFail(session: state.sessionID, error)
         }
     }
 
@@ -94,9 +101,14 @@ extension SessionManager {
     /// wait) or because the session ended.
     private func perform(_ step: Step) async throws(RepositoryError) -> SessionAuthorization? {
         switch step {
-        case .sign(let authorization): return authorization
+        case .sign(let credential, let version): return signing(credential, version: version)
         case .loggedOut: return nil
-        case .fail(let error): throw error
+        case .expire(let session):
+            expire(session: session)
+            return nil
+        case .expireAndFail(let session, let error):
+            expire(session: session)
+            throw error
         case .refresh(let waiter, let credential):
             startRefresh(of: credential)
             try await wait(for: waiter)
@@ -116,30 +128,37 @@ extension SessionManager {
         }
     }
 
+    /// Takes the refresh's outcome: the new credential is used (and the waiters woken) at once;
+    /// the store and the subscribers hear of it afterwards, with the turn.
     private func finishRefresh(of old: Credential, with result: Result<Credential, RepositoryError>) {
-        state.withLock { state in
-            let waiters: [Int]
-            let outcome: WaitOutcome
-            switch result {
-            case .success(let new):
+        switch result {
+        case .success(let new):
+            let kept = state.withLock { state -> Bool in
                 let (keep, woken) = state.refresh.refreshSucceeded()
-                if keep, state.credential == old {
-                    do throws(SessionError) {
-                        try persist(new, state.user)
-                    } catch {
-                        if case .storeFailed(let storeError) = error { state.emit(.storeFailed(storeError)) }
-                    }
-                    state.credential = new
-                    state.emit(.credentialUpdated)
-                }
-                (waiters, outcome) = (woken, .refreshed)
-            case .failure(let error):
-                waiters = state.refresh.refreshFailed()
-                let keepsSession = error.isConnectivityFailure && !refreshPolicy.expiresSessionWhenUnreachable
-                if !keepsSession, state.credential == old { _ = end(&state, with: .expired) }
-                outcome = .failed(.sessionRefreshFailed(.refresherFailed(error), nil))
+                let replaces = keep && state.credential == old
+                if replaces { state.credential = new }
+                for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
+                return replaces
             }
-            for waiter in waiters { resolve(waiter, with: outcome, in: &state) }
+            guard kept, gate.enter() else { return }
+            defer { gate.leave() }
+            // A later transition (logout, another login) has the last word.
+            let (current, user) = state.withLock { ($0.credential, $0.user) }
+            guard current == new else { return }
+            do throws(SessionError) {
+                try persist(new, user)
+            } catch {
+                if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+            }
+            emit(.credentialUpdated)
+        case .failure(let error):
+            let keepsSession = error.isConnectivityFailure && !refreshPolicy.expiresSessionWhenUnreachable
+            let outcome = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
+            let ending = state.withLock { state -> Int? in
+                for waiter in state.refresh.refreshFailed() { resolve(waiter, with: outcome, in: &state) }
+                return !keepsSession && state.credential == old ? state.sessionID : nil
+            }
+            if let ending { expire(session: ending) }
         }
     }
 
@@ -220,6 +239,10 @@ public struct RefreshPolicy: Sendable {
         self.window = window
         self.expiresSessionWhenUnreachable = expiresSessionWhenUnreachable
     }
+
+    /// The leeway as used: a negative or NaN one is zero; an infinite one makes every token with
+    /// a known expiry count as expired.
+    var clampedLeeway: TimeInterval { leeway >= 0 ? min(leeway, Duration.longestSeconds) : 0 }
 }
 
 /// Why refreshing the session's token failed.

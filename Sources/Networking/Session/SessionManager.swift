@@ -18,8 +18,12 @@ import Synchronization
 /// many requests fail at once; every waiting request is then replayed once with the new token (see
 /// ``RefreshPolicy``). Without one, a 401 expires the session.
 ///
-/// Thread-safety: every member may be used from any task or thread; transitions are atomic and
-/// their events are delivered in the order the transitions happened.
+/// Thread-safety: every member may be used from any task or thread. Requests read the session
+/// under a short lock that is never held across the credential store, the authorization scheme's
+/// function or the event subscribers, so a slow disk never holds up a request and a store may read
+/// the manager. Transitions take turns with each other: each writes the store and delivers its
+/// events before the next one starts, so the store holds the last transition's state and events
+/// arrive in the order the transitions happened.
 public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing, Sendable {
     struct State {
         var credential: Credential?
@@ -30,10 +34,6 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var sessionID = 0
         var waits: [Int: Wait] = [:]
         var nextWaiter = 0
-
-        func emit(_ event: SessionEvent<User>) {
-            subscribers.yield(event)
-        }
     }
 
     /// Where a request waiting for a refresh stands.
@@ -61,6 +61,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     public let clock: NetworkingClock
 
     let state: Mutex<State>
+    let gate = TransitionGate()
 
     /// Creates a manager with no active session; call ``bootstrap(fetchingUserWith:)`` to restore
     /// a stored one.
@@ -69,7 +70,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     ///   - store: where the session is kept; default in memory only.
     ///   - authorizationScheme: how the credential is written in `Authorization`; default `Bearer`.
     ///   - refresher: obtains a new credential from a refresh token; default none.
-    ///   - refreshPolicy: when to refresh and how often at most; see ``RefreshPolicy``.
+    ///   - refreshPolicy: when to refresh and how often at most; see ``RefreshPolicy`` (values
+    ///     out of range are clamped there).
     ///   - clock: the time source; default the system clock.
     public init(
         store: any CredentialStore = InMemoryCredentialStore(), authorizationScheme: AuthorizationScheme = .bearer,
@@ -85,7 +87,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     deinit {
-        state.withLock { $0.subscribers.finishAll() }
+        state.withLock { $0.subscribers }.finishAll()
     }
 
     // MARK: - Reading
@@ -114,18 +116,23 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Starts a session with a user and credential, and stores it.
     ///
+    /// The store is written first: requests keep seeing no session until it is saved.
+    ///
     /// - Throws: ``SessionError/alreadyLoggedIn``, ``SessionError/invalidCredential(_:)`` for an
-    ///   empty access token, or ``SessionError/storeFailed(_:)`` (then nothing changed).
+    ///   empty access token, ``SessionError/storeFailed(_:)`` (then nothing changed), or
+    ///   ``SessionError/transitionInProgress`` when called from inside another transition.
     public func login(user: User, credential: Credential) throws(SessionError) {
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
-        try state.withLock { state throws(SessionError) in
-            guard state.credential == nil else { throw .alreadyLoggedIn }
+        try gate.run { () throws(SessionError) in
+            guard !isLoggedIn else { throw .alreadyLoggedIn }
             try persist(credential, user)
-            state.credential = credential
-            state.user = user
-            state.sessionID += 1
-            state.refresh.credentialReplaced()
-            state.emit(.loggedIn(user))
+            state.withLock { state in
+                state.credential = credential
+                state.user = user
+                state.sessionID += 1
+                state.refresh.credentialReplaced()
+            }
+            emit(.loggedIn(user))
         }
     }
 
@@ -136,51 +143,55 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Replaces the current user and stores it.
     ///
-    /// - Throws: ``SessionError/notLoggedIn`` or ``SessionError/storeFailed(_:)`` (then nothing changed).
+    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/storeFailed(_:)`` (then nothing
+    ///   changed) or ``SessionError/transitionInProgress``.
     public func update(user: User) throws(SessionError) {
-        try state.withLock { state throws(SessionError) in
-            guard let credential = state.credential else { throw .notLoggedIn }
+        try gate.run { () throws(SessionError) in
+            guard let credential else { throw .notLoggedIn }
             try persist(credential, user)
-            state.user = user
-            state.emit(.userUpdated(user))
+            state.withLock { $0.user = user }
+            emit(.userUpdated(user))
         }
     }
 
     /// Replaces the credential (after a token refresh done by hand, for example) and stores it.
     ///
-    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/invalidCredential(_:)`` or
-    ///   ``SessionError/storeFailed(_:)`` (then nothing changed).
+    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/invalidCredential(_:)``,
+    ///   ``SessionError/storeFailed(_:)`` (then nothing changed) or ``SessionError/transitionInProgress``.
     public func update(credential: Credential) throws(SessionError) {
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
-        try state.withLock { state throws(SessionError) in
-            guard state.credential != nil else { throw .notLoggedIn }
-            try persist(credential, state.user)
-            state.credential = credential
-            state.refresh.credentialReplaced()
-            state.emit(.credentialUpdated)
+        try gate.run { () throws(SessionError) in
+            guard isLoggedIn else { throw .notLoggedIn }
+            try persist(credential, currentUser)
+            state.withLock { state in
+                state.credential = credential
+                state.refresh.credentialReplaced()
+            }
+            emit(.credentialUpdated)
         }
     }
 
     /// Ends the session and removes it from the store.
     ///
-    /// - Throws: ``SessionError/notLoggedIn``; or ``SessionError/storeFailed(_:)`` when the stored
-    ///   session could not be removed — the session has ended in memory all the same.
+    /// Requests stop being signed at once; the store is emptied afterwards.
+    ///
+    /// - Throws: ``SessionError/notLoggedIn``; ``SessionError/transitionInProgress``; or
+    ///   ``SessionError/storeFailed(_:)`` when the stored session could not be removed — the
+    ///   session has ended in memory all the same.
     public func logout() throws(SessionError) {
-        try state.withLock { state throws(SessionError) in
-            guard state.credential != nil else { throw .notLoggedIn }
-            if let error = end(&state, with: .loggedOut) { throw .storeFailed(error) }
+        try gate.run { () throws(SessionError) in
+            guard clear() != nil else { throw .notLoggedIn }
+            if let error = endStored(with: .loggedOut) { throw .storeFailed(error) }
         }
     }
 
     /// Ends the session because its token is no longer accepted; does nothing when logged out.
     ///
     /// Repositories call it (through ``authorizationRejected(_:)``) when the server answers 401
-    /// and no refresh is possible. A store failure is reported as a `.storeFailed` event.
+    /// and no refresh is possible. A store failure is reported as a `.storeFailed` event. Called
+    /// from inside another transition on the same thread (from a credential store), it does nothing.
     public func expire() {
-        state.withLock { state in
-            guard state.credential != nil else { return }
-            _ = end(&state, with: .expired)
-        }
+        expire(session: nil)
     }
 
     /// Restores a stored session at launch and fetches its user.
@@ -190,23 +201,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// refresher is set); other failures keep it. Call it once at launch, before the first request.
     @discardableResult
     public func bootstrap(fetchingUserWith fetcher: (any CurrentUserFetcher<User>)? = nil) async -> BootstrapOutcome<User> {
-        let loaded = state.withLock { state -> Result<Int?, CredentialStoreError> in
-            guard state.credential == nil else { return .success(state.sessionID) }
-            let stored: PersistedSession?
-            do throws(CredentialStoreError) {
-                stored = try store.load()
-            } catch {
-                state.emit(.storeFailed(error))
-                return .failure(error)
-            }
-            guard let stored, !stored.credential.accessToken.isEmpty else { return .success(nil) }
-            state.credential = stored.credential
-            state.user = stored.user.flatMap { try? Self.decodeUser($0) }
-            state.sessionID += 1
-            state.refresh.credentialReplaced()
-            state.emit(.restored)
-            return .success(state.sessionID)
-        }
+        // From inside a transition (a credential store), there is nothing to restore: report the state.
+        guard gate.enter() else { return isLoggedIn ? .restored(user: currentUser) : .noSession }
+        let loaded = restore()
+        gate.leave()
         let session: Int
         switch loaded {
         case .failure(let error): return .storeFailed(error)
@@ -215,50 +213,102 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
         guard let fetcher else { return .restored(user: currentUser) }
         let fetched = await fetcher.fetchCurrentUser()
-        return state.withLock { state -> BootstrapOutcome<User> in
-            // Another login or a logout happened meanwhile: this bootstrap's answer no longer applies.
-            guard state.sessionID == session, let current = state.credential else {
-                return state.credential == nil ? .expired : .restored(user: state.user)
+        guard gate.enter() else { return .restored(user: currentUser) }
+        defer { gate.leave() }
+        // Another login or a logout happened meanwhile: this bootstrap's answer no longer applies.
+        let (current, currentSession, user) = state.withLock { ($0.credential, $0.sessionID, $0.user) }
+        guard currentSession == session, let current else {
+            return current == nil ? .expired : .restored(user: user)
+        }
+        switch fetched {
+        case .success(let user):
+            do throws(SessionError) {
+                try persist(current, user)
+            } catch {
+                if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
             }
-            switch fetched {
-            case .success(let user):
-                do throws(SessionError) {
-                    try persist(current, user)
-                } catch {
-                    if case .storeFailed(let storeError) = error { state.emit(.storeFailed(storeError)) }
-                }
-                state.user = user
-                state.emit(.userUpdated(user))
-                return .restored(user: user)
-            case .failure(.unauthenticatedSession):
-                // The server rejected the stored token (also when the fetcher does not sign with this session).
-                _ = end(&state, with: .expired)
-                return .expired
-            case .failure(let error):
-                return .userUnavailable(error)
-            }
+            state.withLock { $0.user = user }
+            emit(.userUpdated(user))
+            return .restored(user: user)
+        case .failure(.unauthenticatedSession), .failure(.authenticationFailed):
+            // The server rejected the stored token (also when the fetcher does not sign with this session).
+            _ = clear()
+            _ = endStored(with: .expired)
+            return .expired
+        case .failure(let error):
+            return .userUnavailable(error)
         }
     }
 
     // MARK: - Shared with the authorization extension
 
-    /// Clears the session, emits `event`, and removes the stored session; returns a store failure
-    /// (also emitted as `.storeFailed`).
-    func end(_ state: inout State, with event: SessionEvent<User>) -> CredentialStoreError? {
-        state.credential = nil
-        state.user = nil
-        state.sessionID += 1
-        state.refresh.credentialReplaced()
-        state.emit(event)
+    /// Loads the store into an empty session; the new session's id, `nil` when nothing is stored.
+    /// Runs with the turn.
+    private func restore() -> Result<Int?, CredentialStoreError> {
+        if let id = state.withLock({ $0.credential == nil ? nil : $0.sessionID }) { return .success(id) }
+        let stored: PersistedSession?
+        do throws(CredentialStoreError) {
+            stored = try store.load()
+        } catch {
+            emit(.storeFailed(error))
+            return .failure(error)
+        }
+        guard let stored, !stored.credential.accessToken.isEmpty else { return .success(nil) }
+        let user = stored.user.flatMap { try? Self.decodeUser($0) }
+        let id = state.withLock { state -> Int? in
+            guard state.credential == nil else { return nil }
+            state.credential = stored.credential
+            state.user = user
+            state.sessionID += 1
+            state.refresh.credentialReplaced()
+            return state.sessionID
+        }
+        guard let id else { return .success(state.withLock { $0.sessionID }) }
+        emit(.restored)
+        return .success(id)
+    }
+
+    /// Ends the session in memory; returns the id of the session that ended, `nil` when logged out.
+    func clear(ifSession expected: Int? = nil) -> Int? {
+        state.withLock { state in
+            guard state.credential != nil, expected == nil || expected == state.sessionID else { return nil }
+            let ended = state.sessionID
+            state.credential = nil
+            state.user = nil
+            state.sessionID += 1
+            state.refresh.credentialReplaced()
+            return ended
+        }
+    }
+
+    /// After ``clear(ifSession:)``: emits `event` and removes the stored session; returns a store
+    /// failure (also emitted as `.storeFailed`). Runs with the turn.
+    func endStored(with event: SessionEvent<User>) -> CredentialStoreError? {
+        emit(event)
         do throws(CredentialStoreError) {
             try store.delete()
             return nil
         } catch {
-            state.emit(.storeFailed(error))
+            emit(.storeFailed(error))
             return error
         }
     }
 
+    /// Ends the session `session` (any session when `nil`) as expired, with the turn; does
+    /// nothing when that session is no longer the current one.
+    func expire(session: Int?) {
+        guard gate.enter() else { return }
+        defer { gate.leave() }
+        guard clear(ifSession: session) != nil else { return }
+        _ = endStored(with: .expired)
+    }
+
+    /// Tells every subscriber; called with the turn, so events keep the transitions' order.
+    func emit(_ event: SessionEvent<User>) {
+        state.withLock { $0.subscribers }.yield(event)
+    }
+
+    /// Writes the session to the store; called with the turn and without the state's lock.
     func persist(_ credential: Credential, _ user: User?) throws(SessionError) {
         let userJSON = user.flatMap { try? JSONValue(parsing: JSONEncoder().encode($0)) }
         do throws(CredentialStoreError) {

@@ -41,9 +41,9 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport with its own `URLSession`.
     ///
     /// - Parameters:
-    ///   - maximumResponseSize: the most body bytes accepted; default 100 MiB.
+    ///   - maximumResponseSize: the most body bytes accepted; default 100 MiB. Values below 1 become 1.
     ///   - maximumRedirects: the most redirects followed for one request; default 10. One more
-    ///     fails with ``TransportError/invalidResponse(_:)``.
+    ///     fails with ``TransportError/invalidResponse(_:)``. Negative values become 0.
     ///   - configure: changes to the session configuration (an ephemeral one with cookies and
     ///     caching off) before the session is made.
     public init(
@@ -58,10 +58,10 @@ public final class URLSessionTransport: Transport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 16
         configure(configuration)
-        self.maximumResponseSize = maximumResponseSize
-        self.maximumRedirects = maximumRedirects
-        redirectPolicy = RedirectPolicy(maximumRedirects: maximumRedirects)
-        delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize)
+        self.maximumResponseSize = max(1, maximumResponseSize)
+        self.maximumRedirects = max(0, maximumRedirects)
+        redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
+        delegate = URLSessionTransportDelegate(maximumResponseSize: self.maximumResponseSize)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -71,6 +71,8 @@ public final class URLSessionTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         if let problem = request.security.problem(sending: request.url) { throw .invalidRequest(problem) }
+        // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
+        guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
         #if !canImport(Security)
             if request.security.requiresPinning {
                 throw .pinningUnsupported(transport: "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")

@@ -139,7 +139,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     private static func transportResponse(_ response: HTTPURLResponse, body: Data) -> TransportResponse {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
+            guard let name = name as? String, let value = value as? String else { continue }
+            // URLSession joins repeated fields with ", ", which cannot be undone in general; for
+            // Set-Cookie (whose dates hold commas) it is undone with the cookie grammar.
+            if name.caseInsensitiveEquals("Set-Cookie") {
+                for cookie in SetCookieParser.split(value) { headers.add(name: name, value: cookie) }
+            } else {
+                headers.add(name: name, value: value)
+            }
         }
         return TransportResponse(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
     }

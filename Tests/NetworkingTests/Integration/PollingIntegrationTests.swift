@@ -60,7 +60,7 @@ struct PollingIntegrationTests {
         #expect(elapsed >= .milliseconds(100))
     }
 
-    @Test("always 202: .timeout with the last 202 after exactly 1 + maximumPollingRetries requests")
+    @Test("always 202: .pollingExhausted with the last 202 after exactly 1 + maximumPollingRetries requests")
     func exhausted() async throws {
         let key = UUID().uuidString
         let servers = try TestServers.require()
@@ -68,10 +68,11 @@ struct PollingIntegrationTests {
             configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01, maximumPollingRetries: 3))
         let result: Result<Status, RepositoryError> = await repository.performPollingRequest(
             Endpoint(.post, "poll/\(key)", parameters: ["ready_after": 100], encoding: .query).withoutSession())
-        guard case .timeout(let context)? = result.failure else {
-            Issue.record("expected .timeout, got \(String(describing: result.failure))")
+        guard case .pollingExhausted(let attempts, let context)? = result.failure else {
+            Issue.record("expected .pollingExhausted, got \(String(describing: result.failure))")
             return
         }
+        #expect(attempts == 4)
         #expect(context.statusCode == 202)
         #expect(context.response?.json?["attempts"] == 4)
         let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()

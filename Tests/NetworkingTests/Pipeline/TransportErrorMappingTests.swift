@@ -16,7 +16,7 @@ struct TransportErrorMappingTests {
         case (.tls(let sent), .tlsError(let received, _)): sent == received
         case (.pinMismatch(let sent), .pinningFailed(let received, _)): sent == received
         case (.pinningUnsupported(let sent), .pinningUnsupported(let received, _)): sent == received
-        case (.responseTooLarge(let limit), .invalidResponse(let reason, _)): reason.contains("\(limit) bytes")
+        case (.responseTooLarge(let sent), .responseTooLarge(let received, _)): sent == received
         case (.invalidResponse(let sent), .invalidResponse(let received, _)): sent == received
         case (.invalidRequest(let sent), .invalidRequest(let received, _)): sent == received
         default: false
@@ -55,7 +55,12 @@ struct TransportErrorMappingTests {
         // Then
         #expect(RepositoryError.noNetworkConnection(.connectionRefused, context).isConnectivityFailure)
         #expect(RepositoryError.timeout(context).isConnectivityFailure)
-        #expect(!RepositoryError.timeout(ErrorContext(request: summary, response: TransportResponse(statusCode: 202))).isConnectivityFailure)
+        #expect(RepositoryError.noNetworkConnection(.connectionLost, context).isConnectivityFailure)
+        let answered = ErrorContext(request: summary, response: TransportResponse(statusCode: 202))
+        #expect(!RepositoryError.pollingExhausted(attempts: 3, context: answered).isConnectivityFailure)
+        #expect(!RepositoryError.invalidResponse(reason: "bad chunk", context: context).isConnectivityFailure)
+        #expect(!RepositoryError.responseTooLarge(limit: 10, context: context).isConnectivityFailure)
+        #expect(!RepositoryError.authenticationFailed(answered).isConnectivityFailure)
         #expect(!RepositoryError.tlsError(.handshakeFailed("x"), context).isConnectivityFailure)
         #expect(!RepositoryError.cancelled(context).isConnectivityFailure)
     }

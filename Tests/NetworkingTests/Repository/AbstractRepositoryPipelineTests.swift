@@ -166,7 +166,7 @@ struct AbstractRepositoryPipelineTests {
         #expect(!session.isLoggedIn)
     }
 
-    @Test("A 401 to an authentication request is its custom error when mapped, else unauthenticatedSession")
+    @Test("A 401 to an authentication request is its custom error when mapped, else authenticationFailed")
     func unauthorizedLogin() async throws {
         // Given nobody is logged in
         let session = SessionManager<User>()
@@ -177,11 +177,13 @@ struct AbstractRepositoryPipelineTests {
         let unmapped = await repository.performAuthenticationRequest(login)
         // Then
         #expect(mapped.failure?.customError(as: BooksError.self) == .wrongCredentials)
-        guard case .unauthenticatedSession(let context?) = unmapped.failure else {
-            Issue.record("expected unauthenticatedSession with context, got \(unmapped)")
+        guard case .authenticationFailed(let context) = unmapped.failure else {
+            Issue.record("expected authenticationFailed, got \(unmapped)")
             return
         }
         #expect(context.statusCode == 401)
+        #expect(unmapped.failure?.description.contains("the credentials it carried were not accepted") == true)
+        #expect(unmapped.failure?.description.contains("session") == false)
         #expect(transport.requests.count == 2)
         #expect(transport.requests.allSatisfy { $0.headers["Authorization"] == nil })
     }

@@ -26,7 +26,7 @@ struct PollingTests {
         #expect(transport.requests.count == 3)
     }
 
-    @Test("Always 202 fails with timeout holding the last 202 after 1 + maximumPollingRetries requests")
+    @Test("Always 202 fails with pollingExhausted holding the last 202 after 1 + maximumPollingRetries requests")
     func runsOutOfTries() async throws {
         // Given
         let route = SequenceRoute(statuses: [202])
@@ -34,23 +34,24 @@ struct PollingTests {
         // When
         let result = await repository.performPollingRequest(Endpoint<Book>.get("reports/1"))
         // Then
-        guard case .timeout(let context) = result.failure else {
-            Issue.record("expected timeout, got \(result)")
+        guard case .pollingExhausted(let attempts, let context) = result.failure else {
+            Issue.record("expected pollingExhausted, got \(result)")
             return
         }
+        #expect(attempts == 3)
         #expect(context.response?.statusCode == 202)
         #expect(context.request.url.path == "/api/v1/reports/1")
         #expect(transport.requests.count == 3)
         #expect(result.failure?.isConnectivityFailure == false)
-        #expect(result.failure?.description.contains("still pending (status 202)") == true)
+        #expect(result.failure?.description.contains("still pending (status 202) after 3 polling tries") == true)
     }
 
-    @Test("With no retries allowed, one 202 is a timeout")
+    @Test("With no retries allowed, one 202 ends polling")
     func noRetries() async throws {
         let (repository, transport) = try repository(SequenceRoute(statuses: [202, 200]), maximumPollingRetries: 0)
         let result = await repository.performPollingRequest(Endpoint<Book>.get("reports/1"))
-        guard case .timeout = result.failure else {
-            Issue.record("expected timeout, got \(result)")
+        guard case .pollingExhausted(attempts: 1, _) = result.failure else {
+            Issue.record("expected pollingExhausted after 1 attempt, got \(result)")
             return
         }
         #expect(transport.requests.count == 1)

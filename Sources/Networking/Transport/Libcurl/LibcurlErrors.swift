@@ -24,6 +24,12 @@
                 return .network(.hostNotFound)
             case CURLE_COULDNT_CONNECT:
                 return .network(connectFailure(message))
+            case CURLE_RECV_ERROR where message.lowercased().contains("chunked"):
+                // The server answered, with broken chunked framing: not a connectivity failure.
+                return .invalidResponse("the chunked transfer encoding of the body is malformed (\(message))")
+            case CURLE_OUT_OF_MEMORY where message.lowercased().contains("header"):
+                // libcurl refuses a header line above its own limit (100 KiB) this way.
+                return .invalidResponse("a header field of the response is too large (\(message))")
             case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
                 return TLSFailure.looksLikeTLS(message) && message.lowercased().contains("certificate")
                     ? .tls(TLSFailure(classifying: message)) : .network(.connectionLost)
@@ -45,6 +51,11 @@
             default:
                 return .network(.other("libcurl error \(code.rawValue): \(message)"))
             }
+        }
+
+        /// Why a response head over `limit` bytes was refused.
+        static func headTooLarge(limit: Int) -> String {
+            "the response head is larger than the limit of \(limit) bytes"
         }
 
         /// Refused, or no route to the network at all.

@@ -36,7 +36,7 @@
         /// How many connections the finished transfers opened (the rest reused one); for tests.
         let connectionsOpened = Atomic<Int>(0)
         /// When to wait without sleeping, for the loop thread and for callers.
-        let spinPolicy = LibcurlSpinPolicy()
+        let spinPolicy: LibcurlSpinPolicy
 
         private let inbox = Mutex<Inbox>(Inbox())
         /// Set whenever the inbox gets work, so the loop can spin on it without taking the lock.
@@ -47,7 +47,8 @@
 
         /// Creates the multi handle and starts the loop thread (none when libcurl cannot start;
         /// every transfer then fails with a clear error).
-        init() {
+        init(spinning: Bool = true) {
+            spinPolicy = LibcurlSpinPolicy(enabled: spinning)
             multi = LibcurlGlobal.isInitialized ? curl_multi_init() : nil
             guard let multi else { return }
             _ = networking_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize)
@@ -145,6 +146,11 @@
         }
 
         private func add(_ transfer: LibcurlTransfer, to multi: UnsafeMutableRawPointer) {
+            // Its cancellation may have been drained before it arrived (found nothing to abort).
+            if transfer.isCancelRequested {
+                finish(transfer, .failure(.cancelled))
+                return
+            }
             guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
                 finish(transfer, .failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
                 return

@@ -1,16 +1,16 @@
 #if canImport(CCurl)
     import Synchronization
 
-    /// When a ``LibcurlTransport`` waits without sleeping instead of parking a thread.
+    /// When a ``LibcurlTransport``'s loop thread waits without sleeping instead of parking.
     ///
     /// Against a server on the same machine or next to it, a small exchange takes tens of
     /// microseconds — less than it takes the system to wake a sleeping thread. So when the
     /// transport is used one request at a time (``isSequential``) and the last answer came
-    /// quickly (``peerIsFast``), three waits become short spins of at most ``spinLimit``: the
-    /// loop thread waiting for the caller's next request, the loop thread waiting for the
-    /// answer, and the caller waiting for its result. With several requests in flight, or a
-    /// slower server, nobody spins: the CPU is better spent elsewhere, and sleeping costs little
-    /// against a long wait.
+    /// quickly (``peerIsFast``), two waits of the loop thread become short spins of at most
+    /// ``spinLimit``: waiting for the caller's next request, and waiting for the answer. The
+    /// calling task never spins (it runs on Swift's cooperative pool, which has one thread per
+    /// core). With several requests in flight, or a slower server, nothing spins: the CPU is
+    /// better spent elsewhere, and sleeping costs little against a long wait.
     ///
     /// Thread-safety: atomics only (`Sendable`); the figures are hints, so relaxed ordering suffices.
     final class LibcurlSpinPolicy: Sendable {
@@ -24,10 +24,17 @@
         /// How many completions one peak of concurrency covers before it is measured again.
         static let peakWindow = 256
 
+        /// Whether spinning is allowed at all (``LibcurlTransport/spinsWhenSequential``).
+        let isEnabled: Bool
+
         private let inFlight = Atomic<Int>(0)
         private let recentPeak = Atomic<Int>(0)
         private let completions = Atomic<Int>(0)
         private let lastLatencyNanoseconds = Atomic<Int>(Int.max)
+
+        init(enabled: Bool = true) {
+            isEnabled = enabled
+        }
 
         /// Transfers submitted and not completed yet.
         var transfersInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -52,12 +59,12 @@
         }
 
         /// Whether the transport was used one request at a time lately.
-        var isSequential: Bool { recentPeak.load(ordering: .relaxed) <= 1 }
+        var isSequential: Bool { isEnabled && recentPeak.load(ordering: .relaxed) <= 1 }
 
         /// Whether the last transfer was answered within ``fastPeerNanoseconds``.
         var peerIsFast: Bool { lastLatencyNanoseconds.load(ordering: .relaxed) < Self.fastPeerNanoseconds }
 
-        /// Whether a caller should spin for its answer before suspending.
+        /// Whether the loop should poll for the answer without sleeping.
         var favoursSpinning: Bool { isSequential && peerIsFast }
     }
 #endif

@@ -7,12 +7,13 @@
     /// fill, and the hand-over of the result to the caller, exactly once.
     ///
     /// The hand-over is a small state machine (``Phase``) behind a mutex: the caller submits,
-    /// then either spins briefly for the result or suspends on a continuation; the loop
-    /// completes; cancellation may come at any point, even before submission. Whatever the
-    /// order, the caller gets one result and the continuation is resumed once.
+    /// then suspends on a continuation; the loop completes; cancellation may come at any point,
+    /// even before submission or between submission and the loop taking the transfer (the loop
+    /// then refuses it: see ``isCancelRequested``). Whatever the order, the caller gets one
+    /// result and the continuation is resumed once.
     ///
     /// Thread-safety (hence `@unchecked Sendable`): the caller's task creates it and then only
-    /// touches the phase (under its mutex, or the `isCompleted` atomic). Everything else — the
+    /// touches the phase (under its mutex) and the cancellation flag (an atomic). Everything else — the
     /// easy handle, the header list, the response buffers, the upload offset, `startedAt` — is
     /// used only by the event-loop thread between `curl_multi_add_handle` and the transfer's
     /// completion, and by nobody afterwards (the response moves out through the phase).
@@ -34,7 +35,7 @@
             case created
             /// Cancelled before it was submitted: it never will be.
             case cancelledBeforeStart
-            /// On the loop; the caller has not suspended (it may be spinning for the result).
+            /// Handed to the loop; the caller has not suspended yet.
             case submitted
             /// On the loop; the caller waits on this continuation.
             case waiting(Continuation)
@@ -50,12 +51,13 @@
         /// The connection phase's limit, in milliseconds.
         let connectTimeoutMilliseconds: Int
         let maximumResponseSize: Int
+        /// The most bytes of response head (status line and header fields) accepted.
+        let maximumHeadSize: Int
 
         private let phase = Mutex<Phase>(.created)
-        /// Set when the caller cancels, so that no progress is reported from then on.
+        /// Set when the caller cancels, so that no progress is reported from then on, and so that
+        /// the loop does not start a transfer whose cancellation it has already seen go by.
         private let cancelRequested = Atomic<Bool>(false)
-        /// Set with ``Phase/completed(_:)``, so a spinning caller need not take the lock.
-        private let isCompleted = Atomic<Bool>(false)
         /// When the loop added it to the multi handle, for the loop's latency estimate.
         var startedAt: ContinuousClock.Instant?
 
@@ -71,11 +73,15 @@
         private var progress = TransferProgress()
         let errorBuffer: UnsafeMutablePointer<CChar>
 
-        init(request: TransportRequest, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int, maximumResponseSize: Int) {
+        init(
+            request: TransportRequest, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int, maximumResponseSize: Int,
+            maximumHeadSize: Int
+        ) {
             self.request = request
             self.timeoutMilliseconds = timeoutMilliseconds
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.maximumResponseSize = maximumResponseSize
+            self.maximumHeadSize = maximumHeadSize
             errorBuffer = .allocate(capacity: Int(networking_curl_error_size))
             errorBuffer.initialize(repeating: 0, count: Int(networking_curl_error_size))
         }
@@ -101,18 +107,6 @@
             return submit
         }
 
-        /// Waits without suspending, for at most `limit`, in case the answer is already on its
-        /// way (a server on the same machine answers in microseconds, faster than a thread
-        /// wakes up); the result, or `nil` when the caller must suspend with ``wait(_:)``.
-        func spinForResult(limit: Duration) -> Result<Reply, TransportError>? {
-            let clock = ContinuousClock()
-            let deadline = clock.now + limit
-            repeat {
-                if isCompleted.load(ordering: .acquiring) { return takeCompleted() }
-            } while clock.now < deadline
-            return nil
-        }
-
         /// Suspends the caller until the loop completes the transfer (at once when it has).
         func wait(_ continuation: Continuation) {
             let ready = phase.withLock { phase -> Result<Reply, TransportError>? in
@@ -132,13 +126,9 @@
             if let ready { continuation.resume(returning: ready) }
         }
 
-        private func takeCompleted() -> Result<Reply, TransportError>? {
-            phase.withLock { phase in
-                guard case .completed(let result) = phase else { return nil }
-                phase = .finished
-                return result
-            }
-        }
+        /// Whether the caller has cancelled: the loop checks it before starting the transfer, since
+        /// a cancellation that reached the loop before the submission found nothing to abort.
+        var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
 
         /// Called by the task's cancellation handler, at any time and on any thread.
         func cancel(on loop: LibcurlEventLoop) {
@@ -164,7 +154,6 @@
                     return continuation
                 case .submitted:
                     phase = .completed(result)
-                    isCompleted.store(true, ordering: .releasing)
                     return nil
                 case .created, .cancelledBeforeStart, .completed, .finished:
                     return nil
@@ -221,8 +210,8 @@
 
         /// Appends one header line as libcurl gives it (ending in CRLF).
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
-            guard headerBytes.count <= maximumResponseSize - bytes.count else {
-                abortReason = .responseTooLarge(limit: maximumResponseSize)
+            guard headerBytes.count <= maximumHeadSize - bytes.count else {
+                abortReason = .invalidResponse(LibcurlErrors.headTooLarge(limit: maximumHeadSize))
                 return 0
             }
             if headerBytes.capacity == 0 { headerBytes.reserveCapacity(1024) }

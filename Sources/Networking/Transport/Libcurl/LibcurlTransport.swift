@@ -20,9 +20,13 @@
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
     ///   and the call throws ``TransportError/cancelled`` at once.
     /// - Used one request at a time against a fast server (one that answered within 1 ms, as on
-    ///   loopback), the loop thread and the caller wait up to 100 µs without sleeping, because
-    ///   a thread wake-up costs more than such an exchange; with several requests in flight or a
-    ///   slower server, nothing spins.
+    ///   loopback), the loop thread waits up to 100 µs without sleeping (for the answer, and for
+    ///   the caller's next request), because a thread wake-up costs more than such an exchange:
+    ///   lower latency for some CPU time (`script/bench` prints both). With several requests in
+    ///   flight or a slower server nothing spins, and `spinsWhenSequential: false` turns it off.
+    ///   The calling task never spins: it suspends until the loop hands it the answer.
+    /// - A response head (status line and header fields) larger than ``maximumResponseHeadSize``
+    ///   fails with ``TransportError/invalidResponse(_:)``, as do a malformed head and broken chunked framing.
     /// - Pinning: with ``TransportSecurity/pinnedPublicKeys``, the server's certificate must be
     ///   trusted *and* its SubjectPublicKeyInfo must hash to one of the pins; otherwise the
     ///   handshake stops before any byte of the request (headers, token or body) is sent.
@@ -45,8 +49,9 @@
     /// - ``TransportError/responseTooLarge(limit:)``: the body (announced or received) exceeds
     ///   ``maximumResponseSize``;
     /// - ``TransportError/invalidResponse(_:)``: the answer is not HTTP (garbage, a bad status
-    ///   line, a broken encoding), or a redirect cannot be followed (too many, a bad `Location`,
-    ///   another scheme, a pinned request sent to plain `http`);
+    ///   line, a head over ``maximumResponseHeadSize``, broken chunked framing, a broken encoding),
+    ///   or a redirect cannot be followed (too many, a bad `Location`, another scheme, a pinned
+    ///   request sent to plain `http`);
     /// - ``TransportError/invalidRequest(_:)``: the URL is not `http`/`https` with a host, a header
     ///   cannot be sent (line break or NUL), pins were given for plain `http`, or libcurl refused an option.
     ///
@@ -77,6 +82,12 @@
         /// The longest the connection phase (DNS, TCP, TLS) of each hop may take, in seconds;
         /// never more than what is left of the request's timeout.
         public let connectTimeout: TimeInterval
+        /// The most bytes of a response head (status line and header fields) accepted; a longer
+        /// one fails with ``TransportError/invalidResponse(_:)``. Default 1 MiB.
+        public let maximumResponseHeadSize: Int
+        /// Whether the loop thread may wait without sleeping when used one request at a time
+        /// against a fast server (see the type's documentation). Default `true`.
+        public let spinsWhenSequential: Bool
 
         let loop: LibcurlEventLoop
         private let redirectPolicy: RedirectPolicy
@@ -88,15 +99,21 @@
         ///   - maximumRedirects: the most redirects followed for one request; default 10. Negative values become 0.
         ///   - connectTimeout: the longest a connection may take to open, in seconds; default 10.
         ///     Values that are not positive and finite mean the default.
+        ///   - maximumResponseHeadSize: the most bytes of response head accepted; default 1 MiB.
+        ///     Values below 1 KiB become 1 KiB.
+        ///   - spinsWhenSequential: whether the loop thread may spin briefly instead of sleeping
+        ///     when used one request at a time against a fast server; default `true`.
         public init(
             maximumResponseSize: Int = LibcurlTransport.defaultMaximumResponseSize, maximumRedirects: Int = 10,
-            connectTimeout: TimeInterval = 10
+            connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 1024 * 1024, spinsWhenSequential: Bool = true
         ) {
             self.maximumResponseSize = max(1, maximumResponseSize)
             self.maximumRedirects = max(0, maximumRedirects)
             self.connectTimeout = connectTimeout > 0 && connectTimeout.isFinite ? connectTimeout : 10
+            self.maximumResponseHeadSize = max(1024, maximumResponseHeadSize)
+            self.spinsWhenSequential = spinsWhenSequential
             redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
-            loop = LibcurlEventLoop()
+            loop = LibcurlEventLoop(spinning: spinsWhenSequential)
         }
 
         deinit {
@@ -108,6 +125,8 @@
         /// - Throws: the ``TransportError`` cases listed in the type's documentation.
         public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             if let problem = Self.problem(with: request) { throw .invalidRequest(problem) }
+            // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
+            guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
             let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
             return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in
                 try await self.perform(hop, deadline: deadline)
@@ -130,18 +149,11 @@
             let transfer = LibcurlTransfer(
                 request: request, timeoutMilliseconds: total,
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
-                maximumResponseSize: maximumResponseSize)
+                maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize)
             let loop = loop
             let result = await withTaskCancellationHandler {
                 () async -> Result<LibcurlTransfer.Reply, TransportError> in
                 guard transfer.submit(to: loop) else { return .failure(.cancelled) }
-                // Alone on a fast peer, the answer comes sooner than a suspended task would wake
-                // up (see LibcurlSpinPolicy); this blocks the task's thread for at most 100 µs.
-                if loop.spinPolicy.favoursSpinning,
-                    let result = transfer.spinForResult(limit: LibcurlSpinPolicy.spinLimit)
-                {
-                    return result
-                }
                 return await withUnsafeContinuation { continuation in transfer.wait(continuation) }
             } onCancel: {
                 transfer.cancel(on: loop)

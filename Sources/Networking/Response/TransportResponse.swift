@@ -2,8 +2,11 @@ import Foundation
 
 /// A complete HTTP response as a plain value: status, headers and the whole body.
 ///
-/// Errors carry it so that a failure can always be explained with what the server sent.
-public struct TransportResponse: Sendable, Hashable, Codable {
+/// Errors carry it so that a failure can always be explained with what the server sent. It is
+/// deliberately not `Decodable`: asking a repository for a `TransportResponse` returns it raw
+/// (``AbstractRepository/performRequest(_:)-(Endpoint<TransportResponse>)``), it is never
+/// decoded from the body by mistake.
+public struct TransportResponse: Sendable, Hashable {
     /// The HTTP status code, for example `200`.
     public var statusCode: Int
     /// The response header fields.
@@ -12,13 +15,20 @@ public struct TransportResponse: Sendable, Hashable, Codable {
     public var body: Data
     /// The URL that answered, after any redirects; `nil` when the transport does not know it.
     public var url: URL?
+    /// Where the answer came from: ``ResponseSource/network`` unless an interceptor (a cache)
+    /// answered from storage.
+    public var source: ResponseSource
 
     /// Creates a response.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+    public init(
+        statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
+        source: ResponseSource = .network
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
+        self.source = source
     }
 
     /// Whether the status is in `200..<300`.

@@ -1,0 +1,19 @@
+/// Sends the stored cookies with each request and keeps those its response sets; the repository
+/// places it right before logging when the configuration has a ``CookieStorage``.
+///
+/// A `Cookie` header the request already carries (set by the caller) is left as it is.
+struct CookieInterceptor: Interceptor {
+    let storage: CookieStorage
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        var request = request
+        if request.headers["Cookie"] == nil, let value = storage.headerValue(for: request.url) {
+            request.headers["Cookie"] = value
+        }
+        let response = try await next(request)
+        storage.store(from: response, of: request)
+        return response
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Reads `Set-Cookie` fields (RFC 6265 §5.2) into cookies for the URL that sent them.
+///
+/// Lenient where the RFC is (unknown attributes are ignored, dates use the cookie-date
+/// algorithm of §5.1.1, which accepts the `Wed, 21-Oct-2015 07:28:00 GMT` forms servers send),
+/// strict where safety needs it: a `Domain` that does not cover the sending host, or that is a
+/// single label other than the host itself, drops the cookie.
+enum SetCookieParser {
+    /// The most bytes of one `Set-Cookie` field taken; longer ones are ignored (browsers cap at 4 KiB).
+    static let maximumFieldLength = 8192
+
+    /// The cookie one field sets, or `nil` when the field is ignored.
+    static func cookie(from field: String, for url: URL, now: Date) -> Cookie? {
+        guard field.utf8.count <= maximumFieldLength, let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let parts = field.split(separator: ";", omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+        var cookie = Cookie(name: name, value: value, domain: host, path: defaultPath(of: url))
+        var maxAge: Date?
+        var expires: Date?
+        for attribute in parts.dropFirst() {
+            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            switch key {
+            case "expires": expires = CookieDate.parse(argument)
+            case "max-age":
+                guard let seconds = Int(argument) else { continue }
+                maxAge = seconds <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(min(seconds, 1 << 40)))
+            case "domain":
+                var domain = argument.lowercased()
+                if domain.hasPrefix(".") { domain.removeFirst() }
+                guard !domain.isEmpty else { continue }
+                guard Cookie.domainMatches(host, domain), domain.contains(".") || domain == host else { return nil }
+                cookie.domain = domain
+                cookie.isHostOnly = domain == host
+            case "path":
+                cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
+            case "secure": cookie.isSecure = true
+            case "httponly": cookie.isHTTPOnly = true
+            default: continue
+            }
+        }
+        cookie.expiresAt = maxAge ?? expires
+        return cookie
+    }
+
+    /// RFC 6265 §5.1.4: the request path up to its last `/`, or `/`.
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// Splits a `Set-Cookie` value that a transport joined with `, ` (URLSession merges repeated
+    /// fields) back into one value per cookie, without splitting inside an `Expires` date.
+    static func split(_ joined: String) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        for piece in joined.split(separator: ",", omittingEmptySubsequences: false) {
+            let lowered = current.lowercased()
+            // "Expires=Wed" before the comma: the comma belongs to the date.
+            let inDate = lowered.range(of: "expires=", options: .backwards).map { range in
+                !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
+            } ?? false
+            if current.isEmpty {
+                current = String(piece)
+            } else if inDate || !piece.contains("=") {
+                current += "," + piece
+            } else {
+                fields.append(current.trimmingCharacters(in: .whitespaces))
+                current = String(piece)
+            }
+        }
+        if !current.isEmpty { fields.append(current.trimmingCharacters(in: .whitespaces)) }
+        return fields
+    }
+}
+
+/// The cookie-date algorithm of RFC 6265 §5.1.1: finds a time, a day, a month and a year among
+/// the date's tokens, whatever their order and separators.
+enum CookieDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    static func parse(_ text: String) -> Date? {
+        var time: (Int, Int, Int)?
+        var day: Int?
+        var month: Int?
+        var year: Int?
+        let delimiters = CharacterSet(charactersIn: "\t !\"#$%&'()*+,-./;<=>?@[\\]^_`{|}~")
+        for token in text.components(separatedBy: delimiters) where !token.isEmpty {
+            if time == nil, let parsed = parseTime(token) {
+                time = parsed
+            } else if day == nil, let number = leadingNumber(token, digits: 1...2) {
+                day = number
+            } else if month == nil, let index = months.firstIndex(of: String(token.prefix(3)).lowercased()) {
+                month = index + 1
+            } else if year == nil, let number = leadingNumber(token, digits: 2...4) {
+                year = number
+            }
+        }
+        guard var year, let day, let month, let (hour, minute, second) = time else { return nil }
+        if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
+        guard (1...31).contains(day), year >= 1601, hour <= 23, minute <= 59, second <= 59 else { return nil }
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        (components.hour, components.minute, components.second) = (hour, minute, second)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(from: components)
+    }
+
+    private static func parseTime(_ token: String) -> (Int, Int, Int)? {
+        let fields = token.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count == 3 else { return nil }
+        let numbers = fields.compactMap { field -> Int? in
+            let digits = field.prefix { $0.isASCII && $0.isNumber }
+            return (1...2).contains(digits.count) ? Int(digits) : nil
+        }
+        return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
+    }
+
+    private static func leadingNumber(_ token: String, digits: ClosedRange<Int>) -> Int? {
+        let prefix = token.prefix { $0.isASCII && $0.isNumber }
+        guard digits.contains(prefix.count), prefix.count == token.count || !(token.dropFirst(prefix.count).first?.isNumber ?? false)
+        else { return nil }
+        return Int(prefix)
+    }
+}

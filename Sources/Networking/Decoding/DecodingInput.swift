@@ -1,0 +1,45 @@
+import Foundation
+
+/// What an endpoint's own decoding step (``Endpoint/decoding(_:)``) works with: the response,
+/// and the configuration's decoder.
+public struct DecodingInput: Sendable {
+    /// The 2xx response to decode.
+    public let response: TransportResponse
+
+    let bodyDecoder: BodyDecoder
+
+    /// Decodes the body, or the value at a dotted key path inside it (`"data"`, `"page.items"`,
+    /// `"results.0"`), with the configuration's decoder and its strategies.
+    ///
+    /// - Throws: the `DecodingError` of the decoder; coding paths start at the document's root.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, at keyPath: String? = nil) throws -> T {
+        try bodyDecoder.decode(type, from: response.body, keyPath: keyPath)
+    }
+
+    /// The body as JSON.
+    ///
+    /// - Throws: a `DecodingError.dataCorrupted` when the body is not JSON.
+    public func json() throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: response.body)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+        }
+    }
+}
+
+/// Decodes bytes into a model with the configuration's `JSONDecoder`, at an optional key path.
+struct BodyDecoder: Sendable {
+    let jsonDecoder: JSONDecoder
+
+    func decode<T: Decodable>(_ type: T.Type, from data: Data, keyPath: String?) throws -> T {
+        if let keyPath, !keyPath.isEmpty {
+            let components = keyPath.split(separator: ".").map(String.init)
+            return try KeyPathDecoding.$components.withValue(components) {
+                try jsonDecoder.decode(KeyPathDecodable<T>.self, from: data).value
+            }
+        }
+        return try jsonDecoder.decode(T.self, from: data)
+    }
+}

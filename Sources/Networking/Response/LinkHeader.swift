@@ -1,0 +1,45 @@
+import Foundation
+
+/// Reads `Link` header fields (RFC 8288): `<https://…/books?page=3>; rel="next", <…>; rel="prev"`.
+enum LinkHeader {
+    /// The target of the first link whose `rel` holds `relation` (compared case-insensitively).
+    static func target(of relation: String, in fields: [String], relativeTo base: URL) -> URL? {
+        let wanted = relation.lowercased()
+        for field in fields {
+            for link in links(in: field) where link.relations.contains(wanted) {
+                return URL(string: link.target, relativeTo: base)?.absoluteURL
+            }
+        }
+        return nil
+    }
+
+    /// Each `<target>; params` of a field, with its relation types lower-cased.
+    private static func links(in field: String) -> [(target: String, relations: [String])] {
+        var result: [(String, [String])] = []
+        var rest = Substring(field)
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { break }
+            let target = String(rest[rest.index(after: open)..<close])
+            rest = rest[rest.index(after: close)...]
+            // The parameters run to the next comma outside quotes.
+            var parameters = ""
+            var quoted = false
+            while let character = rest.first {
+                if character == "\"" { quoted.toggle() }
+                if character == ",", !quoted { break }
+                parameters.append(character)
+                rest = rest.dropFirst()
+            }
+            rest = rest.drop { $0 == "," || $0 == " " }
+            var relations: [String] = []
+            for parameter in parameters.split(separator: ";") {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
+                let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                relations += value.lowercased().split(separator: " ").map(String.init)
+            }
+            result.append((target, relations))
+        }
+        return result
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+extension FileCredentialStore {
+    /// The folder where an application keeps its data, per platform:
+    /// - Linux (and other non-Apple systems): `$XDG_DATA_HOME`, or `~/.local/share` when it is
+    ///   not set (the XDG Base Directory specification);
+    /// - Apple platforms: the user's Application Support folder (inside the app's container on
+    ///   iOS, tvOS, watchOS and visionOS).
+    public static var defaultDataFolder: URL {
+        #if canImport(Darwin)
+            // `urls(for:in:)` is available on every Apple platform; `homeDirectoryForCurrentUser` is macOS-only.
+            if let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+                return folder
+            }
+            return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+                .appendingPathComponent("Library/Application Support", isDirectory: true)
+        #else
+            let environment = ProcessInfo.processInfo.environment
+            if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg, isDirectory: true) }
+            return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        #endif
+    }
+}
