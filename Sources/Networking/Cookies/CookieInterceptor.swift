@@ -1,7 +1,9 @@
 /// Sends the stored cookies with each request and keeps those its response sets; the repository
 /// places it right before logging when the configuration has a ``CookieStorage``.
 ///
-/// A `Cookie` header the request already carries (set by the caller) is left as it is.
+/// A `Cookie` header the request already carries (set by the caller) is left as it is, also
+/// across redirects. Otherwise the storage travels with the request, so that the transport keeps
+/// the cookies of the redirects it follows (see ``RedirectPolicy``).
 struct CookieInterceptor: Interceptor {
     let storage: CookieStorage
 
@@ -9,8 +11,9 @@ struct CookieInterceptor: Interceptor {
         async throws(RepositoryError) -> TransportResponse
     {
         var request = request
-        if request.headers["Cookie"] == nil, let value = storage.headerValue(for: request.url) {
-            request.headers["Cookie"] = value
+        if request.headers["Cookie"] == nil {
+            request.headers["Cookie"] = storage.headerValue(for: request.url)
+            request.cookieStorage = storage
         }
         let response = try await next(request)
         storage.store(from: response, of: request)

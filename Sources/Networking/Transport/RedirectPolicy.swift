@@ -11,6 +11,8 @@ import Foundation
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
 /// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes;
+/// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
+///   next hop's `Cookie` is chosen from the storage for its URL;
 /// - only `http` and `https` are followed, and a request with pinned keys never leaves `https`;
 /// - more than ``maximumRedirects`` hops fail with ``TransportError/invalidResponse(_:)``.
 ///
@@ -31,9 +33,12 @@ struct RedirectPolicy: Sendable {
         var redirects = 0
         while true {
             let response = try await send(current)
-            guard let next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
+            current.cookieStorage?.store(from: response, of: current)
+            guard var next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
                 return response
             }
+            // Cookies the storage sends are chosen again for the next hop's URL.
+            if let storage = next.cookieStorage { next.headers["Cookie"] = storage.headerValue(for: next.url) }
             redirects += 1
             current = next
         }

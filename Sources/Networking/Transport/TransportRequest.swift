@@ -21,6 +21,10 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     public var security: TransportSecurity
     /// Told how many bytes went out and came in as the exchange goes on; not encoded or compared.
     public var progress: ProgressHandler?
+    /// Where the cookies of redirect responses followed inside the transport are kept, and the
+    /// next hop's `Cookie` comes from; set by the repository when its configuration keeps
+    /// cookies. Not encoded or compared.
+    public var cookieStorage: CookieStorage?
 
     /// Creates a request. The timeout defaults to 75 seconds, the library-wide default.
     public init(
