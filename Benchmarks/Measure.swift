@@ -8,6 +8,7 @@ func measure(
     _ name: String, requests: Int, concurrency: Int, operation: @escaping @Sendable () async -> Bool
 ) async -> BenchmarkResult? {
     let start = ResidentMemory.current()
+    let cpu = CPUTime.current()
     let clock = ContinuousClock()
     let began = clock.now
     let failures = await withTaskGroup(of: Int.self) { group in
@@ -23,21 +24,27 @@ func measure(
         }
         return await group.reduce(0, +)
     }
-    return result(name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start)
+    return result(
+        name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start,
+        cpu: CPUTime.current() - cpu)
 }
 
 /// Measures a synchronous run that performs `requests` requests and returns how many failed.
 func measureSynchronously(_ name: String, requests: Int, concurrency: Int, run: () -> Int) -> BenchmarkResult? {
     let start = ResidentMemory.current()
+    let cpu = CPUTime.current()
     let clock = ContinuousClock()
     let began = clock.now
     let failures = run()
-    return result(name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start)
+    return result(
+        name, requests: requests, concurrency: concurrency, failures: failures, elapsed: clock.now - began, start: start,
+        cpu: CPUTime.current() - cpu)
 }
 
 /// The result of a run that began with `start`'s memory figures, or `nil` (reported) when a request failed.
 private func result(
-    _ name: String, requests: Int, concurrency: Int, failures: Int, elapsed: Duration, start: (rss: Int, peak: Int)
+    _ name: String, requests: Int, concurrency: Int, failures: Int, elapsed: Duration, start: (rss: Int, peak: Int),
+    cpu: Double
 ) -> BenchmarkResult? {
     let end = ResidentMemory.current()
     guard failures == 0 else {
@@ -46,6 +53,6 @@ private func result(
     }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return BenchmarkResult(
-        name: name, requests: requests, concurrency: concurrency, seconds: seconds, rssStartKB: start.rss,
+        name: name, requests: requests, concurrency: concurrency, seconds: seconds, cpuSeconds: cpu, rssStartKB: start.rss,
         rssEndKB: end.rss, rssPeakKB: end.peak)
 }

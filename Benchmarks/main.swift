@@ -86,6 +86,7 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
         ("libcurl_vs_urlsession_large_concurrent", ratio("libcurl-large-concurrent", "urlsession-large-concurrent")),
         ("libcurl_vs_raw_small_sequential", ratio("libcurl-small-sequential", "raw-libcurl-small-sequential")),
         ("libcurl_vs_raw_small_concurrent", ratio("libcurl-small-concurrent", "raw-libcurl-small-concurrent")),
+        ("libcurl_spinning_vs_not_small_sequential", ratio("libcurl-small-sequential", "libcurl-nospin-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_sequential", ratio("urlsession-small-sequential", "raw-urlsession-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_concurrent", ratio("urlsession-small-concurrent", "raw-urlsession-small-concurrent")),
     ]
@@ -104,12 +105,14 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
     }
     func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
     func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
-    print(pad("case", 34) + lpad("requests", 9) + lpad("in flight", 10) + lpad("seconds", 9) + lpad("req/s", 10) + lpad("RSS start", 11) + lpad("RSS end", 10))
+    print(
+        pad("case", 34) + lpad("requests", 9) + lpad("in flight", 10) + lpad("seconds", 9) + lpad("req/s", 10)
+            + lpad("CPU ms/1000", 13) + lpad("RSS start", 11) + lpad("RSS end", 10))
     for result in results + (memory.map { [$0] } ?? []) {
         print(
             pad(result.name, 34) + lpad("\(result.requests)", 9) + lpad("\(result.concurrency)", 10)
                 + lpad(String(format: "%.2f", result.seconds), 9) + lpad(String(format: "%.0f", result.requestsPerSecond), 10)
-                + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
+                + lpad(String(format: "%.0f", result.cpuMillisecondsPerThousand), 13) + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
     }
     print("")
     for (name, value) in ratios { print(pad(name, 48) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
@@ -128,6 +131,15 @@ func run() async throws {
     #if canImport(CCurl)
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
+        }
+        if options.cases.contains("libcurl") {
+            // What the loop thread's spinning buys, and costs in CPU: the same case without it.
+            let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport(spinsWhenSequential: false))
+            for _ in 0..<2_000 { _ = await repository.book() }
+            let result = await measure("libcurl-nospin-small-sequential", requests: options.requests, concurrency: 1) {
+                (try? await repository.book().get()) != nil
+            }
+            if let result { results.append(result) }
         }
         // Before URLSession runs, so that the peak is the libcurl transport's.
         if options.cases.contains("memory") {

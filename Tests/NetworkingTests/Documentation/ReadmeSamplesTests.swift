@@ -68,6 +68,32 @@ enum Readme {
         func export() async -> Result<ExportResult, RepositoryError> {
             await performPollingRequest(.get("exports/latest"))
         }
+
+        func page(_ number: Int) async -> Result<RepositoryResponse<BooksPage>, RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": number]))
+        }
+
+        func bookTitles() async -> Result<[String], RepositoryError> {
+            await performRequest(Endpoint.get("books").decoding { input in
+                try input.decode([Book].self, at: "data").map(\.title)
+            })
+        }
+    }
+
+    static func firstPages(_ library: LibraryRepository) async throws {
+        let first = try await library.page(1).get()
+        print(first.value.data.count, first.statusCode, first.headers["X-Total-Count"] ?? "?", first.source)
+        if let next = first.link(rel: "next") { print("next page:", next) }
+    }
+
+    static func stagingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.domainURL = "staging.example.com"
+        configuration.timeout = 30
+        configuration.defaultHeaders["X-Client"] = "books-cli"
+        configuration.queryEncodingStyle = QueryEncodingStyle(arrays: .noBrackets, booleans: .numeric)
+        try configuration.validate()
+        return configuration
     }
 
     // MARK: Errors
@@ -181,6 +207,24 @@ enum Readme {
         }
     }
 
+    struct CallTracer: Interceptor {
+        var position: InterceptorPosition { .outsideRetries }
+
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse {
+            let response = try await next(request)
+            print("\(context.name ?? request.url.path): \(response.statusCode) after \(context.attempt) attempt(s)")
+            return response
+        }
+    }
+
+    static func withCookies(_ configuration: NetworkingConfiguration) -> (NetworkingConfiguration, CookieStorage) {
+        var configuration = configuration
+        let cookies = CookieStorage()
+        configuration.cookieStorage = cookies
+        return (configuration, cookies)
+    }
+
     static func loggingConfiguration() throws -> NetworkingConfiguration {
         var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
         configuration.logging = LoggingConfiguration(level: .debug)
@@ -263,6 +307,34 @@ struct ReadmeSamplesTests {
             Issue.record("expected connection refused, got \(String(describing: imported.failure))")
             return
         }
+    }
+
+    @Test("metadata on success, a decoding step, a changed setting and an interceptor position, as the README shows them")
+    func seamSamples() async throws {
+        let transport = StubTransport(routes: [
+            .status(
+                .get, "books", 200, json: #"{"data": [{"id": 1, "title": "Dune"}]}"#,
+                headers: ["X-Total-Count": "41", "Link": #"<https://staging.example.com/books?page=2>; rel="next""#])
+        ])
+        let configuration = try Readme.stagingConfiguration()
+        #expect(configuration.baseURL.absoluteString == "https://staging.example.com")
+        let books = Readme.LibraryRepository(configuration: configuration, transport: transport, interceptors: [Readme.CallTracer()])
+        let page = try await books.page(1).get()
+        #expect(page.value.data.map(\.title) == ["Dune"])
+        #expect(page.statusCode == 200 && page.headers["X-Total-Count"] == "41" && page.source == .network)
+        #expect(page.link(rel: "next")?.absoluteString == "https://staging.example.com/books?page=2")
+        #expect(try await books.bookTitles().get() == ["Dune"])
+        #expect(transport.requests.first?.headers["X-Client"] == "books-cli")
+        var broken = configuration
+        broken.timeout = -1
+        #expect(throws: RepositoryError.self) { try broken.validate() }
+        let refused = await Readme.LibraryRepository(configuration: broken, transport: transport).page(1)
+        guard case .invalidConfiguration(let reason)? = refused.failure else {
+            Issue.record("expected invalidConfiguration, got \(refused)")
+            return
+        }
+        #expect(reason.contains("timeout"))
+        #expect(transport.requests.count == 2)
     }
 
     @Test("the quick-start configuration gives the documented base URL")
