@@ -22,7 +22,7 @@ let package = Package(
             name: "Networking",
             dependencies: [.target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
-        .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo"),
+        .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo", resources: [.copy("routes.json")]),
         // script/bench: throughput and memory of the transports against nginx on loopback.
         .executableTarget(
             name: "NetworkingBenchmarks",

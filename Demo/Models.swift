@@ -28,8 +28,8 @@ enum Genre: String, Codable, Sendable {
     case novel, poetry, science, history, fantasy
 }
 
-/// A book as the API returns it.
-struct Book: Decodable, Sendable {
+/// A book as the API returns it (and as the object router finds its path: `books/:id`).
+struct Book: Codable, Sendable {
     let id: Int
     let title: String
     let author: String

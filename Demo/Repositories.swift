@@ -54,6 +54,41 @@ final class BooksRepository: AbstractRepository, @unchecked Sendable {
     }
 }
 
+/// Books again, through the routes of `routes.json` and the object router: no paths in code.
+final class RoutedBooksRepository: AbstractRepository, @unchecked Sendable {
+    /// The routes the Demo ships with, plus the object route of `Book`.
+    static func routes() throws -> RouteTable {
+        guard let file = Bundle.module.url(forResource: "routes", withExtension: "json") else {
+            throw RepositoryError.invalidConfiguration(reason: "routes.json is missing from the Demo's resources")
+        }
+        var routes = try RouteTable(contentsOf: file)
+        try routes.register(Book.self, methods: [.get, .put, .delete], path: "books/:id")
+        return routes
+    }
+
+    func books(page: Int) async -> Result<[Book], RepositoryError> {
+        await performRequest(.route("books", parameters: ["page": page]))
+    }
+
+    func book(id: Int) async -> Result<Book, RepositoryError> {
+        await performRequest(.route("book", pathVariables: ["id": id]))
+    }
+
+    func create(_ book: NewBook) async -> Result<RepositoryResponse<Book>, RepositoryError> {
+        await performRequest(.route("createBook", body: book))
+    }
+
+    /// Sends `{"book": {…}}` and reads the book back from the echo's `json.book`.
+    func echo(_ book: NewBook) async -> Result<[String: JSONValue], RepositoryError> {
+        await performRequest(.route("echoRoot", pathVariables: ["topic": "books"], body: book))
+    }
+
+    /// The book's current state, through the object route registered for `Book`.
+    func refreshed(_ book: Book) async -> Result<Book, RepositoryError> {
+        await getObject(book)
+    }
+}
+
 /// Test-only controls of the local test API.
 final class TestControlRepository: AbstractRepository, @unchecked Sendable {
     struct Counters: Decodable, Sendable {

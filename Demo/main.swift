@@ -123,6 +123,41 @@ do {
     case let other: report.fail("expected .decodeError, got \(other)")
     }
 
+    report.begin("Routes from routes.json: named calls and the object router, no paths in code")
+    var routed = configuration
+    routed.routes = try RoutedBooksRepository.routes()
+    routed.activity = NetworkActivity()
+    let routedBooks = RoutedBooksRepository(configuration: routed, sessionManager: restored)
+    let activity = routed.activity.events()
+    switch await routedBooks.books(page: 2) {
+    case .success(let page): report.ok("route \"books\" (GET books, key path data): \(page.count) books, first \"\(page.first?.title ?? "-")\"")
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+    switch await routedBooks.book(id: 3) {
+    case .success(let book):
+        report.ok("route \"book\" (GET books/:id) with id 3: \"\(book.title)\"")
+        switch await routedBooks.refreshed(book) {
+        case .success(let fresh): report.ok("object router: GET \(type(of: fresh)) #\(fresh.id) found books/:id from the object itself")
+        case .failure(let error): report.fail(error.localizedDescription)
+        }
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+    switch await routedBooks.create(NewBook(title: "Routed", author: "A. Route", genre: "novel", year: 2026)) {
+    case .success(let created): report.ok("route \"createBook\": \(created.statusCode), book #\(created.value.id)")
+    case .failure(let error): report.fail(error.localizedDescription)
+    }
+    switch await routedBooks.echo(NewBook(title: "Rooted", author: "A. Key", genre: "poetry", year: 2026)) {
+    case .success(let echoed) where echoed["title"] == "Rooted":
+        report.ok("route \"echoRoot\": sent {\"book\": …} to echo/books.json, read json.book back")
+    case let other: report.fail("expected the book back under json.book, got \(other)")
+    }
+    var blocking: [String] = []
+    for await event in activity where event.preventsUserInteraction {
+        blocking.append("\(event.kind) \(event.name ?? "?")")
+        if event.kind == .finished { break }
+    }
+    report.ok("activity of the call marked preventUserInteraction: \(blocking.joined(separator: ", "))")
+
     report.begin("An expired access token is refreshed once and the call replayed")
     _ = await control.expireToken(token)
     let refreshesBefore = await control.refreshCalls()

@@ -1,7 +1,9 @@
+import Foundation
 import Synchronization
 
 /// Counts the requests in flight, for a spinner, a network activity indicator, or a command-line
-/// progress line — the originals' "network activity indicator" without UIKit.
+/// progress line — the originals' "network activity indicator" without UIKit — and reports each
+/// call's start and end, for calls that should keep the user waiting (WebApiClient's overlay).
 ///
 /// Every call counts once from the moment it enters the pipeline until its result is delivered,
 /// retries and token refreshes included. Share one instance between repositories
@@ -11,25 +13,42 @@ import Synchronization
 /// for await count in NetworkActivity.shared.updates() {
 ///     spinner.isHidden = count == 0
 /// }
+/// for await event in NetworkActivity.shared.events() where event.preventsUserInteraction {
+///     switch event.kind {
+///     case .slow: showOverlay()          // still running after slowCallDelay (4 s)
+///     case .finished: hideOverlay()
+///     case .started: break
+///     }
+/// }
 /// ```
 ///
 /// Thread-safe.
 public final class NetworkActivity: Sendable {
     private struct State {
         var inFlight = 0
-        var subscribers = Subscribers<Int>()
+        var running: Set<UUID> = []
+        var counts = Subscribers<Int>()
+        var events = Subscribers<ActivityEvent>()
     }
 
     /// The instance configurations use unless told otherwise.
     public static let shared = NetworkActivity()
 
+    /// How long a call that prevents user interaction runs before a ``ActivityEvent/Kind/slow``
+    /// event is reported for it, in seconds. Default 4 (WebApiClient's).
+    public let slowCallDelay: TimeInterval
+
     private let state = Mutex(State())
 
-    /// Creates a separate counter.
-    public init() {}
+    /// Creates a separate counter. A `slowCallDelay` that is negative or NaN is zero.
+    public init(slowCallDelay: TimeInterval = 4) {
+        self.slowCallDelay = slowCallDelay >= 0 ? slowCallDelay : 0
+    }
 
     deinit {
-        state.withLock { $0.subscribers.finishAll() }
+        let (counts, events) = state.withLock { ($0.counts, $0.events) }
+        counts.finishAll()
+        events.finishAll()
     }
 
     /// The number of requests in flight now.
@@ -41,22 +60,84 @@ public final class NetworkActivity: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(64))
         let id = state.withLock { state -> Int in
             continuation.yield(state.inFlight)
-            return state.subscribers.add(continuation)
+            return state.counts.add(continuation)
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { $0.subscribers.remove(id) }
+            self?.state.withLock { $0.counts.remove(id) }
         }
         return stream
     }
 
-    func begin() { change(by: 1) }
+    /// Every call's start and end (and, for calls that prevent user interaction, a `slow` event
+    /// when they run long), from now on. Each call returns a new stream.
+    public func events() -> AsyncStream<ActivityEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ActivityEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let id = state.withLock { $0.events.add(continuation) }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { $0.events.remove(id) }
+        }
+        return stream
+    }
 
-    func end() { change(by: -1) }
-
-    private func change(by delta: Int) {
+    /// Notes a call's start; ``end(_:)`` must follow.
+    func begin(_ call: ActivityEvent.Call) {
         state.withLock { state in
-            state.inFlight += delta
-            state.subscribers.yield(state.inFlight)
+            state.inFlight += 1
+            state.running.insert(call.id)
+            state.counts.yield(state.inFlight)
+            state.events.yield(ActivityEvent(kind: .started, call: call))
         }
     }
+
+    /// Notes that a call still runs after ``slowCallDelay``, unless it has ended.
+    func slow(_ call: ActivityEvent.Call) {
+        state.withLock { state in
+            guard state.running.contains(call.id) else { return }
+            state.events.yield(ActivityEvent(kind: .slow, call: call))
+        }
+    }
+
+    /// Notes a call's end.
+    func end(_ call: ActivityEvent.Call) {
+        state.withLock { state in
+            state.inFlight -= 1
+            state.running.remove(call.id)
+            state.counts.yield(state.inFlight)
+            state.events.yield(ActivityEvent(kind: .finished, call: call))
+        }
+    }
+}
+
+/// A call starting, running long, or ending, as ``NetworkActivity/events()`` reports it.
+public struct ActivityEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: Sendable, Hashable {
+        /// The call started.
+        case started
+        /// A call that prevents user interaction still runs after ``NetworkActivity/slowCallDelay``.
+        case slow
+        /// The call ended (successfully or not).
+        case finished
+    }
+
+    /// The call an event is about.
+    public struct Call: Sendable, Hashable {
+        /// Identifies the call across its events.
+        public let id: UUID
+        /// The route's (or endpoint's) name, when it has one.
+        public let name: String?
+        /// Whether the app should keep the user from interacting while it runs
+        /// (``Route/preventUserInteraction``).
+        public let preventsUserInteraction: Bool
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// The call.
+    public let call: Call
+
+    /// The route's (or endpoint's) name, when it has one.
+    public var name: String? { call.name }
+    /// Whether the call prevents user interaction.
+    public var preventsUserInteraction: Bool { call.preventsUserInteraction }
 }

@@ -77,6 +77,9 @@ public struct NetworkingConfiguration: Sendable {
     /// ``QueryEncodingStyle/default`` (`ids[]=1&ids[]=2`, `true`/`false`); an endpoint's own
     /// ``Endpoint/queryEncodingStyle`` wins.
     public var queryEncodingStyle: QueryEncodingStyle = .default
+    /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)``
+    /// and the repositories' object methods. Default none.
+    public var routes = RouteTable.empty
     /// Where cookies are kept between requests, or `nil` (the default) to neither send nor keep
     /// any. Give several configurations the same ``CookieStorage`` to share cookies.
     public var cookieStorage: CookieStorage?

@@ -36,7 +36,7 @@ struct ResponseDecoder: Sendable {
 
     /// The result of an endpoint's own decoding step; its failures are reported like any other.
     func decode<T>(
-        with custom: @Sendable (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary
+        with custom: (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary
     ) throws(RepositoryError) -> T {
         let context = ErrorContext(request: request, response: response)
         do {

@@ -36,6 +36,10 @@ public protocol Interceptor: Sendable {
     /// Where in the chain the interceptor runs. Default ``InterceptorPosition/afterSigning``.
     var position: InterceptorPosition { get }
 
+    /// The option keys this interceptor acts on (see ``RequestOptions``): a call carrying an option
+    /// that must be handled fails unless an interceptor of its chain lists it. Default none.
+    var handledOptions: [any RequestOptionKey.Type] { get }
+
     /// Handles one request, calling `next` to pass it on towards the transport.
     ///
     /// - Throws: a ``RepositoryError``, which ends the call with that error.
@@ -46,6 +50,9 @@ public protocol Interceptor: Sendable {
 extension Interceptor {
     /// After the session has signed the request, as interceptors ran before positions existed.
     public var position: InterceptorPosition { .afterSigning }
+
+    /// None.
+    public var handledOptions: [any RequestOptionKey.Type] { [] }
 }
 
 /// Where an ``Interceptor`` runs in a repository's chain; see ``Interceptor`` for the whole order.

@@ -12,8 +12,14 @@
 /// let endpoint = Endpoint<Book>.get("books/1").with(TraceSampling.self, true)
 /// // in an interceptor: if context.options[TraceSampling.self] { … }
 /// ```
+///
+/// A key whose ``RequestOptionKey/requiredHandler`` is set must be acted on: a call carrying it
+/// through a chain where no interceptor lists the key in ``Interceptor/handledOptions`` fails
+/// with ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent — a route's
+/// cache TTL or offline consent is never silently ignored.
 public struct RequestOptions: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    private var required: [ObjectIdentifier: (name: String, handler: String)] = [:]
 
     /// No option set: every key reads as its default.
     public init() {}
@@ -21,7 +27,10 @@ public struct RequestOptions: Sendable {
     /// The value set for `key`, or its ``RequestOptionKey/defaultValue``.
     public subscript<Key: RequestOptionKey>(_ key: Key.Type) -> Key.Value {
         get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
-        set { values[ObjectIdentifier(key)] = newValue }
+        set {
+            values[ObjectIdentifier(key)] = newValue
+            if let handler = Key.requiredHandler { required[ObjectIdentifier(key)] = (String(describing: key), handler) }
+        }
     }
 
     /// Whether a value was set for `key` (even one equal to the default).
@@ -31,6 +40,11 @@ public struct RequestOptions: Sendable {
 
     /// Whether no option was set.
     public var isEmpty: Bool { values.isEmpty }
+
+    /// The set options that must be handled, with what the user should add, in a stable order.
+    var requiredKeys: [(id: ObjectIdentifier, name: String, handler: String)] {
+        required.map { ($0.key, $0.value.name, $0.value.handler) }.sorted { $0.name < $1.name }
+    }
 }
 
 /// The type of one option in ``RequestOptions``, with the value it has when none is set.
@@ -39,4 +53,13 @@ public protocol RequestOptionKey {
     associatedtype Value: Sendable
     /// The value read when the option was not set.
     static var defaultValue: Value { get }
+    /// `nil` (the default) when the option may go unheeded; otherwise the option must be handled
+    /// by an interceptor of the chain, and this says what to add when none does (for example
+    /// "add a ResponseCache's interceptor to configuration.interceptors").
+    static var requiredHandler: String? { get }
+}
+
+extension RequestOptionKey {
+    /// Options may go unheeded unless they say otherwise.
+    public static var requiredHandler: String? { nil }
 }

@@ -3,6 +3,22 @@
 struct RequestPipeline: Sendable {
     let transport: any Transport
     let interceptors: [any Interceptor]
+    /// The option keys some interceptor of the chain acts on.
+    let handledOptions: Set<ObjectIdentifier>
+
+    init(transport: any Transport, interceptors: [any Interceptor]) {
+        self.transport = transport
+        self.interceptors = interceptors
+        handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
+    }
+
+    /// Why the chain cannot honour the call's options, or `nil`: an option that must be handled
+    /// and that no interceptor handles.
+    func unhandledOption(in options: RequestOptions, name: String?) -> String? {
+        guard let missing = options.requiredKeys.first(where: { !handledOptions.contains($0.id) }) else { return nil }
+        let call = name.map { "\"\($0)\" " } ?? ""
+        return "the call \(call)asks for \(missing.name), but no interceptor of this repository handles it: \(missing.handler)"
+    }
 
     func send(_ request: TransportRequest, context: RequestContext) async throws(RepositoryError) -> TransportResponse {
         try await send(request, context: context, from: 0)

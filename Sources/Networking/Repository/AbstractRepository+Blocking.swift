@@ -31,7 +31,7 @@ extension AbstractRepository {
     ) -> Result<T, RepositoryError> {
         let summary: RequestSummary
         do {
-            summary = try builder.build(endpoint).summary
+            summary = try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)).summary
         } catch {
             return .failure(error)
         }

@@ -9,7 +9,7 @@ extension AbstractRepository {
     /// - Returns: ``RepositoryError/pollingExhausted(attempts:context:)`` carrying the last 202
     ///   response when every try was used.
     public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
-        await result { () async throws(RepositoryError) -> T in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
             let (request, response) = try await self.poll(endpoint)
             return try self.decoded(endpoint, from: response, request: request.summary)
         }
@@ -20,7 +20,7 @@ extension AbstractRepository {
     public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<RepositoryResponse<T>>) async
         -> Result<RepositoryResponse<T>, RepositoryError>
     {
-        await result { () async throws(RepositoryError) -> RepositoryResponse<T> in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<T> in
             let (request, response) = try await self.poll(endpoint)
             let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
             return RepositoryResponse(value, of: response, to: request.summary)
@@ -29,7 +29,7 @@ extension AbstractRepository {
 
     /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and ignores the final body.
     public func performPollingRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
-        await result { () async throws(RepositoryError) in _ = try await self.poll(endpoint) }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) in _ = try await self.poll(endpoint) }
     }
 
     private func poll<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {

@@ -103,7 +103,7 @@ open class AbstractRepository: @unchecked Sendable {
     /// Sends the endpoint and decodes the body (or the value at its key path) as `T`, or runs
     /// the endpoint's own ``Endpoint/decoding(_:)`` step when it has one.
     public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
-        await result { () async throws(RepositoryError) -> T in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
             let (request, response) = try await self.exchange(endpoint)
             return try self.decoded(endpoint, from: response, request: request.summary)
         }
@@ -113,7 +113,7 @@ open class AbstractRepository: @unchecked Sendable {
     public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<RepositoryResponse<T>>) async
         -> Result<RepositoryResponse<T>, RepositoryError>
     {
-        await result { () async throws(RepositoryError) -> RepositoryResponse<T> in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<T> in
             let (request, response) = try await self.exchange(endpoint)
             let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
             return RepositoryResponse(value, of: response, to: request.summary)
@@ -126,27 +126,29 @@ open class AbstractRepository: @unchecked Sendable {
     /// An endpoint without a decoding step fails with ``RepositoryError/invalidRequest(reason:request:)``
     /// before anything is sent.
     public func performRequest<T: Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
-        await result { () async throws(RepositoryError) -> T in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
             guard let custom = endpoint.customDecoding else {
                 throw .invalidRequest(
                     reason: "\(T.self) is not Decodable, so the endpoint needs its own decoding step: add .decoding { … }",
                     request: try? self.builder.build(endpoint).summary)
             }
             let (request, response) = try await self.exchange(endpoint)
-            return try self.decoder.decode(with: custom, from: response, request: request.summary)
+            return try self.mapped(
+                try self.decoder.decode(with: custom, from: response, request: request.summary), endpoint: endpoint,
+                response: response, request: request.summary)
         }
     }
 
     /// Sends the endpoint and ignores the body (empty or not).
     public func performRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
-        await result { () async throws(RepositoryError) in _ = try await self.exchange(endpoint) }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) in _ = try await self.exchange(endpoint) }
     }
 
     /// Sends the endpoint, ignores the body, and returns the status, headers and URL.
     public func performRequest(_ endpoint: Endpoint<RepositoryResponse<Void>>) async
         -> Result<RepositoryResponse<Void>, RepositoryError>
     {
-        await result { () async throws(RepositoryError) -> RepositoryResponse<Void> in
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<Void> in
             let (request, response) = try await self.exchange(endpoint)
             return RepositoryResponse((), of: response, to: request.summary)
         }
@@ -160,7 +162,7 @@ open class AbstractRepository: @unchecked Sendable {
 
     /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
     public func performRawRequest(_ endpoint: Endpoint<TransportResponse>) async -> Result<TransportResponse, RepositoryError> {
-        await result { () async throws(RepositoryError) -> TransportResponse in try await self.exchange(endpoint).1 }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> TransportResponse in try await self.exchange(endpoint).1 }
     }
 
     /// Sends an endpoint that needs no session, such as login or sign-up, and decodes the body as `T`.
@@ -187,6 +189,9 @@ open class AbstractRepository: @unchecked Sendable {
     func exchange<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         if Task.isCancelled { throw .cancelled(nil) }
         let request = try builder.build(endpoint)
+        if let problem = pipeline.unhandledOption(in: endpoint.options, name: endpoint.name) {
+            throw .invalidRequest(reason: problem, request: request.summary)
+        }
         let context = RequestContext(
             requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
             session: sessionManager)
@@ -199,11 +204,67 @@ open class AbstractRepository: @unchecked Sendable {
         }
     }
 
-    /// Decodes a 2xx response for the endpoint: its own decoding step, or the body as `T`.
+    /// Decodes a 2xx response for the endpoint: its own decoding step, or the body as `T`; then
+    /// the route's mapping step, when it has one.
     func decoded<T: Decodable>(_ endpoint: Endpoint<T>, from response: TransportResponse, request: RequestSummary)
         throws(RepositoryError) -> T
     {
-        try decoder.decode(T.self, from: response, request: request, keyPath: endpoint.keyPath, custom: endpoint.customDecoding)
+        let value = try decoder.decode(
+            T.self, from: response, request: request, keyPath: endpoint.keyPath, custom: endpoint.customDecoding)
+        return try mapped(value, endpoint: endpoint, response: response, request: request)
+    }
+
+    /// The value after the route's mapping step (WebApiClient's mapping blocks), whose failures
+    /// are reported like decoding failures.
+    func mapped<T, Response>(_ value: T, endpoint: Endpoint<Response>, response: TransportResponse, request: RequestSummary)
+        throws(RepositoryError) -> T
+    {
+        guard let mapping = endpoint.routeMapping else { return value }
+        guard mapping.valueType == T.self else {
+            return try decoder.decode(with: { _ throws -> T in
+                throw MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
+            }, from: response, request: request)
+        }
+        let route = endpoint.name ?? "?"
+        return try decoder.decode(with: { _ throws -> T in
+            do {
+                return try mapping.apply(value) as? T ?? value
+            } catch let error as DecodingError {
+                throw error
+            } catch {
+                throw MappingFailure(route: route, underlying: error)
+            }
+        }, from: response, request: request)
+    }
+
+    /// Resolves the endpoint's route, counts the call as activity, and runs it.
+    func run<Response, T>(
+        _ endpoint: Endpoint<Response>, _ body: (Endpoint<Response>) async throws(RepositoryError) -> T
+    ) async -> Result<T, RepositoryError> {
+        let resolved: Endpoint<Response>
+        do {
+            resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+        } catch {
+            return .failure(error)
+        }
+        let activity = configuration.activity
+        let call = ActivityEvent.Call(id: UUID(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
+        activity.begin(call)
+        defer { activity.end(call) }
+        var slowTimer: Task<Void, Never>?
+        if call.preventsUserInteraction {
+            let clock = configuration.clock
+            slowTimer = Task {
+                guard (try? await clock.sleep(.clampedSeconds(activity.slowCallDelay))) != nil else { return }
+                activity.slow(call)
+            }
+        }
+        defer { slowTimer?.cancel() }
+        do {
+            return .success(try await body(resolved))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Maps a non-2xx response to its error.
@@ -222,14 +283,23 @@ open class AbstractRepository: @unchecked Sendable {
         if response.statusCode == 401 { throw .authenticationFailed(context) }
         throw .requestError(context)
     }
+}
 
-    func result<T>(_ body: () async throws(RepositoryError) -> T) async -> Result<T, RepositoryError> {
-        configuration.activity.begin()
-        defer { configuration.activity.end() }
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
+/// A route's mapping step threw.
+struct MappingFailure: Error, CustomStringConvertible {
+    let route: String
+    let underlying: any Error
+
+    var description: String { "the mapping step of route \"\(route)\" failed: \(underlying)" }
+}
+
+/// A route's mapping step was given for another type than the call decodes.
+struct MappingTypeMismatch: Error, CustomStringConvertible {
+    let route: String
+    let expected: String
+    let asked: String
+
+    var description: String {
+        "route \"\(route)\" has a mapping step for \(expected), but the call decodes \(asked)"
     }
 }

@@ -61,8 +61,20 @@ public struct Endpoint<Response>: Sendable {
     /// Settings for the interceptors that act on them (a cache, an offline queue); see ``RequestOptions``.
     public var options: RequestOptions
 
+    /// A dotted key path the body is wrapped in before it is sent: `"user"` sends
+    /// `{"user": {…}}` (WANetworkRouting's request key path); `nil` sends the body as it is.
+    public var requestRootKey: String?
+
     /// The endpoint's own decoding step, when it has one.
     var customDecoding: (@Sendable (DecodingInput) throws -> Response)?
+    /// The route this endpoint calls, until ``RouteTable`` resolves it into a plain endpoint.
+    var route: RouteReference?
+    /// Whether ``path`` is already percent-encoded (a rendered route template).
+    var pathIsEncoded = false
+    /// The route's step after decoding.
+    var routeMapping: RouteMapping?
+    /// Whether the call is reported as one that blocks the user (see ``Route/preventUserInteraction``).
+    var preventsUserInteraction = false
 
     /// Creates an endpoint with optional parameters.
     public init(
@@ -218,6 +230,11 @@ extension Endpoint {
         other.progress = progress
         other.name = name
         other.options = options
+        other.requestRootKey = requestRootKey
+        other.route = route
+        other.pathIsEncoded = pathIsEncoded
+        other.routeMapping = routeMapping
+        other.preventsUserInteraction = preventsUserInteraction
         return other
     }
 

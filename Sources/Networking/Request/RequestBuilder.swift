@@ -11,7 +11,7 @@ struct RequestBuilder {
 
     func build<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
         try configuration.validate()
-        var url = try url(for: endpoint.path)
+        var url = try url(for: endpoint.path, encoded: endpoint.pathIsEncoded)
         let style = endpoint.queryEncodingStyle ?? configuration.queryEncodingStyle
         if let timeout = endpoint.timeout, !(timeout > 0) {
             throw .invalidRequest(
@@ -32,11 +32,14 @@ struct RequestBuilder {
         }
         if let parameters = endpoint.parameters {
             let summary = RequestSummary(method: endpoint.method, url: url)
-            let json: JSONValue
+            var json: JSONValue
             do {
                 json = try parameters.json(encoder: configuration.jsonEncoder)
             } catch {
                 throw .invalidRequest(reason: error.reason, request: summary)
+            }
+            if let rootKey = endpoint.requestRootKey, !rootKey.isEmpty {
+                for component in rootKey.split(separator: ".").reversed() { json = .object([String(component): json]) }
             }
             switch (encoding(for: endpoint), json) {
             case (.query, .object(let object)):
@@ -73,7 +76,7 @@ struct RequestBuilder {
 
     /// The base URL with the path's segments percent-encoded and appended; an absolute `http` or
     /// `https` URL is taken as it is (a call to another host).
-    func url(for path: String) throws(RepositoryError) -> URL {
+    func url(for path: String, encoded: Bool = false) throws(RepositoryError) -> URL {
         if Self.isAbsolute(path) {
             guard let absolute = URL(string: path), absolute.host?.isEmpty == false else {
                 throw .invalidURL(reason: "\"\(path)\" is not a valid absolute URL: percent-encode it, or give a path under the base URL")
@@ -81,7 +84,7 @@ struct RequestBuilder {
             return absolute
         }
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        let suffix = segments.map { PathEncoding.encodeSegment(String($0)) }.joined(separator: "/")
+        let suffix = segments.map { encoded ? String($0) : PathEncoding.encodeSegment(String($0)) }.joined(separator: "/")
         let base = configuration.baseURL.absoluteString
         let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
         guard let url = URL(string: text) else {

@@ -96,6 +96,42 @@ enum Readme {
         return configuration
     }
 
+    // MARK: Routes
+
+    struct BookID: Encodable, Sendable { let id: Int }
+
+    final class RoutedRepository: AbstractRepository, @unchecked Sendable {
+        func book(id: Int) async -> Result<Book, RepositoryError> {
+            await performRequest(.route("book", pathVariables: ["id": id]))
+        }
+
+        func create(_ book: NewBook) async -> Result<Book, RepositoryError> {
+            await performRequest(.route("createBook", body: book))
+        }
+
+        func refresh(_ book: BookID) async -> Result<Book, RepositoryError> {
+            await getObject(book)
+        }
+    }
+
+    static func routedConfiguration(routeFile: URL) throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com", subdomainURL: "/api/v1")
+        var routes = try RouteTable(contentsOf: routeFile)
+        try routes.add(Route(name: "export", method: .post, path: "exports/{format}", timeout: 120))
+        try routes.register(BookID.self, methods: [.get, .put, .delete], path: "books/:id")
+        try routes.setMapping(forRoute: "book") { (book: Book) in book }
+        configuration.routes = routes
+        return configuration
+    }
+
+    /// The README's JSON code blocks, in order.
+    static func jsonBlocks() throws -> [String] {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path) { folder.deleteLastPathComponent() }
+        let text = try String(contentsOf: folder.appendingPathComponent("README.md"), encoding: .utf8)
+        return text.components(separatedBy: "```json\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+    }
+
     // MARK: Errors
 
     enum BooksError: CustomRepositoryErrorType {
@@ -335,6 +371,25 @@ struct ReadmeSamplesTests {
         }
         #expect(reason.contains("timeout"))
         #expect(transport.requests.count == 2)
+    }
+
+    @Test("the README's route file loads, and its routes work through a stub")
+    func routeSamples() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-routes-\(UUID().uuidString).json")
+        try Data(try #require(Readme.jsonBlocks().first).utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let configuration = try Readme.routedConfiguration(routeFile: file)
+        #expect(configuration.routes.names == ["book", "books", "cover", "createBook", "export", "login"])
+        let transport = StubTransport(routes: [
+            .json(.get, "books/7", #"{"id": 7, "title": "Dune"}"#),
+            .json(.post, "books", status: 201, #"{"id": 8, "title": "New"}"#),
+        ])
+        let repository = Readme.RoutedRepository(configuration: configuration, transport: transport)
+        #expect(try await repository.book(id: 7).get().title == "Dune")
+        #expect(try await repository.refresh(Readme.BookID(id: 7)).get().id == 7)
+        #expect(try await repository.create(Readme.NewBook(title: "New", author: "A")).get().id == 8)
+        let sent = try #require(transport.requests.last?.body)
+        #expect(try JSONValue(parsing: sent) == ["book": ["title": "New", "author": "A"]])
     }
 
     @Test("the quick-start configuration gives the documented base URL")

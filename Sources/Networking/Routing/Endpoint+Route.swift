@@ -1,0 +1,122 @@
+import Foundation
+
+/// What an endpoint made from a route refers to, until the configuration's ``RouteTable`` resolves it.
+enum RouteReference: Sendable {
+    /// A named route and its path variables.
+    case named(String, variables: Parameters?)
+    /// The object route of an object's type for a method; the object fills the placeholders.
+    case object(any Sendable, method: HTTPMethod, variables: Parameters)
+}
+
+extension Endpoint {
+    /// A call of the named route of the configuration's ``NetworkingConfiguration/routes``.
+    ///
+    /// ```swift
+    /// func book(id: Int) async -> Result<Book, RepositoryError> {
+    ///     await performRequest(.route("book", pathVariables: ["id": id]))
+    /// }
+    /// ```
+    ///
+    /// The route gives the method, the path, its headers (these `headers` win over them), how
+    /// parameters are sent, the body's root key, the response key path, whether a session is
+    /// needed and the timeout. An unknown name or a missing path variable fails the call with
+    /// ``RepositoryError/invalidRequest(reason:request:)`` naming it; nothing is sent.
+    ///
+    /// - Parameters:
+    ///   - name: the route's name.
+    ///   - pathVariables: the placeholders' values: a dictionary, or an `Encodable` object whose
+    ///     JSON form holds them (dotted placeholders walk into it).
+    ///   - parameters: the parameters, sent as the route's serialization says.
+    ///   - query: query items sent whatever the serialization.
+    ///   - headers: header fields for this call; they win over the route's.
+    public static func route(
+        _ name: String, pathVariables: Parameters? = nil, parameters: Parameters? = nil, query: Parameters? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> Endpoint {
+        var endpoint = Endpoint(.get, "", parameters: parameters, query: query, headers: headers)
+        endpoint.route = .named(name, variables: pathVariables)
+        endpoint.name = name
+        return endpoint
+    }
+
+    /// A call of the named route whose body is an `Encodable` value (wrapped in the route's
+    /// request root key, when it has one); see ``route(_:pathVariables:parameters:query:headers:)``.
+    public static func route(
+        _ name: String, pathVariables: Parameters? = nil, body: some Encodable & Sendable, query: Parameters? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> Endpoint {
+        route(name, pathVariables: pathVariables, parameters: Parameters(body), query: query, headers: headers)
+    }
+
+    /// A call of the object route registered for `object`'s type and `method`
+    /// (``RouteTable/register(_:methods:path:name:requestRootKey:responseKeyPath:requiresSession:)``):
+    /// the object's JSON form fills the path's placeholders, and is the body of `POST`, `PUT`
+    /// and `PATCH` calls.
+    public static func object(_ object: some Encodable & Sendable, method: HTTPMethod) -> Endpoint {
+        let variables = Parameters(object)
+        let carriesBody = method == .post || method == .put || method == .patch
+        var endpoint = Endpoint(method, "", parameters: carriesBody ? variables : nil)
+        endpoint.route = .object(object, method: method, variables: variables)
+        return endpoint
+    }
+}
+
+extension RouteTable {
+    /// The endpoint with its route applied: a plain endpoint with a rendered, encoded path.
+    /// Endpoints made without a route come back as they are.
+    ///
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for an unknown route, an
+    ///   object without a route, or a path variable that is missing, empty or not a value.
+    func resolve<Response>(_ endpoint: Endpoint<Response>, encoder: JSONEncoder) throws(RepositoryError) -> Endpoint<Response> {
+        guard let reference = endpoint.route else { return endpoint }
+        let route: Route
+        let variables: Parameters?
+        switch reference {
+        case .named(let name, let given):
+            guard let named = routes[name] else {
+                let known = names.isEmpty ? "the configuration has no routes" : "known routes: \(names.joined(separator: ", "))"
+                throw .invalidRequest(reason: "no route is named \"\(name)\" (\(known))", request: nil)
+            }
+            (route, variables) = (named, given)
+        case .object(let object, let method, let given):
+            (route, variables) = (try objectRoute(for: object, method: method), given)
+        }
+        let values: JSONValue
+        do {
+            values = try variables?.json(encoder: encoder) ?? .object([:])
+        } catch {
+            throw .invalidRequest(reason: "route \"\(route.name)\": the path variables cannot be encoded: \(error.reason)", request: nil)
+        }
+        var resolved = endpoint
+        do {
+            resolved.path = try route.path.render(values)
+        } catch {
+            throw .invalidRequest(reason: "route \"\(route.name)\" (\(route.path)): \(error.reason)", request: nil)
+        }
+        resolved.route = nil
+        resolved.pathIsEncoded = true
+        resolved.method = route.method
+        resolved.name = route.name
+        resolved.headers = route.headers.merging(endpoint.headers)
+        if let contentType = route.contentType { resolved.headers.setIfAbsent("Content-Type", contentType) }
+        resolved.encoding = endpoint.encoding ?? route.serialization.flatMap { Self.encoding(of: $0, method: route.method) }
+        resolved.keyPath = endpoint.keyPath ?? route.responseKeyPath
+        resolved.requestRootKey = endpoint.requestRootKey ?? route.requestRootKey
+        resolved.requiresSession = route.requiresSession && endpoint.requiresSession
+        resolved.timeout = endpoint.timeout ?? route.timeout
+        resolved.routeMapping = route.mapping
+        resolved.preventsUserInteraction = route.preventUserInteraction
+        return resolved
+    }
+
+    /// Where a serialization puts parameters, for a method.
+    private static func encoding(of serialization: RouteSerialization, method: HTTPMethod) -> ParameterEncoding? {
+        switch serialization {
+        case .json: .json
+        case .query: .query
+        case .form: .form
+        case .url: [.get, .head, .delete].contains(method) ? .query : .form
+        case .multipart, .raw: nil
+        }
+    }
+}

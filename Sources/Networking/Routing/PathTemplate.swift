@@ -1,0 +1,154 @@
+import Foundation
+
+/// A route's path with placeholders, such as `books/:id`, `meetings/{meeting.id}/notes` or
+/// `categories/:itemID\.json`, filled in from a dictionary or an `Encodable` object.
+///
+/// Syntax:
+/// - `:name` or `{name}`: a placeholder. A name starts with a letter or `_` and holds letters,
+///   digits, `_` and dots; dots walk into nested values (`:meeting.id`). `:8080` or `://` are
+///   literal text, so absolute URLs such as `https://files.example.com/:name` work.
+/// - `\`: ends a `:name` placeholder and makes the next character literal, for text right after
+///   it (`:itemID\.json` → `1234.json`; WANetworkRouting's escape); `\:` is a literal colon. In a
+///   JSON route file the backslash itself is escaped: `"categories/:itemID\\.json"`.
+///
+/// Values: strings as they are, numbers and booleans in their JSON form. Each value is
+/// percent-encoded as one path segment (a `/` in a value is sent as `%2F`), so a value can never
+/// change the path's shape. A missing, `null`, empty, object or array value is an error naming the
+/// placeholder — never `(null)` or an empty segment.
+public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
+    /// A piece of the template.
+    enum Part: Sendable, Hashable {
+        case literal(String)
+        case variable(String)
+    }
+
+    /// The template as written.
+    public let text: String
+    let parts: [Part]
+
+    /// Parses a template.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}`, an
+    ///   empty or invalid placeholder name, or a `\` at the end.
+    public init(_ text: String) throws(RepositoryError) {
+        self.text = text
+        parts = try Self.parse(text)
+    }
+
+    /// The names of the placeholders, in order.
+    public var variables: [String] {
+        parts.compactMap {
+            if case .variable(let name) = $0 { return name }
+            return nil
+        }
+    }
+
+    public var description: String { text }
+
+    /// The path with every placeholder replaced by its percent-encoded value.
+    ///
+    /// - Parameter values: the values by name; dotted names are looked up as key paths inside them.
+    /// - Throws: a reason naming the placeholder whose value is missing, empty or not a scalar.
+    func render(_ values: JSONValue) throws(PathTemplateError) -> String {
+        var path = ""
+        for part in parts {
+            switch part {
+            case .literal(let text): path += text
+            case .variable(let name):
+                guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
+                path += PathEncoding.encodeSegment(try Self.text(of: value, name: name))
+            }
+        }
+        return path
+    }
+
+    private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {
+        switch value {
+        case .string(let text):
+            guard !text.isEmpty else { throw .empty(name) }
+            return text
+        case .int(let number): return String(number)
+        case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: throw .missing(name)
+        case .array, .object: throw .notScalar(name, value.kindDescription)
+        }
+    }
+
+    private static func parse(_ text: String) throws(RepositoryError) -> [Part] {
+        var parts: [Part] = []
+        var literal = ""
+        var characters = Array(text)[...]
+        func flush() {
+            if !literal.isEmpty { parts.append(.literal(literal)) }
+            literal = ""
+        }
+        while let character = characters.popFirst() {
+            switch character {
+            case "\\":
+                guard let escaped = characters.popFirst() else {
+                    throw .invalidConfiguration(reason: "the path \"\(text)\" ends with a lone \"\\\"")
+                }
+                literal.append(escaped)
+            case ":" where characters.first.map(isNameStart) == true:
+                flush()
+                var name = ""
+                while let next = characters.first, isNameCharacter(next) {
+                    name.append(next)
+                    characters.removeFirst()
+                }
+                // A dot that ends the name belongs to the text after it (`:id.` is rare; write `:id\.`).
+                while name.hasSuffix(".") {
+                    name.removeLast()
+                    characters.insert(".", at: characters.startIndex)
+                }
+                parts.append(.variable(name))
+            case "{":
+                flush()
+                var name = ""
+                var closed = false
+                while let next = characters.popFirst() {
+                    if next == "}" {
+                        closed = true
+                        break
+                    }
+                    name.append(next)
+                }
+                guard closed else { throw .invalidConfiguration(reason: "the path \"\(text)\" has a \"{\" without its \"}\"") }
+                guard let first = name.first, isNameStart(first), name.allSatisfy(isNameCharacter), !name.hasSuffix(".") else {
+                    throw .invalidConfiguration(
+                        reason: "the path \"\(text)\" has an invalid placeholder \"{\(name)}\": use letters, digits, \"_\" and dots")
+                }
+                parts.append(.variable(name))
+            default:
+                literal.append(character)
+            }
+        }
+        flush()
+        return parts
+    }
+}
+
+private func isNameStart(_ character: Character) -> Bool {
+    character == "_" || (character.isASCII && character.isLetter)
+}
+
+private func isNameCharacter(_ character: Character) -> Bool {
+    character == "_" || character == "." || (character.isASCII && (character.isLetter || character.isNumber))
+}
+
+/// Why a template could not be filled in.
+enum PathTemplateError: Error, Equatable {
+    case missing(String)
+    case empty(String)
+    case notScalar(String, String)
+
+    /// A sentence naming the placeholder, for a route's error.
+    var reason: String {
+        switch self {
+        case .missing(let name): "the path variable \"\(name)\" is missing (or null)"
+        case .empty(let name): "the path variable \"\(name)\" is empty, which would leave an empty path segment"
+        case .notScalar(let name, let kind): "the path variable \"\(name)\" is \(kind), not a string, number or boolean"
+        }
+    }
+}

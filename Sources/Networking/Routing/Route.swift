@@ -1,0 +1,148 @@
+import Foundation
+
+/// A named call of an API, described once — in code or in a JSON route file — and made by name
+/// with its path variables: WebApiClient's routes and WANetworkRouting's object routes.
+///
+/// ```swift
+/// var routes = RouteTable()
+/// try routes.add(Route(name: "book", method: .get, path: "books/:id", responseKeyPath: "data"))
+/// configuration.routes = routes
+/// // in a repository: await performRequest(.route("book", pathVariables: ["id": 12]))
+/// ```
+///
+/// See ``RouteTable`` for the JSON file format and the OpenAPI loader.
+public struct Route: Sendable {
+    /// The name calls use.
+    public var name: String
+    /// The request method.
+    public var method: HTTPMethod
+    /// The path under the configuration's base URL (or an absolute URL), with placeholders.
+    public var path: PathTemplate
+    /// Header fields of every call of the route; a call's own headers win over them.
+    public var headers: HTTPHeaders
+    /// How parameters and bodies are sent; `nil` lets the method decide, as for any endpoint.
+    public var serialization: RouteSerialization?
+    /// The body's `Content-Type` when it is not the serialization's own.
+    public var contentType: String?
+    /// A dotted key path the request body is wrapped in: `"user"` sends `{"user": {…}}`.
+    public var requestRootKey: String?
+    /// A dotted key path at which the model sits in the response body (`"data"`, `"data.items"`).
+    public var responseKeyPath: String?
+    /// Whether calls need a logged-in session. Default `true`.
+    public var requiresSession: Bool
+    /// A timeout for the route's calls, overriding the configuration's.
+    public var timeout: TimeInterval?
+    /// Whether the app should keep the user from interacting while a call runs (WebApiClient's
+    /// overlay): calls are reported on ``NetworkActivity/events()`` as blocking, with a `slow`
+    /// event when one runs longer than ``NetworkActivity/slowCallDelay``.
+    public var preventUserInteraction: Bool
+    /// Compress request bodies with gzip (`Content-Encoding: gzip`).
+    public var gzip: Bool
+    /// Save the response body to a file instead of keeping it in memory.
+    public var saveAsResource: Bool
+    /// How long a successful answer may be served from the response cache, in seconds.
+    public var cacheTTL: TimeInterval?
+    /// Routes whose cached answers a successful call of this route makes stale.
+    public var invalidatesCachedRouteNames: [String]
+    /// Whether the cache ignores the query when it keys answers.
+    public var cacheIgnoreQueryParameters: Bool
+    /// Whether a call that fails for the network is kept in the offline queue and sent later.
+    public var offline: Bool
+
+    /// A step after decoding (WebApiClient's mapping blocks), set with ``RouteTable/setMapping(forRoute:_:)``.
+    var mapping: RouteMapping?
+
+    /// Creates a route; every argument after `path` has the documented default.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty name, an invalid
+    ///   path template, or an option whose feature this version does not offer (see ``RouteTable``).
+    public init(
+        name: String, method: HTTPMethod = .get, path: String, headers: HTTPHeaders = [:],
+        serialization: RouteSerialization? = nil, contentType: String? = nil, requestRootKey: String? = nil,
+        responseKeyPath: String? = nil, requiresSession: Bool = true, timeout: TimeInterval? = nil,
+        preventUserInteraction: Bool = false, gzip: Bool = false, saveAsResource: Bool = false,
+        cacheTTL: TimeInterval? = nil, invalidatesCachedRouteNames: [String] = [],
+        cacheIgnoreQueryParameters: Bool = false, offline: Bool = false
+    ) throws(RepositoryError) {
+        guard !name.isEmpty else { throw .invalidConfiguration(reason: "a route needs a name") }
+        self.name = name
+        self.method = method
+        do {
+            self.path = try PathTemplate(path)
+        } catch {
+            throw .invalidConfiguration(reason: "route \"\(name)\": \(error.configurationReason)")
+        }
+        self.headers = headers
+        self.serialization = serialization
+        self.contentType = contentType
+        self.requestRootKey = requestRootKey
+        self.responseKeyPath = responseKeyPath
+        self.requiresSession = requiresSession
+        self.timeout = timeout
+        self.preventUserInteraction = preventUserInteraction
+        self.gzip = gzip
+        self.saveAsResource = saveAsResource
+        self.cacheTTL = cacheTTL
+        self.invalidatesCachedRouteNames = invalidatesCachedRouteNames
+        self.cacheIgnoreQueryParameters = cacheIgnoreQueryParameters
+        self.offline = offline
+        if let problem = problem { throw .invalidConfiguration(reason: "route \"\(name)\": \(problem)") }
+    }
+
+    /// What keeps the route from being used, or `nil`: values out of range, and options whose
+    /// feature has not landed in this version — they are refused rather than silently ignored.
+    var problem: String? {
+        if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
+        if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
+        if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }
+        for (option, asked) in [
+            ("gzip", gzip), ("saveAsResource", saveAsResource), ("cacheTTL", cacheTTL != nil),
+            ("invalidatesCachedRouteNames", !invalidatesCachedRouteNames.isEmpty),
+            ("cacheIgnoreQueryParameters", cacheIgnoreQueryParameters), ("offline", offline),
+        ] where asked && Self.notYetSupported.contains(option) {
+            return "\"\(option)\" is not supported yet: \(Self.pendingFeature(of: option)) has not landed in this version"
+        }
+        if let serialization, Self.notYetSupported.contains(serialization.rawValue) {
+            return "serialization \"\(serialization.rawValue)\" is not supported yet: uploads have not landed in this version"
+        }
+        return nil
+    }
+
+    /// Options parsed and validated, whose feature is not part of this version yet.
+    static let notYetSupported: Set<String> = [
+        "gzip", "saveAsResource", "cacheTTL", "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
+        "multipart", "raw",
+    ]
+
+    private static func pendingFeature(of option: String) -> String {
+        switch option {
+        case "gzip", "saveAsResource": "transfers (compressed uploads, downloads to files)"
+        case "offline": "the offline queue"
+        default: "the response cache"
+        }
+    }
+}
+
+/// How a route sends its parameters and body.
+public enum RouteSerialization: String, Sendable, Hashable, CaseIterable {
+    /// A JSON body (parameters in the query for methods that carry no body).
+    case json
+    /// The parameters in the URL's query.
+    case query
+    /// AFNetworking's URL serialization: the query for `GET`, `HEAD` and `DELETE`, an
+    /// `application/x-www-form-urlencoded` body otherwise.
+    case url
+    /// An `application/x-www-form-urlencoded` body.
+    case form
+    /// A `multipart/form-data` body: parameters as fields, plus files.
+    case multipart
+    /// The body as given, with the route's ``Route/contentType``.
+    case raw
+}
+
+/// A route's step after decoding, kept with the type it applies to.
+struct RouteMapping: Sendable {
+    let valueType: Any.Type
+    let typeName: String
+    let apply: @Sendable (Any) throws -> Any
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+extension RouteTable {
+    /// Loads the routes of a JSON route file: an object of route name → keys (see ``RouteTable``).
+    ///
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - keyPath: a dotted key path at which the routes sit in the file, for files that hold
+    ///     more than routes (WebApiClient's `"webservice.api"`); `nil` when the file is the routes.
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file and, for a
+    ///   syntax error, its line and column; for anything else, the route and the key.
+    public init(contentsOf url: URL, keyPath: String? = nil) throws(RepositoryError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .invalidConfiguration(reason: "the route file \(url.path) cannot be read: \(error.localizedDescription)")
+        }
+        try self.init(json: data, source: url.lastPathComponent, keyPath: keyPath)
+    }
+
+    /// Loads routes from JSON text in the route file format (see ``RouteTable``).
+    ///
+    /// - Parameters:
+    ///   - json: the document.
+    ///   - source: how errors name the document, such as the file name.
+    ///   - keyPath: where the routes sit in the document, or `nil` for the top level.
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` as ``init(contentsOf:keyPath:)``.
+    public init(json: Data, source: String = "routes", keyPath: String? = nil) throws(RepositoryError) {
+        let document: JSONValue
+        do {
+            document = try JSONTextParser.parse(json)
+        } catch {
+            throw .invalidConfiguration(reason: "\(source) is not valid JSON: \(error)")
+        }
+        var table = document
+        if let keyPath {
+            guard let found = document.value(atKeyPath: keyPath) else {
+                throw .invalidConfiguration(reason: "\(source) has no routes at key path \"\(keyPath)\"")
+            }
+            table = found
+        }
+        guard case .object(let entries) = table else {
+            throw .invalidConfiguration(reason: "\(source): the routes must be an object of route name → keys, not \(table.kindDescription)")
+        }
+        try self.init()
+        for name in entries.keys.sorted() {
+            guard let keys = entries[name] else { continue }
+            do {
+                try add(try RouteFileEntry(name: name, value: keys).route())
+            } catch {
+                throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
+            }
+        }
+    }
+}
+
+/// One route of a route file, read key by key with the errors a person can act on.
+private struct RouteFileEntry {
+    let name: String
+    let keys: [String: JSONValue]
+
+    static let knownKeys: Set<String> = [
+        "name", "method", "path", "headers", "requestHeaders", "serialization", "serializationName", "contentType",
+        "requestRootKey", "dataMapperRequestRootKeyPath", "responseKeyPath", "dataMapperResponseRootKeyPath",
+        "requiresSession", "timeout", "preventUserInteraction", "gzip", "saveAsResource", "cacheTTL",
+        "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
+    ]
+
+    init(name: String, value: JSONValue) throws(RepositoryError) {
+        self.name = name
+        guard case .object(let keys) = value else {
+            throw .invalidConfiguration(reason: "route \"\(name)\" must be an object of keys, not \(value.kindDescription)")
+        }
+        self.keys = keys
+        if let unknown = keys.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
+            if unknown == "dataMapper" {
+                throw fail(unknown, "names an Objective-C data mapper class; give the route a mapping step in code with RouteTable.setMapping(forRoute:_:)")
+            }
+            throw fail(unknown, "is not a route key (known keys: \(Self.knownKeys.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func route() throws(RepositoryError) -> Route {
+        if let given = try string("name"), given != name {
+            throw fail("name", "is \"\(given)\", but the route is \"\(name)\"")
+        }
+        guard let path = try string("path") else { throw fail("path", "is missing: every route needs a path") }
+        return try Route(
+            name: name, method: HTTPMethod(try string("method") ?? "GET"), path: path,
+            headers: try headers(), serialization: try serialization(), contentType: try string("contentType"),
+            requestRootKey: try alias("requestRootKey", "dataMapperRequestRootKeyPath"),
+            responseKeyPath: try alias("responseKeyPath", "dataMapperResponseRootKeyPath"),
+            requiresSession: try bool("requiresSession") ?? true, timeout: try number("timeout"),
+            preventUserInteraction: try bool("preventUserInteraction") ?? false, gzip: try bool("gzip") ?? false,
+            saveAsResource: try bool("saveAsResource") ?? false, cacheTTL: try number("cacheTTL"),
+            invalidatesCachedRouteNames: try strings("invalidatesCachedRouteNames") ?? [],
+            cacheIgnoreQueryParameters: try bool("cacheIgnoreQueryParameters") ?? false, offline: try bool("offline") ?? false)
+    }
+
+    private func fail(_ key: String, _ problem: String) -> RepositoryError {
+        .invalidConfiguration(reason: "route \"\(name)\": the key \"\(key)\" \(problem)")
+    }
+
+    private func string(_ key: String) throws(RepositoryError) -> String? {
+        switch keys[key] {
+        case nil: return nil
+        case .string(let text)?: return text
+        case let other?: throw fail(key, "must be a string, not \(other.kindDescription)")
+        }
+    }
+
+    private func bool(_ key: String) throws(RepositoryError) -> Bool? {
+        switch keys[key] {
+        case nil: return nil
+        case .bool(let flag)?: return flag
+        case let other?: throw fail(key, "must be true or false, not \(other.kindDescription)")
+        }
+    }
+
+    private func number(_ key: String) throws(RepositoryError) -> Double? {
+        switch keys[key] {
+        case nil: return nil
+        case .int(let number)?: return Double(number)
+        case .double(let number)?: return number
+        case let other?: throw fail(key, "must be a number of seconds, not \(other.kindDescription)")
+        }
+    }
+
+    private func strings(_ key: String) throws(RepositoryError) -> [String]? {
+        switch keys[key] {
+        case nil: return nil
+        case .array(let elements)?:
+            var result: [String] = []
+            for element in elements {
+                guard case .string(let text) = element else {
+                    throw fail(key, "must be an array of route names (strings), not one holding \(element.kindDescription)")
+                }
+                result.append(text)
+            }
+            return result
+        case let other?: throw fail(key, "must be an array of route names, not \(other.kindDescription)")
+        }
+    }
+
+    private func alias(_ key: String, _ seedKey: String) throws(RepositoryError) -> String? {
+        if keys[key] != nil, keys[seedKey] != nil {
+            throw fail(seedKey, "says the same as \"\(key)\"; give one of them")
+        }
+        if let value = try string(key) { return value }
+        return try string(seedKey)
+    }
+
+    private func headers() throws(RepositoryError) -> HTTPHeaders {
+        let key = keys["headers"] != nil ? "headers" : "requestHeaders"
+        if keys["headers"] != nil, keys["requestHeaders"] != nil { throw fail("requestHeaders", "says the same as \"headers\"; give one of them") }
+        switch keys[key] {
+        case nil: return [:]
+        case .object(let fields)?:
+            var headers = HTTPHeaders()
+            for fieldName in fields.keys.sorted() {
+                guard case .string(let value)? = fields[fieldName] else {
+                    throw fail(key, "must map header names to strings; \"\(fieldName)\" is not a string")
+                }
+                headers[fieldName] = value
+            }
+            return headers
+        case let other?: throw fail(key, "must be an object of header name → value, not \(other.kindDescription)")
+        }
+    }
+
+    private func serialization() throws(RepositoryError) -> RouteSerialization? {
+        if keys["serialization"] != nil, keys["serializationName"] != nil {
+            throw fail("serializationName", "says the same as \"serialization\"; give one of them")
+        }
+        switch keys["serialization"] {
+        case .string(let text)?:
+            guard let value = RouteSerialization(rawValue: text) else {
+                throw fail("serialization", "is \"\(text)\"; use one of \(RouteSerialization.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            }
+            return value
+        case .int(let number)?:
+            // WebApiClient's numbers: 0 JSON, 1 URL, 2 form (multipart), 3 none.
+            let values: [RouteSerialization] = [.json, .url, .multipart, .raw]
+            guard values.indices.contains(number) else { throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3") }
+            return values[number]
+        case let other?: throw fail("serialization", "must be a name such as \"json\", not \(other.kindDescription)")
+        case nil: break
+        }
+        guard let name = try string("serializationName") else { return nil }
+        let names: [String: RouteSerialization] = ["json": .json, "url": .url, "form": .multipart, "none": .raw]
+        guard let value = names[name.lowercased()] else {
+            throw fail("serializationName", "is \"\(name)\"; WebApiClient's names are \"json\", \"url\", \"form\" and \"none\"")
+        }
+        return value
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+extension RouteTable {
+    /// Loads a route per operation of an OpenAPI 3.x or Swagger 2.0 JSON document.
+    ///
+    /// - Each operation becomes a route named by its `operationId`, or `"METHOD /path"` (such as
+    ///   `"POST /echo/{rest}"`) when it has none; paths keep their `{name}` placeholders.
+    /// - The serialization follows the request body's media type (`application/json` → JSON,
+    ///   `application/x-www-form-urlencoded` → form, `multipart/form-data` → multipart, anything
+    ///   else → raw); operations without a body send parameters in the query.
+    /// - A route needs the session when the operation (or, when it says nothing, the document)
+    ///   lists a security requirement; `security: []` means no session.
+    /// - With `includingBasePath`, route paths start with the document's base path — the path of
+    ///   the first server's URL (3.x) or `basePath` (2.0) — for configurations whose base URL does
+    ///   not include it already. By default paths are relative to the configuration's base URL.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for malformed JSON (line and
+    ///   column), a document that is neither OpenAPI 3 nor Swagger 2, or two operations with the
+    ///   same name.
+    public init(openAPI json: Data, source: String = "OpenAPI document", includingBasePath: Bool = false) throws(RepositoryError) {
+        let document: JSONValue
+        do {
+            document = try JSONTextParser.parse(json)
+        } catch {
+            throw .invalidConfiguration(reason: "\(source) is not valid JSON: \(error)")
+        }
+        let isSwagger2 = document["swagger"]?.stringValue?.hasPrefix("2") == true
+        guard isSwagger2 || document["openapi"]?.stringValue?.hasPrefix("3") == true else {
+            throw .invalidConfiguration(reason: "\(source) is neither OpenAPI 3 (\"openapi\": \"3.x\") nor Swagger 2 (\"swagger\": \"2.0\")")
+        }
+        guard case .object(let paths)? = document["paths"] else {
+            throw .invalidConfiguration(reason: "\(source) has no \"paths\" object")
+        }
+        let base = includingBasePath ? Self.basePath(of: document, swagger2: isSwagger2) : ""
+        let globalSecurity = document["security"]
+        try self.init()
+        for path in paths.keys.sorted() {
+            guard case .object(let item)? = paths[path] else { continue }
+            for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
+                guard case .object(let operation)? = item[method] else { continue }
+                let name = operation["operationId"]?.stringValue ?? "\(method.uppercased()) \(path)"
+                let security = operation["security"] ?? globalSecurity
+                let requiresSession = if case .array(let requirements)? = security { !requirements.isEmpty } else { false }
+                let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+                do {
+                    try add(
+                        Route(
+                            name: name, method: HTTPMethod(method), path: base.isEmpty ? relative : base + "/" + relative,
+                            serialization: Self.serialization(of: .object(operation), swagger2: isSwagger2, document: document),
+                            requiresSession: requiresSession))
+                } catch {
+                    throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
+                }
+            }
+        }
+    }
+
+    /// Loads an OpenAPI 3.x or Swagger 2.0 JSON file; see ``init(openAPI:source:includingBasePath:)``.
+    public init(openAPIContentsOf url: URL, includingBasePath: Bool = false) throws(RepositoryError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .invalidConfiguration(reason: "the OpenAPI document \(url.path) cannot be read: \(error.localizedDescription)")
+        }
+        try self.init(openAPI: data, source: url.lastPathComponent, includingBasePath: includingBasePath)
+    }
+
+    /// The base path without a trailing `/` (empty for none).
+    private static func basePath(of document: JSONValue, swagger2: Bool) -> String {
+        let raw: String
+        if swagger2 {
+            raw = document["basePath"]?.stringValue ?? ""
+        } else {
+            let server = document.value(atKeyPath: "servers.0.url")?.stringValue ?? ""
+            // An absolute server URL contributes its path; a relative one is the path.
+            raw = URL(string: server).flatMap { $0.host != nil ? $0.path : nil } ?? server
+        }
+        let trimmed = raw.split(separator: "/").joined(separator: "/")
+        return trimmed.isEmpty ? "" : "/" + trimmed
+    }
+
+    private static func array(_ value: JSONValue?) -> [JSONValue] {
+        if case .array(let elements)? = value { return elements }
+        return []
+    }
+
+    private static func serialization(of operation: JSONValue, swagger2: Bool, document: JSONValue) -> RouteSerialization? {
+        let mediaTypes: [String]
+        if swagger2 {
+            let parameters = Self.array(operation["parameters"])
+            let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
+            guard locations.contains("body") || locations.contains("formData") else { return nil }
+            let consumes = operation["consumes"] ?? document["consumes"]
+            let declared = Self.array(consumes).compactMap(\.stringValue)
+            mediaTypes =
+                declared.isEmpty ? [locations.contains("body") ? "application/json" : "application/x-www-form-urlencoded"] : declared
+        } else {
+            guard case .object(let content)? = operation["requestBody"]?["content"] else { return nil }
+            mediaTypes = content.keys.sorted()
+        }
+        let lowered = mediaTypes.map { $0.lowercased() }
+        if lowered.contains(where: { $0.hasPrefix("application/json") || $0.hasSuffix("+json") }) { return .json }
+        if lowered.contains("application/x-www-form-urlencoded") { return .form }
+        if lowered.contains("multipart/form-data") { return .multipart }
+        return lowered.isEmpty ? nil : .raw
+    }
+}

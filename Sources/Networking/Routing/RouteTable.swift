@@ -1,0 +1,149 @@
+import Foundation
+
+/// The routes of an API: named routes (``Route``), and object routes that find a path from an
+/// object's type and a method (WANetworkRouting's router). A configuration holds one
+/// (``NetworkingConfiguration/routes``); every repository made with it calls its routes.
+///
+/// Build it in code, from a JSON route file (``init(contentsOf:keyPath:)``), or from an OpenAPI
+/// document (``init(openAPI:includingBasePath:)``):
+///
+/// ```json
+/// {
+///   "book":       { "method": "GET",  "path": "books/:id", "responseKeyPath": "data" },
+///   "createBook": { "method": "POST", "path": "books", "requestRootKey": "book", "serialization": "json" },
+///   "login":      { "method": "POST", "path": "auth/login", "requiresSession": false, "preventUserInteraction": true }
+/// }
+/// ```
+///
+/// Each route's keys (WebApiClient's names are accepted too, in parentheses):
+/// `method` (default `GET`), `path` (required), `headers` (`requestHeaders`), `serialization`
+/// (`"json"`, `"query"`, `"url"`, `"form"`, `"multipart"`, `"raw"`, or WebApiClient's numbers 0–3 =
+/// json, url, multipart, raw) or `serializationName` (WebApiClient's `"json"`, `"url"`, `"form"` =
+/// multipart, `"none"` = raw), `contentType`, `requestRootKey` (`dataMapperRequestRootKeyPath`),
+/// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout`,
+/// `preventUserInteraction`, `gzip`, `saveAsResource`, `cacheTTL`, `invalidatesCachedRouteNames`,
+/// `cacheIgnoreQueryParameters`, `offline`, and `name` (equal to the route's key when given).
+/// Unknown keys, wrong types, malformed JSON (with its line and column) and options of features
+/// this version does not have are refused when the file is loaded.
+public struct RouteTable: Sendable {
+    /// The named routes.
+    public private(set) var routes: [String: Route] = [:]
+    /// The object routes, in the order registered.
+    private(set) var objectRoutes: [ObjectRoute] = []
+
+    /// An empty table, or one with these routes.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when two routes share a name.
+    public init(_ routes: [Route] = []) throws(RepositoryError) {
+        for route in routes { try add(route) }
+    }
+
+    /// A table without routes.
+    public static let empty = RouteTable(routes: [:], objectRoutes: [])
+
+    private init(routes: [String: Route], objectRoutes: [ObjectRoute]) {
+        self.routes = routes
+        self.objectRoutes = objectRoutes
+    }
+
+    /// The route with this name.
+    public subscript(name: String) -> Route? { routes[name] }
+
+    /// The names of every named route, sorted.
+    public var names: [String] { routes.keys.sorted() }
+
+    /// Adds a named route.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a route has this name already.
+    public mutating func add(_ route: Route) throws(RepositoryError) {
+        guard routes[route.name] == nil else {
+            throw .invalidConfiguration(reason: "two routes are named \"\(route.name)\"")
+        }
+        routes[route.name] = route
+    }
+
+    /// Adds every route of `other`.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a name is in both tables.
+    public mutating func merge(_ other: RouteTable) throws(RepositoryError) {
+        for name in other.names { if let route = other[name] { try add(route) } }
+        objectRoutes += other.objectRoutes
+    }
+
+    /// Gives the route a step after decoding (WebApiClient's mapping blocks): for example wiring
+    /// children to their parent, or filling in what the API leaves out. It runs when a call of the
+    /// route decodes exactly `T`; what it throws is reported like a decoding failure (to the
+    /// decode-error hook, as ``RepositoryError/decodeError(_:)``).
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name.
+    public mutating func setMapping<T: Sendable>(
+        forRoute name: String, _ transform: @escaping @Sendable (T) throws -> T
+    ) throws(RepositoryError) {
+        guard routes[name] != nil else { throw .invalidConfiguration(reason: "no route is named \"\(name)\"") }
+        routes[name]?.mapping = RouteMapping(
+            valueType: T.self, typeName: String(describing: T.self),
+            apply: { value in
+                guard let typed = value as? T else { return value }
+                return try transform(typed)
+            })
+    }
+
+    // MARK: - Object routes
+
+    /// Registers the path of `type`'s objects for `methods`: then ``AbstractRepository/getObject(_:)``,
+    /// ``AbstractRepository/postObject(_:)``, ``AbstractRepository/putObject(_:)``,
+    /// ``AbstractRepository/patchObject(_:)`` and ``AbstractRepository/deleteObject(_:)`` find it from
+    /// the object, whose `Encodable` form fills the placeholders (`books/:id`).
+    ///
+    /// Objects of subclasses and of types conforming to a registered protocol are found too; an
+    /// object of exactly a registered type prefers that route. The routes are named
+    /// `"<Type> <METHOD>"` unless `name` is given.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an invalid path, or a
+    ///   method registered twice for the same type.
+    public mutating func register<T>(
+        _ type: T.Type, methods: Set<HTTPMethod>, path: String, name: String? = nil, requestRootKey: String? = nil,
+        responseKeyPath: String? = nil, requiresSession: Bool = true
+    ) throws(RepositoryError) {
+        let typeName = String(describing: type)
+        for method in methods.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if objectRoutes.contains(where: { $0.typeID == ObjectIdentifier(type) && $0.route.method == method }) {
+                throw .invalidConfiguration(reason: "\(typeName) has two routes for \(method)")
+            }
+            let route = try Route(
+                name: name.map { methods.count > 1 ? "\($0) \(method)" : $0 } ?? "\(typeName) \(method)", method: method,
+                path: path, requestRootKey: requestRootKey, responseKeyPath: responseKeyPath, requiresSession: requiresSession)
+            objectRoutes.append(
+                ObjectRoute(typeName: typeName, typeID: ObjectIdentifier(type), matches: { $0 is T }, route: route))
+        }
+    }
+
+    /// The object route for `object` and `method`.
+    ///
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` naming the type and method
+    ///   when no route or several routes match.
+    func objectRoute(for object: Any, method: HTTPMethod) throws(RepositoryError) -> Route {
+        let objectType = type(of: object)
+        let candidates = objectRoutes.filter { $0.route.method == method && $0.matches(object) }
+        if let exact = candidates.first(where: { $0.typeID == ObjectIdentifier(objectType) }) { return exact.route }
+        switch candidates.count {
+        case 1: return candidates[0].route
+        case 0:
+            throw .invalidRequest(
+                reason: "no object route for \(objectType) and \(method): register one with routes.register(\(objectType).self, methods: [.\(method.rawValue.lowercased())], path: …)",
+                request: nil)
+        default:
+            throw .invalidRequest(
+                reason: "\(candidates.count) object routes match \(objectType) and \(method) (\(candidates.map(\.typeName).joined(separator: ", "))): register \(objectType) itself to choose",
+                request: nil)
+        }
+    }
+}
+
+/// An object route: a type (or protocol) and one method, and the route it maps to.
+struct ObjectRoute: Sendable {
+    let typeName: String
+    let typeID: ObjectIdentifier
+    let matches: @Sendable (Any) -> Bool
+    let route: Route
+}
