@@ -18,9 +18,13 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // The system zlib (Debian: zlib1g-dev, installed by script/bootstrap), for gzip request bodies.
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
             name: "Networking",
-            dependencies: [.target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
+            dependencies: ["CZlib", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
         .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo", resources: [.copy("routes.json")]),
         // script/bench: throughput and memory of the transports against nginx on loopback.
@@ -28,7 +32,7 @@ let package = Package(
             name: "NetworkingBenchmarks",
             dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport"]),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
 )
