@@ -12,6 +12,10 @@ static const long networking_curl_global_default = CURL_GLOBAL_DEFAULT;
 static const long networking_curl_pipe_multiplex = CURLPIPE_MULTIPLEX;
 static const int networking_curl_error_size = CURL_ERROR_SIZE;
 static const size_t networking_curl_readfunc_abort = CURL_READFUNC_ABORT;
+static const size_t networking_curl_readfunc_pause = CURL_READFUNC_PAUSE;
+static const size_t networking_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int networking_curlpause_cont = CURLPAUSE_CONT;
+static const int networking_seekfunc_cantseek = CURL_SEEKFUNC_CANTSEEK;
 static const int networking_curl_seekfunc_ok = CURL_SEEKFUNC_OK;
 static const int networking_curl_seekfunc_fail = CURL_SEEKFUNC_FAIL;
 

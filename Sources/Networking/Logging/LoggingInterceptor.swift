@@ -18,7 +18,10 @@ struct LoggingInterceptor: Interceptor {
         let loggedRequest = RequestSummary(method: request.method, url: URL(string: redactedURL) ?? request.url)
         if level >= .info {
             var message = "→ \(summary)"
-            if level >= .debug { message += details(headers: request.headers, body: request.body) }
+            if level >= .debug {
+                message += details(headers: request.headers, body: request.body?.inMemoryData)
+                if let body = request.body, body.inMemoryData == nil { message += "\n    <body: \(body)>" }
+            }
             log(.info, message, loggedRequest)
         }
         let start = clock.now()

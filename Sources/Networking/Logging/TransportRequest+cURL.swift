@@ -18,7 +18,9 @@ extension TransportRequest {
         for field in headers {
             parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
         }
-        if let body, !body.isEmpty {
+        if let requestBody = body, requestBody.inMemoryData == nil {
+            parts.append("--data-binary @body.bin  # \(requestBody)")
+        } else if let body = body?.inMemoryData, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
                 let redacted =
                     (try? JSONValue(parsing: body)).map { redaction.redact($0).description } ?? redaction.redactText(text)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The interceptor chain around a transport, and the translation of transport failures into
 /// ``RepositoryError`` values that carry the request.
 struct RequestPipeline: Sendable {
@@ -37,10 +39,29 @@ struct RequestPipeline: Sendable {
     private func sendOverTransport(_ request: TransportRequest) async throws(RepositoryError) -> TransportResponse {
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary)) }
         do {
-            return try await transport.send(request)
+            guard let sink = request.responseBodySink, !transport.streamsBodies else { return try await transport.send(request) }
+            return try Self.feed(try await transport.send(request), to: sink)
         } catch {
             throw RepositoryError(error, request: request.summary)
         }
+    }
+
+    /// Hands a collected body to the sink, for transports that do not stream.
+    static func feed(_ response: TransportResponse, to sink: any ResponseBodySink) throws(TransportError) -> TransportResponse {
+        let head = ResponseHead(statusCode: response.statusCode, headers: response.headers, url: response.url)
+        guard sink.begin(head, canPause: false, resume: {}) else { return response }
+        var streamed = response
+        streamed.body = Data()
+        let chunk = 64 * 1024
+        var offset = 0
+        while offset < response.body.count {
+            let end = min(offset + chunk, response.body.count)
+            let status = response.body[(response.body.startIndex + offset)..<(response.body.startIndex + end)]
+                .withUnsafeBytes { sink.receive($0) }
+            if case .failed(let error) = status { throw error }
+            offset = end
+        }
+        return streamed
     }
 }
 

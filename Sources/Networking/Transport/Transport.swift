@@ -9,9 +9,24 @@
 /// - stop promptly and throw ``TransportError/cancelled`` when the calling task is cancelled;
 /// - honour ``TransportRequest/security`` or fail with ``TransportError/pinningUnsupported(transport:)``;
 /// - be safe to call from many tasks at once.
+///
+/// Bodies stream both ways when the transport can: a request's ``RequestBody`` is read as it is
+/// sent, and a response body goes to the request's ``TransportRequest/responseBodySink`` as it
+/// arrives. A transport that cannot (``streamsBodies`` is `false`, the default) gets request
+/// bodies it can read with ``RequestBody/inMemoryData`` when they are in memory, and the pipeline
+/// hands its collected response bodies to the sink afterwards.
 public protocol Transport: Sendable {
     /// Sends a request and waits for the complete response.
     ///
     /// - Throws: ``TransportError`` when no complete response was received.
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+
+    /// Whether the transport streams request bodies from files and streams, and response bodies
+    /// to ``TransportRequest/responseBodySink``. Default `false`.
+    var streamsBodies: Bool { get }
+}
+
+extension Transport {
+    /// Not unless the transport says so.
+    public var streamsBodies: Bool { false }
 }

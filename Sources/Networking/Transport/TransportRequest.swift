@@ -13,8 +13,8 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// The header fields to send. Transports add only what the protocol requires
     /// (`Host`, `Content-Length`, `Accept-Encoding`).
     public var headers: HTTPHeaders
-    /// The body, or `nil` for none.
-    public var body: Data?
+    /// The body — bytes, a file, a form or a stream (see ``RequestBody``) — or `nil` for none.
+    public var body: RequestBody?
     /// The longest the whole exchange may take, in seconds, before it fails with a timeout.
     public var timeout: TimeInterval
     /// The TLS requirements of this request: pinned keys and trust anchors.
@@ -25,10 +25,26 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// next hop's `Cookie` comes from; set by the repository when its configuration keeps
     /// cookies. Not encoded or compared.
     public var cookieStorage: CookieStorage?
+    /// Where the body of a 2xx response goes instead of ``TransportResponse/body`` (a file, a
+    /// stream of chunks), when the sink accepts it; see ``ResponseBodySink``. Not encoded or compared.
+    public var responseBodySink: (any ResponseBodySink)?
+
+    /// Creates a request whose body is bytes in memory. The timeout defaults to 75 seconds, the
+    /// library-wide default.
+    @_disfavoredOverload
+    public init(
+        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data?,
+        timeout: TimeInterval = NetworkingConfiguration.defaultTimeout, security: TransportSecurity = .default,
+        progress: ProgressHandler? = nil
+    ) {
+        self.init(
+            method: method, url: url, headers: headers, body: body.map(RequestBody.data), timeout: timeout, security: security,
+            progress: progress)
+    }
 
     /// Creates a request. The timeout defaults to 75 seconds, the library-wide default.
     public init(
-        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody? = nil,
         timeout: TimeInterval = NetworkingConfiguration.defaultTimeout, security: TransportSecurity = .default,
         progress: ProgressHandler? = nil
     ) {

@@ -26,6 +26,10 @@ import Synchronization
 /// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`;
 /// share it (``shared``) rather than making one per request.
 public final class URLSessionTransport: Transport {
+    /// Request bodies come from memory or files (others are staged on disk first), and response
+    /// bodies go to sinks as they arrive (without pausing: URLSession cannot).
+    public var streamsBodies: Bool { true }
+
     /// A transport shared by every repository that is given no other.
     public static let shared = URLSessionTransport()
 
@@ -96,13 +100,31 @@ public final class URLSessionTransport: Transport {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        urlRequest.httpBody = request.body
+        if request.body?.isGzipped == true, request.headers["Content-Encoding"] == nil {
+            urlRequest.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        }
         urlRequest.httpShouldHandleCookies = false
+        // Bytes in memory go as they are; a whole file is uploaded from disk; anything else
+        // (forms, file ranges, compressed bodies, streams) is staged in a temporary file first,
+        // since FoundationNetworking cannot stream it by itself.
+        var uploadFile: URL?
+        var staged: URL?
+        defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
+        if let body = request.body {
+            if let data = body.inMemoryData {
+                urlRequest.httpBody = data
+            } else if let file = body.wholeFile {
+                uploadFile = file
+            } else {
+                staged = try await BodySpool.spool(body)
+                uploadFile = staged
+            }
+        }
 
         let handle = TaskHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: URLSessionTransportDelegate.Continuation) in
-                let task = session.dataTask(with: urlRequest)
+                let task = uploadFile.map { session.uploadTask(with: urlRequest, fromFile: $0) } ?? session.dataTask(with: urlRequest)
                 delegate.register(task, request: request, continuation: continuation)
                 handle.start(task, deadline: seconds, delegate: delegate)
             }

@@ -13,6 +13,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var continuation: Continuation
         var request: TransportRequest
         var body = Data()
+        /// Whether the body goes to the request's sink instead of `body`.
+        var streams = false
         var rejectedChallenge = false
         var failure: TransportError?
         var timer: Task<Void, Never>?
@@ -37,7 +39,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func register(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation) {
         var exchange = Exchange(continuation: continuation, request: request)
-        exchange.progress.totalBytesToSend = request.body.map { Int64($0.count) }
+        exchange.progress.totalBytesToSend = request.body?.length
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
@@ -62,7 +64,39 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
     }
 
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // The head: a request with a sink says whether it takes the body.
+        if let http = response as? HTTPURLResponse, let sink = request(of: dataTask)?.responseBodySink {
+            let head = ResponseHead(statusCode: http.statusCode, headers: Self.headers(of: http), url: http.url)
+            let streams = sink.begin(head, canPause: false, resume: {})
+            exchanges.withLock { $0[dataTask.taskIdentifier]?.streams = streams }
+        }
+        completionHandler(.allow)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let sink = exchanges.withLock({ $0[dataTask.taskIdentifier].flatMap { $0.streams ? $0.request.responseBodySink : nil } }) {
+            // Outside the lock: the sink writes (to a file, say) on this thread.
+            let status = data.withUnsafeBytes { sink.receive($0) }
+            let failed = exchanges.withLock { exchanges -> Bool in
+                if case .failed(let error) = status {
+                    guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return false }
+                    exchanges[dataTask.taskIdentifier]?.failure = error
+                    return true
+                }
+                let expected = dataTask.response?.expectedContentLength ?? -1
+                exchanges[dataTask.taskIdentifier]?.report {
+                    $0.bytesReceived += Int64(data.count)
+                    $0.totalBytesToReceive = expected >= 0 ? expected : nil
+                }
+                return false
+            }
+            if failed { dataTask.cancel() }
+            return
+        }
         let cancelNow = exchanges.withLock { exchanges -> Bool in
             guard let received = exchanges[dataTask.taskIdentifier]?.body.count else { return false }
             guard received + data.count <= maximumResponseSize else {
@@ -90,7 +124,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         totalBytesExpectedToSend: Int64
     ) {
         exchanges.withLock { exchanges in
-            exchanges[task.taskIdentifier]?.report { $0.bytesSent = totalBytesSent }
+            exchanges[task.taskIdentifier]?.report {
+                $0.bytesSent = totalBytesSent
+                if totalBytesExpectedToSend > 0 { $0.totalBytesToSend = totalBytesExpectedToSend }
+            }
         }
     }
 
@@ -137,6 +174,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     private static func transportResponse(_ response: HTTPURLResponse, body: Data) -> TransportResponse {
+        TransportResponse(statusCode: response.statusCode, headers: headers(of: response), body: body, url: response.url)
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
@@ -148,6 +189,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 headers.add(name: name, value: value)
             }
         }
-        return TransportResponse(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
+        return headers
     }
 }

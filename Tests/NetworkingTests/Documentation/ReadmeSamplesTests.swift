@@ -388,7 +388,7 @@ struct ReadmeSamplesTests {
         #expect(try await repository.book(id: 7).get().title == "Dune")
         #expect(try await repository.refresh(Readme.BookID(id: 7)).get().id == 7)
         #expect(try await repository.create(Readme.NewBook(title: "New", author: "A")).get().id == 8)
-        let sent = try #require(transport.requests.last?.body)
+        let sent = try #require(transport.requests.last?.body?.inMemoryData)
         #expect(try JSONValue(parsing: sent) == ["book": ["title": "New", "author": "A"]])
     }
 

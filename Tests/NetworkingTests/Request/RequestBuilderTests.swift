@@ -104,7 +104,7 @@ struct RequestBuilderTests {
         #expect(jsonDelete.headers["Content-Type"] == "application/json")
         #expect(queryPost.url.absoluteString.hasSuffix("/search?q=dune"))
         #expect(queryPost.body == nil)
-        #expect(formPost.body.map { String(decoding: $0, as: UTF8.self) } == "grant_type=password&scope=a%20b%26c")
+        #expect(formPost.body?.inMemoryData.map { String(decoding: $0, as: UTF8.self) } == "grant_type=password&scope=a%20b%26c")
         #expect(formPost.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
         #expect(formPost.url.query == nil)
     }
@@ -133,7 +133,7 @@ struct RequestBuilderTests {
         let post = try build(Endpoint<Void>.post("books", body: NewBook(title: "Dune", genre: .fiction)))
         let get = try build(Endpoint<Void>(.get, "books", body: NewBook(title: "A/B", genre: .science)))
         // Then
-        #expect(post.body.map { String(decoding: $0, as: UTF8.self) } == #"{"genre":"fiction","title":"Dune"}"#)
+        #expect(post.body?.inMemoryData.map { String(decoding: $0, as: UTF8.self) } == #"{"genre":"fiction","title":"Dune"}"#)
         #expect(get.url.absoluteString.hasSuffix("/books?genre=science&title=A%2FB"))
     }
 

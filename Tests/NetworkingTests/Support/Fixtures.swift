@@ -102,7 +102,7 @@ extension Result {
 
 /// The JSON body of a request, parsed.
 func jsonBody(of request: TransportRequest) throws -> JSONValue {
-    try JSONValue(parsing: try #require(request.body))
+    try JSONValue(parsing: try #require(request.body?.inMemoryData))
 }
 
 /// A route that answers with each status in turn (repeating the last), counting its calls.

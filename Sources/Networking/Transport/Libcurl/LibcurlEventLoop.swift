@@ -23,6 +23,8 @@
         private struct Inbox {
             var submissions: [LibcurlTransfer] = []
             var cancellations: [LibcurlTransfer] = []
+            /// Transfers paused for their body (a stream with no bytes yet, a full sink) that can go on.
+            var resumptions: [LibcurlTransfer] = []
             var isShutDown = false
             /// The loop is in (or about to enter) `curl_multi_poll` and must be woken.
             var isWaiting = false
@@ -87,6 +89,17 @@
             }
         }
 
+        /// Asks the loop to unpause a transfer (its body stream has bytes again, or its sink has room).
+        func resume(_ transfer: LibcurlTransfer) {
+            guard let multi else { return }
+            inbox.withLock { inbox in
+                guard !inbox.isShutDown else { return }
+                inbox.resumptions.append(transfer)
+                hasWork.store(true, ordering: .releasing)
+                Self.wakeIfWaiting(&inbox, multi)
+            }
+        }
+
         /// Stops the loop thread; running and queued transfers end with ``TransportError/cancelled``.
         func shutdown() {
             guard let multi else { return }
@@ -110,6 +123,7 @@
             guard let multi else { return }
             var submissions: [LibcurlTransfer] = []
             var cancellations: [LibcurlTransfer] = []
+            var resumptions: [LibcurlTransfer] = []
             submissions.reserveCapacity(16)
             cancellations.reserveCapacity(16)
             var running: Int32 = 0
@@ -118,6 +132,7 @@
                     hasWork.store(false, ordering: .relaxed)
                     swap(&inbox.submissions, &submissions)
                     swap(&inbox.cancellations, &cancellations)
+                    swap(&inbox.resumptions, &resumptions)
                     inbox.isWaiting = false
                     return inbox.isShutDown
                 }
@@ -125,6 +140,10 @@
                 submissions.removeAll(keepingCapacity: true)
                 for transfer in cancellations { abort(transfer, in: multi, with: .cancelled) }
                 cancellations.removeAll(keepingCapacity: true)
+                for transfer in resumptions where active[ObjectIdentifier(transfer)] != nil {
+                    if let easy = transfer.easy { _ = curl_easy_pause(easy, networking_curlpause_cont) }
+                }
+                resumptions.removeAll(keepingCapacity: true)
                 if isShutDown { break }
 
                 _ = curl_multi_perform(multi, &running)
@@ -136,7 +155,8 @@
                 if !finished, active.count == 1, spinPolicy.favoursSpinning, pollBriefly(multi) { continue }
 
                 let mayWait = inbox.withLock { inbox -> Bool in
-                    guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, !inbox.isShutDown else { return false }
+                    guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.resumptions.isEmpty, !inbox.isShutDown
+                else { return false }
                     inbox.isWaiting = true
                     return true
                 }

@@ -32,7 +32,9 @@
             set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
-            check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
+            if request.responseBodySink == nil {
+                check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
+            }
 
             check(
                 networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
@@ -60,7 +62,7 @@
                 networking_curl_easy_setopt_seek_function(easy) { context, offset, origin in
                     guard let context, origin == SEEK_SET else { return networking_curl_seekfunc_fail }
                     let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_curl_seekfunc_fail
+                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_seekfunc_cantseek
                 })
             set(CURLOPT_SEEKDATA, context)
 
@@ -88,8 +90,8 @@
         ///
         /// `HEAD` uses `CURLOPT_NOBODY`. A body, and `POST`, `PUT` and `PATCH` even without one
         /// (they send `Content-Length: 0`, which some servers require), go through `CURLOPT_POST`
-        /// with the size and the read callback, so the body is sent from the request's `Data`
-        /// without a copy of its own. Every other method is `CURLOPT_CUSTOMREQUEST`.
+        /// with the size and the read callback, so the body is read as it is sent (memory, files,
+        /// streams); a body of unknown size goes with chunked transfer encoding. Every other method is `CURLOPT_CUSTOMREQUEST`.
         private func configureMethod(_ easy: UnsafeMutableRawPointer, check: (CURLcode) -> Void) -> Bool {
             let method = request.method
             if method == .head {
@@ -98,8 +100,10 @@
             }
             let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
             if sendsBody {
+                // A size of -1 (unknown: gzip, a stream without a length) sends the body chunked.
+                let size = bodyReader.map { $0.length ?? -1 } ?? 0
                 check(networking_curl_easy_setopt_long(easy, CURLOPT_POST, 1))
-                check(networking_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body?.count ?? 0)))
+                check(networking_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size)))
             } else {
                 check(networking_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
             }
@@ -118,6 +122,7 @@
             var lines = request.headers.filter { !$0.name.caseInsensitiveEquals("Content-Length") }
                 .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
             if sendsBody, !request.headers.contains("Expect") { lines.append("Expect:") }
+            if request.body?.isGzipped == true, !request.headers.contains("Content-Encoding") { lines.append("Content-Encoding: gzip") }
             // At least one line, so that `nil` means only "out of memory". `Expect:` merely
             // removes a field libcurl might add, so it changes nothing on a request without a body.
             if lines.isEmpty { lines.append("Expect:") }

@@ -66,7 +66,10 @@
         var headerList: UnsafeMutablePointer<curl_slist>?
         var headerBytes: [UInt8] = []
         var body = Data()
-        var uploadOffset = 0
+        /// Reads the request body; made by the caller before submission, used by the loop after.
+        var bodyReader: BodyReader?
+        /// Whether the response's body goes to the request's sink (decided when its head ends).
+        private var streamsToSink = false
         /// Why a callback stopped the transfer, when one did.
         var abortReason: TransportError?
         private var reservedBody = false
@@ -93,6 +96,17 @@
 
         // MARK: - Caller side
 
+        /// Prepares the request body for the loop (measures files, starts a stream's producer).
+        ///
+        /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read.
+        func prepareBody(for loop: LibcurlEventLoop) throws(TransportError) {
+            guard let body = request.body else { return }
+            bodyReader = try BodyReader(body) { [weak self, weak loop] in
+                guard let self, let loop else { return }
+                loop.resume(self)
+            }
+        }
+
         /// Submits the transfer to the loop; `false` when the task was cancelled before.
         func submit(to loop: LibcurlEventLoop) -> Bool {
             let submit = phase.withLock { phase -> Bool in
@@ -103,7 +117,10 @@
                 phase = .submitted
                 return true
             }
-            if submit { loop.submit(self) }
+            if submit {
+                resumeLoop = loop
+                loop.submit(self)
+            }
             return submit
         }
 
@@ -166,7 +183,8 @@
 
         /// The outcome of the finished transfer; moves the response buffers out.
         func result(of code: CURLcode) -> Result<Reply, TransportError> {
-            if let abortReason, code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK {
+            bodyReader?.close()
+            if let abortReason, code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK || code == CURLE_READ_ERROR {
                 return .failure(abortReason)
             }
             guard code == CURLE_OK else {
@@ -187,8 +205,24 @@
 
         // MARK: - libcurl callbacks (event-loop thread)
 
-        /// Appends received body bytes; returns how many were taken (fewer stops the transfer).
+        /// Appends received body bytes (or hands them to the sink); returns how many were taken
+        /// (fewer stops the transfer, the pause value pauses it).
         func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+            if streamsToSink, let sink = request.responseBodySink {
+                switch sink.receive(bytes) {
+                case .accepted: break
+                case .paused: return networking_curl_writefunc_pause
+                case .failed(let error):
+                    abortReason = error
+                    return 0
+                }
+                if request.progress != nil {
+                    progress.bytesReceived += Int64(bytes.count)
+                    progress.totalBytesToReceive = announcedBodySize()
+                    reportProgress()
+                }
+                return bytes.count
+            }
             guard body.count <= maximumResponseSize - bytes.count else {
                 abortReason = .responseTooLarge(limit: maximumResponseSize)
                 return 0
@@ -216,22 +250,46 @@
             }
             if headerBytes.capacity == 0 { headerBytes.reserveCapacity(1024) }
             headerBytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+            if bytes.count <= 2, request.responseBodySink != nil, isEndOfHead(bytes) { headReceived() }
             return bytes.count
         }
 
-        /// Copies the next request-body bytes into libcurl's buffer; returns how many.
-        func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-            guard let source = request.body, uploadOffset < source.count, let destination = buffer.baseAddress else { return 0 }
-            let count = min(buffer.count, source.count - uploadOffset)
-            let start = source.startIndex + uploadOffset
-            source.copyBytes(to: destination.assumingMemoryBound(to: UInt8.self), from: start..<(start + count))
-            uploadOffset += count
-            if request.progress != nil {
-                progress.bytesSent = Int64(uploadOffset)
-                progress.totalBytesToSend = Int64(source.count)
-                reportProgress()
+        /// Whether a header line is the empty line that ends a head.
+        private func isEndOfHead(_ line: UnsafeRawBufferPointer) -> Bool {
+            line.elementsEqual([13, 10]) || line.elementsEqual([10])
+        }
+
+        /// A whole head arrived: a final (non-1xx) one asks the sink whether it takes the body.
+        private func headReceived() {
+            guard let easy, let sink = request.responseBodySink else { return }
+            var status = 0
+            _ = networking_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            guard status >= 200 else { return }
+            let head = ResponseHead(statusCode: status, headers: LibcurlHeaderParser.parse(headerBytes), url: request.url)
+            streamsToSink = sink.begin(head, canPause: true) { [weak self, weak loop = resumeLoop] in
+                guard let self, let loop else { return }
+                loop.resume(self)
             }
-            return count
+        }
+
+        /// Copies the next request-body bytes into libcurl's buffer; returns how many, the pause
+        /// value when a stream has none yet, or the abort value.
+        func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            guard let bodyReader else { return 0 }
+            switch bodyReader.read(into: buffer) {
+            case .bytes(let count):
+                if request.progress != nil {
+                    progress.bytesSent = bodyReader.bytesRead
+                    progress.totalBytesToSend = bodyReader.length
+                    reportProgress()
+                }
+                return count
+            case .end: return 0
+            case .wouldBlock: return networking_curl_readfunc_pause
+            case .failed(let error):
+                abortReason = error
+                return networking_curl_readfunc_abort
+            }
         }
 
         /// Tells the request's progress handler, unless the caller has cancelled.
@@ -241,12 +299,15 @@
             BlockingGuard.runningTransportCallback { handler(snapshot) }
         }
 
-        /// Moves the upload back to `offset` (libcurl retries a request on a fresh connection).
+        /// Moves the upload back to its start (libcurl retries a request on a fresh connection);
+        /// `false` for other offsets and for streams, which cannot start again.
         func seekBody(to offset: Int) -> Bool {
-            guard offset >= 0, offset <= request.body?.count ?? 0 else { return false }
-            uploadOffset = offset
-            return true
+            guard offset == 0 else { return false }
+            return bodyReader?.rewind() ?? true
         }
+
+        /// The loop to ask for a resumption from a sink's `resume` (set when submitted).
+        weak var resumeLoop: LibcurlEventLoop?
 
         /// The most body bytes reserved up front: a server that announces a large body but sends
         /// little must not make the client hold that much memory.

@@ -69,6 +69,9 @@
     /// instance (each owns a thread and a connection pool). When the last reference goes, the
     /// thread stops and closes its connections.
     public final class LibcurlTransport: Transport {
+        /// Request bodies are read as they are sent and response bodies go to sinks as they arrive.
+        public var streamsBodies: Bool { true }
+
         /// A transport shared by every repository that is given none (on Linux).
         public static let shared = LibcurlTransport()
 
@@ -151,6 +154,7 @@
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
                 maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize)
             let loop = loop
+            try transfer.prepareBody(for: loop)
             let result = await withTaskCancellationHandler {
                 () async -> Result<LibcurlTransfer.Reply, TransportError> in
                 guard transfer.submit(to: loop) else { return .failure(.cancelled) }

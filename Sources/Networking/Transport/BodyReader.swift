@@ -1,0 +1,370 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads a ``RequestBody`` piece by piece into a transport's buffer, synchronously: bytes from
+/// memory, from files (read as they are sent, never loaded whole), from a stream (a producer task
+/// fills a bounded buffer), compressed with gzip on the way when asked.
+///
+/// Thread-safety: used by one thread at a time (the transport's), hence not `Sendable`; only the
+/// stream's producer runs elsewhere, behind its own lock.
+final class BodyReader {
+    /// What one read produced.
+    enum Outcome {
+        /// This many bytes were written into the buffer.
+        case bytes(Int)
+        /// The body is complete.
+        case end
+        /// No bytes are ready yet (a stream); `onReadable` is called when some are.
+        case wouldBlock
+        /// The body cannot be read.
+        case failed(TransportError)
+    }
+
+    /// The bytes that will be sent, when known ahead (not for gzip, nor unsized streams).
+    let length: Int64?
+    /// Bytes handed out so far (compressed ones, for gzip).
+    private(set) var bytesRead: Int64 = 0
+
+    private let source: any BodySource
+    private var compressor: GzipCompressor?
+    private let isGzipped: Bool
+    private var pending = Data()
+    private var pendingOffset = 0
+    private var finished = false
+    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Prepares to read `body`; files are measured now and opened on first read.
+    ///
+    /// - Parameter onReadable: called from any thread when a stream that had no bytes has some.
+    /// - Throws: ``TransportError/invalidRequest(_:)`` for a file that cannot be measured, or a
+    ///   stream already read by an earlier request.
+    init(_ body: RequestBody, onReadable: @escaping @Sendable () -> Void) throws(TransportError) {
+        switch body.source {
+        case .segments(let segments): source = try SegmentSource(segments)
+        case .stream(let stream):
+            guard let chunks = stream.take() else {
+                throw .invalidRequest("a streamed body can be sent once; it cannot be sent again (a retry or a redirect that keeps the body)")
+            }
+            source = StreamSource(chunks, length: stream.length, onReadable: onReadable)
+        }
+        isGzipped = body.isGzipped
+        length = body.isGzipped ? nil : source.length
+        if isGzipped {
+            do {
+                compressor = try GzipCompressor()
+            } catch {
+                throw .invalidRequest("gzip compression could not start: \(error)")
+            }
+        }
+    }
+
+    deinit { source.close() }
+
+    /// Fills `buffer` with the next bytes.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Outcome {
+        let outcome = isGzipped ? readCompressed(into: buffer) : source.read(into: buffer)
+        if case .bytes(let count) = outcome { bytesRead += Int64(count) }
+        return outcome
+    }
+
+    /// Starts the body again from its first byte; `false` for a stream, which cannot.
+    func rewind() -> Bool {
+        guard source.rewind() else { return false }
+        bytesRead = 0
+        pending = Data()
+        pendingOffset = 0
+        finished = false
+        if isGzipped { compressor = try? GzipCompressor() }
+        return !isGzipped || compressor != nil
+    }
+
+    /// Stops reading: closes files, stops a stream's producer.
+    func close() { source.close() }
+
+    private func readCompressed(into buffer: UnsafeMutableRawBufferPointer) -> Outcome {
+        while true {
+            if pendingOffset < pending.count {
+                let count = min(buffer.count, pending.count - pendingOffset)
+                pending.withUnsafeBytes { bytes in
+                    if let from = bytes.baseAddress, let to = buffer.baseAddress { to.copyMemory(from: from + pendingOffset, byteCount: count) }
+                }
+                pendingOffset += count
+                return .bytes(count)
+            }
+            if finished { return .end }
+            guard compressor != nil else { return .failed(.invalidRequest("gzip compression could not start")) }
+            let outcome = scratch.withUnsafeMutableBytes { source.read(into: $0) }
+            do {
+                switch outcome {
+                case .bytes(let count):
+                    // Through the optional, so the compressor is changed in place, never copied.
+                    let input = scratch
+                    pending = try input.withUnsafeBytes { bytes in
+                        try compressor?.compress(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? Data()
+                    }
+                case .end:
+                    pending = try compressor?.finish() ?? Data()
+                    finished = true
+                case .wouldBlock, .failed:
+                    return outcome
+                }
+            } catch {
+                return .failed(.invalidRequest("the body could not be compressed: \(error)"))
+            }
+            pendingOffset = 0
+        }
+    }
+}
+
+/// Where a ``BodyReader`` takes its uncompressed bytes from.
+private protocol BodySource: AnyObject {
+    var length: Int64? { get }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome
+    func rewind() -> Bool
+    func close()
+}
+
+/// Data and file ranges, in order.
+private final class SegmentSource: BodySource {
+    private struct Piece {
+        let segment: BodySegment
+        let length: Int64
+    }
+
+    private let pieces: [Piece]
+    let length: Int64?
+    private var index = 0
+    private var offset: Int64 = 0
+    private var descriptor: Int32 = -1
+
+    init(_ segments: [BodySegment]) throws(TransportError) {
+        var pieces: [Piece] = []
+        for segment in segments {
+            guard let length = segment.resolvedLength else {
+                if case .file(let url, _, _) = segment {
+                    throw .invalidRequest("the body file \(url.path) cannot be read (it does not exist or is not accessible)")
+                }
+                continue
+            }
+            pieces.append(Piece(segment: segment, length: length))
+        }
+        self.pieces = pieces
+        length = pieces.reduce(0) { $0 + $1.length }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
+        while index < pieces.count {
+            let piece = pieces[index]
+            let remaining = piece.length - offset
+            guard remaining > 0, buffer.count > 0 else {
+                nextPiece()
+                continue
+            }
+            let count = Int(min(Int64(buffer.count), remaining))
+            switch piece.segment {
+            case .data(let data):
+                let start = data.startIndex + Int(offset)
+                data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + count))
+                offset += Int64(count)
+                return .bytes(count)
+            case .file(let url, let fileOffset, _):
+                if descriptor < 0 {
+                    descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+                    guard descriptor >= 0 else {
+                        return .failed(.invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))"))
+                    }
+                }
+                let got = pread(descriptor, buffer.baseAddress, count, off_t(fileOffset + offset))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return .failed(.invalidRequest("the body file \(url.path) cannot be read: \(String(cString: strerror(errno)))"))
+                }
+                guard got > 0 else {
+                    return .failed(
+                        .invalidRequest("the body file \(url.path) is shorter than when the request was made (it changed while being sent)"))
+                }
+                offset += Int64(got)
+                return .bytes(got)
+            }
+        }
+        return .end
+    }
+
+    private func nextPiece() {
+        if descriptor >= 0 {
+            closeDescriptor(descriptor)
+            descriptor = -1
+        }
+        index += 1
+        offset = 0
+    }
+
+    func rewind() -> Bool {
+        if descriptor >= 0 {
+            closeDescriptor(descriptor)
+            descriptor = -1
+        }
+        index = 0
+        offset = 0
+        return true
+    }
+
+    func close() { _ = rewind() }
+
+    deinit { close() }
+}
+
+/// Chunks of an asynchronous sequence, produced by a task into a bounded buffer.
+private final class StreamSource: BodySource {
+    let length: Int64?
+    private let buffer = StreamBuffer()
+    private var producer: Task<Void, Never>?
+    private var produced: Int64 = 0
+
+    init(_ chunks: any AsyncSequence<Data, any Error> & Sendable, length: Int64?, onReadable: @escaping @Sendable () -> Void) {
+        self.length = length
+        let buffer = buffer
+        producer = Task {
+            do {
+                for try await chunk in chunks {
+                    if Task.isCancelled { break }
+                    guard !chunk.isEmpty else { continue }
+                    await buffer.waitForSpace()
+                    if buffer.append(chunk) { onReadable() }
+                }
+                if buffer.finish(failure: nil) { onReadable() }
+            } catch {
+                if buffer.finish(failure: "\(error)") { onReadable() }
+            }
+        }
+    }
+
+    func read(into destination: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
+        let outcome = buffer.take(into: destination)
+        switch outcome {
+        case .bytes(let count):
+            produced += Int64(count)
+            if let length, produced > length {
+                return .failed(.invalidRequest("the body stream produced more than the \(length) bytes it announced"))
+            }
+        case .end:
+            if let length, produced != length {
+                return .failed(.invalidRequest("the body stream produced \(produced) bytes, not the \(length) it announced"))
+            }
+        case .wouldBlock, .failed: break
+        }
+        return outcome
+    }
+
+    func rewind() -> Bool { produced == 0 }
+
+    func close() {
+        producer?.cancel()
+        buffer.wakeProducer()
+    }
+}
+
+/// The chunks a stream's producer has made and the transport has not taken yet, at most
+/// ``highWater`` bytes (the producer waits beyond it).
+private final class StreamBuffer: Sendable {
+    private struct State {
+        var chunks: [Data] = []
+        var firstOffset = 0
+        var buffered = 0
+        var finished = false
+        var failure: String?
+        var readerWaits = false
+        var producerWaits: CheckedContinuation<Void, Never>?
+    }
+
+    /// The most bytes buffered ahead of the transport.
+    static let highWater = 1024 * 1024
+
+    private let state = Mutex(State())
+
+    /// Waits while the buffer is full.
+    func waitForSpace() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let wait = state.withLock { state -> Bool in
+                guard state.buffered >= Self.highWater else { return false }
+                state.producerWaits = continuation
+                return true
+            }
+            if !wait { continuation.resume() }
+        }
+    }
+
+    /// Adds a chunk; `true` when the reader waits for it.
+    func append(_ chunk: Data) -> Bool {
+        state.withLock { state in
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            defer { state.readerWaits = false }
+            return state.readerWaits
+        }
+    }
+
+    /// Marks the end (or a failure); `true` when the reader waits for it.
+    func finish(failure: String?) -> Bool {
+        state.withLock { state in
+            state.finished = true
+            state.failure = failure
+            defer { state.readerWaits = false }
+            return state.readerWaits
+        }
+    }
+
+    /// Lets a waiting producer go on (it then sees that it was cancelled).
+    func wakeProducer() {
+        let waiting = state.withLock { state in
+            defer { state.producerWaits = nil }
+            return state.producerWaits
+        }
+        waiting?.resume()
+    }
+
+    /// Copies the next bytes out, or says why there are none.
+    func take(into destination: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
+        let (outcome, wake) = state.withLock { state -> (BodyReader.Outcome, CheckedContinuation<Void, Never>?) in
+            guard let first = state.chunks.first else {
+                if let failure = state.failure { return (.failed(.invalidRequest("the body stream failed: \(failure)")), nil) }
+                if state.finished { return (.end, nil) }
+                state.readerWaits = true
+                return (.wouldBlock, nil)
+            }
+            let count = min(destination.count, first.count - state.firstOffset)
+            let start = first.startIndex + state.firstOffset
+            first.copyBytes(to: destination.bindMemory(to: UInt8.self), from: start..<(start + count))
+            state.firstOffset += count
+            state.buffered -= count
+            if state.firstOffset == first.count {
+                state.chunks.removeFirst()
+                state.firstOffset = 0
+            }
+            guard state.buffered < Self.highWater / 2 else { return (.bytes(count), nil) }
+            defer { state.producerWaits = nil }
+            return (.bytes(count), state.producerWaits)
+        }
+        wake?.resume()
+        return outcome
+    }
+}
+
+/// `close(2)`, named apart from the sources' own `close()`.
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+    #elseif canImport(Musl)
+        _ = Musl.close(descriptor)
+    #elseif canImport(Darwin)
+        _ = Darwin.close(descriptor)
+    #endif
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Writes a request body that a transport cannot stream by itself (URLSession on Linux: forms,
+/// parts of files, compressed bodies, streams) to a temporary file, piece by piece, so that it is
+/// uploaded from disk rather than memory.
+enum BodySpool {
+    /// The temporary file holding the body's bytes; the caller removes it.
+    ///
+    /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read or written,
+    ///   ``TransportError/cancelled`` when the task is cancelled meanwhile.
+    static func spool(_ body: RequestBody) async throws(TransportError) -> URL {
+        let signal = ReadableSignal()
+        let reader = try BodyReader(body) { signal.fire() }
+        defer { reader.close() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("networking-body-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = try? FileHandle(forWritingTo: file)
+        else {
+            throw .invalidRequest("the body could not be staged in \(file.path) for upload")
+        }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        do {
+            defer { try? handle.close() }
+            while true {
+                if Task.isCancelled { throw TransportError.cancelled }
+                switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
+                case .bytes(let count):
+                    try handle.write(contentsOf: buffer[0..<count])
+                case .end:
+                    return file
+                case .wouldBlock:
+                    await signal.wait()
+                case .failed(let error):
+                    throw error
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            if let error = error as? TransportError { throw error }
+            throw .invalidRequest("the body could not be staged for upload: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Wakes an asynchronous reader when a stream has bytes again; a fire before the wait is kept.
+final class ReadableSignal: Sendable {
+    private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func fire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.fired = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.fired {
+                    state.fired = false
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
