@@ -188,10 +188,12 @@ open class AbstractRepository: @unchecked Sendable {
     /// Builds, sends and validates one request; returns it with its 2xx response.
     func exchange<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         if Task.isCancelled { throw .cancelled(nil) }
-        let request = try builder.build(endpoint)
+        let built = try builder.build(endpoint)
         if let problem = pipeline.unhandledOption(in: endpoint.options, name: endpoint.name) {
-            throw .invalidRequest(reason: problem, request: request.summary)
+            throw .invalidRequest(reason: problem, request: built.summary)
         }
+        let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
+        defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
         let context = RequestContext(
             requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
             session: sessionManager)

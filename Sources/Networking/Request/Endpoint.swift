@@ -61,6 +61,18 @@ public struct Endpoint<Response>: Sendable {
     /// Settings for the interceptors that act on them (a cache, an offline queue); see ``RequestOptions``.
     public var options: RequestOptions
 
+    /// A body sent as it is — a file, bytes, a stream — instead of encoding ``parameters`` (which
+    /// then go in the query). Its `Content-Type` is the endpoint's header, else guessed from a
+    /// file's extension, else `application/octet-stream`. See ``upload(_:_:body:contentType:query:headers:)``.
+    public var requestBody: RequestBody?
+    /// A `multipart/form-data` body; ``parameters`` are added to it as text fields.
+    public var form: MultipartFormData?
+    /// Whether the body is compressed with gzip as it is sent (`Content-Encoding: gzip`); the
+    /// server must inflate it.
+    public var gzipsBody = false
+    /// Digests of the body to send in headers (`Content-MD5`, `Content-Digest`).
+    public var contentDigests: ContentDigests = []
+
     /// A dotted key path the body is wrapped in before it is sent: `"user"` sends
     /// `{"user": {…}}` (WANetworkRouting's request key path); `nil` sends the body as it is.
     public var requestRootKey: String?
@@ -164,7 +176,64 @@ public struct Endpoint<Response>: Sendable {
         Endpoint(.delete, path, parameters: parameters, headers: headers, keyPath: keyPath)
     }
 
+    /// An upload of a body sent as it is: a file (read as it is sent, never loaded whole), bytes,
+    /// or a stream of chunks.
+    ///
+    /// ```swift
+    /// func uploadPhoto(_ file: URL) async -> Result<Void, RepositoryError> {
+    ///     await performRequest(Endpoint.upload(.put, "photos/1", body: .file(file)).withContentDigests([.md5, .sha256]))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - contentType: the body's media type; default guessed from a file's extension, else
+    ///     `application/octet-stream`.
+    ///   - query: query items (an upload's parameters go in the query).
+    public static func upload(
+        _ method: HTTPMethod = .post, _ path: String, body: RequestBody, contentType: String? = nil, query: Parameters? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> Endpoint {
+        Endpoint(method, path, query: query, headers: headers).uploading(body, contentType: contentType)
+    }
+
+    /// An upload of a `multipart/form-data` form, with `parameters` added as text fields.
+    public static func upload(
+        _ method: HTTPMethod = .post, _ path: String, form: MultipartFormData, parameters: Parameters? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> Endpoint {
+        Endpoint(method, path, parameters: parameters, headers: headers).uploading(form)
+    }
+
     // MARK: - Copies
+
+    /// A copy that sends `body` as it is (for a route, say); its parameters go in the query.
+    public func uploading(_ body: RequestBody, contentType: String? = nil) -> Endpoint {
+        var copy = self
+        copy.requestBody = body
+        if let contentType { copy.headers["Content-Type"] = contentType }
+        return copy
+    }
+
+    /// A copy that sends a `multipart/form-data` form, its parameters added as text fields.
+    public func uploading(_ form: MultipartFormData) -> Endpoint {
+        var copy = self
+        copy.form = form
+        return copy
+    }
+
+    /// A copy whose body is compressed with gzip as it is sent (`Content-Encoding: gzip`).
+    public func gzipped() -> Endpoint {
+        var copy = self
+        copy.gzipsBody = true
+        return copy
+    }
+
+    /// A copy that sends digests of its body (`Content-MD5`, `Content-Digest`).
+    public func withContentDigests(_ digests: ContentDigests) -> Endpoint {
+        var copy = self
+        copy.contentDigests = digests
+        return copy
+    }
 
     /// A copy that needs no session (for login and sign-up).
     public func withoutSession() -> Endpoint {
@@ -231,6 +300,10 @@ extension Endpoint {
         other.name = name
         other.options = options
         other.requestRootKey = requestRootKey
+        other.requestBody = requestBody
+        other.form = form
+        other.gzipsBody = gzipsBody
+        other.contentDigests = contentDigests
         other.route = route
         other.pathIsEncoded = pathIsEncoded
         other.routeMapping = routeMapping

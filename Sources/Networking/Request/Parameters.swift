@@ -143,4 +143,8 @@ public enum ParameterEncoding: Sendable, Hashable {
     case json
     /// As an `application/x-www-form-urlencoded` body (for OAuth token endpoints and forms).
     case form
+    /// As the text fields of a `multipart/form-data` body (with the endpoint's ``Endpoint/form``
+    /// parts, if any): strings as they are, numbers and booleans as text, arrays as one field per
+    /// element, objects as JSON text; `null` members are left out.
+    case multipart
 }

@@ -19,7 +19,7 @@ struct RequestBuilder {
                 request: RequestSummary(method: endpoint.method, url: url))
         }
         var headers = endpoint.headers
-        var body: Data?
+        var body: RequestBody?
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
             throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
         }
@@ -30,6 +30,7 @@ struct RequestBuilder {
             }
             url = try appendingQuery(QueryEncoding.encode(items, style: style), to: url)
         }
+        let encoding = endpoint.form != nil ? .multipart : encoding(for: endpoint)
         if let parameters = endpoint.parameters {
             let summary = RequestSummary(method: endpoint.method, url: url)
             var json: JSONValue
@@ -41,25 +42,46 @@ struct RequestBuilder {
             if let rootKey = endpoint.requestRootKey, !rootKey.isEmpty {
                 for component in rootKey.split(separator: ".").reversed() { json = .object([String(component): json]) }
             }
-            switch (encoding(for: endpoint), json) {
+            switch (endpoint.requestBody == nil ? encoding : .query, json) {
             case (.query, .object(let object)):
                 url = try appendingQuery(QueryEncoding.encode(object, style: style), to: url)
             case (.form, .object(let object)):
-                body = Data(QueryEncoding.encode(object, style: style).utf8)
+                body = .data(Data(QueryEncoding.encode(object, style: style).utf8))
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-            case (.query, _), (.form, _), (.json, _):
+            case (.multipart, .object(let object)):
+                var form = endpoint.form ?? MultipartFormData()
+                MultipartFields.append(object, to: &form)
+                body = .multipart(form)
+                headers["Content-Type"] = form.contentType
+            case (.query, _), (.form, _), (.json, _), (.multipart, _):
+                guard endpoint.requestBody == nil else {
+                    throw .invalidRequest(
+                        reason: "an upload's parameters go in the query, so they must be a dictionary, not \(json.kindDescription)",
+                        request: summary)
+                }
                 guard endpoint.method != .get && endpoint.method != .head else {
                     throw .invalidRequest(
                         reason: "\(endpoint.method) cannot carry a body, so its parameters must be a dictionary (sent in the query), not \(json.kindDescription)",
                         request: summary)
                 }
                 do {
-                    body = try json.encoded()
+                    body = .data(try json.encoded())
                 } catch {
                     throw .invalidRequest(reason: "the parameters could not be encoded as JSON: \(error)", request: summary)
                 }
                 headers.setIfAbsent("Content-Type", "application/json")
             }
+        } else if let form = endpoint.form {
+            body = .multipart(form)
+            headers["Content-Type"] = form.contentType
+        }
+        if let requestBody = endpoint.requestBody {
+            body = requestBody
+            headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
+        }
+        if endpoint.gzipsBody, let plain = body {
+            body = plain.gzipped()
+            headers["Content-Encoding"] = "gzip"
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)

@@ -106,6 +106,12 @@ extension RouteTable {
         resolved.timeout = endpoint.timeout ?? route.timeout
         resolved.routeMapping = route.mapping
         resolved.preventsUserInteraction = route.preventUserInteraction
+        resolved.gzipsBody = endpoint.gzipsBody || route.gzip
+        if route.serialization == .raw, resolved.requestBody == nil {
+            throw .invalidRequest(
+                reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",
+                request: nil)
+        }
         return resolved
     }
 
@@ -116,7 +122,8 @@ extension RouteTable {
         case .query: .query
         case .form: .form
         case .url: [.get, .head, .delete].contains(method) ? .query : .form
-        case .multipart, .raw: nil
+        case .multipart: .multipart
+        case .raw: nil
         }
     }
 }

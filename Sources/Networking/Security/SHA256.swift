@@ -43,7 +43,7 @@ struct SHA256 {
     }
 
     /// Hashes whole blocks straight from the buffer; keeps the rest for later.
-    private mutating func update(buffer bytes: UnsafeRawBufferPointer) {
+    mutating func update(buffer bytes: UnsafeRawBufferPointer) {
         totalBytes &+= UInt64(bytes.count)
         var offset = 0
         if !pending.isEmpty {

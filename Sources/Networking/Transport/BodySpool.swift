@@ -9,7 +9,7 @@ enum BodySpool {
     ///
     /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read or written,
     ///   ``TransportError/cancelled`` when the task is cancelled meanwhile.
-    static func spool(_ body: RequestBody) async throws(TransportError) -> URL {
+    static func spool(_ body: RequestBody, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }) async throws(TransportError) -> URL {
         let signal = ReadableSignal()
         let reader = try BodyReader(body) { signal.fire() }
         defer { reader.close() }
@@ -26,6 +26,7 @@ enum BodySpool {
                 if Task.isCancelled { throw TransportError.cancelled }
                 switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
                 case .bytes(let count):
+                    buffer.withUnsafeBytes { observe(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                     try handle.write(contentsOf: buffer[0..<count])
                 case .end:
                     return file

@@ -90,6 +90,15 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         return url
     }
 
+    /// The media type a body sent as it is gets when none is given: from a single file's
+    /// extension, else `application/octet-stream`.
+    var guessedContentType: String {
+        if case .segments(let segments) = source, segments.count == 1, case .file(let url, _, _)? = segments.first {
+            return MIMETypes.type(forPathExtension: url.pathExtension)
+        }
+        return MIMETypes.fallback
+    }
+
     /// Whether the body can be sent again (not a stream).
     public var isRepeatable: Bool {
         if case .stream = source { return false }

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Computes a request's ``ContentDigests`` before it is sent and sets their headers.
+///
+/// The body is read once more, piece by piece, on a thread of its own (files are never loaded
+/// whole, and Swift's cooperative threads are not held by disk reads). A body that cannot be read
+/// twice — compressed on the fly, or a stream — is staged in a temporary file while it is hashed,
+/// and that file is sent instead, so the digests cover exactly the bytes sent.
+enum BodyDigester {
+    /// The request with its digest headers, and the staged file to remove after the call, if any.
+    ///
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` when the body cannot be read.
+    static func prepare(_ request: TransportRequest, digests: ContentDigests) async throws(RepositoryError)
+        -> (request: TransportRequest, staged: URL?)
+    {
+        guard !digests.isEmpty else { return (request, nil) }
+        var request = request
+        var md5 = MD5()
+        var sha256 = SHA256()
+        var staged: URL?
+        let body = request.body ?? .data(Data())
+        do {
+            if body.isRepeatable, !body.isGzipped {
+                (md5, sha256) = try await hashOnOwnThread(body, digests: digests)
+            } else {
+                let file = try await BodySpool.spool(body) { bytes in
+                    if digests.contains(.md5) { md5.update(buffer: bytes) }
+                    if digests.contains(.sha256) { sha256.update(buffer: bytes) }
+                }
+                staged = file
+                request.body = .file(file)
+            }
+        } catch {
+            throw RepositoryError(error, request: request.summary)
+        }
+        if digests.contains(.md5) { request.headers["Content-MD5"] = DigestHeaders.contentMD5(md5.finalize()) }
+        if digests.contains(.sha256) { request.headers["Content-Digest"] = DigestHeaders.contentDigestSHA256(sha256.finalize()) }
+        return (request, staged)
+    }
+
+    private static func hashOnOwnThread(_ body: RequestBody, digests: ContentDigests) async throws(TransportError) -> (MD5, SHA256) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(MD5, SHA256), TransportError>, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: hash(body, digests: digests))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func hash(_ body: RequestBody, digests: ContentDigests) -> Result<(MD5, SHA256), TransportError> {
+        var md5 = MD5()
+        var sha256 = SHA256()
+        let reader: BodyReader
+        do {
+            reader = try BodyReader(body) {}
+        } catch {
+            return .failure(error)
+        }
+        defer { reader.close() }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let outcome = buffer.withUnsafeMutableBytes { reader.read(into: $0) }
+            switch outcome {
+            case .bytes(let count):
+                buffer.withUnsafeBytes { bytes in
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                    if digests.contains(.md5) { md5.update(buffer: piece) }
+                    if digests.contains(.sha256) { sha256.update(buffer: piece) }
+                }
+            case .end: return .success((md5, sha256))
+            case .wouldBlock: return .failure(.invalidRequest("the body cannot be hashed: it is a stream"))
+            case .failed(let error): return .failure(error)
+            }
+        }
+    }
+}

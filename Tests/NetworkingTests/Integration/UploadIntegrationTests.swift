@@ -1,0 +1,162 @@
+import Foundation
+@testable import Networking
+import Testing
+
+/// Uploads against the test API's `/uploads/raw` and `/uploads/multipart`, which hash what they
+/// receive and check `Content-MD5` / `Content-Digest`, and httpbin's `/post` (werkzeug's parser).
+@Suite("Uploads end to end")
+struct UploadIntegrationTests {
+    struct RawReceipt: Decodable, Sendable {
+        let size: Int
+        let sha256: String
+        let md5Base64: String
+        let contentType: String?
+        let contentLength: Int?
+        let transferEncoding: String?
+        let contentEncoding: String?
+        let inflatedSize: Int?
+        let inflatedSha256: String?
+        let json: JSONValue?
+    }
+
+    struct MultipartReceipt: Decodable, Sendable {
+        struct File: Decodable, Sendable {
+            let name: String
+            let filename: String
+            let contentType: String
+            let size: Int
+            let sha256: String
+        }
+
+        let contentType: String
+        let fields: [String: [String]]
+        let files: [File]
+    }
+
+    /// A file of `size` deterministic bytes in a fresh folder, and its hex SHA-256.
+    static func file(size: Int, name: String = "upload.bin") throws -> (URL, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+        let url = folder.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return (url, hex(bytes))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digest = SHA256.hash(Array(bytes))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func repository(_ transport: TransportUnderTest) throws -> TestAPI.Repository {
+        try TestAPI.anonymous(transport: transport.shared)
+    }
+
+    @Test("A file is streamed with Content-Length, Content-MD5 (base64) and Content-Digest the server verifies", arguments: TransportUnderTest.all)
+    func rawFile(transport: TransportUnderTest) async throws {
+        let (file, sha256) = try Self.file(size: 3 * 1024 * 1024 + 17, name: "photo.jpg")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let receipt: RawReceipt = try await Self.repository(transport).performRequest(
+            Endpoint.upload(.put, "uploads/raw", body: .file(file)).withContentDigests([.md5, .sha256]).withoutSession()
+        ).get()
+        #expect(receipt.size == 3 * 1024 * 1024 + 17)
+        #expect(receipt.sha256 == sha256)
+        #expect(receipt.contentLength == receipt.size)
+        #expect(receipt.contentType == "image/jpeg")
+    }
+
+    @Test("A range of a file, bytes in memory and a stream of unknown length (chunked) arrive intact", arguments: TransportUnderTest.all)
+    func rangesAndStreams(transport: TransportUnderTest) async throws {
+        let (file, _) = try Self.file(size: 100_000)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let repository = try Self.repository(transport)
+        let whole = try Data(contentsOf: file)
+        let range: RawReceipt = try await repository.performRequest(
+            Endpoint.upload(.post, "uploads/raw", body: .file(file, offset: 1000, length: 5000)).withoutSession()).get()
+        #expect(range.size == 5000)
+        #expect(range.sha256 == Self.hex(whole[1000..<6000]))
+        let chunks = AsyncStream<Data> { continuation in
+            for index in 0..<40 { continuation.yield(whole[(index * 2500)..<((index + 1) * 2500)]) }
+            continuation.finish()
+        }
+        let streamed: RawReceipt = try await repository.performRequest(
+            Endpoint.upload(.post, "uploads/raw", body: .stream(chunks)).withContentDigests([.sha256]).withoutSession()
+        ).get()
+        #expect(streamed.size == 100_000)
+        #expect(streamed.sha256 == Self.hex(whole))
+    }
+
+    @Test("A gzip-compressed JSON body is inflated by the server; digests cover the compressed bytes", arguments: TransportUnderTest.all)
+    func gzipBody(transport: TransportUnderTest) async throws {
+        let repository = try Self.repository(transport)
+        let words = (0..<5000).map { "word\($0 % 50)" }
+        let receipt: RawReceipt = try await repository.performRequest(
+            Endpoint<RawReceipt>.post("uploads/raw", parameters: ["words": words]).gzipped().withContentDigests([.md5, .sha256])
+                .withoutSession()
+        ).get()
+        #expect(receipt.contentEncoding == "gzip")
+        #expect(receipt.json?["words"] == .array(words.map { .string($0) }))
+        #expect(try #require(receipt.inflatedSize) > receipt.size * 5)
+    }
+
+    @Test("A multipart form streams fields, an in-memory file and a file from disk, with non-ASCII and quoted names", arguments: TransportUnderTest.all)
+    func multipart(transport: TransportUnderTest) async throws {
+        let (file, sha256) = try Self.file(size: 2 * 1024 * 1024, name: "report.pdf")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        var form = MultipartFormData()
+        form.append("Dune", name: "title")
+        form.append(Data("hello".utf8), name: "note", fileName: "Grüße \"2026\".txt", contentType: "text/plain")
+        try form.append(fileAt: file, name: "document")
+        let receipt: MultipartReceipt = try await Self.repository(transport).performRequest(
+            Endpoint.upload(.post, "uploads/multipart", form: form, parameters: ["year": 1965, "tags": ["a", "b"]]).withoutSession()
+        ).get()
+        #expect(receipt.fields["title"] == ["Dune"])
+        #expect(receipt.fields["year"] == ["1965"])
+        #expect(receipt.fields["tags"] == ["a", "b"])
+        #expect(receipt.files.map(\.name) == ["note", "document"])
+        #expect(receipt.files.first?.filename == "Grüße \"2026\".txt")
+        #expect(receipt.files.last?.filename == "report.pdf")
+        #expect(receipt.files.last?.contentType == "application/pdf")
+        #expect(receipt.files.last?.sha256 == sha256)
+        #expect(receipt.contentType.hasPrefix("multipart/form-data; boundary="))
+    }
+
+    @Test("httpbin's werkzeug parses the same form")
+    func httpbinMultipart() async throws {
+        let servers = try TestServers.require()
+        var form = MultipartFormData()
+        form.append("value", name: "field")
+        form.append(Data("content".utf8), name: "upload", fileName: "a.txt", contentType: "text/plain")
+        let echo: JSONValue = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
+            Endpoint.upload(.post, "post", form: form).withoutSession()).get()
+        #expect(echo["form"]?["field"] == "value")
+        #expect(echo["files"]?["upload"] == "content")
+    }
+
+    @Test("Routes with multipart and raw serializations and the gzip key upload through the same paths")
+    func routes() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.routes = try RouteTable(
+            json: Data(
+                #"""
+                {
+                  "form": { "method": "POST", "path": "uploads/multipart", "serialization": "multipart", "requiresSession": false },
+                  "raw": { "method": "PUT", "path": "uploads/raw", "serialization": "raw", "contentType": "text/csv", "requiresSession": false },
+                  "packed": { "method": "POST", "path": "uploads/raw", "gzip": true, "requiresSession": false }
+                }
+                """#.utf8))
+        let repository = TestAPI.Repository(configuration: configuration)
+        let form: MultipartReceipt = try await repository.performRequest(.route("form", parameters: ["title": "Dune"])).get()
+        #expect(form.fields["title"] == ["Dune"])
+        let raw: RawReceipt = try await repository.performRequest(
+            Endpoint.route("raw").uploading(.data(Data("a,b\n1,2\n".utf8)))).get()
+        #expect(raw.size == 8)
+        #expect(raw.contentType == "text/csv")
+        let packed: RawReceipt = try await repository.performRequest(.route("packed", parameters: ["a": 1])).get()
+        #expect(packed.contentEncoding == "gzip")
+        #expect(packed.json == ["a": 1])
+        let missing = await repository.performRequest(Endpoint<RawReceipt>.route("raw"))
+        #expect(missing.failure?.description.contains("sends a raw body") == true)
+    }
+}
