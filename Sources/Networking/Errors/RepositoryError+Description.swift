@@ -51,6 +51,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
         case .invalidResponse(let reason, let context):
             return "\(context.request) received an invalid response: \(reason). The server answered, but not with valid HTTP."
+        case .downloadFailed(let failure, let context):
+            return "\(context.request) could not be saved to a file: \(failure)."
         case .responseTooLarge(let limit, let context):
             return "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
         case .jsonError(let failure), .decodeError(let failure):

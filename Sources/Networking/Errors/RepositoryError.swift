@@ -23,6 +23,7 @@
 /// | ``cancelled(_:)`` | the calling task was cancelled |
 /// | ``invalidResponse(reason:context:)`` | the answer is not valid HTTP: malformed or oversize head, broken framing or encoding |
 /// | ``responseTooLarge(limit:context:)`` | the body is larger than the transport accepts |
+/// | ``downloadFailed(_:_:)`` | a download to a file could not be written, was cut short, or failed its checksum |
 /// | ``jsonError(_:)`` | the body is not valid JSON |
 /// | ``decodeError(_:)`` | the JSON does not have the shape of the model |
 public enum RepositoryError: Error, Sendable {
@@ -66,6 +67,9 @@ public enum RepositoryError: Error, Sendable {
     case invalidResponse(reason: String, context: ErrorContext)
     /// The response body is larger than the transport accepts (`limit` bytes); the transfer was stopped.
     case responseTooLarge(limit: Int, context: ErrorContext)
+    /// A download to a file failed after the server answered: the file could not be written, the
+    /// body ended early, or the checksum did not match (see ``DownloadFailure``).
+    case downloadFailed(DownloadFailure, ErrorContext)
     /// The body is not valid JSON.
     case jsonError(DecodingFailure)
     /// The JSON does not match the model.
@@ -80,7 +84,7 @@ extension RepositoryError {
         case .invalidRequest(_, let request): request.map { ErrorContext(request: $0) }
         case .unauthenticatedSession(let context), .cancelled(let context), .sessionRefreshFailed(_, let context): context
         case .requestError(let context), .timeout(let context), .authenticationFailed(let context): context
-        case .pollingExhausted(_, let context), .responseTooLarge(_, let context): context
+        case .pollingExhausted(_, let context), .responseTooLarge(_, let context), .downloadFailed(_, let context): context
         case .customError(_, _, let context), .pinningFailed(_, let context): context
         case .noNetworkConnection(_, let context), .tlsError(_, let context): context
         case .pinningUnsupported(_, let context), .invalidResponse(_, let context): context
@@ -111,6 +115,7 @@ extension RepositoryError {
         case .authenticationFailed(let context): return .authenticationFailed(stamped(context))
         case .pollingExhausted(let count, let context): return .pollingExhausted(attempts: count, context: stamped(context))
         case .responseTooLarge(let limit, let context): return .responseTooLarge(limit: limit, context: stamped(context))
+        case .downloadFailed(let failure, let context): return .downloadFailed(failure, stamped(context))
         case .customError(let name, let error, let context): return .customError(name: name, error: error, context: stamped(context))
         case .noNetworkConnection(let failure, let context): return .noNetworkConnection(failure, stamped(context))
         case .tlsError(let failure, let context): return .tlsError(failure, stamped(context))

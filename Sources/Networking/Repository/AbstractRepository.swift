@@ -249,6 +249,12 @@ open class AbstractRepository: @unchecked Sendable {
         } catch {
             return .failure(error)
         }
+        if resolved.savesToFile, Response.self != DownloadedFile.self {
+            return .failure(
+                .invalidRequest(
+                    reason: "route \"\(resolved.name ?? "")\" saves its answer to a file: call it as an Endpoint<DownloadedFile>",
+                    request: nil))
+        }
         let activity = configuration.activity
         let call = ActivityEvent.Call(id: UUID(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
         activity.begin(call)

@@ -72,6 +72,9 @@ public struct Endpoint<Response>: Sendable {
     public var gzipsBody = false
     /// Digests of the body to send in headers (`Content-MD5`, `Content-Digest`).
     public var contentDigests: ContentDigests = []
+    /// Where a download (an `Endpoint<DownloadedFile>`) is written; `nil` writes a new file in
+    /// the temporary folder. See ``downloading(to:resumable:expectedSHA256:)``.
+    public var downloadOptions: DownloadOptions?
 
     /// A dotted key path the body is wrapped in before it is sent: `"user"` sends
     /// `{"user": {…}}` (WANetworkRouting's request key path); `nil` sends the body as it is.
@@ -87,6 +90,10 @@ public struct Endpoint<Response>: Sendable {
     var routeMapping: RouteMapping?
     /// Whether the call is reported as one that blocks the user (see ``Route/preventUserInteraction``).
     var preventsUserInteraction = false
+    /// Whether the route saves its answer to a file (``Route/saveAsResource``).
+    var savesToFile = false
+    /// Where the response body goes as it arrives (a download's file).
+    var responseBodySink: (any ResponseBodySink)?
 
     /// Creates an endpoint with optional parameters.
     public init(
@@ -221,6 +228,21 @@ public struct Endpoint<Response>: Sendable {
         return copy
     }
 
+    /// A copy that downloads the response body to a file, streamed to a temporary file beside the
+    /// destination and moved into place when complete (call it as `Endpoint<DownloadedFile>`).
+    ///
+    /// - Parameters:
+    ///   - destination: the file to write (replaced when it exists); `nil` writes a new file in
+    ///     the temporary folder.
+    ///   - resumable: keep the partial file when the download fails or is cancelled, and resume
+    ///     from it next time with `Range` and `If-Range`; nothing is left behind otherwise.
+    ///   - expectedSHA256: the hex SHA-256 the file must have.
+    public func downloading(to destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) -> Endpoint {
+        var copy = self
+        copy.downloadOptions = DownloadOptions(destination: destination, resumable: resumable, expectedSHA256: expectedSHA256)
+        return copy
+    }
+
     /// A copy whose body is compressed with gzip as it is sent (`Content-Encoding: gzip`).
     public func gzipped() -> Endpoint {
         var copy = self
@@ -304,6 +326,9 @@ extension Endpoint {
         other.form = form
         other.gzipsBody = gzipsBody
         other.contentDigests = contentDigests
+        other.downloadOptions = downloadOptions
+        other.savesToFile = savesToFile
+        other.responseBodySink = responseBodySink
         other.route = route
         other.pathIsEncoded = pathIsEncoded
         other.routeMapping = routeMapping

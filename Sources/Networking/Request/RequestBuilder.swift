@@ -85,10 +85,12 @@ struct RequestBuilder {
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
-        return TransportRequest(
+        var request = TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
             timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,
             progress: endpoint.progress)
+        request.responseBodySink = endpoint.responseBodySink
+        return request
     }
 
     /// The endpoint's encoding, or the method's default.

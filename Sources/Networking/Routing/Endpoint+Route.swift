@@ -107,6 +107,7 @@ extension RouteTable {
         resolved.routeMapping = route.mapping
         resolved.preventsUserInteraction = route.preventUserInteraction
         resolved.gzipsBody = endpoint.gzipsBody || route.gzip
+        resolved.savesToFile = route.saveAsResource
         if route.serialization == .raw, resolved.requestBody == nil {
             throw .invalidRequest(
                 reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",

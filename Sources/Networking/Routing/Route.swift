@@ -110,7 +110,7 @@ public struct Route: Sendable {
 
     /// Options parsed and validated, whose feature is not part of this version yet.
     static let notYetSupported: Set<String> = [
-        "saveAsResource", "cacheTTL", "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
+        "cacheTTL", "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
     ]
 
     private static func pendingFeature(of option: String) -> String {

@@ -177,7 +177,7 @@ private final class SegmentSource: BodySource {
                 return .bytes(count)
             case .file(let url, let fileOffset, _):
                 if descriptor < 0 {
-                    descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+                    descriptor = POSIX.open(url.path, O_RDONLY | O_CLOEXEC)
                     guard descriptor >= 0 else {
                         return .failed(.invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))"))
                     }
@@ -200,7 +200,7 @@ private final class SegmentSource: BodySource {
 
     private func nextPiece() {
         if descriptor >= 0 {
-            closeDescriptor(descriptor)
+            POSIX.close(descriptor)
             descriptor = -1
         }
         index += 1
@@ -209,7 +209,7 @@ private final class SegmentSource: BodySource {
 
     func rewind() -> Bool {
         if descriptor >= 0 {
-            closeDescriptor(descriptor)
+            POSIX.close(descriptor)
             descriptor = -1
         }
         index = 0
@@ -358,13 +358,3 @@ private final class StreamBuffer: Sendable {
     }
 }
 
-/// `close(2)`, named apart from the sources' own `close()`.
-private func closeDescriptor(_ descriptor: Int32) {
-    #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-    #elseif canImport(Musl)
-        _ = Musl.close(descriptor)
-    #elseif canImport(Darwin)
-        _ = Darwin.close(descriptor)
-    #endif
-}

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The POSIX file calls the library makes, under names that do not clash with the `open`,
+/// `write` and `close` methods of the types that make them.
+enum POSIX {
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        #if canImport(Darwin)
+            Darwin.open(path, flags, mode)
+        #elseif canImport(Musl)
+            Musl.open(path, flags, mode)
+        #else
+            Glibc.open(path, flags, mode)
+        #endif
+    }
+
+    static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+            Darwin.write(descriptor, bytes, count)
+        #elseif canImport(Musl)
+            Musl.write(descriptor, bytes, count)
+        #else
+            Glibc.write(descriptor, bytes, count)
+        #endif
+    }
+
+    @discardableResult
+    static func close(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+            Darwin.close(descriptor)
+        #elseif canImport(Musl)
+            Musl.close(descriptor)
+        #else
+            Glibc.close(descriptor)
+        #endif
+    }
+
+    /// The last error's message.
+    static var lastError: String { String(cString: strerror(errno)) }
+}

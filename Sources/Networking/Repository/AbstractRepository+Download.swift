@@ -1,0 +1,210 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension AbstractRepository {
+    /// Downloads the response body to a file: streamed to a partial file beside the destination
+    /// (never held in memory), checked, then moved into place atomically.
+    ///
+    /// ```swift
+    /// func fetchExport(to file: URL) async -> Result<DownloadedFile, RepositoryError> {
+    ///     await performRequest(Endpoint.get("exports/latest.csv").downloading(to: file, resumable: true))
+    /// }
+    /// ```
+    ///
+    /// - Nothing is left behind when the download fails or is cancelled, unless it is
+    ///   `resumable`: then the partial file (hidden beside the destination) and its validator are
+    ///   kept, and the next download to the same destination asks only for the rest (`Range` with
+    ///   `If-Range`). When the server ignores the range (200), or the file changed, it starts over.
+    /// - With `expectedSHA256`, a file whose digest differs fails with
+    ///   ``RepositoryError/downloadFailed(_:_:)`` and is removed.
+    /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
+    ///   included, with the total when the server says it.
+    /// - A non-2xx answer fails as any call does (its body is kept for the error, not written).
+    public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> DownloadedFile in try await self.download(endpoint) }
+    }
+
+    private func download(_ endpoint: Endpoint<DownloadedFile>) async throws(RepositoryError) -> DownloadedFile {
+        let options = endpoint.downloadOptions ?? DownloadOptions()
+        let requestURL = try builder.build(endpoint).url
+        guard options.destination != nil || !options.resumable else {
+            throw .invalidRequest(reason: "a resumable download needs a destination to resume into", request: nil)
+        }
+        let destination = options.destination ?? Self.temporaryDestination(for: requestURL)
+        let files = DownloadFiles(destination: destination)
+        if !options.resumable { files.removePartial() }
+        for _ in 0..<2 {
+            let start =
+                options.resumable
+                ? DownloadStateMachine.start(partialSize: files.partialSize, resumption: files.resumption, url: requestURL) : .fresh
+            if start == .fresh { files.removePartial() }
+            let sink = FileDownloadSink(
+                partialURL: files.partial, resumptionURL: options.resumable ? files.resumptionRecord : nil, requestURL: requestURL,
+                start: start, prefixHasher: try Self.prefixHasher(options: options, start: start, files: files),
+                progress: endpoint.progress)
+            var attempt = endpoint
+            for field in DownloadStateMachine.headers(for: start) { attempt.headers.setIfAbsent(field.name, field.value) }
+            attempt.responseBodySink = sink
+            attempt.progress = nil
+            let response: TransportResponse
+            let request: TransportRequest
+            do {
+                (request, response) = try await exchange(attempt)
+            } catch {
+                if case .alreadyComplete? = sink.decision, case .requestError(let context) = error, context.statusCode == 416 {
+                    return try finalize(sink: sink, files: files, options: options, context: context, complete: true)
+                }
+                if case .restart? = sink.decision {
+                    files.removePartial()
+                    continue
+                }
+                files.abandon(keepingPartial: options.resumable && sink.written > 0)
+                if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
+                throw error
+            }
+            if case .restart? = sink.decision {
+                files.removePartial()
+                continue
+            }
+            return try finalize(
+                sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
+                complete: false)
+        }
+        throw .invalidResponse(
+            reason: "the server keeps answering with ranges that do not fit the file",
+            context: ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
+    }
+
+    /// Checks the finished partial file and moves it into place.
+    private func finalize(
+        sink: FileDownloadSink, files: DownloadFiles, options: DownloadOptions, context: ErrorContext, complete: Bool
+    ) throws(RepositoryError) -> DownloadedFile {
+        let size: Int64
+        var sha256: String?
+        if complete {
+            size = files.partialSize ?? 0
+            if options.expectedSHA256 != nil { sha256 = files.partialSHA256() }
+        } else {
+            guard let finished = sink.finish() else {
+                files.abandon(keepingPartial: false)
+                throw .downloadFailed(sink.failure ?? .fileSystem("the partial file \(files.partial.path) was not written"), context)
+            }
+            (size, sha256) = finished
+            if let total = sink.expectedTotal, size != total {
+                files.abandon(keepingPartial: options.resumable)
+                throw .downloadFailed(.incomplete(received: size, expected: total), context)
+            }
+        }
+        if let expected = options.expectedSHA256, let actual = sha256, actual != expected {
+            files.abandon(keepingPartial: false)
+            throw .downloadFailed(.checksumMismatch(expected: expected, actual: actual), context)
+        }
+        if let failure = files.moveIntoPlace() {
+            files.abandon(keepingPartial: false)
+            throw .downloadFailed(.fileSystem(failure), context)
+        }
+        let resumedFrom: Int64 = if case .resume(let from, _) = sink.start { from } else { 0 }
+        return DownloadedFile(
+            url: files.destination, size: size, resumedFrom: complete ? size : resumedFrom, sha256: sha256,
+            statusCode: context.statusCode ?? 200, headers: context.response?.headers ?? [:])
+    }
+
+    /// With a checksum: a hasher that has seen the kept partial file's bytes (resuming) or nothing.
+    private static func prefixHasher(options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles)
+        throws(RepositoryError) -> SHA256?
+    {
+        guard options.expectedSHA256 != nil else { return nil }
+        guard case .resume(let from, _) = start else { return SHA256() }
+        guard let hasher = files.hashPartial(upTo: from) else {
+            throw .downloadFailed(
+                .fileSystem("the partial file \(files.partial.path) could not be read"),
+                ErrorContext(request: RequestSummary(method: .get, url: files.destination)))
+        }
+        return hasher
+    }
+
+    /// A new file in the temporary folder named after the URL: `<name>.<random>.<extension>`.
+    static func temporaryDestination(for url: URL) -> URL {
+        let last = url.lastPathComponent
+        let name = last.isEmpty || last == "/" ? "download.dat" : last
+        let stem = (name as NSString).deletingPathExtension
+        let pathExtension = (name as NSString).pathExtension
+        let random = UUID().uuidString.prefix(8)
+        let file = pathExtension.isEmpty ? "\(stem).\(random)" : "\(stem).\(random).\(pathExtension)"
+        return FileManager.default.temporaryDirectory.appendingPathComponent(file)
+    }
+}
+
+/// The files of one download: the destination, the hidden partial file beside it, and the
+/// resumption record beside that.
+struct DownloadFiles: Sendable {
+    let destination: URL
+    let partial: URL
+    let resumptionRecord: URL
+
+    init(destination: URL) {
+        self.destination = destination
+        let folder = destination.deletingLastPathComponent()
+        partial = folder.appendingPathComponent(".\(destination.lastPathComponent).download")
+        resumptionRecord = folder.appendingPathComponent(".\(destination.lastPathComponent).download.json")
+    }
+
+    var partialSize: Int64? {
+        ((try? FileManager.default.attributesOfItem(atPath: partial.path))?[.size] as? NSNumber)?.int64Value
+    }
+
+    var resumption: DownloadStateMachine.Resumption? {
+        (try? Data(contentsOf: resumptionRecord)).flatMap { try? JSONDecoder().decode(DownloadStateMachine.Resumption.self, from: $0) }
+    }
+
+    func removePartial() {
+        try? FileManager.default.removeItem(at: partial)
+        try? FileManager.default.removeItem(at: resumptionRecord)
+    }
+
+    /// After a failure: keeps the partial file and its record to resume, or removes both.
+    func abandon(keepingPartial: Bool) {
+        if !keepingPartial { removePartial() }
+    }
+
+    /// Renames the partial file onto the destination (atomic on one file system) and makes the
+    /// rename durable; the reason it failed, or `nil`.
+    func moveIntoPlace() -> String? {
+        guard rename(partial.path, destination.path) == 0 else {
+            return "the download could not be moved to \(destination.path): \(POSIX.lastError)"
+        }
+        try? FileManager.default.removeItem(at: resumptionRecord)
+        let folder = POSIX.open(destination.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            POSIX.close(folder)
+        }
+        return nil
+    }
+
+    /// A hasher that has seen the partial file's first `count` bytes, or `nil` when it cannot be read.
+    func hashPartial(upTo count: Int64) -> SHA256? {
+        guard let handle = try? FileHandle(forReadingFrom: partial) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var remaining = count
+        while remaining > 0 {
+            guard let chunk = try? handle.read(upToCount: Int(min(remaining, 1 << 20))), !chunk.isEmpty else { return nil }
+            chunk.withUnsafeBytes { hasher.update(buffer: $0) }
+            remaining -= Int64(chunk.count)
+        }
+        return hasher
+    }
+
+    /// The hex SHA-256 of the whole partial file.
+    func partialSHA256() -> String? {
+        hashPartial(upTo: partialSize ?? 0).map { hasher in hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+    }
+}

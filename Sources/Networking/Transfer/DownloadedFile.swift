@@ -1,0 +1,57 @@
+import Foundation
+
+/// A file a download wrote: where it is and what the server said.
+public struct DownloadedFile: Sendable, Hashable {
+    /// Where the file is now (the destination, or a new file in the temporary folder).
+    public let url: URL
+    /// Its size in bytes.
+    public let size: Int64
+    /// How many bytes a kept partial file already held (0 when downloaded from the start).
+    public let resumedFrom: Int64
+    /// The hex SHA-256 of the file, when a checksum was asked for (and matched).
+    public let sha256: String?
+    /// The final response's status: 200, 206 after a resume, or 416 when the kept partial file
+    /// was already complete.
+    public let statusCode: Int
+    /// The final response's header fields.
+    public let headers: HTTPHeaders
+}
+
+/// Where and how a download is written (see ``Endpoint/downloading(to:resumable:expectedSHA256:)``).
+public struct DownloadOptions: Sendable, Hashable {
+    /// The file to write, or `nil` for a new file in the temporary folder named after the URL
+    /// (`<name>.<random>.<extension>`, WebApiClient's `saveAsResource`).
+    public var destination: URL?
+    /// Whether a failed or cancelled download keeps its partial file (beside the destination,
+    /// hidden) to be resumed by the next download to the same destination. Default `false`:
+    /// nothing is left behind. Needs a destination.
+    public var resumable: Bool
+    /// The hex SHA-256 the file must have; a mismatch fails the download and removes the file.
+    public var expectedSHA256: String?
+
+    /// Creates options; every argument has the documented default.
+    public init(destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) {
+        self.destination = destination
+        self.resumable = resumable
+        self.expectedSHA256 = expectedSHA256?.lowercased()
+    }
+}
+
+/// Why a download to a file failed after the server answered.
+public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
+    /// A file could not be written, moved or read (the reason says which).
+    case fileSystem(String)
+    /// The file's SHA-256 is not the expected one; it was removed.
+    case checksumMismatch(expected: String, actual: String)
+    /// The body ended before the announced size.
+    case incomplete(received: Int64, expected: Int64)
+
+    public var description: String {
+        switch self {
+        case .fileSystem(let reason): reason
+        case .checksumMismatch(let expected, let actual):
+            "the file's SHA-256 is \(actual), not the expected \(expected); it was removed"
+        case .incomplete(let received, let expected): "the body ended after \(received) of \(expected) bytes"
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a download's body into its partial file as it arrives, as ``DownloadStateMachine``
+/// decides for each response head: from the start, or appended to a kept partial file. It hashes
+/// what it writes when a checksum is expected, keeps the resumption record beside the partial file
+/// when the download is resumable, and reports progress counting the bytes already kept.
+///
+/// Thread-safety (hence `@unchecked Sendable`): a transport calls ``begin(_:canPause:resume:)``
+/// and ``receive(_:)`` from one thread at a time, strictly before the exchange that carries the
+/// sink returns; the download reads the outcome (``decision``, ``finish()``) only after that.
+final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
+    let partialURL: URL
+    let resumptionURL: URL?
+    let requestURL: URL
+    let start: DownloadStateMachine.Start
+    private let prefixHasher: SHA256?
+    private let progress: ProgressHandler?
+
+    private(set) var decision: DownloadStateMachine.Decision?
+    private(set) var head: ResponseHead?
+    private(set) var written: Int64 = 0
+    private(set) var failure: DownloadFailure?
+    private var descriptor: Int32 = -1
+    private var hasher: SHA256?
+    private var total: Int64?
+
+    /// - Parameters:
+    ///   - prefixHasher: with a checksum, the hash of the kept partial file's bytes when resuming,
+    ///     or a fresh hasher; `nil` without a checksum.
+    ///   - resumptionURL: where the resumption record goes, for a resumable download.
+    init(
+        partialURL: URL, resumptionURL: URL?, requestURL: URL, start: DownloadStateMachine.Start, prefixHasher: SHA256?,
+        progress: ProgressHandler?
+    ) {
+        self.partialURL = partialURL
+        self.resumptionURL = resumptionURL
+        self.requestURL = requestURL
+        self.start = start
+        self.prefixHasher = prefixHasher
+        self.progress = progress
+    }
+
+    deinit { closeFile() }
+
+    func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
+        let decision = DownloadStateMachine.decide(status: head.statusCode, headers: head.headers, start: start)
+        self.decision = decision
+        self.head = head
+        closeFile()
+        switch decision {
+        case .notADownload, .alreadyComplete: return false
+        case .restart: return true
+        case .writeFromStart(let total):
+            guard open(truncatingTo: 0) else { return true }
+            hasher = prefixHasher == nil ? nil : SHA256()
+            self.total = total
+        case .append(let offset, let total):
+            guard open(truncatingTo: offset) else { return true }
+            hasher = prefixHasher
+            self.total = total
+        }
+        if let resumptionURL, let validator = DownloadStateMachine.validator(in: head.headers) {
+            let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
+            try? JSONEncoder().encode(record).write(to: resumptionURL, options: .atomic)
+        }
+        report()
+        return true
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
+        switch decision {
+        case .writeFromStart?, .append?:
+            guard descriptor >= 0 else { return .failed(.invalidRequest(failure?.description ?? "the partial file is not open")) }
+            return write(bytes)
+        default:
+            return .failed(.invalidRequest("the download starts over"))
+        }
+    }
+
+    /// Flushes and closes the partial file; returns its size and, with a checksum, its hex SHA-256.
+    func finish() -> (size: Int64, sha256: String?)? {
+        guard descriptor >= 0 else { return nil }
+        defer { closeFile() }
+        guard fsync(descriptor) == 0 else {
+            failure = .fileSystem("the partial file \(partialURL.path) could not be flushed: \(POSIX.lastError)")
+            return nil
+        }
+        let digest = hasher.map { hasher in hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+        return (written, digest)
+    }
+
+    /// The size announced for the whole file.
+    var expectedTotal: Int64? { total }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
+        guard let base = bytes.baseAddress else { return .accepted }
+        var offset = 0
+        while offset < bytes.count {
+            let count = POSIX.write(descriptor, base + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                failure = .fileSystem("the partial file \(partialURL.path) could not be written: \(POSIX.lastError)")
+                return .failed(.invalidRequest(failure?.description ?? ""))
+            }
+            offset += count
+        }
+        hasher?.update(buffer: bytes)
+        written += Int64(bytes.count)
+        report()
+        return .accepted
+    }
+
+    private func open(truncatingTo size: Int64) -> Bool {
+        descriptor = POSIX.open(partialURL.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, ftruncate(descriptor, off_t(size)) == 0, lseek(descriptor, off_t(size), SEEK_SET) >= 0 else {
+            failure = .fileSystem("the partial file \(partialURL.path) could not be opened: \(POSIX.lastError)")
+            closeFile()
+            return false
+        }
+        written = size
+        return true
+    }
+
+    private func closeFile() {
+        if descriptor >= 0 {
+            POSIX.close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    private func report() {
+        guard let progress else { return }
+        let snapshot = TransferProgress(bytesReceived: written, totalBytesToReceive: total)
+        BlockingGuard.runningTransportCallback { progress(snapshot) }
+    }
+}
+

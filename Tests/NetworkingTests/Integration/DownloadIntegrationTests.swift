@@ -1,0 +1,213 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Networking
+
+/// Downloads to files against nginx (real Range, If-Range and ETag handling of static files), the
+/// test API's `/files` (cuts, ignored ranges, changing versions) and httpbin's `/range` and `/drip`.
+@Suite("Downloads end to end")
+struct DownloadIntegrationTests {
+    struct Digest: Decodable, Sendable { let sha256: String }
+
+    /// A fresh folder for one test's files.
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("downloads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func contents(of folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+
+    static func sha256(of file: URL) throws -> String {
+        SHA256.hash(Array(try Data(contentsOf: file))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func nginxSHA256(_ name: String) async throws -> String {
+        let servers = try TestServers.require()
+        let text = try await TestAPI.anonymous(servers.nginxURL).performRawRequest(.get("sha256.txt")).get().text
+        let line = try #require(text.split(separator: "\n").first { $0.hasSuffix(name) })
+        return String(line.split(separator: " ").first ?? "")
+    }
+
+    @Test("A file from nginx is streamed to its destination, checked, and nothing else is left", arguments: TransportUnderTest.all)
+    func nginxFile(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL, transport: transport.shared)
+        let destination = folder.appendingPathComponent("10m.bin")
+        let progress = ProgressLog()
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("10m.bin").downloading(to: destination).reportingProgress { progress.record($0) }
+        ).get()
+        #expect(file.url == destination && file.size == 10 * 1024 * 1024 && file.resumedFrom == 0 && file.sha256 == nil)
+        #expect(try Data(contentsOf: destination) == (try await repository.performRawRequest(.get("10m.bin")).get().body))
+        #expect(Self.contents(of: folder) == ["10m.bin"])
+        let last = try #require(progress.last)
+        #expect(last.bytesReceived == Int64(10 * 1024 * 1024))
+        #expect(last.totalBytesToReceive == Int64(10 * 1024 * 1024))
+        let checked = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(
+                to: folder.appendingPathComponent("1m.bin"), expectedSHA256: try await Self.nginxSHA256("1m.bin"))
+        ).get()
+        #expect(checked.sha256 == (try await Self.nginxSHA256("1m.bin")))
+    }
+
+    @Test("A body cut midway keeps a resumable partial file; the next download asks for the rest with If-Range", arguments: TransportUnderTest.all)
+    func resumeAfterCut(transport: TransportUnderTest) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        let destination = folder.appendingPathComponent("big.bin")
+        let key = UUID().uuidString
+        let digest: Digest = try await repository.performRequest(.get("files/big/sha256", parameters: ["size": 3_000_000])).get()
+        let path = "files/big"
+        let first = await repository.performRequest(
+            Endpoint<DownloadedFile>.get(path, parameters: ["size": 3_000_000, "cut_once": key, "cut_after": 1_000_000])
+                .downloading(to: destination, resumable: true))
+        guard case .noNetworkConnection(.connectionLost, _)? = first.failure else {
+            Issue.record("expected a lost connection, got \(first)")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(Self.contents(of: folder) == [".big.bin.download", ".big.bin.download.json"])
+        let second = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get(path, parameters: ["size": 3_000_000, "cut_once": key, "cut_after": 1_000_000])
+                .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
+        ).get()
+        #expect(second.statusCode == 206)
+        #expect(second.resumedFrom >= 1_000_000)
+        #expect(second.size == 3_000_000)
+        #expect(try Self.sha256(of: destination) == digest.sha256)
+        #expect(Self.contents(of: folder) == ["big.bin"])
+    }
+
+    @Test("When the server ignores the range (200) or the file changed, the download starts over cleanly")
+    func restartWhenRangeIgnoredOrChanged() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous()
+        let destination = folder.appendingPathComponent("changing.bin")
+        let key = UUID().uuidString
+        _ = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/changing", parameters: ["size": 500_000, "cut_once": key, "cut_after": 200_000])
+                .downloading(to: destination, resumable: true))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".changing.bin.download").path))
+        // Version 2: the validator no longer matches, so If-Range gets the whole new file (200).
+        let digest: Digest = try await repository.performRequest(
+            .get("files/changing/sha256", parameters: ["size": 500_000, "version": 2])).get()
+        let changed = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/changing", parameters: ["size": 500_000, "version": 2])
+                .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
+        ).get()
+        #expect(changed.statusCode == 200 && changed.resumedFrom == 0 && changed.size == 500_000)
+        // A server that ignores ranges.
+        let key2 = UUID().uuidString
+        _ = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/plain", parameters: ["size": 400_000, "cut_once": key2, "cut_after": 100_000])
+                .downloading(to: destination, resumable: true))
+        let ignored = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/plain", parameters: ["size": 400_000, "ignore_range": 1])
+                .downloading(to: destination, resumable: true)
+        ).get()
+        #expect(ignored.statusCode == 200 && ignored.size == 400_000)
+        #expect(Self.contents(of: folder) == ["changing.bin"])
+    }
+
+    @Test("nginx resumes from a kept partial file: Range and If-Range with its ETag give 206")
+    func nginxResume() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        // The first megabyte's first 300,000 bytes, kept as a partial file with nginx's ETag.
+        let whole = try await repository.performRawRequest(.get("1m.bin")).get()
+        let files = DownloadFiles(destination: destination)
+        try whole.body.prefix(300_000).write(to: files.partial)
+        let record = DownloadStateMachine.Resumption(
+            url: servers.nginxURL + "/1m.bin", validator: try #require(whole.headers["ETag"]), total: 1_048_576)
+        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        let resumed = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(
+                to: destination, resumable: true, expectedSHA256: try await Self.nginxSHA256("1m.bin"))
+        ).get()
+        #expect(resumed.statusCode == 206 && resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
+        #expect(try Data(contentsOf: destination) == whole.body)
+    }
+
+    @Test("A checksum mismatch fails and removes everything; a 404 writes nothing")
+    func checksumAndErrors() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("small.json")
+        let wrong = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("small.json").downloading(to: destination, expectedSHA256: String(repeating: "0", count: 64)))
+        guard case .downloadFailed(.checksumMismatch, _)? = wrong.failure else {
+            Issue.record("expected a checksum mismatch, got \(wrong)")
+            return
+        }
+        let missing = await repository.performRequest(Endpoint<DownloadedFile>.get("missing.bin").downloading(to: destination))
+        #expect(missing.failure?.statusCode == 404)
+        #expect(Self.contents(of: folder).isEmpty)
+    }
+
+    @Test("Cancelling a download leaves no file behind, or a resumable partial file when asked", arguments: [false, true])
+    func cancellation(resumable: Bool) async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        let destination = folder.appendingPathComponent("drip.bin")
+        let started = ProgressLog()
+        let call = Task {
+            await repository.performRequest(
+                Endpoint<DownloadedFile>.get("drip", parameters: ["numbytes": 100, "duration": 10, "delay": 0])
+                    .downloading(to: destination, resumable: resumable).reportingProgress { started.record($0) })
+        }
+        while started.last.map({ $0.bytesReceived < 2 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
+        call.cancel()
+        guard case .cancelled? = await call.value.failure else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(Self.contents(of: folder) == (resumable ? [".drip.bin.download"] : []))
+    }
+
+    @Test("httpbin's /range answers ranges; a download without a destination lands in the temporary folder")
+    func httpbinRange() async throws {
+        let servers = try TestServers.require()
+        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        let file = try await repository.performRequest(Endpoint<DownloadedFile>.get("range/2048").downloading()).get()
+        defer { try? FileManager.default.removeItem(at: file.url) }
+        #expect(file.size == 2048)
+        #expect(file.url.deletingLastPathComponent().standardizedFileURL == FileManager.default.temporaryDirectory.standardizedFileURL)
+        #expect(file.url.lastPathComponent.hasPrefix("2048."))
+    }
+
+    @Test("A saveAsResource route downloads; called as another type it is refused")
+    func saveAsResourceRoute() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.nginxURL)
+        configuration.routes = try RouteTable([Route(name: "blob", path: "1m.bin", requiresSession: false, saveAsResource: true)])
+        let repository = TestAPI.Repository(configuration: configuration)
+        let file = try await repository.performRequest(Endpoint<DownloadedFile>.route("blob")).get()
+        defer { try? FileManager.default.removeItem(at: file.url) }
+        #expect(file.size == 1_048_576)
+        let wrong = await repository.performRawRequest(.route("blob"))
+        #expect(wrong.failure?.description.contains("saves its answer to a file") == true)
+    }
+}
+
+/// Progress values seen so far, thread-safe.
+final class ProgressLog: Sendable {
+    private let values = Mutex<[TransferProgress]>([])
+    func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
+    var last: TransferProgress? { values.withLock { $0.last } }
+}
