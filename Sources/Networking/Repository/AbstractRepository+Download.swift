@@ -208,3 +208,53 @@ struct DownloadFiles: Sendable {
         hashPartial(upTo: partialSize ?? 0).map { hasher in hasher.finalize().map { String(format: "%02x", $0) }.joined() }
     }
 }
+
+extension AbstractRepository {
+    /// Sends the endpoint and returns its body as it arrives, as soon as a 2xx head is in: read
+    /// the ``ResponseChunks`` while the transfer runs. A non-2xx answer fails as any call does.
+    public func performRequest(_ endpoint: Endpoint<ResponseChunks>) async -> Result<ResponseChunks, RepositoryError> {
+        await performRequest(endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self)).map(\.value)
+    }
+
+    /// Sends the endpoint and returns its status, headers and body as it arrives; see
+    /// ``performRequest(_:)-(Endpoint<ResponseChunks>)``.
+    public func performRequest(_ endpoint: Endpoint<RepositoryResponse<ResponseChunks>>) async
+        -> Result<RepositoryResponse<ResponseChunks>, RepositoryError>
+    {
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
+            let chunks = ResponseChunks()
+            var streaming = endpoint
+            streaming.responseBodySink = chunks.sink
+            let sink = chunks.sink
+            // The body outlives this call's activity: it counts as activity of its own until it ends.
+            let activity = self.configuration.activity
+            let body = ActivityEvent.Call(id: UUID(), name: endpoint.name, preventsUserInteraction: false)
+            activity.begin(body)
+            chunks.drive(
+                with: Task {
+                    defer { activity.end(body) }
+                    do throws(RepositoryError) {
+                        _ = try await self.exchange(streaming)
+                        sink.end(nil)
+                    } catch {
+                        sink.end(error)
+                    }
+                })
+            let start = await withTaskCancellationHandler {
+                await sink.waitForStart()
+            } onCancel: {
+                chunks.cancel()
+            }
+            switch start {
+            case .head(let head):
+                let request = RequestSummary(method: endpoint.method, url: head.url ?? URL(fileURLWithPath: "/"))
+                return RepositoryResponse(value: chunks, statusCode: head.statusCode, headers: head.headers, url: head.url, request: request)
+            case .ended(let error?): throw error
+            case .ended(nil):
+                throw .invalidResponse(
+                    reason: "the response ended without a body to stream",
+                    context: ErrorContext(request: RequestSummary(method: endpoint.method, url: URL(fileURLWithPath: "/"))))
+            }
+        }
+    }
+}

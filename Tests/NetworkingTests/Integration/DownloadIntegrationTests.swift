@@ -211,3 +211,66 @@ final class ProgressLog: Sendable {
     func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
     var last: TransferProgress? { values.withLock { $0.last } }
 }
+
+@Suite("Streamed response bodies end to end")
+struct ResponseChunksIntegrationTests {
+    @Test("A body is read chunk by chunk while it arrives, head first", arguments: TransportUnderTest.all)
+    func chunks(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let repository = try TestAPI.anonymous(servers.nginxURL, transport: transport.shared)
+        let response = try await repository.performRequest(Endpoint<RepositoryResponse<ResponseChunks>>.get("10m.bin")).get()
+        #expect(response.statusCode == 200)
+        #expect(response.headers["Content-Length"] == "10485760")
+        var total = 0
+        var count = 0
+        for try await chunk in response.value {
+            total += chunk.count
+            count += 1
+            // A slow reader: libcurl pauses rather than buffering the whole body.
+            if count % 50 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(total == 10 * 1024 * 1024)
+        #expect(count > 1)
+    }
+
+    @Test("httpbin's /drip arrives over time; a 404 fails before any chunk; a cut body throws midway")
+    func dripAndFailures() async throws {
+        let servers = try TestServers.require()
+        let drip = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
+            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 5, "duration": 0.5, "delay": 0])).get()
+        var bytes = 0
+        for try await chunk in drip { bytes += chunk.count }
+        #expect(bytes == 5)
+        let missing = await (try TestAPI.anonymous(servers.nginxURL)).performRequest(Endpoint<ResponseChunks>.get("missing.bin"))
+        #expect(missing.failure?.statusCode == 404)
+        let cut = try await TestAPI.anonymous(servers.faultURL).performRequest(Endpoint<ResponseChunks>.get("cut-body").withoutSession()).get()
+        do {
+            for try await _ in cut {}
+            Issue.record("a cut body must throw")
+        } catch {
+            guard case .noNetworkConnection(.connectionLost, _) = error else {
+                Issue.record("expected connectionLost, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test("Dropping the sequence cancels the transfer")
+    func dropCancels() async throws {
+        let servers = try TestServers.require()
+        let activity = NetworkActivity()
+        var configuration = try TestServers.configuration(servers.httpbinURL)
+        configuration.activity = activity
+        let repository = TestAPI.Repository(configuration: configuration)
+        var stream: ResponseChunks? = try await repository.performRequest(
+            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 100, "duration": 30, "delay": 0]).withoutSession()).get()
+        var iterator = stream?.makeAsyncIterator()
+        _ = try await iterator?.next()
+        #expect(activity.inFlight == 1, "the transfer is still running")
+        iterator = nil
+        stream = nil
+        _ = stream
+        for _ in 0..<200 where activity.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(activity.inFlight == 0)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Synchronization
+
+/// A response body as it arrives, chunk by chunk: an asynchronous sequence of `Data` that a
+/// caller reads while the transfer runs, for bodies too large to hold or that never end (logs,
+/// server-sent events).
+///
+/// ```swift
+/// func follow() async throws {
+///     let log = try await repository.performRequest(Endpoint<ResponseChunks>.get("logs/live")).get()
+///     for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
+/// }
+/// ```
+///
+/// At most about 1 MiB waits unread: beyond it, ``LibcurlTransport`` stops reading from the
+/// network until the reader catches up (``URLSessionTransport`` cannot pause, so it keeps
+/// buffering). The sequence ends when the body is complete, or throws the call's
+/// ``RepositoryError`` when the transfer fails midway. Dropping the sequence (or cancelling the
+/// task that reads it) cancels the transfer. It can be iterated once.
+public final class ResponseChunks: AsyncSequence, Sendable {
+    public typealias Element = Data
+    public typealias Failure = RepositoryError
+
+    let sink = ChunkSink()
+    private let transfer = Mutex<Task<Void, Never>?>(nil)
+
+    init() {}
+
+    deinit {
+        transfer.withLock { $0 }?.cancel()
+    }
+
+    /// Keeps the task that drives the transfer, to cancel it when the sequence goes away.
+    func drive(with task: Task<Void, Never>) {
+        transfer.withLock { $0 = task }
+    }
+
+    /// Cancels the transfer; the sequence then ends with ``RepositoryError/cancelled(_:)``.
+    public func cancel() {
+        transfer.withLock { $0 }?.cancel()
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
+
+    /// Reads the chunks in order.
+    public struct Iterator: AsyncIteratorProtocol {
+        let chunks: ResponseChunks
+
+        public mutating func next() async throws(RepositoryError) -> Data? {
+            try await chunks.sink.next()
+        }
+    }
+}
+
+/// The buffer between a transport delivering a body and a caller reading ``ResponseChunks``.
+final class ChunkSink: ResponseBodySink {
+    /// What the caller waits for before the body: the accepted head, or how the call ended first.
+    enum Start: Sendable {
+        case head(ResponseHead)
+        case ended(RepositoryError?)
+    }
+
+    private struct State {
+        var chunks: [Data] = []
+        var buffered = 0
+        var ended = false
+        var failure: RepositoryError?
+        var paused = false
+        var resume: (@Sendable () -> Void)?
+        var reader: CheckedContinuation<Result<Data?, RepositoryError>, Never>?
+        var head: ResponseHead?
+        var startWaiter: CheckedContinuation<Start, Never>?
+    }
+
+    /// Unread bytes beyond which the transport is asked to pause.
+    static let highWater = 1024 * 1024
+
+    private let state = Mutex(State())
+
+    func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
+        guard (200..<300).contains(head.statusCode) else { return false }
+        let waiter = state.withLock { state -> CheckedContinuation<Start, Never>? in
+            state.resume = canPause ? resume : nil
+            guard state.head == nil else { return nil }
+            state.head = head
+            defer { state.startWaiter = nil }
+            return state.startWaiter
+        }
+        waiter?.resume(returning: .head(head))
+        return true
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
+        let chunk = Data(bytes)
+        let (status, reader) = state.withLock { state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
+            if state.ended { return (.failed(.cancelled), nil) }
+            if state.resume != nil, state.buffered >= Self.highWater {
+                state.paused = true
+                return (.paused, nil)
+            }
+            if let reader = state.reader {
+                state.reader = nil
+                return (.accepted, reader)
+            }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            return (.accepted, nil)
+        }
+        reader?.resume(returning: .success(chunk))
+        return status
+    }
+
+    /// The call ended: the sequence finishes after the buffered chunks, or fails with `error`.
+    func end(_ error: RepositoryError?) {
+        let (reader, waiter) = state.withLock { state in
+            state.ended = true
+            state.failure = error
+            defer {
+                state.reader = nil
+                state.startWaiter = nil
+            }
+            return (state.chunks.isEmpty ? state.reader : nil, state.head == nil ? state.startWaiter : nil)
+        }
+        reader?.resume(returning: error.map { .failure($0) } ?? .success(nil))
+        waiter?.resume(returning: .ended(error))
+    }
+
+    /// Waits for the accepted head, or for the end of a call that had none.
+    func waitForStart() async -> Start {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Start? in
+                if let head = state.head { return .head(head) }
+                if state.ended { return .ended(state.failure) }
+                state.startWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// The next chunk, `nil` at the end.
+    func next() async throws(RepositoryError) -> Data? {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, RepositoryError>, Never>) in
+            let (ready, resume) = state.withLock { state -> (Result<Data?, RepositoryError>?, (@Sendable () -> Void)?) in
+                if !state.chunks.isEmpty {
+                    let chunk = state.chunks.removeFirst()
+                    state.buffered -= chunk.count
+                    guard state.paused, state.buffered < Self.highWater / 2 else { return (.success(chunk), nil) }
+                    state.paused = false
+                    return (.success(chunk), state.resume)
+                }
+                if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), nil) }
+                state.reader = continuation
+                guard state.paused else { return (nil, nil) }
+                state.paused = false
+                return (nil, state.resume)
+            }
+            resume?()
+            if let ready { continuation.resume(returning: ready) }
+        }
+        return try result.get()
+    }
+}
+
