@@ -10,7 +10,9 @@ struct Options {
     var requests = 20_000
     var memoryRequests = 100_000
     var json = false
-    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw"]
+    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "transfers"]
+    var transferFile = ""
+    var workFolder = NSTemporaryDirectory()
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -21,6 +23,8 @@ struct Options {
             case "--memory-requests": memoryRequests = Int(iterator.next() ?? "") ?? memoryRequests
             case "--json": json = true
             case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
+            case "--transfer-file": transferFile = iterator.next() ?? ""
+            case "--work-folder": workFolder = iterator.next() ?? workFolder
             default: throw UsageError(description: "unknown argument \(argument)")
             }
         }
@@ -173,6 +177,12 @@ func run() async throws {
     #endif
     let decode = options.cases.contains("libcurl") ? await largeDecodeMicroseconds(baseURL: options.baseURL) : nil
     report(results, memory: memory, decode: decode, json: options.json)
+    if options.cases.contains("transfers"), !options.transferFile.isEmpty {
+        let transfers = try await TransferBenchmarks.run(
+            baseURL: options.baseURL, file: URL(fileURLWithPath: options.transferFile),
+            workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true))
+        TransferBenchmarks.report(transfers, json: options.json)
+    }
 }
 
 /// The program's work, run from a synchronous `main` (valgrind cannot run an async `main`).
