@@ -132,6 +132,34 @@ enum Readme {
         return text.components(separatedBy: "```json\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
     }
 
+    // MARK: Transfers
+
+    final class FilesRepository: AbstractRepository, @unchecked Sendable {
+        func uploadPhoto(_ file: URL) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint.upload(.put, "photos/1", body: .file(file)).withContentDigests([.md5, .sha256]))
+        }
+
+        func submit(report: URL, title: String) async throws -> Result<Void, RepositoryError> {
+            var form = MultipartFormData()
+            try form.append(fileAt: report, name: "report")
+            form.append(Data("notes".utf8), name: "notes", fileName: "notes.txt", contentType: "text/plain")
+            return await performRequest(Endpoint.upload(.post, "reports", form: form, parameters: ["title": title]))
+        }
+
+        func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint.post("books/import", body: books).gzipped())
+        }
+
+        func fetchExport(to file: URL, sha256: String) async -> Result<DownloadedFile, RepositoryError> {
+            await performRequest(Endpoint.get("exports/latest.csv").downloading(to: file, resumable: true, expectedSHA256: sha256))
+        }
+
+        func follow() async throws {
+            let log = try await performRequest(Endpoint<ResponseChunks>.get("logs/live")).get()
+            for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
+        }
+    }
+
     // MARK: Errors
 
     enum BooksError: CustomRepositoryErrorType {
