@@ -108,6 +108,12 @@ extension RouteTable {
         resolved.preventsUserInteraction = route.preventUserInteraction
         resolved.gzipsBody = endpoint.gzipsBody || route.gzip
         resolved.savesToFile = route.saveAsResource
+        if route.cacheTTL != nil || !route.invalidatesCachedRouteNames.isEmpty || route.cacheIgnoreQueryParameters {
+            resolved.options[RouteCacheSettingsKey.self] = RouteCacheSettings(
+                timeToLive: route.cacheTTL, invalidatesRouteNames: route.invalidatesCachedRouteNames,
+                ignoresQueryParameters: route.cacheIgnoreQueryParameters)
+        }
+        if route.offline { resolved.options[OfflineQueueingKey.self] = true }
         if route.serialization == .raw, resolved.requestBody == nil {
             throw .invalidRequest(
                 reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",

@@ -55,7 +55,8 @@ public struct Route: Sendable {
     /// Creates a route; every argument after `path` has the documented default.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty name, an invalid
-    ///   path template, or an option whose feature this version does not offer (see ``RouteTable``).
+    ///   path template, a timeout that is not positive, a negative cache TTL, or a header that
+    ///   cannot be sent.
     public init(
         name: String, method: HTTPMethod = .get, path: String, headers: HTTPHeaders = [:],
         serialization: RouteSerialization? = nil, contentType: String? = nil, requestRootKey: String? = nil,
@@ -89,36 +90,14 @@ public struct Route: Sendable {
         if let problem = problem { throw .invalidConfiguration(reason: "route \"\(name)\": \(problem)") }
     }
 
-    /// What keeps the route from being used, or `nil`: values out of range, and options whose
-    /// feature has not landed in this version — they are refused rather than silently ignored.
+    /// What keeps the route from being used, or `nil`: values out of range. (Options whose feature
+    /// lives in another product — the cache, the offline queue — are checked when a call is made:
+    /// without that product's interceptor the call fails rather than silently ignoring them.)
     var problem: String? {
         if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
         if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
         if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }
-        for (option, asked) in [
-            ("gzip", gzip), ("saveAsResource", saveAsResource), ("cacheTTL", cacheTTL != nil),
-            ("invalidatesCachedRouteNames", !invalidatesCachedRouteNames.isEmpty),
-            ("cacheIgnoreQueryParameters", cacheIgnoreQueryParameters), ("offline", offline),
-        ] where asked && Self.notYetSupported.contains(option) {
-            return "\"\(option)\" is not supported yet: \(Self.pendingFeature(of: option)) has not landed in this version"
-        }
-        if let serialization, Self.notYetSupported.contains(serialization.rawValue) {
-            return "serialization \"\(serialization.rawValue)\" is not supported yet: uploads have not landed in this version"
-        }
         return nil
-    }
-
-    /// Options parsed and validated, whose feature is not part of this version yet.
-    static let notYetSupported: Set<String> = [
-        "cacheTTL", "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
-    ]
-
-    private static func pendingFeature(of option: String) -> String {
-        switch option {
-        case "gzip", "saveAsResource": "transfers (compressed uploads, downloads to files)"
-        case "offline": "the offline queue"
-        default: "the response cache"
-        }
     }
 }
 

@@ -23,6 +23,16 @@ public protocol SessionAuthorizing: Sendable {
     /// credential is not accepted even when fresh, so the session should end if `authorization`
     /// is still the current one. A request is replayed at most once, so this ends refresh loops.
     func replayRejected(_ authorization: SessionAuthorization) async
+
+    /// A stable name for whose session this is, or `nil` when nobody is logged in: what features
+    /// that keep data per user (a response cache, an offline queue) key it by, so that switching
+    /// users never shows one user's data to another. Default `nil`.
+    var sessionIdentity: String? { get }
+}
+
+extension SessionAuthorizing {
+    /// No identity unless the session says so.
+    public var sessionIdentity: String? { nil }
 }
 
 /// Signs requests that need a session with its `Authorization`, fails them before the network

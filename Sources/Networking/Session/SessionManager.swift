@@ -101,6 +101,19 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// The current credential, or `nil` when logged out.
     public var credential: Credential? { state.withLock { $0.credential } }
 
+    /// Whose session this is, for data kept per user: the user's `id` when `User` is
+    /// `Identifiable`, else a digest of the user's JSON form (or of the access token while the
+    /// user is not known yet); `nil` when logged out.
+    public var sessionIdentity: String? {
+        let (user, token) = state.withLock { ($0.user, $0.credential?.accessToken) }
+        guard let token else { return nil }
+        if let identifiable = user as? any Identifiable { return "user:\(identifiable.id)" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = user.flatMap { try? encoder.encode($0) } ?? Data(token.utf8)
+        return "sha256:" + SHA256.hash(Array(data)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// A stream of every change from now on (see ``SessionEvent`` for the order). Each call
     /// returns a new stream; it ends when the manager is released.
     public func events() -> AsyncStream<SessionEvent<User>> {

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The steps of a call, one by one, for features built on the library (a batch client, an
+/// offline queue) that prepare requests, send them their own way, and read answers as the
+/// repository would.
+extension AbstractRepository {
+    /// The request an endpoint makes — its route resolved, its URL, headers and body built —
+    /// without sending it. The session's `Authorization` is not in it: the session signs a
+    /// request when it goes through the chain.
+    ///
+    /// - Throws: the errors a call fails with before anything is sent (``RepositoryError/invalidRequest(reason:request:)``,
+    ///   ``RepositoryError/invalidURL(reason:)``, ``RepositoryError/invalidConfiguration(reason:)``).
+    public func makeRequest<Response>(for endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
+        try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder))
+    }
+
+    /// Sends a prepared request through this repository's whole chain — retries, the session
+    /// (which signs it), interceptors, logging, the transport — and returns the response as it
+    /// came, whatever its status.
+    ///
+    /// - Parameter context: what the interceptors see: whether it needs the session, its name
+    ///   and options.
+    public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
+        do throws(RepositoryError) {
+            return .success(try await pipeline.send(request, context: context))
+        } catch {
+            return .failure(error.attempted(context.attempt))
+        }
+    }
+
+    /// Reads a response as the answer to `endpoint`, exactly as ``performRequest(_:)-(Endpoint<T>)``
+    /// would: a 401 or another non-2xx status becomes the matching error (custom errors
+    /// included), a 2xx body is decoded (key path, decoding step, mapping step), and failures
+    /// reach the decode-error hook.
+    ///
+    /// - Parameters:
+    ///   - response: the answer, however it arrived (one item of a batch, say).
+    ///   - request: the request it answers, for errors and the hook.
+    public func interpret<T: Decodable & Sendable>(_ response: TransportResponse, to request: TransportRequest, for endpoint: Endpoint<T>)
+        -> Result<T, RepositoryError>
+    {
+        let resolved: Endpoint<T>
+        do {
+            resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+            try validate(response, to: request, endpoint: resolved)
+            return .success(try decoded(resolved, from: response, request: request.summary))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Reads a response as the answer to an endpoint whose body is ignored: only its status counts.
+    public func interpret(_ response: TransportResponse, to request: TransportRequest, for endpoint: Endpoint<Void>)
+        -> Result<Void, RepositoryError>
+    {
+        do {
+            let resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+            try validate(response, to: request, endpoint: resolved)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
