@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Networking", targets: ["Networking"]),
         .library(name: "NetworkingTestSupport", targets: ["NetworkingTestSupport"]),
+        .library(name: "NetworkingOffline", targets: ["NetworkingOffline"]),
         .executable(name: "Demo", targets: ["Demo"]),
     ],
     targets: [
@@ -26,13 +27,17 @@ let package = Package(
             name: "Networking",
             dependencies: ["CZlib", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
-        .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo", resources: [.copy("routes.json")]),
+        // The offline write queue and the batch client, built on Networking's public API only.
+        .target(name: "NetworkingOffline", dependencies: ["Networking", "CZlib"]),
+        .executableTarget(
+            name: "Demo", dependencies: ["Networking", "NetworkingOffline"], path: "Demo", resources: [.copy("routes.json")]),
         // script/bench: throughput and memory of the transports against nginx on loopback.
         .executableTarget(
             name: "NetworkingBenchmarks",
             dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
+        .testTarget(name: "NetworkingOfflineTests", dependencies: ["NetworkingOffline", "Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -101,6 +101,9 @@ enum HeaderValidation {
     private static let tokenCharacters = Set(
         "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
 
+    /// Whether a character may appear in a token (a header name, a method).
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool { tokenCharacters.contains(scalar) }
+
     /// What is wrong with the headers, or `nil` when every field can be sent.
     static func problem(in headers: HTTPHeaders) -> String? {
         for field in headers {

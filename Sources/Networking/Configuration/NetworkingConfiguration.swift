@@ -77,6 +77,10 @@ public struct NetworkingConfiguration: Sendable {
     /// ``QueryEncodingStyle/default`` (`ids[]=1&ids[]=2`, `true`/`false`); an endpoint's own
     /// ``Endpoint/queryEncodingStyle`` wins.
     public var queryEncodingStyle: QueryEncodingStyle = .default
+    /// More hosts the session's credential may be sent to, besides ``domainURL``, for APIs spread
+    /// over several hosts (`files.example.com`). A call to any other host — an absolute route path
+    /// — goes without the session's `Authorization`. Default none.
+    public var sessionHosts: [String] = []
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)``
     /// and the repositories' object methods. Default none.
     public var routes = RouteTable.empty

@@ -36,7 +36,8 @@ struct ResponseDecoder: Sendable {
 
     /// The result of an endpoint's own decoding step; its failures are reported like any other.
     func decode<T>(
-        with custom: (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary
+        with custom: (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary,
+        reasonPrefix: String = ""
     ) throws(RepositoryError) -> T {
         let context = ErrorContext(request: request, response: response)
         do {
@@ -44,7 +45,7 @@ struct ResponseDecoder: Sendable {
         } catch let error as RepositoryError {
             throw error
         } catch let error as DecodingError {
-            throw failure(for: error, type: T.self, context: context)
+            throw failure(for: error, typeName: String(describing: T.self), context: context, reasonPrefix: reasonPrefix)
         } catch {
             throw reported(.mismatch, type: T.self, context: context, codingPath: "", reason: "\(error)")
         }
@@ -64,7 +65,9 @@ struct ResponseDecoder: Sendable {
     }
 
     @discardableResult
-    private func failure(for error: DecodingError, typeName: String, context: ErrorContext) -> RepositoryError {
+    private func failure(for error: DecodingError, typeName: String, context: ErrorContext, reasonPrefix: String = "")
+        -> RepositoryError
+    {
         let body = context.response?.body ?? Data()
         let json = try? JSONValue(parsing: body)
         guard let json else {
@@ -73,7 +76,7 @@ struct ResponseDecoder: Sendable {
                 reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
         }
         let (path, reason) = Self.describe(error, in: json)
-        return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reason)
+        return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reasonPrefix + reason)
     }
 
     private func reported<T>(

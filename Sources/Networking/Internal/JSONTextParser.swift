@@ -237,13 +237,14 @@ struct JSONTextParser {
     /// A failure at the current position.
     private func failure(_ message: String) -> Failure {
         var line = 1
-        var lineStart = 0
-        for position in 0..<min(index, bytes.count) where bytes[position] == 0x0A {
+        // A byte order mark is not a column.
+        var lineStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        for position in lineStart..<max(lineStart, min(index, bytes.count)) where bytes[position] == 0x0A {
             line += 1
             lineStart = position + 1
         }
         // Columns count characters, not bytes.
-        let column = String(decoding: bytes[lineStart..<min(index, bytes.count)], as: UTF8.self).count + 1
+        let column = String(decoding: bytes[lineStart..<max(lineStart, min(index, bytes.count))], as: UTF8.self).count + 1
         return Failure(message: message, line: line, column: column)
     }
 }

@@ -85,7 +85,9 @@ open class AbstractRepository: @unchecked Sendable {
         chain += placed(at: .beforeSigning)
         if let session {
             chain.append(
-                SessionInterceptor(session: session, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization")))
+                SessionInterceptor(
+                    session: session, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization"),
+                    hosts: Set(([configuration.baseURL.host ?? ""] + configuration.sessionHosts).map { $0.lowercased() })))
         }
         chain += placed(at: .afterSigning)
         if let storage = configuration.cookieStorage { chain.append(CookieInterceptor(storage: storage)) }
@@ -236,7 +238,7 @@ open class AbstractRepository: @unchecked Sendable {
             } catch {
                 throw MappingFailure(route: route, underlying: error)
             }
-        }, from: response, request: request)
+        }, from: response, request: request, reasonPrefix: "the mapping step of route \"\(route)\" failed: ")
     }
 
     /// Resolves the endpoint's route, counts the call as activity, and runs it.

@@ -48,6 +48,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// `CONNECT`: open a tunnel.
     public static let connect = HTTPMethod("CONNECT")
 
+    /// Whether the method is a valid token (RFC 9110 §5.6.2): not empty, no spaces, line breaks or
+    /// separators, so that it cannot change the request line.
+    public var isValidToken: Bool {
+        !rawValue.isEmpty && rawValue.unicodeScalars.allSatisfy(HeaderValidation.isTokenCharacter)
+    }
+
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).
     ///
     /// Retrying is only safe by default for idempotent methods.

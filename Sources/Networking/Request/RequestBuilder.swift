@@ -12,6 +12,11 @@ struct RequestBuilder {
     func build<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
         try configuration.validate()
         var url = try url(for: endpoint.path, encoded: endpoint.pathIsEncoded)
+        guard endpoint.method.isValidToken else {
+            throw .invalidRequest(
+                reason: "\"\(endpoint.method.rawValue)\" is not a valid method: a token without spaces, line breaks or separators",
+                request: nil)
+        }
         let style = endpoint.queryEncodingStyle ?? configuration.queryEncodingStyle
         if let timeout = endpoint.timeout, !(timeout > 0) {
             throw .invalidRequest(

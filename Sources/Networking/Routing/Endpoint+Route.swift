@@ -125,7 +125,8 @@ extension RouteTable {
     /// Where a serialization puts parameters, for a method.
     private static func encoding(of serialization: RouteSerialization, method: HTTPMethod) -> ParameterEncoding? {
         switch serialization {
-        case .json: .json
+        // GET and HEAD carry no body: their parameters go in the query.
+        case .json: method == .get || method == .head ? .query : .json
         case .query: .query
         case .form: .form
         case .url: [.get, .head, .delete].contains(method) ? .query : .form

@@ -4,8 +4,10 @@ import Foundation
 /// `categories/:itemID\.json`, filled in from a dictionary or an `Encodable` object.
 ///
 /// Syntax:
-/// - `:name` or `{name}`: a placeholder. A name starts with a letter or `_` and holds letters,
-///   digits, `_` and dots; dots walk into nested values (`:meeting.id`). `:8080` or `://` are
+/// - `:name` or `{name}`: a placeholder. A `:name` starts with a letter or `_` and holds letters,
+///   digits, `_` and dots; a `{name}` may also hold other characters but braces, `/` and spaces
+///   (OpenAPI's `{user-id}`), and does not start with a digit. Dots walk into nested values
+///   (`:meeting.id`). `:8080` or `://` are
 ///   literal text, so absolute URLs such as `https://files.example.com/:name` work.
 /// - `\`: ends a `:name` placeholder and makes the next character literal, for text right after
 ///   it (`:itemID\.json` → `1234.json`; WANetworkRouting's escape); `\:` is a literal colon. In a
@@ -56,7 +58,9 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             case .literal(let text): path += text
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
-                path += PathEncoding.encodeSegment(try Self.text(of: value, name: name))
+                let text = try Self.text(of: value, name: name)
+                // "." and ".." would be read as a path's dot segments and change its shape.
+                path += text == "." ? "%2E" : text == ".." ? "%2E%2E" : PathEncoding.encodeSegment(text)
             }
         }
         return path
@@ -115,9 +119,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     name.append(next)
                 }
                 guard closed else { throw .invalidConfiguration(reason: "the path \"\(text)\" has a \"{\" without its \"}\"") }
-                guard let first = name.first, isNameStart(first), name.allSatisfy(isNameCharacter), !name.hasSuffix(".") else {
+                // OpenAPI's names may hold "-" and more: anything but braces, "/" and spaces.
+                guard let first = name.first, !first.isNumber, first != ".", !name.hasSuffix("."),
+                    name.allSatisfy({ $0 != "{" && $0 != "/" && !$0.isWhitespace })
+                else {
                     throw .invalidConfiguration(
-                        reason: "the path \"\(text)\" has an invalid placeholder \"{\(name)}\": use letters, digits, \"_\" and dots")
+                        reason: "the path \"\(text)\" has an invalid placeholder \"{\(name)}\": a name such as {id} or {meeting.id}")
                 }
                 parts.append(.variable(name))
             default:

@@ -94,6 +94,9 @@ public struct Route: Sendable {
     /// lives in another product — the cache, the offline queue — are checked when a call is made:
     /// without that product's interceptor the call fails rather than silently ignoring them.)
     var problem: String? {
+        if !method.isValidToken {
+            return "the method \"\(method.rawValue)\" is not valid: a token without spaces, line breaks or separators"
+        }
         if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
         if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
         if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }

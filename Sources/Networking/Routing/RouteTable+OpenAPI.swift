@@ -40,7 +40,14 @@ extension RouteTable {
                 guard case .object(let operation)? = item[method] else { continue }
                 let name = operation["operationId"]?.stringValue ?? "\(method.uppercased()) \(path)"
                 let security = operation["security"] ?? globalSecurity
-                let requiresSession = if case .array(let requirements)? = security { !requirements.isEmpty } else { false }
+                // A session is needed when every alternative asks for a scheme: `[]` or an empty
+                // requirement `{}` among them allows anonymous calls.
+                let requiresSession =
+                    if case .array(let requirements)? = security {
+                        !requirements.isEmpty && !requirements.contains(.object([:]))
+                    } else {
+                        false
+                    }
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
                 do {
                     try add(
@@ -72,9 +79,20 @@ extension RouteTable {
         if swagger2 {
             raw = document["basePath"]?.stringValue ?? ""
         } else {
-            let server = document.value(atKeyPath: "servers.0.url")?.stringValue ?? ""
+            var server = document.value(atKeyPath: "servers.0.url")?.stringValue ?? ""
+            // Server variables take their defaults: https://{region}.example.com/{version}.
+            if case .object(let variables)? = document.value(atKeyPath: "servers.0.variables") {
+                for (name, variable) in variables {
+                    if let value = variable["default"]?.stringValue { server = server.replacingOccurrences(of: "{\(name)}", with: value) }
+                }
+            }
             // An absolute server URL contributes its path; a relative one is the path.
-            raw = URL(string: server).flatMap { $0.host != nil ? $0.path : nil } ?? server
+            if let scheme = server.range(of: "://") {
+                let afterAuthority = server[scheme.upperBound...].firstIndex(of: "/")
+                raw = afterAuthority.map { String(server[$0...]) } ?? ""
+            } else {
+                raw = server
+            }
         }
         let trimmed = raw.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed

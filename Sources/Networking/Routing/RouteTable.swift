@@ -66,8 +66,15 @@ public struct RouteTable: Sendable {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a name is in both tables.
     public mutating func merge(_ other: RouteTable) throws(RepositoryError) {
-        for name in other.names { if let route = other[name] { try add(route) } }
-        objectRoutes += other.objectRoutes
+        var merged = self
+        for name in other.names { if let route = other[name] { try merged.add(route) } }
+        for objectRoute in other.objectRoutes {
+            if merged.objectRoutes.contains(where: { $0.typeID == objectRoute.typeID && $0.route.method == objectRoute.route.method }) {
+                throw .invalidConfiguration(reason: "both tables have a route for \(objectRoute.typeName) and \(objectRoute.route.method)")
+            }
+            merged.objectRoutes.append(objectRoute)
+        }
+        self = merged
     }
 
     /// Gives the route a step after decoding (WebApiClient's mapping blocks): for example wiring
@@ -95,8 +102,9 @@ public struct RouteTable: Sendable {
     /// ``AbstractRepository/patchObject(_:)`` and ``AbstractRepository/deleteObject(_:)`` find it from
     /// the object, whose `Encodable` form fills the placeholders (`books/:id`).
     ///
-    /// Objects of subclasses and of types conforming to a registered protocol are found too; an
-    /// object of exactly a registered type prefers that route. The routes are named
+    /// Objects of subclasses and of types conforming to a registered protocol are found too; the
+    /// closest registered class wins (the object's own type, then its superclass, …), and several
+    /// protocols matching with no class route is ambiguous. The routes are named
     /// `"<Type> <METHOD>"` unless `name` is given.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an invalid path, or a
@@ -106,6 +114,7 @@ public struct RouteTable: Sendable {
         responseKeyPath: String? = nil, requiresSession: Bool = true
     ) throws(RepositoryError) {
         let typeName = String(describing: type)
+        var added: [ObjectRoute] = []
         for method in methods.sorted(by: { $0.rawValue < $1.rawValue }) {
             if objectRoutes.contains(where: { $0.typeID == ObjectIdentifier(type) && $0.route.method == method }) {
                 throw .invalidConfiguration(reason: "\(typeName) has two routes for \(method)")
@@ -113,9 +122,10 @@ public struct RouteTable: Sendable {
             let route = try Route(
                 name: name.map { methods.count > 1 ? "\($0) \(method)" : $0 } ?? "\(typeName) \(method)", method: method,
                 path: path, requestRootKey: requestRootKey, responseKeyPath: responseKeyPath, requiresSession: requiresSession)
-            objectRoutes.append(
-                ObjectRoute(typeName: typeName, typeID: ObjectIdentifier(type), matches: { $0 is T }, route: route))
+            added.append(ObjectRoute(typeName: typeName, typeID: ObjectIdentifier(type), matches: { $0 is T }, route: route))
         }
+        // All or nothing: a refused registration changes nothing.
+        objectRoutes += added
     }
 
     /// The object route for `object` and `method`.
@@ -125,7 +135,12 @@ public struct RouteTable: Sendable {
     func objectRoute(for object: Any, method: HTTPMethod) throws(RepositoryError) -> Route {
         let objectType = type(of: object)
         let candidates = objectRoutes.filter { $0.route.method == method && $0.matches(object) }
-        if let exact = candidates.first(where: { $0.typeID == ObjectIdentifier(objectType) }) { return exact.route }
+        // The closest class wins: the object's own type, then its superclass, and so on.
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if let closest = candidates.first(where: { $0.typeID == ObjectIdentifier(current.subjectType) }) { return closest.route }
+            mirror = current.superclassMirror
+        }
         switch candidates.count {
         case 1: return candidates[0].route
         case 0:

@@ -40,14 +40,21 @@ extension SessionAuthorizing {
 ///
 /// The configuration's default headers win over the session: when they hold an `Authorization`
 /// field, the session's is not set.
+///
+/// The credential goes only to the configuration's own host and its
+/// ``NetworkingConfiguration/sessionHosts``: a call to any other host (an absolute route path, a
+/// redirect target excepted — transports drop `Authorization` across origins themselves) is sent
+/// without it, so a token never leaks to a third party.
 struct SessionInterceptor: Interceptor {
     let session: any SessionAuthorizing
     let defaultHeadersAuthorize: Bool
+    /// The hosts (lower-cased) the session's credential may be sent to.
+    let hosts: Set<String>
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
-        guard context.requiresSession else { return try await next(request) }
+        guard context.requiresSession, hosts.contains(request.url.host?.lowercased() ?? "") else { return try await next(request) }
         let errorContext = ErrorContext(request: request.summary)
         let authorize = { () async throws(RepositoryError) in try await session.authorize() }
         guard let authorization = try await withRequest(errorContext, authorize) else {

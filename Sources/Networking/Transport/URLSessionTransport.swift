@@ -75,6 +75,7 @@ public final class URLSessionTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         if let problem = request.security.problem(sending: request.url) { throw .invalidRequest(problem) }
+        guard request.method.isValidToken else { throw .invalidRequest("\"\(request.method.rawValue)\" is not a valid method") }
         // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
         guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
         #if !canImport(Security)

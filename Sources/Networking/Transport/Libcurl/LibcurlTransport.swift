@@ -174,6 +174,7 @@
             guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
                 return "\(Redaction.standard.url(request.url)) is not an http or https URL with a host"
             }
+            guard request.method.isValidToken else { return "\"\(request.method.rawValue)\" is not a valid method" }
             return request.security.problem(sending: request.url) ?? HeaderValidation.problem(in: request.headers)
         }
 

@@ -1,0 +1,78 @@
+import Foundation
+import Networking
+
+/// Calls to send together in one request to a Facebook-style `/batch` endpoint, each with its own
+/// response type; build it, send it with a ``BatchClient``, read each call's result by its handle.
+///
+/// ```swift
+/// var batch = Batch()
+/// let book = batch.add(Endpoint<Book>.get("books/1"))
+/// let created = batch.add(Endpoint<Void>.post("books", body: newBook))
+/// let results = try await client.send(batch).get()     // fails only when the batch call itself fails
+/// let first: Result<Book, RepositoryError> = results[book]
+/// ```
+public struct Batch: Sendable {
+    /// One call of the batch: its request, and how to read its answer.
+    struct Item: Sendable {
+        let request: Result<TransportRequest, RepositoryError>
+        let interpret: @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
+        let build: @Sendable (AbstractRepository) -> Result<TransportRequest, RepositoryError>
+    }
+
+    private(set) var items: [Item] = []
+
+    /// An empty batch.
+    public init() {}
+
+    /// The number of calls.
+    public var count: Int { items.count }
+
+    /// Adds a call whose answer decodes as `T`; its result is read with the handle.
+    @discardableResult
+    public mutating func add<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) -> BatchHandle<T> {
+        items.append(
+            Item(
+                request: .failure(.invalidRequest(reason: "not built yet", request: nil)),
+                interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
+                build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
+        return BatchHandle(index: items.count - 1)
+    }
+
+    /// Adds a call whose answer's body is ignored.
+    @discardableResult
+    public mutating func add(_ endpoint: Endpoint<Void>) -> BatchHandle<Void> {
+        items.append(
+            Item(
+                request: .failure(.invalidRequest(reason: "not built yet", request: nil)),
+                interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
+                build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
+        return BatchHandle(index: items.count - 1)
+    }
+}
+
+/// Reads one call's result from ``BatchResults``.
+public struct BatchHandle<Value: Sendable>: Sendable, Hashable {
+    let index: Int
+}
+
+/// The results of a sent ``Batch``, one per call.
+public struct BatchResults: Sendable {
+    let results: [Result<any Sendable, RepositoryError>]
+
+    /// The result of the call `handle` stands for: its decoded answer, or its own error (the
+    /// item's status mapped like any call's, custom errors included).
+    public subscript<Value: Sendable>(handle: BatchHandle<Value>) -> Result<Value, RepositoryError> {
+        guard results.indices.contains(handle.index) else {
+            return .failure(.invalidRequest(reason: "this handle belongs to another batch", request: nil))
+        }
+        return results[handle.index].flatMap { value in
+            guard let typed = value as? Value else {
+                return .failure(.invalidRequest(reason: "this handle belongs to another batch", request: nil))
+            }
+            return .success(typed)
+        }
+    }
+
+    /// How many calls the batch held.
+    public var count: Int { results.count }
+}

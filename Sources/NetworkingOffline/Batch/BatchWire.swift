@@ -1,0 +1,74 @@
+import Foundation
+import Networking
+
+/// The Facebook Graph batch format, both ways.
+enum BatchWire {
+    /// Header fields an item does not carry: the batch request's own carry them (its
+    /// `Authorization` is inherited), and the rest describe the batch's transfer, not the item's.
+    static let droppedHeaders: Set<String> = ["authorization", "content-length", "host", "accept-encoding", "connection", "cookie"]
+
+    /// An item of the `batch` array, or why the request cannot go in a batch.
+    static func item(for request: TransportRequest, baseURL: URL) -> Result<JSONValue, RepositoryError> {
+        let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
+        let target = request.url.absoluteString
+        guard target.hasPrefix(base) else {
+            return .failure(
+                .invalidRequest(reason: "\(request.summary) is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
+        }
+        var item: [String: JSONValue] = ["method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count)))]
+        let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
+        if !headers.isEmpty {
+            item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
+        }
+        if let body = request.body {
+            guard let data = body.inMemoryData, let text = String(data: data, encoding: .utf8) else {
+                return .failure(
+                    .invalidRequest(
+                        reason: "\(request.summary) has a body that is not UTF-8 text in memory (\(body)), so it cannot go in a batch",
+                        request: request.summary))
+            }
+            item["body"] = .string(text)
+        }
+        return .success(.object(item))
+    }
+
+    /// The items of a batch answer, or why it does not fit the `expected` requests.
+    static func responses(in response: TransportResponse, expected: Int, request: TransportRequest)
+        -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
+    {
+        let context = ErrorContext(request: request.summary, response: response)
+        guard case .array(let items)? = response.json else {
+            return .failure(.invalidResponse(reason: "the batch answer is not a JSON array", context: context))
+        }
+        guard items.count == expected else {
+            return .failure(.invalidResponse(reason: "the batch answered \(items.count) items for \(expected) requests", context: context))
+        }
+        return .success(items.map { item in
+            switch item {
+            case .null:
+                return .failure(.invalidResponse(reason: "the batch did not run this item (its answer is null)", context: context))
+            case .object(let fields):
+                guard case .int(let code)? = fields["code"], (100...999).contains(code) else {
+                    return .failure(.invalidResponse(reason: "a batch item's answer has no valid \"code\"", context: context))
+                }
+                var headers = HTTPHeaders()
+                if case .array(let list)? = fields["headers"] {
+                    for header in list {
+                        if let name = header["name"]?.stringValue, let value = header["value"]?.stringValue {
+                            headers.add(name: name, value: value)
+                        }
+                    }
+                }
+                let body: Data
+                switch fields["body"] {
+                case .string(let text)?: body = Data(text.utf8)
+                case nil, .null?: body = Data()
+                case let other?: body = Data(other.description.utf8)
+                }
+                return .success(TransportResponse(statusCode: code, headers: headers, body: body))
+            default:
+                return .failure(.invalidResponse(reason: "a batch item's answer is not an object", context: context))
+            }
+        })
+    }
+}

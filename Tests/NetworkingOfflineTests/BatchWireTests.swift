@@ -1,0 +1,46 @@
+import Foundation
+import Networking
+import Testing
+
+@testable import NetworkingOffline
+
+@Suite("Batch wire format")
+struct BatchWireTests {
+    @Test("An item carries method, relative URL, headers without credentials, and the body as text")
+    func item() throws {
+        let base = try #require(URL(string: "http://api.test/api/v1"))
+        let request = TransportRequest(
+            method: .post, url: try #require(URL(string: "http://api.test/api/v1/books?x=1")),
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer t", "Idempotency-Key": "k1"],
+            body: Data(#"{"a":1}"#.utf8))
+        let item = try BatchWire.item(for: request, baseURL: base).get()
+        #expect(item["method"] == "POST")
+        #expect(item["relative_url"] == "books?x=1")
+        #expect(item["body"] == #"{"a":1}"#)
+        #expect(item["headers"] == [["name": "Content-Type", "value": "application/json"], ["name": "Idempotency-Key", "value": "k1"]])
+    }
+
+    @Test("A request to another host, or with a body that is not text in memory, cannot go in a batch")
+    func refusals() throws {
+        let base = try #require(URL(string: "http://api.test/api/v1"))
+        let other = TransportRequest(method: .get, url: try #require(URL(string: "http://other.test/x")))
+        #expect(throws: RepositoryError.self) { try BatchWire.item(for: other, baseURL: base).get() }
+        let file = TransportRequest(method: .post, url: try #require(URL(string: "http://api.test/api/v1/x")), body: .file(URL(fileURLWithPath: "/etc/hostname")))
+        #expect(throws: RepositoryError.self) { try BatchWire.item(for: file, baseURL: base).get() }
+    }
+
+    @Test("Answers are checked: a count that differs, a null item, a missing code")
+    func answers() throws {
+        let request = TransportRequest(method: .post, url: try #require(URL(string: "http://api.test/api/v1/batch")))
+        func answer(_ json: String) -> TransportResponse { TransportResponse(statusCode: 200, body: Data(json.utf8)) }
+        #expect(throws: RepositoryError.self) { try BatchWire.responses(in: answer("[]"), expected: 1, request: request).get() }
+        let items = try BatchWire.responses(
+            in: answer(#"[{"code": 201, "headers": [{"name": "X", "value": "y"}], "body": "{}"}, null, {"body": ""}]"#), expected: 3,
+            request: request
+        ).get()
+        #expect(try items[0].get().statusCode == 201)
+        #expect(try items[0].get().headers["X"] == "y")
+        #expect(throws: RepositoryError.self) { try items[1].get() }
+        #expect(throws: RepositoryError.self) { try items[2].get() }
+    }
+}

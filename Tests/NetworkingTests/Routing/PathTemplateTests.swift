@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+/// Path templates as pure logic: parsing, rendering and every refusal. What the server receives
+/// is checked end to end in `RoutesIntegrationTests`.
+@Suite("PathTemplate")
+struct PathTemplateTests {
+    private func render(_ template: String, _ values: JSONValue) throws -> String {
+        try PathTemplate(template).render(values)
+    }
+
+    /// The reason a template cannot be rendered with `values`, or "" (recording an issue).
+    private func renderRefusal(
+        _ template: String, _ values: JSONValue, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        let parsed = try PathTemplate(template)
+        do {
+            let path = try parsed.render(values)
+            Issue.record("expected a refusal, rendered \(path)", sourceLocation: sourceLocation)
+            return ""
+        } catch {
+            return error.reason
+        }
+    }
+
+    // MARK: - Placeholders
+
+    @Test(
+        "Both placeholder spellings, dotted names and escapes are parsed",
+        arguments: [
+            ("books/:id", ["id"]), ("books/{id}", ["id"]), ("meetings/:meeting.id/notes", ["meeting.id"]),
+            ("meetings/{meeting.id}/notes/{note_id}", ["meeting.id", "note_id"]),
+            ("categories/:itemID\\.json", ["itemID"]), ("a/:x/:y", ["x", "y"]), ("plain/path", []),
+            ("time\\:12", []), ("http://localhost:8080/files/:name", ["name"]),
+            ("https://files.example.com/:name", ["name"]), ("files/:_id2", ["_id2"]),
+        ])
+    func variables(template: String, expected: [String]) throws {
+        #expect(try PathTemplate(template).variables == expected)
+        #expect(try PathTemplate(template).text == template)
+        #expect(try PathTemplate(template).description == template)
+    }
+
+    @Test("`:name` and `{name}` render the same")
+    func spellings() throws {
+        #expect(try render("books/:id/cover", ["id": 12]) == "books/12/cover")
+        #expect(try render("books/{id}/cover", ["id": 12]) == "books/12/cover")
+        #expect(try render("{a}{b}", ["a": "x", "b": "y"]) == "xy")
+    }
+
+    @Test("Dotted names walk into nested values, in both spellings")
+    func dotted() throws {
+        let values: JSONValue = ["meeting": ["id": 5, "room": ["name": "Blue"]]]
+        #expect(try render("meetings/:meeting.id", values) == "meetings/5")
+        #expect(try render("meetings/{meeting.id}/rooms/{meeting.room.name}", values) == "meetings/5/rooms/Blue")
+    }
+
+    @Test("A backslash ends a placeholder and makes the next character literal")
+    func escapes() throws {
+        // `\.json` after the name: the text in a Swift string; in a JSON file it is written `\\.json`.
+        #expect(try render("categories/:itemID\\.json", ["itemID": 1234]) == "categories/1234.json")
+        #expect(try render("time\\:12/:id", ["id": 1]) == "time:12/1")
+        #expect(try render("a\\\\b", [:]) == "a\\b")
+        #expect(try render("x\\{y}", [:]) == "x{y}")
+    }
+
+    @Test("A dot right after a name belongs to the text after it")
+    func trailingDot() throws {
+        #expect(try render("files/:id.", ["id": 7]) == "files/7.")
+    }
+
+    @Test("`:8080` and `://` stay literal, so absolute URL templates work")
+    func absoluteURLs() throws {
+        #expect(try render("http://localhost:8080/files/:name", ["name": "a"]) == "http://localhost:8080/files/a")
+        #expect(try render("https://covers.example.com/:isbn\\.png", ["isbn": "978"]) == "https://covers.example.com/978.png")
+        #expect(try render("ftp://h:21/:p", ["p": 1]) == "ftp://h:21/1")
+    }
+
+    // MARK: - Values
+
+    @Test(
+        "Numbers and booleans are rendered in their JSON form",
+        arguments: [
+            (JSONValue.int(7), "7"), (.int(-3), "-3"), (.double(2.5), "2.5"), (.double(3), "3"), (.double(-0.25), "-0.25"),
+            (.bool(true), "true"), (.bool(false), "false"), (.string("dune"), "dune"),
+        ])
+    func scalars(value: JSONValue, expected: String) throws {
+        #expect(try render("x/:v", ["v": value]) == "x/\(expected)")
+    }
+
+    @Test("Each value is percent-encoded as exactly one segment")
+    func encoding() throws {
+        #expect(try render("echo/:v", ["v": "a b/c?d#e%f ü"]) == "echo/a%20b%2Fc%3Fd%23e%25f%20%C3%BC")
+        #expect(try render("echo/:v", ["v": "../admin"]) == "echo/..%2Fadmin")
+        // Sub-delimiters, ":" and "@" are allowed in a segment (RFC 3986) and kept.
+        #expect(try render("echo/:v", ["v": "a:b@c!$&'()*+,;="]) == "echo/a:b@c!$&'()*+,;=")
+    }
+
+    @Test("A dot-segment value cannot climb out of its place in the path", arguments: [".", ".."])
+    func dotSegments(value: String) throws {
+        // Given: a value the URL layer would treat as "this folder" or "the parent folder"
+        let path = try render("books/:id/cover", ["id": .string(value)])
+        // Then: it is sent encoded, so it stays one segment with this value
+        #expect(path == "books/\(String(repeating: "%2E", count: value.count))/cover")
+    }
+
+    // MARK: - Refusals at render time
+
+    @Test("A missing variable is named, never rendered as (null) or an empty segment")
+    func missing() throws {
+        let reason = try renderRefusal("books/:id/notes/:noteID", ["id": 1])
+        #expect(reason == #"the path variable "noteID" is missing (or null)"#)
+        #expect(!reason.contains("(null)"))
+        #expect(try renderRefusal("meetings/:meeting.id", ["meeting": ["name": "x"]]) == #"the path variable "meeting.id" is missing (or null)"#)
+        #expect(try renderRefusal("meetings/:meeting.id", ["meeting": 5]) == #"the path variable "meeting.id" is missing (or null)"#)
+    }
+
+    @Test("A null value is refused like a missing one")
+    func null() throws {
+        #expect(try renderRefusal("books/{id}", ["id": .null]) == #"the path variable "id" is missing (or null)"#)
+    }
+
+    @Test("An empty string is refused rather than leaving an empty segment")
+    func empty() throws {
+        #expect(
+            try renderRefusal("books/:id/cover", ["id": ""])
+                == #"the path variable "id" is empty, which would leave an empty path segment"#)
+    }
+
+    @Test("Objects and arrays are refused, naming the kind")
+    func notScalar() throws {
+        #expect(
+            try renderRefusal("books/:id", ["id": ["a": 1]]) == #"the path variable "id" is an object, not a string, number or boolean"#)
+        #expect(try renderRefusal("books/:id", ["id": [1, 2]]) == #"the path variable "id" is an array, not a string, number or boolean"#)
+    }
+
+    // MARK: - Invalid templates
+
+    @Test(
+        "Invalid templates are refused when parsed, quoting the template",
+        arguments: [
+            ("books/{id", #"the path "books/{id" has a "{" without its "}""#),
+            ("books/{}", #"the path "books/{}" has an invalid placeholder "{}": a name such as {id} or {meeting.id}"#),
+            ("books/{1a}", #"the path "books/{1a}" has an invalid placeholder "{1a}": a name such as {id} or {meeting.id}"#),
+            ("books/{a b}", #"the path "books/{a b}" has an invalid placeholder "{a b}": a name such as {id} or {meeting.id}"#),
+            ("books/{id.}", #"the path "books/{id.}" has an invalid placeholder "{id.}": a name such as {id} or {meeting.id}"#),
+            ("books/:id\\", #"the path "books/:id\" ends with a lone "\""#),
+        ])
+    func invalid(template: String, reason: String) {
+        #expect(invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate(template) } == reason)
+    }
+
+    @Test("A route with an invalid template is refused, naming the route")
+    func invalidInRoute() {
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try Route(name: "book", path: "books/{id") }
+        #expect(reason == #"route "book": the path "books/{id" has a "{" without its "}""#)
+    }
+
+    @Test("Templates compare by their text")
+    func equality() throws {
+        #expect(try PathTemplate("books/:id") == PathTemplate("books/:id"))
+        #expect(try PathTemplate("books/:id") != PathTemplate("books/{id}"))
+    }
+}

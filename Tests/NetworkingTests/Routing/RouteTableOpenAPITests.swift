@@ -1,0 +1,205 @@
+import Foundation
+import Networking
+import Testing
+
+/// OpenAPI 3 and Swagger 2 documents written inline: names, serializations, sessions, base
+/// paths and refusals. The test API's own documents are loaded and called in
+/// `RoutesIntegrationTests`.
+@Suite("RouteTable from OpenAPI")
+struct RouteTableOpenAPITests {
+    private func load(_ json: String, includingBasePath: Bool = false) throws -> RouteTable {
+        try RouteTable(openAPI: Data(json.utf8), includingBasePath: includingBasePath)
+    }
+
+    private func refusal(_ json: String, source: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        invalidConfigurationReason(sourceLocation: sourceLocation) { () throws(RepositoryError) in
+            if let source {
+                _ = try RouteTable(openAPI: Data(json.utf8), source: source)
+            } else {
+                _ = try RouteTable(openAPI: Data(json.utf8))
+            }
+        }
+    }
+
+    static let openAPI3 = #"""
+        {
+          "openapi": "3.1.0",
+          "servers": [{"url": "https://api.example.com/v2/"}],
+          "security": [{"key": []}],
+          "paths": {
+            "/items": {
+              "get": {"operationId": "listItems"},
+              "post": {"requestBody": {"content": {"application/x-www-form-urlencoded": {}}}}
+            },
+            "/items/{itemID}": {
+              "parameters": [{"name": "itemID", "in": "path"}],
+              "put": {"operationId": "replaceItem", "requestBody": {"content": {"application/merge-patch+json": {}}}},
+              "delete": {"operationId": "deleteItem", "security": []}
+            },
+            "/status": {"head": {"operationId": "status", "security": []}, "options": {}}
+          }
+        }
+        """#
+
+    @Test("OpenAPI 3: names, methods, templates, serializations and sessions")
+    func openAPI3Document() throws {
+        // When
+        let table = try load(Self.openAPI3)
+        // Then
+        #expect(table.names == ["OPTIONS /status", "POST /items", "deleteItem", "listItems", "replaceItem", "status"])
+        let list = try #require(table["listItems"])
+        #expect(list.method == .get)
+        #expect(list.path.text == "items")
+        #expect(list.serialization == nil)
+        #expect(list.requiresSession)
+        let create = try #require(table["POST /items"])
+        #expect(create.method == .post)
+        #expect(create.serialization == .form)
+        let replace = try #require(table["replaceItem"])
+        #expect(replace.method == .put)
+        #expect(replace.path.text == "items/{itemID}")
+        #expect(replace.path.variables == ["itemID"])
+        #expect(replace.serialization == .json)
+        #expect(table["deleteItem"]?.requiresSession == false)
+        #expect(table["status"]?.method == .head)
+        #expect(table["OPTIONS /status"]?.method == .options)
+    }
+
+    @Test("With includingBasePath, paths start with the first server's path (absolute or relative URL)")
+    func openAPI3BasePath() throws {
+        let absolute = try load(Self.openAPI3, includingBasePath: true)
+        #expect(absolute["listItems"]?.path.text == "/v2/items")
+        let relative = try load(
+            #"{"openapi": "3.0.3", "servers": [{"url": "/api/v1"}], "paths": {"/books/{id}": {"get": {"operationId": "getBook"}}}}"#,
+            includingBasePath: true)
+        #expect(relative["getBook"]?.path.text == "/api/v1/books/{id}")
+        let rootServer = try load(
+            #"{"openapi": "3.0.3", "servers": [{"url": "https://api.example.com"}], "paths": {"/a": {"get": {}}}}"#,
+            includingBasePath: true)
+        #expect(rootServer["GET /a"]?.path.text == "a")
+    }
+
+    static let swagger2 = #"""
+        {
+          "swagger": "2.0",
+          "basePath": "/api/v1",
+          "consumes": ["application/json"],
+          "paths": {
+            "/books": {
+              "get": {"operationId": "listBooks", "parameters": [{"name": "page", "in": "query"}], "security": [{"bearer": []}]},
+              "post": {"operationId": "createBook", "parameters": [{"name": "body", "in": "body"}]}
+            },
+            "/login": {
+              "post": {"operationId": "login", "consumes": ["application/x-www-form-urlencoded"],
+                       "parameters": [{"name": "email", "in": "formData"}]}
+            },
+            "/tokens": {"post": {"operationId": "token", "parameters": [{"name": "grant", "in": "formData"}], "consumes": []}}
+          }
+        }
+        """#
+
+    @Test("Swagger 2: body and form parameters choose the serialization; security says whether a session is needed")
+    func swagger2Document() throws {
+        let table = try load(Self.swagger2)
+        #expect(table.names == ["createBook", "listBooks", "login", "token"])
+        #expect(table["listBooks"]?.serialization == nil)
+        #expect(table["listBooks"]?.requiresSession == true)
+        #expect(table["createBook"]?.serialization == .json)
+        #expect(table["createBook"]?.requiresSession == false)
+        #expect(table["login"]?.serialization == .form)
+        #expect(table["token"]?.serialization == .form)
+        #expect(try load(Self.swagger2, includingBasePath: true)["listBooks"]?.path.text == "/api/v1/books")
+    }
+
+    @Test("A document-wide security requirement applies to operations that say nothing")
+    func globalSecurity() throws {
+        let table = try load(
+            #"{"swagger": "2.0", "security": [{"k": []}], "paths": {"/a": {"get": {"operationId": "a"}, "post": {"operationId": "b", "security": []}}}}"#
+        )
+        #expect(table["a"]?.requiresSession == true)
+        #expect(table["b"]?.requiresSession == false)
+    }
+
+    @Test("An empty security requirement ({}) means no session is needed")
+    func emptySecurityRequirement() throws {
+        let table = try load(
+            #"{"openapi": "3.0.0", "security": [{"bearer": []}], "paths": {"/a": {"get": {"operationId": "a", "security": [{}]}}}}"#)
+        #expect(table["a"]?.requiresSession == false)
+    }
+
+    @Test("A server URL with variables contributes only its path to includingBasePath")
+    func serverVariables() throws {
+        let json = #"""
+            {"openapi": "3.0.0", "servers": [{"url": "https://{region}.api.example.com/v1", "variables": {"region": {"default": "eu"}}}],
+             "paths": {"/items": {"get": {"operationId": "items"}}}}
+            """#
+        let table = try load(json, includingBasePath: true)
+        #expect(table["items"]?.path.text == "/v1/items")
+        #expect(table["items"]?.path.variables == [])
+    }
+
+    @Test("Path parameter names OpenAPI allows but placeholders do not (such as hyphens) still load")
+    func hyphenatedParameter() throws {
+        let table = try load(#"{"openapi": "3.0.0", "paths": {"/users/{user-id}/posts/{post.id}": {"get": {"operationId": "post"}}}}"#)
+        #expect(table["post"]?.path.text == "users/{user-id}/posts/{post.id}")
+    }
+
+    @Test("A file is read from disk; one that cannot be read is refused, naming it")
+    func file() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("api.json")
+        try Data(Self.swagger2.utf8).write(to: file)
+        #expect(try RouteTable(openAPIContentsOf: file).names.count == 4)
+        let missing = folder.url.appendingPathComponent("missing.json")
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPIContentsOf: missing) }
+        #expect(reason.hasPrefix("the OpenAPI document \(missing.path) cannot be read: "))
+        let broken = folder.url.appendingPathComponent("broken.json")
+        try Data(#"{"openapi": "3.0.0" "paths": {}}"#.utf8).write(to: broken)
+        let brokenReason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPIContentsOf: broken) }
+        #expect(brokenReason == #"broken.json is not valid JSON: expected "," or "}" after the value of "openapi" at line 1, column 21"#)
+    }
+
+    // MARK: - Refusals
+
+    @Test(
+        "A document that is neither OpenAPI 3 nor Swagger 2 is refused",
+        arguments: [#"{"paths": {}}"#, #"{"openapi": "2.0", "paths": {}}"#, #"{"swagger": "1.2", "paths": {}}"#, #"{"openapi": 3}"#, "[]"])
+    func notOpenAPI(json: String) {
+        #expect(
+            refusal(json) == #"OpenAPI document is neither OpenAPI 3 ("openapi": "3.x") nor Swagger 2 ("swagger": "2.0")"#)
+    }
+
+    @Test("A document without a paths object is refused", arguments: [#"{"openapi": "3.0.0"}"#, #"{"swagger": "2.0", "paths": []}"#])
+    func noPaths(json: String) {
+        #expect(refusal(json) == #"OpenAPI document has no "paths" object"#)
+    }
+
+    @Test("Malformed JSON is refused with its line and column, naming the source")
+    func malformed() {
+        let json = "{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {\"/a\": {\"get\": {}},}\n}"
+        #expect(refusal(json, source: "api.json") == "api.json is not valid JSON: expected a key in quotes at line 3, column 31")
+        #expect(refusal(#"{"openapi": "3.0.0", "paths": {"/a": {"get": {}, "get": {}}}}"#).hasSuffix(
+            #"the key "get" appears twice in the same object at line 1, column 50"#))
+    }
+
+    @Test("Two operations with the same operationId are refused")
+    func duplicateOperationID() {
+        let json = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "same"}}, "/b": {"get": {"operationId": "same"}}}}"#
+        #expect(refusal(json) == #"OpenAPI document: two routes are named "same""#)
+        #expect(refusal(json, source: "petstore.json") == #"petstore.json: two routes are named "same""#)
+    }
+
+    @Test("An operation with a multipart or raw body loads with that serialization")
+    func uploadOperations() throws {
+        let json = #"""
+            {"openapi": "3.0.0", "paths": {"/upload": {"post": {"operationId": "upload",
+              "requestBody": {"content": {"multipart/form-data": {}}}}},
+              "/blob": {"put": {"operationId": "blob", "requestBody": {"content": {"application/octet-stream": {}}}}}}}
+            """#
+        let routes = try RouteTable(openAPI: Data(json.utf8))
+        #expect(routes["upload"]?.serialization == .multipart)
+        #expect(routes["blob"]?.serialization == .raw)
+    }
+
+}
