@@ -90,9 +90,12 @@ public struct NetworkingConfiguration: Sendable {
 
     // MARK: Bodies
 
-    /// The decoder for response bodies. Default: a plain `JSONDecoder`.
+    /// The decoder for response bodies. Default: a plain `JSONDecoder`. A class: copies of the
+    /// configuration share it until one is given a new decoder; a repository keeps a copy of it
+    /// made when the repository is made.
     public var jsonDecoder: JSONDecoder
     /// The encoder for `Encodable` parameters and bodies. Default: a `JSONEncoder` with sorted keys.
+    /// Shared and copied like ``jsonDecoder``.
     public var jsonEncoder: JSONEncoder
     /// Told about every decoding failure of this configuration's repositories; when `nil`,
     /// ``DecodingFailure/defaultHandler`` is told instead.

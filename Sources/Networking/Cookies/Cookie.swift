@@ -42,7 +42,13 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
         guard let host = url.host?.lowercased() else { return false }
         if let expiresAt, expiresAt <= now { return false }
         if isSecure, url.scheme?.lowercased() != "https" { return false }
-        return (isHostOnly ? host == domain : Self.domainMatches(host, domain)) && Self.pathMatches(url.path.isEmpty ? "/" : url.path, path)
+        return (isHostOnly ? host == domain : Self.domainMatches(host, domain)) && Self.pathMatches(Self.requestPath(of: url), path)
+    }
+
+    /// The URL's path as sent, trailing `/` included (`URL.path` drops it), `/` when empty.
+    static func requestPath(of url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+        return path.isEmpty ? "/" : path
     }
 
     /// RFC 6265 §5.1.3: the host is the domain, or a name under it (never an IP address).

@@ -35,8 +35,9 @@ enum SetCookieParser {
                 if domain.hasPrefix(".") { domain.removeFirst() }
                 guard !domain.isEmpty else { continue }
                 guard Cookie.domainMatches(host, domain), domain.contains(".") || domain == host else { return nil }
+                // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265 §5.3).
                 cookie.domain = domain
-                cookie.isHostOnly = domain == host
+                cookie.isHostOnly = false
             case "path":
                 cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
             case "secure": cookie.isSecure = true
@@ -50,7 +51,7 @@ enum SetCookieParser {
 
     /// RFC 6265 §5.1.4: the request path up to its last `/`, or `/`.
     static func defaultPath(of url: URL) -> String {
-        let path = url.path
+        let path = Cookie.requestPath(of: url)
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }

@@ -38,7 +38,11 @@ struct RefreshStateMachine: Sendable {
     let window: RefreshWindow
 
     init(window: RefreshWindow) {
-        self.window = window
+        // Out-of-range windows are clamped: no negative count, no negative or NaN interval.
+        var clamped = window
+        clamped.maximumRefreshes = max(0, window.maximumRefreshes)
+        clamped.interval = window.interval >= 0 ? window.interval : 0
+        self.window = clamped
     }
 
     /// A request that needs the session asks how to proceed.

@@ -61,6 +61,10 @@ open class AbstractRepository: @unchecked Sendable {
         customErrors: CustomErrorMapping = []
     ) {
         let transport = transport ?? DefaultTransport.shared
+        // The coders are classes shared by the configuration's copies: this repository keeps its own.
+        var configuration = configuration
+        configuration.jsonDecoder = configuration.jsonDecoder.copy()
+        configuration.jsonEncoder = configuration.jsonEncoder.copy()
         self.configuration = configuration
         self.sessionManager = sessionManager
         self.transport = transport

@@ -13,6 +13,25 @@ enum LinkHeader {
         return nil
     }
 
+    /// The pieces of `text` between `separator`s that are not inside double quotes.
+    private static func splitOutsideQuotes(_ text: String, at separator: Character) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = text.startIndex
+        var quoted = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\"" { quoted.toggle() }
+            if character == separator, !quoted {
+                pieces.append(text[start..<index])
+                start = text.index(after: index)
+            }
+            index = text.index(after: index)
+        }
+        pieces.append(text[start...])
+        return pieces
+    }
+
     /// Each `<target>; params` of a field, with its relation types lower-cased.
     private static func links(in field: String) -> [(target: String, relations: [String])] {
         var result: [(String, [String])] = []
@@ -32,7 +51,7 @@ enum LinkHeader {
             }
             rest = rest.drop { $0 == "," || $0 == " " }
             var relations: [String] = []
-            for parameter in parameters.split(separator: ";") {
+            for parameter in splitOutsideQuotes(parameters, at: ";") {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
                 let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))

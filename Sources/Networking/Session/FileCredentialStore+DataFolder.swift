@@ -16,7 +16,8 @@ extension FileCredentialStore {
                 .appendingPathComponent("Library/Application Support", isDirectory: true)
         #else
             let environment = ProcessInfo.processInfo.environment
-            if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg, isDirectory: true) }
+            // The XDG spec: a relative value is invalid and ignored.
+            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg, isDirectory: true) }
             return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
         #endif
     }

@@ -90,7 +90,7 @@ extension SessionManager {
         case .giveUp:
             return .expire(session: state.sessionID)
         case .excessive:
-            let window = refreshPolicy.window
+            let window = state.refresh.window
             let error = RepositoryError.sessionRefreshFailed(
                 .excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil)
             return .expireAndFail(session: state.sessionID, error)

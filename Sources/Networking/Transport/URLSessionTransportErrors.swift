@@ -42,6 +42,13 @@ enum URLSessionTransportErrors {
     /// reply that is not HTTP (-1002) is an invalid response, as ``LibcurlTransport`` reports them.
     static func libcurlFailure(_ message: String) -> TransportError? {
         let lowered = message.lowercased()
+        // The server answered, badly: broken chunked framing, or a head too large for libcurl.
+        if lowered.contains("chunked-encoding") {
+            return .invalidResponse("the chunked transfer encoding of the body is malformed (\(message))")
+        }
+        if lowered.contains("too large response headers") || lowered.contains("out of memory") {
+            return .invalidResponse("the response head is too large (\(message))")
+        }
         if ["empty reply from server", "transfer closed with", "connection reset", "recv failure", "send failure"].contains(where: lowered.contains) {
             return .network(.connectionLost)
         }

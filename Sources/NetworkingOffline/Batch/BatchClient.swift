@@ -50,14 +50,16 @@ public struct BatchClient: Sendable {
 
     /// Sends prepared requests (as ``AbstractRepository/makeRequest(for:)`` builds them) and
     /// returns each one's raw answer, or the failure of a batch request itself.
-    public func sendRaw(_ requests: [Result<TransportRequest, RepositoryError>]) async
+    ///
+    /// - Parameter options: options for the interceptors of the batch request's chain.
+    public func sendRaw(_ requests: [Result<TransportRequest, RepositoryError>], options: RequestOptions = RequestOptions()) async
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {
         var answers: [Result<TransportResponse, RepositoryError>] = []
         var start = 0
         while start < requests.count {
             let slice = Array(requests[start..<min(start + limit, requests.count)])
-            switch await sendOne(slice) {
+            switch await sendOne(slice, options: options) {
             case .success(let part): answers += part
             case .failure(let error): return .failure(error)
             }
@@ -67,7 +69,7 @@ public struct BatchClient: Sendable {
     }
 
     /// One batch request for at most ``limit`` items.
-    private func sendOne(_ requests: [Result<TransportRequest, RepositoryError>]) async
+    private func sendOne(_ requests: [Result<TransportRequest, RepositoryError>], options: RequestOptions) async
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {
         var wire: [JSONValue] = []
@@ -91,7 +93,8 @@ public struct BatchClient: Sendable {
             return .failure(error)
         }
         let response: TransportResponse
-        switch await repository.send(batchRequest, context: RequestContext(requiresSession: true, name: "batch")) {
+        let context = RequestContext(requiresSession: true, name: "batch", options: options, session: repository.sessionManager)
+        switch await repository.send(batchRequest, context: context) {
         case .success(let answer): response = answer
         case .failure(let error): return .failure(error)
         }

@@ -92,8 +92,10 @@ struct ObservabilityIntegrationTests {
     @Test("a blocking call from a plain thread returns the result, or a timeout carrying the request")
     func blocking() async throws {
         let repository = try TestAPI.anonymous()
+        // A generous wait for the echo: at the start of a full run the cooperative pool (two threads on
+        // a two-core machine) can take seconds to start the call's task.
         let (echo, slow) = await onPlainThread {
-            (repository.performBlockingRequest(Endpoint<TestAPI.Echo>.get("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 5),
+            (repository.performBlockingRequest(Endpoint<TestAPI.Echo>.get("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 30),
              repository.performBlockingRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 5]).withoutSession(), maximumWait: 0.3))
         }
         #expect((try? echo.get())?.args["q"] == ["1"])

@@ -16,7 +16,11 @@
         ///   - message: the error buffer's text, or `curl_easy_strerror`'s when the buffer is empty.
         ///   - host: the host of the request, for ``TransportError/pinMismatch(host:)``.
         ///   - maximumResponseSize: the limit that `CURLE_FILESIZE_EXCEEDED` enforced.
-        static func map(_ code: CURLcode, message: String, host: String, maximumResponseSize: Int) -> TransportError {
+        ///   - answered: whether a response's status line had arrived, so the server was reached.
+        static func map(_ code: CURLcode, message: String, host: String, maximumResponseSize: Int, answered: Bool = false)
+            -> TransportError
+        {
+            let lowered = message.lowercased()
             switch code {
             case CURLE_OPERATION_TIMEDOUT:
                 return .timedOut
@@ -24,11 +28,15 @@
                 return .network(.hostNotFound)
             case CURLE_COULDNT_CONNECT:
                 return .network(connectFailure(message))
-            case CURLE_RECV_ERROR where message.lowercased().contains("chunked"):
+            case CURLE_RECV_ERROR where lowered.contains("chunked"):
                 // The server answered, with broken chunked framing: not a connectivity failure.
                 return .invalidResponse("the chunked transfer encoding of the body is malformed (\(message))")
-            case CURLE_OUT_OF_MEMORY where message.lowercased().contains("header"):
-                // libcurl refuses a header line above its own limit (100 KiB) this way.
+            case CURLE_RECV_ERROR where lowered.contains("too large response headers"):
+                // libcurl's own limit on a whole head (300 KiB).
+                return .invalidResponse("the response head is too large (\(message))")
+            case CURLE_OUT_OF_MEMORY where answered || lowered.contains("header"):
+                // libcurl refuses a header line above its own limit (100 KiB) this way, once the
+                // status line is in.
                 return .invalidResponse("a header field of the response is too large (\(message))")
             case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
                 return TLSFailure.looksLikeTLS(message) && message.lowercased().contains("certificate")
@@ -55,7 +63,7 @@
 
         /// Why a response head over `limit` bytes was refused.
         static func headTooLarge(limit: Int) -> String {
-            "the response head is larger than the limit of \(limit) bytes"
+            "the response head is too large: over the limit of \(limit) bytes"
         }
 
         /// Refused, or no route to the network at all.

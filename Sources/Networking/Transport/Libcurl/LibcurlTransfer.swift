@@ -190,7 +190,9 @@
             guard code == CURLE_OK else {
                 let message = LibcurlErrors.message(code: code, errorBuffer: errorBuffer)
                 return .failure(
-                    LibcurlErrors.map(code, message: message, host: request.url.host ?? "", maximumResponseSize: maximumResponseSize))
+                    LibcurlErrors.map(
+                        code, message: message, host: request.url.host ?? "", maximumResponseSize: maximumResponseSize,
+                        answered: !headerBytes.isEmpty))
             }
             var status = 0
             if let easy { _ = networking_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }

@@ -86,7 +86,8 @@
         /// never more than what is left of the request's timeout.
         public let connectTimeout: TimeInterval
         /// The most bytes of a response head (status line and header fields) accepted; a longer
-        /// one fails with ``TransportError/invalidResponse(_:)``. Default 1 MiB.
+        /// one fails with ``TransportError/invalidResponse(_:)``. Default 256 KiB. (libcurl itself
+        /// refuses heads over 300 KiB and header lines over 100 KiB, with the same error.)
         public let maximumResponseHeadSize: Int
         /// Whether the loop thread may wait without sleeping when used one request at a time
         /// against a fast server (see the type's documentation). Default `true`.
@@ -102,13 +103,13 @@
         ///   - maximumRedirects: the most redirects followed for one request; default 10. Negative values become 0.
         ///   - connectTimeout: the longest a connection may take to open, in seconds; default 10.
         ///     Values that are not positive and finite mean the default.
-        ///   - maximumResponseHeadSize: the most bytes of response head accepted; default 1 MiB.
+        ///   - maximumResponseHeadSize: the most bytes of response head accepted; default 256 KiB.
         ///     Values below 1 KiB become 1 KiB.
         ///   - spinsWhenSequential: whether the loop thread may spin briefly instead of sleeping
         ///     when used one request at a time against a fast server; default `true`.
         public init(
             maximumResponseSize: Int = LibcurlTransport.defaultMaximumResponseSize, maximumRedirects: Int = 10,
-            connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 1024 * 1024, spinsWhenSequential: Bool = true
+            connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 256 * 1024, spinsWhenSequential: Bool = true
         ) {
             self.maximumResponseSize = max(1, maximumResponseSize)
             self.maximumRedirects = max(0, maximumRedirects)

@@ -1,0 +1,32 @@
+import Foundation
+
+extension JSONDecoder {
+    /// A new decoder with the same strategies and user info: repositories keep their own, so
+    /// that changing a configuration's decoder later (it is a class, shared by the configuration's
+    /// copies) does not change repositories already made.
+    func copy() -> JSONDecoder {
+        let copy = JSONDecoder()
+        copy.keyDecodingStrategy = keyDecodingStrategy
+        copy.dateDecodingStrategy = dateDecodingStrategy
+        copy.dataDecodingStrategy = dataDecodingStrategy
+        copy.nonConformingFloatDecodingStrategy = nonConformingFloatDecodingStrategy
+        copy.userInfo = userInfo
+        copy.allowsJSON5 = allowsJSON5
+        copy.assumesTopLevelDictionary = assumesTopLevelDictionary
+        return copy
+    }
+}
+
+extension JSONEncoder {
+    /// A new encoder with the same formatting, strategies and user info (see `JSONDecoder.copy()`).
+    func copy() -> JSONEncoder {
+        let copy = JSONEncoder()
+        copy.outputFormatting = outputFormatting
+        copy.keyEncodingStrategy = keyEncodingStrategy
+        copy.dateEncodingStrategy = dateEncodingStrategy
+        copy.dataEncodingStrategy = dataEncodingStrategy
+        copy.nonConformingFloatEncodingStrategy = nonConformingFloatEncodingStrategy
+        copy.userInfo = userInfo
+        return copy
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Networking
+
+/// A queued request as the journal keeps it: unsigned (never a credential), with the
+/// `Idempotency-Key` the server deduplicates by, and for whom it was queued.
+struct OfflineItem: Codable, Sendable, Hashable {
+    let id: UUID
+    let enqueuedAt: Date
+    /// The ``SessionAuthorizing/sessionIdentity`` of the user who queued it, `nil` when it needs no session.
+    let user: String?
+    let request: TransportRequest
+    let requiresSession: Bool
+    let name: String?
+
+    /// The header fields never kept on disk: the session signs the request again when it is sent.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// `request` without credentials.
+    static func storable(_ request: TransportRequest) -> TransportRequest {
+        var stored = request
+        for name in credentialHeaders { stored.headers[name] = nil }
+        return stored
+    }
+}

@@ -1,0 +1,218 @@
+import CZlib
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The offline queue's durable storage: an append-only log of records (`add` an item, `done` with
+/// an id), each framed by its length and CRC-32 and `fsync`ed before the caller is told, so a
+/// request reported as queued survives a crash or a `kill -9` at any moment. Reading stops at the
+/// first torn or corrupt record (what a crash mid-write leaves) and cuts it off. When most records
+/// are obsolete, the log is rewritten with the live items only, into a temporary file that is
+/// synced and renamed over the log (and the folder synced), so a crash leaves the old log or the new.
+///
+/// One process at a time: opening takes an exclusive `flock` on a lock file in the folder.
+///
+/// Thread-safety (hence `@unchecked Sendable`): every file operation runs on `queue`, a serial
+/// dispatch queue, so records never interleave and no lock is held while the disk works; callers
+/// await the result.
+final class OfflineJournal: @unchecked Sendable {
+    enum Record: Codable {
+        case add(OfflineItem)
+        case done(UUID)
+    }
+
+    private let folder: URL
+    private let logURL: URL
+    private let queue = DispatchQueue(label: "Networking.OfflineJournal")
+    private var descriptor: Int32 = -1
+    private var lockDescriptor: Int32 = -1
+    private var records = 0
+    private var size: Int64 = 0
+
+    /// The most bytes one record may have (a request body kept in memory counts).
+    static let maximumRecordSize = 64 * 1024 * 1024
+
+    /// Opens (or creates) the journal in `folder` and reads the items it holds, in order.
+    ///
+    /// - Throws: ``OfflineQueueError`` when the folder cannot be used or another process holds it.
+    init(folder: URL) throws(OfflineQueueError) {
+        self.folder = folder
+        logURL = folder.appendingPathComponent("queue.log")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .storage("the queue folder \(folder.path) cannot be created: \(error.localizedDescription)")
+        }
+        lockDescriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockDescriptor >= 0 else { throw .storage("the queue's lock file cannot be opened: \(String(cString: strerror(errno)))") }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw .storage("another process uses the offline queue in \(folder.path)")
+        }
+        descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .storage("the queue's journal cannot be opened: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+    }
+
+    /// The live items, in order, from the log (a torn tail is cut off).
+    func load() throws(OfflineQueueError) -> [OfflineItem] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: logURL)
+        } catch {
+            throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
+        }
+        var items: [UUID: OfflineItem] = [:]
+        var order: [UUID] = []
+        var offset = 0
+        let decoder = JSONDecoder()
+        while let (record, next) = Self.record(in: data, at: offset, decoder: decoder) {
+            switch record {
+            case .add(let item):
+                if items[item.id] == nil { order.append(item.id) }
+                items[item.id] = item
+            case .done(let id): items[id] = nil
+            }
+            records += 1
+            offset = next
+        }
+        if offset < data.count { _ = ftruncate(descriptor, off_t(offset)) }
+        size = Int64(offset)
+        return order.compactMap { items[$0] }
+    }
+
+    /// Appends records and syncs them to disk before returning.
+    func append(_ new: [Record]) async throws(OfflineQueueError) {
+        let result: Result<Void, OfflineQueueError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(OfflineQueueError) in try self.write(new) })
+            }
+        }
+        try result.get()
+    }
+
+    /// Rewrites the log with `live` items only when most records are obsolete.
+    func compactIfWorthIt(live: [OfflineItem]) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if self.records > 64, self.records > live.count * 4 { try? self.compact(live) }
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: - On the queue
+
+    private func write(_ new: [Record]) throws(OfflineQueueError) {
+        var bytes = Data()
+        let encoder = JSONEncoder()
+        for record in new {
+            guard let payload = try? encoder.encode(record), payload.count <= Self.maximumRecordSize else {
+                throw .storage("a request is too large to be kept in the queue")
+            }
+            bytes += Self.frame(payload)
+        }
+        try writeAll(bytes, to: descriptor)
+        guard fsync(descriptor) == 0 else { throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))") }
+        records += new.count
+        size += Int64(bytes.count)
+    }
+
+    private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {
+        let temporary = folder.appendingPathComponent("queue.log.tmp")
+        let encoder = JSONEncoder()
+        var bytes = Data()
+        for item in live {
+            guard let payload = try? encoder.encode(Record.add(item)) else { return }
+            bytes += Self.frame(payload)
+        }
+        let file = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return }
+        defer { close(file) }
+        try writeAll(bytes, to: file)
+        guard fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else { return }
+        let directory = open(folder.path, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+        // Writes go on in the new file.
+        let reopened = open(logURL.path, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
+        guard reopened >= 0 else { return }
+        close(descriptor)
+        descriptor = reopened
+        records = live.count
+        size = Int64(bytes.count)
+    }
+
+    private func writeAll(_ bytes: Data, to file: Int32) throws(OfflineQueueError) {
+        let failure: String? = bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                guard let base = buffer.baseAddress else { return nil }
+                let written = posixWrite(file, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw .storage("the queue's journal cannot be written: \(failure)") }
+    }
+
+    // MARK: - Framing
+
+    /// `[length: UInt32 LE][crc32: UInt32 LE][payload]`.
+    static func frame(_ payload: Data) -> Data {
+        var header = Data(count: 8)
+        let length = UInt32(payload.count)
+        let checksum = crc(payload)
+        for index in 0..<4 {
+            header[index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index)))
+            header[4 + index] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt32(index)))
+        }
+        return header + payload
+    }
+
+    /// The record at `offset` and the offset after it, or `nil` when it is torn or corrupt.
+    static func record(in data: Data, at offset: Int, decoder: JSONDecoder) -> (Record, Int)? {
+        guard data.count - offset >= 8 else { return nil }
+        let base = data.startIndex + offset
+        func word(_ at: Int) -> UInt32 {
+            (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[base + at + $1]) << (8 * UInt32($1)) }
+        }
+        let length = Int(word(0))
+        guard length <= maximumRecordSize, data.count - offset - 8 >= length else { return nil }
+        let payload = data.subdata(in: (base + 8)..<(base + 8 + length))
+        guard crc(payload) == word(4), let record = try? decoder.decode(Record.self, from: payload) else { return nil }
+        return (record, offset + 8 + length)
+    }
+
+    static func crc(_ data: Data) -> UInt32 {
+        data.withUnsafeBytes { buffer in
+            UInt32(truncatingIfNeeded: crc32(0, buffer.bindMemory(to: Bytef.self).baseAddress, uInt(buffer.count)))
+        }
+    }
+}
+
+private func posixWrite(_ file: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        Darwin.write(file, bytes, count)
+    #elseif canImport(Musl)
+        Musl.write(file, bytes, count)
+    #else
+        Glibc.write(file, bytes, count)
+    #endif
+}

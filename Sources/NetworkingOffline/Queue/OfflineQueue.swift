@@ -1,0 +1,461 @@
+import Foundation
+import Networking
+import Synchronization
+
+/// Keeps writes that fail because the network is down, on disk, and sends them later — in order,
+/// signed with the session of the moment, each exactly once: WANetworkRouting's offline queue
+/// without its bugs.
+///
+/// ```swift
+/// let queue = try OfflineQueue(OfflineQueue.Configuration(folder: appSupport.appendingPathComponent("outbox")))
+/// var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+/// configuration.interceptors.append(queue)
+/// let notes = NotesRepository(configuration: configuration, sessionManager: session)
+/// queue.connect(notes)
+///
+/// switch await queue.perform(Endpoint<Note>.post("notes", body: note), with: notes) {
+/// case .sent(let saved): print("saved", saved.id)
+/// case .queued(let later): print("offline: kept as", later.ticket)    // await later.result() if you like
+/// case .failed(let error): print(error.localizedDescription)
+/// }
+/// ```
+///
+/// **Which calls.** Opt-in per call (``Endpoint/queueingOffline()``, or a route's `"offline": true`).
+/// Such a call is sent with an `Idempotency-Key`; when it fails for the network — refused, lost,
+/// host not found, not connected, timed out — or with a status listed in
+/// ``Configuration/queuedStatusCodes`` (500 and 503 when you ask), it is kept and the caller gets
+/// `.customError(name: "queuedOffline", error: QueuedOffline, …)` with a ticket (``perform(_:with:)``
+/// turns that into ``OfflineOutcome/queued(_:)``). While earlier requests of the same user wait, a
+/// new one waits behind them rather than overtaking them. Other failures (a 4xx) are the call's
+/// own, and a full queue says so (``OfflineQueueFull``).
+///
+/// **Guarantees.** A request is reported as queued only after its journal record is on disk
+/// (`fsync`): it survives a restart or a `kill -9` at any moment. It keeps its `Idempotency-Key`
+/// on every send, so a request the server received just before a crash, and that is sent again
+/// after it, is recognised — nothing delivered twice, given a server that honours the key (IETF
+/// httpapi draft). Requests are stored unsigned (the queue runs before the session signs): no
+/// token is ever written to disk, and each is signed when it is sent, with the current session.
+///
+/// **Whose.** A request belongs to the user who queued it (``SessionAuthorizing/sessionIdentity``);
+/// it is sent only while that user is logged in — never with another user's token. When another
+/// user logs in, ``Configuration/othersRequests`` decides: `.keep` them for when their user is
+/// back (the default), or `.discard` them.
+///
+/// **Flushing.** In order, one by one (or through a Facebook-style batch endpoint when
+/// ``Configuration/batch`` is set): before the next request that goes through the queue, when you
+/// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
+/// timer with exponential backoff while the network stays down. A request the server answers for
+/// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
+/// the network (or gets a kept status, or a 401) stays, and the flush stops there. After each
+/// flush, ``Configuration/onFlush`` hears what happened.
+///
+/// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
+/// survive a restart; ``Configuration/onFlush`` reports every flush). Streamed bodies cannot be
+/// kept. With a batch endpoint, a request that fails for the network in the middle of a batch does
+/// not hold back the later ones of that batch. One process uses a queue folder at a time.
+public final class OfflineQueue: Interceptor {
+    /// What to do with the requests of other users, when the one logged in is someone else.
+    public enum OthersRequests: Sendable, Hashable {
+        /// Keep them until their user logs in again.
+        case keep
+        /// Remove them (their waiters get an error).
+        case discard
+    }
+
+    /// Where the queue keeps its journal, and how it behaves.
+    public struct Configuration: Sendable {
+        /// The folder of the journal (created with mode 0700). One queue per folder.
+        public var folder: URL
+        /// The most requests kept at once. Default 1000.
+        public var capacity: Int
+        /// Statuses that keep a request instead of failing the call (for example 500 and 503).
+        /// Default none: only network failures queue.
+        public var queuedStatusCodes: Set<Int>
+        /// What happens to other users' requests at a flush. Default ``OthersRequests/keep``.
+        public var othersRequests: OthersRequests
+        /// The wait before the first retry of a flush stopped by the network, in seconds. Default 1.
+        public var retryDelay: TimeInterval
+        /// The longest wait between flush retries, in seconds. Default 60.
+        public var maximumRetryDelay: TimeInterval
+        /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
+        public var batch: (path: String, limit: Int)?
+        /// The time source of the retry timer. Default the system clock.
+        public var clock: NetworkingClock
+        /// Told what each flush did.
+        public var onFlush: (@Sendable (FlushReport) -> Void)?
+
+        /// Creates a configuration; every argument but the folder has the documented default.
+        public init(
+            folder: URL, capacity: Int = 1000, queuedStatusCodes: Set<Int> = [], othersRequests: OthersRequests = .keep,
+            retryDelay: TimeInterval = 1, maximumRetryDelay: TimeInterval = 60, batch: (path: String, limit: Int)? = nil,
+            clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
+        ) {
+            self.folder = folder
+            self.capacity = capacity
+            self.queuedStatusCodes = queuedStatusCodes
+            self.othersRequests = othersRequests
+            self.retryDelay = retryDelay
+            self.maximumRetryDelay = maximumRetryDelay
+            self.batch = batch
+            self.clock = clock
+            self.onFlush = onFlush
+        }
+    }
+
+    private struct State {
+        var machine: OfflineQueueState
+        var items: [UUID: OfflineItem] = [:]
+        var waiters: [UUID: [CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>]] = [:]
+        var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
+        var retry: Task<Void, Never>?
+        weak var repository: AbstractRepository?
+    }
+
+    /// How the queue behaves.
+    public let configuration: Configuration
+    private let journal: OfflineJournal
+    private let state: Mutex<State>
+
+    /// Before signing: the queue keeps requests without the session's credential.
+    public var position: InterceptorPosition { .beforeSigning }
+    /// The offline key of routes and ``Endpoint/queueingOffline()``.
+    public var handledOptions: [any RequestOptionKey.Type] { [OfflineQueueingKey.self] }
+
+    /// Opens the queue in its folder, with the requests a previous run left there.
+    ///
+    /// - Throws: ``OfflineQueueError/storage(_:)`` when the folder cannot be used or another
+    ///   process has it open.
+    public init(_ configuration: Configuration) throws(OfflineQueueError) {
+        self.configuration = configuration
+        journal = try OfflineJournal(folder: configuration.folder)
+        let restored = try journal.load()
+        var machine = OfflineQueueState(capacity: configuration.capacity)
+        machine.restore(restored.map { OfflineQueueState.Item(id: $0.id, user: $0.user) })
+        state = Mutex(State(machine: machine, items: Dictionary(restored.map { ($0.id, $0) }, uniquingKeysWith: { $1 })))
+    }
+
+    deinit {
+        state.withLock { $0.retry }?.cancel()
+    }
+
+    /// Sends flushed requests through `repository`'s chain (its session signs them). Call it once
+    /// the repository that uses this queue is made; the queue keeps a weak reference.
+    public func connect(_ repository: AbstractRepository) {
+        state.withLock { $0.repository = repository }
+    }
+
+    /// How many requests wait.
+    public var count: Int { state.withLock { $0.machine.items.count } }
+
+    /// The tickets of the waiting requests, in order.
+    public var pending: [OfflineTicket] { state.withLock { $0.machine.items.map { OfflineTicket(id: $0.id) } } }
+
+    // MARK: - The interceptor
+
+    public func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        if context.options[FlushTraffic.self] { return try await next(request) }
+        let user = context.session?.sessionIdentity
+        // Before the next request that goes online, send what waits (WANetworkRouting's trigger).
+        if state.withLock({ !$0.machine.isFlushing && $0.machine.hasItems(for: user) }) { _ = await flush() }
+        guard context.options[OfflineQueueingKey.self] else { return try await next(request) }
+        var request = request
+        if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
+        if state.withLock({ $0.machine.hasItems(for: user) }) {
+            throw try await keep(request, context: context, because: .invalidRequest(reason: "earlier requests wait to be sent", request: nil))
+        }
+        let response: TransportResponse
+        do {
+            response = try await next(request)
+        } catch where error.isConnectivityFailure {
+            throw try await keep(request, context: context, because: error)
+        }
+        if configuration.queuedStatusCodes.contains(response.statusCode) {
+            throw try await keep(
+                request, context: context, because: .requestError(ErrorContext(request: request.summary, response: response)))
+        }
+        return response
+    }
+
+    /// Keeps a request; returns the error that tells the caller it was queued (or why it was not).
+    private func keep(_ request: TransportRequest, context: RequestContext, because failure: RepositoryError)
+        async throws(RepositoryError) -> RepositoryError
+    {
+        let item = OfflineItem(
+            id: UUID(), enqueuedAt: configuration.clock.now(), user: context.requiresSession ? context.session?.sessionIdentity : nil,
+            request: OfflineItem.storable(request), requiresSession: context.requiresSession, name: context.name)
+        let ticket = try await store(item, failure: failure)
+        return .customError(
+            name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: failure.description),
+            context: ErrorContext(request: request.summary, response: failure.context?.response))
+    }
+
+    /// Admits and journals an item.
+    private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
+        let admitted = state.withLock { state -> Bool in
+            guard state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user)) else { return false }
+            state.items[item.id] = item
+            return true
+        }
+        guard admitted else {
+            throw .customError(
+                name: "offlineQueueFull", error: OfflineQueueFull(capacity: configuration.capacity),
+                context: ErrorContext(request: item.request.summary))
+        }
+        do {
+            try await journal.append([.add(item)])
+        } catch {
+            // Not on disk, so not queued: the call fails as it would have without the queue.
+            _ = state.withLock { state in
+                state.items[item.id] = nil
+                return state.machine.remove(item.id)
+            }
+            throw failure
+        }
+        scheduleRetry(after: configuration.retryDelay)
+        return OfflineTicket(id: item.id)
+    }
+
+    // MARK: - Calls
+
+    /// Sends a write, or keeps it when the network is down: the call's answer, a queued request to
+    /// await, or its failure.
+    public func perform<T: Decodable & Sendable>(_ endpoint: Endpoint<T>, with repository: AbstractRepository) async -> OfflineOutcome<T> {
+        let queueing = endpoint.queueingOffline()
+        return outcome(of: await repository.performRequest(queueing)) { response, request in
+            repository.interpret(response, to: request, for: queueing)
+        }
+    }
+
+    /// Sends a write whose answer's body is ignored, or keeps it; see ``perform(_:with:)-(Endpoint<T>,_)``.
+    public func perform(_ endpoint: Endpoint<Void>, with repository: AbstractRepository) async -> OfflineOutcome<Void> {
+        let queueing = endpoint.queueingOffline()
+        return outcome(of: await repository.performRequest(queueing)) { response, request in
+            repository.interpret(response, to: request, for: queueing)
+        }
+    }
+
+    private func outcome<T: Sendable>(
+        of result: Result<T, RepositoryError>,
+        interpret: @escaping @Sendable (TransportResponse, TransportRequest) -> Result<T, RepositoryError>
+    ) -> OfflineOutcome<T> {
+        switch result {
+        case .success(let value): return .sent(value)
+        case .failure(let error):
+            guard let queued = error.customError(as: QueuedOffline.self) else { return .failed(error) }
+            return .queued(
+                QueuedRequest(ticket: queued.ticket) { [self] in
+                    let request = self.state.withLock { $0.items[queued.ticket.id]?.request }
+                    let answer = await self.outcome(of: queued.ticket)
+                    return answer.flatMap { response in
+                        interpret(response, request ?? TransportRequest(method: .get, url: response.url ?? URL(fileURLWithPath: "/")))
+                    }
+                })
+        }
+    }
+
+    /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
+    ///
+    /// - Returns: its ticket, or why it cannot be kept (an invalid endpoint, a streamed body, a full queue).
+    public func enqueue<Response>(_ endpoint: Endpoint<Response>, through repository: AbstractRepository) async
+        -> Result<OfflineTicket, RepositoryError>
+    {
+        do throws(RepositoryError) {
+            var request = try repository.makeRequest(for: endpoint)
+            if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
+            let identity = endpoint.requiresSession ? repository.sessionManager?.sessionIdentity : nil
+            let item = OfflineItem(
+                id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
+                requiresSession: endpoint.requiresSession, name: endpoint.name)
+            return .success(
+                try await store(item, failure: .invalidRequest(reason: "the request could not be kept on disk", request: request.summary)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Waits until the queued request is sent for good (delivered, or answered with an error),
+    /// and returns its raw answer — or its failure (discarded, or never sendable).
+    public func outcome(of ticket: OfflineTicket) async -> Result<TransportResponse, RepositoryError> {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Result<TransportResponse, RepositoryError>? in
+                if let outcome = state.outcomes[ticket.id] { return outcome }
+                guard state.items[ticket.id] != nil else {
+                    return .failure(.invalidRequest(reason: "no queued request has the ticket \(ticket)", request: nil))
+                }
+                state.waiters[ticket.id, default: []].append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    // MARK: - Flushing
+
+    /// Tells the queue the network came back (a flush starts at once) or went away.
+    public func connectivityChanged(isOnline: Bool) {
+        guard isOnline else { return }
+        state.withLock { $0.retry }?.cancel()
+        Task { _ = await self.flush() }
+    }
+
+    /// Sends the waiting requests of the current user, in order, until one fails for the network.
+    @discardableResult
+    public func flush() async -> FlushReport {
+        var report = FlushReport()
+        guard let repository = state.withLock({ $0.repository }) else { return report }
+        let user = repository.sessionManager?.sessionIdentity
+        if configuration.othersRequests == .discard { await discardOthers(than: user) }
+        guard let items = state.withLock({ $0.machine.beginFlush(for: user) }) else {
+            report.remaining = count
+            return report
+        }
+        var position = 0
+        flushing: while position < items.count {
+            let group = configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
+                ?? [items[position]]
+            position += group.count
+            let results = await send(group.map(\.id), through: repository)
+            for (id, result) in zip(group.map(\.id), results) {
+                let outcome = classify(result)
+                if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
+                guard state.withLock({ $0.machine.record(id, outcome) }) else {
+                    report.stoppedBy = result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
+                    break flushing
+                }
+            }
+        }
+        let delay = state.withLock {
+            $0.machine.endFlush(for: user, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
+        }
+        if let delay { scheduleRetry(after: delay) }
+        report.remaining = count
+        await journal.compactIfWorthIt(live: state.withLock { state in state.machine.items.compactMap { state.items[$0.id] } })
+        configuration.onFlush?(report)
+        return report
+    }
+
+    /// Sends items (one, or a batch), signed by the repository's session.
+    private func send(_ ids: [UUID], through repository: AbstractRepository) async -> [Result<TransportResponse, RepositoryError>] {
+        let items = state.withLock { state in ids.compactMap { state.items[$0] } }
+        let requests = items.map { item -> TransportRequest in
+            var request = item.request
+            request.headers = request.headers.merging(repository.configuration.defaultHeaders)
+            return request
+        }
+        var marker = RequestOptions()
+        marker[FlushTraffic.self] = true
+        if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
+            let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
+            switch await client.sendRaw(requests.map { .success($0) }, options: marker) {
+            case .success(let answers): return answers.map { $0.map { $0 } }
+            case .failure(let error): return requests.map { _ in .failure(error) }
+            }
+        }
+        var results: [Result<TransportResponse, RepositoryError>] = []
+        for (item, request) in zip(items, requests) {
+            let context = RequestContext(
+                requiresSession: item.requiresSession, name: item.name, options: marker, session: repository.sessionManager)
+            results.append(await repository.send(request, context: context).map { response in
+                var answered = response
+                answered.url = answered.url ?? request.url
+                return answered
+            })
+        }
+        return results
+    }
+
+    /// Whether a send ended the request's stay in the queue.
+    private func classify(_ result: Result<TransportResponse, RepositoryError>) -> OfflineQueueState.Outcome {
+        switch result {
+        case .success(let response):
+            if response.isSuccess { return .delivered }
+            // A 401: the session ended or must be refreshed; the request waits for one that works.
+            if response.statusCode == 401 || configuration.queuedStatusCodes.contains(response.statusCode) { return .deferred }
+            return .rejected
+        case .failure(let error):
+            switch error {
+            case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession: return .deferred
+            default: return .rejected
+            }
+        }
+    }
+
+    /// Marks an item done on disk and tells its waiters.
+    private func finish(
+        _ id: UUID, with result: Result<TransportResponse, RepositoryError>, outcome: OfflineQueueState.Outcome,
+        into report: inout FlushReport
+    ) async {
+        try? await journal.append([.done(id)])
+        let waiters = state.withLock { state in
+            state.items[id] = nil
+            state.outcomes[id] = result
+            return state.waiters.removeValue(forKey: id) ?? []
+        }
+        for waiter in waiters { waiter.resume(returning: result) }
+        switch (outcome, result) {
+        case (.delivered, _): report.delivered.append(OfflineTicket(id: id))
+        case (_, .failure(let error)): report.rejected.append((OfflineTicket(id: id), error))
+        case (_, .success(let response)):
+            report.rejected.append((OfflineTicket(id: id), .requestError(ErrorContext(request: response.summary, response: response))))
+        }
+    }
+
+    private func discardOthers(than user: String?) async {
+        let removed = state.withLock { $0.machine.discard(notBelongingTo: user) }
+        guard !removed.isEmpty else { return }
+        try? await journal.append(removed.map { .done($0.id) })
+        let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
+        let waiters = state.withLock { state in
+            removed.flatMap { item -> [CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>] in
+                state.items[item.id] = nil
+                state.outcomes[item.id] = .failure(error)
+                return state.waiters.removeValue(forKey: item.id) ?? []
+            }
+        }
+        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+    }
+
+    /// Flushes again after `delay`, unless a retry is already planned.
+    private func scheduleRetry(after delay: TimeInterval) {
+        let clock = configuration.clock
+        state.withLock { state in
+            guard state.retry == nil || state.retry?.isCancelled == true else { return }
+            state.retry = Task { [weak self] in
+                guard (try? await clock.sleep(.seconds(min(max(delay, 0), 86_400)))) != nil else { return }
+                self?.state.withLock { $0.retry = nil }
+                _ = await self?.flush()
+            }
+        }
+    }
+}
+
+/// Marks the queue's own sends, so that its interceptor lets them through.
+enum FlushTraffic: RequestOptionKey {
+    static let defaultValue = false
+}
+
+extension Endpoint {
+    /// A copy that the offline queue keeps when it fails for the network (see ``OfflineQueue``).
+    public func queueingOffline() -> Endpoint {
+        with(OfflineQueueingKey.self, true)
+    }
+}
+
+extension TransportResponse {
+    fileprivate var summary: RequestSummary { RequestSummary(method: .get, url: url ?? URL(fileURLWithPath: "/")) }
+    fileprivate var response: TransportResponse { self }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    fileprivate var success: Success? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Networking
+
+/// Why an offline queue cannot be opened or keep a request.
+public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The queue's folder or journal cannot be used (the reason says why), or another process
+    /// uses the same folder.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .storage(let reason): reason
+        }
+    }
+}
+
+/// A call the offline queue kept to send later, as the call's error says it: read it with
+/// `error.customError(as: QueuedOffline.self)` and await ``OfflineQueue/outcome(of:)`` with its
+/// ``ticket`` — the caller always hears whether its request was sent, queued or failed.
+public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
+    /// The queued request's ticket.
+    public let ticket: OfflineTicket
+    /// Why it could not be sent now (the network failure, or the status the queue keeps).
+    public let reason: String
+
+    public var name: String { "queuedOffline" }
+}
+
+/// A call the offline queue would have kept, but it is full: the request was not kept.
+public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
+    /// The queue's capacity.
+    public let capacity: Int
+
+    public var name: String { "offlineQueueFull" }
+}
+
+/// Stands for one queued request, to await how it ends.
+public struct OfflineTicket: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The request's identity in the queue (also its `Idempotency-Key`).
+    public let id: UUID
+
+    public var description: String { id.uuidString }
+}
+
+/// How a call through ``OfflineQueue/perform(_:with:)`` went.
+public enum OfflineOutcome<Value: Sendable>: Sendable {
+    /// Sent now, with this answer.
+    case sent(Value)
+    /// Kept to send later: await ``QueuedRequest/result()``.
+    case queued(QueuedRequest<Value>)
+    /// Failed, and not kept (a 4xx, an invalid request, a full queue).
+    case failed(RepositoryError)
+}
+
+/// A request kept by the queue, whose eventual answer can be awaited (in this process).
+public struct QueuedRequest<Value: Sendable>: Sendable {
+    /// Its ticket.
+    public let ticket: OfflineTicket
+    let wait: @Sendable () async -> Result<Value, RepositoryError>
+
+    /// Waits until the queue has sent it (or given up on it), and reads the answer as the original call would.
+    public func result() async -> Result<Value, RepositoryError> { await wait() }
+}
+
+/// What one flush did, for ``OfflineQueue/Configuration/onFlush``.
+public struct FlushReport: Sendable {
+    /// Requests delivered (2xx), with their tickets.
+    public var delivered: [OfflineTicket] = []
+    /// Requests the server answered for good with another status, or that could not be sent at
+    /// all; they left the queue.
+    public var rejected: [(ticket: OfflineTicket, error: RepositoryError)] = []
+    /// Requests still waiting (the network failed, or a status the queue keeps).
+    public var remaining: Int = 0
+    /// Why the flush stopped early, when it did.
+    public var stoppedBy: RepositoryError?
+}
+

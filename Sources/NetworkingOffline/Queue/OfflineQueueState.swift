@@ -1,0 +1,111 @@
+import Foundation
+
+/// The offline queue's lifecycle as a pure value, tested without I/O: which requests wait, in
+/// which order, for which user; what a flush sends and when it stops; how long to wait before
+/// trying again while the network stays down. ``OfflineQueue`` drives it and carries out its
+/// decisions (the journal, the network).
+///
+/// The rules:
+/// - Requests wait in the order they were queued, each for the user that queued it (`nil`: a
+///   request that needs no session).
+/// - At most ``capacity`` requests wait; one more is refused.
+/// - A flush for a user sends, in order, that user's requests and those of nobody; one flush runs
+///   at a time.
+/// - A request that was delivered (2xx) or rejected (the server answered it for good, such as a
+///   4xx) leaves the queue; one deferred (the network failed, or a status the queue keeps) stays,
+///   and the flush stops there, so that later requests never overtake it.
+/// - After a flush that stopped on a deferred request, the next try waits `base × 2^(n−1)`
+///   (capped at `maximum`) for the n-th flush in a row that stopped so; a flush that completes resets it.
+struct OfflineQueueState: Sendable, Hashable {
+    /// A waiting request: its identity and its user.
+    struct Item: Sendable, Hashable {
+        let id: UUID
+        let user: String?
+    }
+
+    /// How a sent request ended.
+    enum Outcome: Sendable, Hashable {
+        /// Delivered (2xx): it leaves the queue.
+        case delivered
+        /// Answered for good (a 4xx, an invalid request): it leaves the queue with its error.
+        case rejected
+        /// The network failed, or the answer is one the queue keeps: it stays, and the flush stops.
+        case deferred
+    }
+
+    /// The most requests that may wait.
+    let capacity: Int
+    private(set) var items: [Item] = []
+    private(set) var isFlushing = false
+    /// Flushes in a row that stopped on a deferred request.
+    private(set) var stoppedFlushes = 0
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Queues a request; `false` when the queue is full.
+    mutating func admit(_ item: Item) -> Bool {
+        guard items.count < capacity else { return false }
+        items.append(item)
+        return true
+    }
+
+    /// Puts back requests read from the journal, in their order.
+    mutating func restore(_ restored: [Item]) {
+        items = restored
+    }
+
+    /// Whether requests wait that a flush for `user` would send.
+    func hasItems(for user: String?) -> Bool {
+        items.contains { $0.user == nil || $0.user == user }
+    }
+
+    /// Starts a flush for `user`: the requests to send, in order; `nil` when a flush runs already
+    /// or none waits for this user.
+    mutating func beginFlush(for user: String?) -> [Item]? {
+        guard !isFlushing else { return nil }
+        let sendable = items.filter { $0.user == nil || $0.user == user }
+        guard !sendable.isEmpty else { return nil }
+        isFlushing = true
+        return sendable
+    }
+
+    /// Records how a sent request ended; `true` when the flush goes on with the next one.
+    mutating func record(_ id: UUID, _ outcome: Outcome) -> Bool {
+        switch outcome {
+        case .delivered, .rejected:
+            items.removeAll { $0.id == id }
+            return true
+        case .deferred:
+            return false
+        }
+    }
+
+    /// Ends the flush; the wait before the next try when requests for the user still wait,
+    /// `nil` when the flush sent everything it could.
+    mutating func endFlush(for user: String?, base: TimeInterval, maximum: TimeInterval) -> TimeInterval? {
+        isFlushing = false
+        guard hasItems(for: user) else {
+            stoppedFlushes = 0
+            return nil
+        }
+        stoppedFlushes += 1
+        let exponent = Double(min(stoppedFlushes - 1, 30))
+        return min(max(maximum, 0), max(base, 0) * pow(2, exponent))
+    }
+
+    /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.
+    mutating func discard(notBelongingTo user: String?) -> [Item] {
+        let others = items.filter { $0.user != nil && $0.user != user }
+        items.removeAll { $0.user != nil && $0.user != user }
+        return others
+    }
+
+    /// Removes one request (discarded by the caller); `true` when it was waiting.
+    mutating func remove(_ id: UUID) -> Bool {
+        let before = items.count
+        items.removeAll { $0.id == id }
+        return items.count != before
+    }
+}

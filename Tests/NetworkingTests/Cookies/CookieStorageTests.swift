@@ -1,0 +1,241 @@
+import Foundation
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import Networking
+
+/// A time that tests move by hand.
+private final class ManualTime: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0.addTimeInterval(seconds) } }
+}
+
+@Suite("CookieStorage")
+struct CookieStorageTests {
+    private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+    /// Stores what a response from `text` with these `Set-Cookie` fields sets.
+    private func receive(_ fields: [String], from text: String, into storage: CookieStorage) throws {
+        var headers = HTTPHeaders()
+        for field in fields { headers.add(name: "Set-Cookie", value: field) }
+        let request = TransportRequest(method: .get, url: try url(text))
+        storage.store(from: TransportResponse(statusCode: 200, headers: headers, url: request.url), of: request)
+    }
+
+    @Test("Cookies a response sets are kept and go back with matching requests only")
+    func keepsAndMatches() throws {
+        // Given
+        let storage = CookieStorage()
+        // When
+        try receive(["a=1; Path=/", "b=2; Path=/docs", "c=3; Domain=example.com; Path=/", "d=4; Secure; Path=/"], from: "https://api.example.com/login", into: storage)
+        // Then
+        #expect(storage.cookies(for: try url("https://api.example.com/docs/x")).map(\.name) == ["b", "a", "c", "d"])
+        #expect(storage.cookies(for: try url("http://api.example.com/")).map(\.name) == ["a", "c"])
+        #expect(storage.cookies(for: try url("https://www.example.com/")).map(\.name) == ["c"])
+        #expect(storage.cookies(for: try url("https://other.org/")).isEmpty)
+        #expect(storage.headerValue(for: try url("https://api.example.com/docs")) == "b=2; a=1; c=3; d=4")
+        #expect(storage.allCookies.count == 4)
+    }
+
+    @Test("Longer paths come first, then older cookies")
+    func order() throws {
+        // Given
+        let storage = CookieStorage()
+        // When
+        try receive(["z=1; Path=/", "y=2; Path=/a/b", "x=3; Path=/a", "w=4; Path=/"], from: "https://h.example/", into: storage)
+        // Then
+        #expect(storage.cookies(for: try url("https://h.example/a/b/c")).map(\.name) == ["y", "x", "z", "w"])
+    }
+
+    @Test("A cookie with the same name, domain and path replaces the old one and keeps its place")
+    func replaces() throws {
+        // Given
+        let storage = CookieStorage()
+        try receive(["a=1; Path=/", "b=2; Path=/"], from: "https://h.example/", into: storage)
+        // When
+        try receive(["a=changed; Path=/", "a=other-path; Path=/x"], from: "https://h.example/", into: storage)
+        // Then
+        #expect(storage.cookies(for: try url("https://h.example/")).map { "\($0.name)=\($0.value)" } == ["a=changed", "b=2"])
+        #expect(storage.allCookies.count == 3)
+    }
+
+    @Test("A cookie expires with its Max-Age, and Max-Age=0 or a past Expires removes it")
+    func expiry() throws {
+        // Given
+        let time = ManualTime()
+        let storage = CookieStorage(now: { time.now })
+        try receive(["short=1; Max-Age=10; Path=/", "long=2; Max-Age=1000; Path=/", "gone=3; Path=/"], from: "https://h.example/", into: storage)
+        // When
+        time.advance(5)
+        let early = storage.cookies(for: try url("https://h.example/")).map(\.name)
+        time.advance(5)
+        let late = storage.cookies(for: try url("https://h.example/")).map(\.name)
+        try receive(["gone=; Max-Age=0; Path=/", "long=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/"], from: "https://h.example/", into: storage)
+        // Then
+        #expect(early == ["short", "long", "gone"])
+        #expect(late == ["long", "gone"])
+        #expect(storage.allCookies.isEmpty)
+    }
+
+    @Test("At most maximumCookiesPerDomain per domain, the oldest going first; other domains keep theirs")
+    func perDomainCap() throws {
+        // Given
+        let storage = CookieStorage(maximumCookiesPerDomain: 3)
+        try receive(["keep=1; Path=/"], from: "https://other.example/", into: storage)
+        // When
+        try receive((1...5).map { "c\($0)=\($0); Path=/" }, from: "https://h.example/", into: storage)
+        // Then
+        #expect(storage.cookies(for: try url("https://h.example/")).map(\.name) == ["c3", "c4", "c5"])
+        #expect(storage.cookies(for: try url("https://other.example/")).map(\.name) == ["keep"])
+    }
+
+    @Test("At most maximumCookies in all, the oldest going first")
+    func totalCap() throws {
+        // Given
+        let storage = CookieStorage(maximumCookiesPerDomain: 10, maximumCookies: 4)
+        // When
+        for host in ["a.example", "b.example", "c.example"] {
+            try receive(["x=1; Path=/", "y=2; Path=/"], from: "https://\(host)/", into: storage)
+        }
+        // Then
+        #expect(storage.allCookies.count == 4)
+        #expect(storage.cookies(for: try url("https://a.example/")).isEmpty)
+        #expect(storage.cookies(for: try url("https://c.example/")).map(\.name) == ["x", "y"])
+    }
+
+    @Test("Limits below 1 become 1", arguments: [Int.min, -1, 0])
+    func limitsClamped(limit: Int) throws {
+        // Given
+        let storage = CookieStorage(maximumCookiesPerDomain: limit, maximumCookies: limit)
+        // When
+        try receive(["a=1; Path=/", "b=2; Path=/"], from: "https://h.example/", into: storage)
+        // Then
+        #expect(storage.maximumCookiesPerDomain == 1)
+        #expect(storage.maximumCookies == 1)
+        #expect(storage.allCookies.map(\.name) == ["b"])
+    }
+
+    @Test("Huge limits are kept as given")
+    func hugeLimits() throws {
+        let storage = CookieStorage(maximumCookiesPerDomain: .max, maximumCookies: .max)
+        try receive(["a=1; Path=/"], from: "https://h.example/", into: storage)
+        #expect(storage.allCookies.count == 1)
+    }
+
+    @Test("Set-Cookie values joined by a transport are split and all kept")
+    func joinedFields() throws {
+        // Given
+        let storage = CookieStorage()
+        // When
+        try receive(
+            ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/, b=2; Path=/, c=3; Max-Age=60; Path=/"], from: "https://h.example/",
+            into: storage)
+        // Then
+        #expect(Set(storage.allCookies.map(\.name)) == ["a", "b", "c"])
+    }
+
+    @Test("A cookie for another domain is never stored")
+    func foreignRejected() throws {
+        let storage = CookieStorage()
+        try receive(["a=1; Domain=bank.example"], from: "https://evil.example/", into: storage)
+        #expect(storage.allCookies.isEmpty)
+    }
+
+    @Test("removeAll empties the storage")
+    func removeAll() throws {
+        let storage = CookieStorage()
+        try receive(["a=1"], from: "https://h.example/", into: storage)
+        storage.removeAll()
+        #expect(storage.allCookies.isEmpty)
+    }
+
+    @Test("set() keeps a cookie made by hand; an expired one removes its match")
+    func setByHand() throws {
+        // Given
+        let time = ManualTime()
+        let storage = CookieStorage(now: { time.now })
+        // When
+        storage.set(Cookie(name: "a", value: "1", domain: "H.Example"))
+        let kept = storage.cookies(for: try url("https://h.example/"))
+        storage.set(Cookie(name: "a", value: "", domain: "h.example", expiresAt: time.now))
+        // Then
+        #expect(kept.map(\.value) == ["1"])
+        #expect(storage.allCookies.isEmpty)
+    }
+}
+
+@Suite("Cookies through a repository")
+struct CookiePipelineTests {
+    private func transport() -> StubTransport {
+        StubTransport(routes: [
+            .status(.post, "login", 204, headers: ["Set-Cookie": "session=s1; Path=/; HttpOnly"]),
+            .status(.get, "me", 200, json: "{}"),
+        ])
+    }
+
+    @Test("Off by default: no Cookie is sent and nothing is kept")
+    func offByDefault() async throws {
+        // Given
+        let transport = transport()
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        // When
+        try await repository.performRequest(Endpoint<Void>.post("login")).get()
+        try await repository.performRequest(Endpoint<Void>.get("me")).get()
+        // Then
+        #expect(transport.requests.allSatisfy { $0.headers["Cookie"] == nil })
+        #expect(repository.cookies(forPath: "me").isEmpty)
+        #expect(repository.configuration.cookieStorage == nil)
+    }
+
+    @Test("With a storage, a cookie set by one call goes with the next, and cookies(forPath:) lists it")
+    func withStorage() async throws {
+        // Given
+        let transport = transport()
+        let storage = CookieStorage()
+        var configuration = try makeConfiguration()
+        configuration.cookieStorage = storage
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        // When
+        try await repository.performRequest(Endpoint<Void>.post("login")).get()
+        try await repository.performRequest(Endpoint<Void>.get("me")).get()
+        // Then
+        #expect(transport.requests[0].headers["Cookie"] == nil)
+        #expect(transport.requests[1].headers["Cookie"] == "session=s1")
+        #expect(repository.cookies(forPath: "me").map(\.name) == ["session"])
+        #expect(repository.cookies(forPath: "/me").first?.isHTTPOnly == true)
+        #expect(storage.cookies(for: try #require(URL(string: "http://api.test/api/v1/me"))).map(\.value) == ["s1"])
+    }
+
+    @Test("A Cookie header the caller sets is left as it is")
+    func callerCookieKept() async throws {
+        // Given
+        let transport = transport()
+        var configuration = try makeConfiguration()
+        configuration.cookieStorage = CookieStorage()
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        try await repository.performRequest(Endpoint<Void>.post("login")).get()
+        // When
+        try await repository.performRequest(Endpoint<Void>.get("me", headers: ["Cookie": "mine=1"])).get()
+        // Then
+        #expect(transport.requests[1].headers.values(for: "Cookie") == ["mine=1"])
+    }
+
+    @Test("One storage shared by two configurations shares its cookies")
+    func sharedStorage() async throws {
+        // Given
+        let transport = transport()
+        let storage = CookieStorage()
+        var first = try makeConfiguration()
+        first.cookieStorage = storage
+        var second = try makeConfiguration()
+        second.cookieStorage = storage
+        // When
+        try await TestRepository(configuration: first, transport: transport).performRequest(Endpoint<Void>.post("login")).get()
+        try await TestRepository(configuration: second, transport: transport).performRequest(Endpoint<Void>.get("me")).get()
+        // Then
+        #expect(transport.requests[1].headers["Cookie"] == "session=s1")
+    }
+}
