@@ -108,6 +108,8 @@ public final class OfflineQueue: Interceptor {
         var waiters: [UUID: [CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>]] = [:]
         var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
         var retry: Task<Void, Never>?
+        /// While a retry is planned, new calls do not try a flush first (the network is likely down).
+        var retryAt: Date?
         weak var repository: AbstractRepository?
     }
 
@@ -157,9 +159,18 @@ public final class OfflineQueue: Interceptor {
     {
         if context.options[FlushTraffic.self] { return try await next(request) }
         let user = context.session?.sessionIdentity
-        // Before the next request that goes online, send what waits (WANetworkRouting's trigger).
-        if state.withLock({ !$0.machine.isFlushing && $0.machine.hasItems(for: user) }) { _ = await flush() }
-        guard context.options[OfflineQueueingKey.self] else { return try await next(request) }
+        // Before the next request, send what waits (WANetworkRouting's trigger) — unless a flush
+        // failed for the network lately: then the request goes first, and its answer, if any,
+        // shows the network is back.
+        let now = configuration.clock.now()
+        if state.withLock({ !$0.machine.isFlushing && $0.machine.hasItems(for: user) && ($0.retryAt.map { now >= $0 } ?? true) }) {
+            _ = await flush()
+        }
+        guard context.options[OfflineQueueingKey.self] else {
+            let response = try await next(request)
+            flushInBackgroundIfWaiting(for: user)
+            return response
+        }
         var request = request
         if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
         if state.withLock({ $0.machine.hasItems(for: user) }) {
@@ -176,6 +187,18 @@ public final class OfflineQueue: Interceptor {
                 request, context: context, because: .requestError(ErrorContext(request: request.summary, response: response)))
         }
         return response
+    }
+
+    /// An answer came through while requests wait for a retry: the network is back, so flush now.
+    private func flushInBackgroundIfWaiting(for user: String?) {
+        let waiting = state.withLock { state -> Bool in
+            guard state.retryAt != nil, !state.machine.isFlushing, state.machine.hasItems(for: user) else { return false }
+            state.retryAt = nil
+            state.retry?.cancel()
+            state.retry = nil
+            return true
+        }
+        if waiting { Task { _ = await self.flush() } }
     }
 
     /// Keeps a request; returns the error that tells the caller it was queued (or why it was not).
@@ -296,7 +319,14 @@ public final class OfflineQueue: Interceptor {
     /// Tells the queue the network came back (a flush starts at once) or went away.
     public func connectivityChanged(isOnline: Bool) {
         guard isOnline else { return }
-        state.withLock { $0.retry }?.cancel()
+        let retry = state.withLock { state -> Task<Void, Never>? in
+            defer {
+                state.retry = nil
+                state.retryAt = nil
+            }
+            return state.retry
+        }
+        retry?.cancel()
         Task { _ = await self.flush() }
     }
 
@@ -420,11 +450,17 @@ public final class OfflineQueue: Interceptor {
     /// Flushes again after `delay`, unless a retry is already planned.
     private func scheduleRetry(after delay: TimeInterval) {
         let clock = configuration.clock
+        let wait = min(max(delay, 0), 86_400)
+        let now = clock.now()
         state.withLock { state in
             guard state.retry == nil || state.retry?.isCancelled == true else { return }
+            state.retryAt = now.addingTimeInterval(wait)
             state.retry = Task { [weak self] in
-                guard (try? await clock.sleep(.seconds(min(max(delay, 0), 86_400)))) != nil else { return }
-                self?.state.withLock { $0.retry = nil }
+                guard (try? await clock.sleep(.seconds(wait))) != nil else { return }
+                self?.state.withLock {
+                    $0.retry = nil
+                    $0.retryAt = nil
+                }
                 _ = await self?.flush()
             }
         }

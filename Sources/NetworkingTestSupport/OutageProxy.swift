@@ -1,0 +1,215 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A TCP proxy on loopback that can be switched off and on, to test what an app does while its
+/// API is unreachable — without stopping the API: point the configuration at the proxy's port,
+/// call ``goDown()`` (connections are then refused and open ones cut), later ``comeUp()``.
+///
+/// ```swift
+/// let proxy = try OutageProxy(upstreamPort: 8000)
+/// let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "127.0.0.1", port: proxy.port)
+/// proxy.goDown()   // calls fail with .noNetworkConnection(.connectionRefused, …)
+/// proxy.comeUp()
+/// ```
+///
+/// Plain TCP: it forwards bytes both ways, one thread per direction of each connection.
+/// Thread-safe.
+public final class OutageProxy: Sendable {
+    /// Why the proxy could not start.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The loopback port it listens on (the same across outages).
+    public let port: Int
+    private let upstreamPort: Int
+    private let state = Mutex<(listener: Int32, connections: [Int32], stopped: Bool)>((-1, [], false))
+
+    /// Starts listening on a free loopback port, forwarding to `127.0.0.1:upstreamPort`.
+    ///
+    /// - Throws: ``Failure`` when no socket can be bound.
+    public init(upstreamPort: Int) throws {
+        self.upstreamPort = upstreamPort
+        let (listener, port) = try Self.listen(port: 0)
+        self.port = port
+        state.withLock { $0.listener = listener }
+        startAccepting(listener)
+    }
+
+    deinit {
+        let (listener, connections) = state.withLock { state in
+            state.stopped = true
+            return (state.listener, state.connections)
+        }
+        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+    }
+
+    /// Whether it accepts connections now.
+    public var isUp: Bool { state.withLock { $0.listener >= 0 } }
+
+    /// Stops listening and cuts every open connection: the API looks unreachable.
+    public func goDown() {
+        let (listener, connections) = state.withLock { state -> (Int32, [Int32]) in
+            defer {
+                state.listener = -1
+                state.connections = []
+            }
+            return (state.listener, state.connections)
+        }
+        if listener >= 0 {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
+        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+    }
+
+    /// Listens again on the same port.
+    ///
+    /// - Throws: ``Failure`` when the port cannot be bound again.
+    public func comeUp() throws {
+        guard !isUp else { return }
+        let (listener, _) = try Self.listen(port: port)
+        state.withLock { $0.listener = listener }
+        startAccepting(listener)
+    }
+
+    private func startAccepting(_ listener: Int32) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { return }
+                ignoreBrokenPipes(client)
+                guard let upstream = try? Self.connect(port: upstreamPort) else {
+                    close(client)
+                    continue
+                }
+                let accepted = state.withLock { state -> Bool in
+                    guard state.listener == listener, !state.stopped else { return false }
+                    state.connections += [client, upstream]
+                    return true
+                }
+                guard accepted else {
+                    close(client)
+                    close(upstream)
+                    return
+                }
+                Self.pump(from: client, to: upstream)
+                Self.pump(from: upstream, to: client)
+            }
+        }
+    }
+
+    /// Copies bytes from one socket to the other until either ends, then ends both.
+    private static func pump(from source: Int32, to destination: Int32) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            loop: while true {
+                let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                var offset = 0
+                while offset < count {
+                    let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress.map { $0 + offset }, count - offset, noSignalFlag) }
+                    if written < 0, errno == EINTR { continue }
+                    guard written > 0 else { break loop }
+                    offset += written
+                }
+            }
+            shutdown(source, Int32(SHUT_RDWR))
+            shutdown(destination, Int32(SHUT_RDWR))
+        }
+    }
+
+    private static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(clamping: port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    private static func listen(port: Int) throws -> (Int32, Int) {
+        let descriptor = socket(AF_INET, streamSocketType, 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var bound = address(port: port)
+        let result = withUnsafePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0, posixListen(descriptor, 128) == 0 else {
+            close(descriptor)
+            throw Failure(description: "bind/listen on port \(port): \(String(cString: strerror(errno)))")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: actual.sin_port)))
+    }
+
+    private static func connect(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, streamSocketType, 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket") }
+        ignoreBrokenPipes(descriptor)
+        var target = address(port: port)
+        let result = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                posixConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw Failure(description: "connect to port \(port): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+}
+
+// The socket calls under names that do not clash with the proxy's own methods.
+private func posixListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 {
+    #if canImport(Darwin)
+        Darwin.listen(descriptor, backlog)
+    #elseif canImport(Musl)
+        Musl.listen(descriptor, backlog)
+    #else
+        Glibc.listen(descriptor, backlog)
+    #endif
+}
+
+private func posixConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Darwin)
+        Darwin.connect(descriptor, address, length)
+    #elseif canImport(Musl)
+        Musl.connect(descriptor, address, length)
+    #else
+        Glibc.connect(descriptor, address, length)
+    #endif
+}
+
+#if canImport(Darwin)
+    private let streamSocketType = SOCK_STREAM
+    // Darwin has no MSG_NOSIGNAL; a write to a closed socket is ignored once SIGPIPE is.
+    private let noSignalFlag: Int32 = 0
+#else
+    private let streamSocketType = Int32(SOCK_STREAM.rawValue)
+    private let noSignalFlag = Int32(MSG_NOSIGNAL)
+#endif
+
+/// On Darwin, a write to a closed socket raises SIGPIPE unless the socket says not to.
+private func ignoreBrokenPipes(_ descriptor: Int32) {
+    #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Networking
+import Testing
+
+@testable import NetworkingOffline
+
+@Suite("Offline journal")
+struct OfflineJournalTests {
+    static func item(_ number: Int) throws -> OfflineItem {
+        OfflineItem(
+            id: UUID(), enqueuedAt: Date(timeIntervalSince1970: Double(number)), user: "user:1",
+            request: TransportRequest(
+                method: .post, url: try #require(URL(string: "http://api.test/notes")), headers: ["Idempotency-Key": "k\(number)"],
+                body: Data(#"{"n":\#(number)}"#.utf8)),
+            requiresSession: true, name: "note")
+    }
+
+    @Test("Items survive reopening, in order, without the ones marked done")
+    func reopen() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<5).map(Self.item)
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            #expect(try journal.load().isEmpty)
+            try await journal.append(items.map { .add($0) })
+            try await journal.append([.done(items[1].id), .done(items[3].id)])
+        }
+        let reopened = try OfflineJournal(folder: folder)
+        #expect(try reopened.load() == [items[0], items[2], items[4]])
+    }
+
+    @Test("A torn or corrupt tail (a crash mid-write) is cut off; what came before is kept")
+    func tornTail() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<3).map(Self.item)
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            _ = try journal.load()
+            try await journal.append(items.map { .add($0) })
+        }
+        let log = folder.appendingPathComponent("queue.log")
+        let whole = try Data(contentsOf: log)
+        for cut in [whole.count - 1, whole.count - 10, whole.count / 2 + 3] {
+            try whole.prefix(cut).write(to: log)
+            let reopened = try OfflineJournal(folder: folder)
+            let loaded = try reopened.load()
+            #expect(loaded.count < 3 && loaded == Array(items.prefix(loaded.count)))
+            #expect(try Data(contentsOf: log).count <= cut, "the torn tail is cut off")
+        }
+        var flipped = whole
+        flipped[flipped.count - 5] ^= 0xFF
+        try flipped.write(to: log)
+        #expect(try OfflineJournal(folder: folder).load() == Array(items.prefix(2)))
+    }
+
+    @Test("Compaction keeps exactly the live items; a second process cannot open the same folder")
+    func compactionAndLock() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<100).map(Self.item)
+        let journal = try OfflineJournal(folder: folder)
+        _ = try journal.load()
+        try await journal.append(items.map { .add($0) })
+        try await journal.append(items.dropLast(2).map { .done($0.id) })
+        let before = try Data(contentsOf: folder.appendingPathComponent("queue.log")).count
+        await journal.compactIfWorthIt(live: Array(items.suffix(2)))
+        let after = try Data(contentsOf: folder.appendingPathComponent("queue.log")).count
+        #expect(after < before / 10)
+        try await journal.append([.done(items[99].id)])
+        #expect(throws: OfflineQueueError.self) { try OfflineJournal(folder: folder) }
+        withExtendedLifetime(journal) {}
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import NetworkingOffline
+
+/// The offline queue against the test API behind an ``OutageProxy``: writes made while the API is
+/// unreachable are kept on disk, and delivered once — in order, signed with the session of the
+/// moment — when it is back.
+@Suite("Offline queue end to end", .serialized)
+struct OfflineQueueIntegrationTests {
+    /// A logged-in repository on the test API through a proxy, with a queue in a fresh folder.
+    struct Setup {
+        let proxy: OutageProxy
+        let queue: OfflineQueue
+        let repository: APIRepository
+        let session: SessionManager<APIUser>
+        let direct: APIRepository
+        let folder: URL
+        let stream = UUID().uuidString
+    }
+
+    static func setUp(
+        queuedStatusCodes: Set<Int> = [], batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
+        reports: ReportLog? = nil
+    ) async throws -> Setup {
+        let base = try OfflineTestServers.apiURL()
+        let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
+        let folder = try temporaryFolder()
+        let queue = try OfflineQueue(
+            OfflineQueue.Configuration(
+                folder: folder, queuedStatusCodes: queuedStatusCodes, othersRequests: othersRequests, retryDelay: 3600, batch: batch,
+                onFlush: { report in reports?.record(report) }))
+        var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
+        configuration.interceptors = [queue]
+        let session = SessionManager<APIUser>()
+        let repository = APIRepository(configuration: configuration, sessionManager: session)
+        queue.connect(repository)
+        let direct = APIRepository(configuration: try OfflineTestServers.configuration(base))
+        let login = try await direct.login()
+        try session.login(user: login.user, token: login.token)
+        return Setup(proxy: proxy, queue: queue, repository: repository, session: session, direct: direct, folder: folder)
+    }
+
+    @Test("Writes made while the API is down are queued (the caller is told), then delivered in order when it is back")
+    func queueThenFlush() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        var tickets: [OfflineTicket] = []
+        for number in 1...3 {
+            let outcome = await setup.queue.perform(setup.repository.note(setup.stream, ["n": number]), with: setup.repository)
+            guard case .queued(let queued) = outcome else {
+                Issue.record("expected queued, got \(outcome)")
+                return
+            }
+            tickets.append(queued.ticket)
+        }
+        // A plain call of an offline route says so through its error too.
+        let plain = await setup.repository.performRequest(setup.repository.note(setup.stream, ["n": 4]).queueingOffline())
+        guard case .failure(let failure) = plain, let queued = failure.customError(as: QueuedOffline.self) else {
+            Issue.record("expected queuedOffline, got \(plain)")
+            return
+        }
+        #expect(queued.reason.contains("earlier requests wait"), "it waits behind the three before it")
+        #expect(setup.queue.count == 4)
+        // Nothing on disk holds a credential.
+        let log = try String(decoding: Data(contentsOf: setup.folder.appendingPathComponent("queue.log")), as: UTF8.self)
+        #expect(!log.contains(try #require(setup.session.sessionToken)))
+        #expect(!log.contains("Authorization"))
+        // Back online: the next flush delivers everything, in order, exactly once.
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 4 && report.remaining == 0)
+        #expect(try await setup.queue.outcome(of: tickets[0]).get().statusCode == 201)
+        let journal = try await setup.direct.journal(setup.stream)
+        #expect(journal.entries.map { $0.body["n"] } == [1, 2, 3, 4])
+        #expect(Set(journal.entries.compactMap(\.idempotencyKey)).count == 4)
+        #expect(journal.entries.allSatisfy { $0.userId == 1 }, "signed at flush time with the current session")
+    }
+
+    @Test("An answer through the queue while writes wait shows the network is back and starts a flush; a 4xx leaves the queue with its error")
+    func flushBeforeNextRequestAndRejections() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        guard case .queued(let rejected) = await setup.queue.perform(
+            Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 422]), with: setup.repository)
+        else {
+            Issue.record("expected queued")
+            return
+        }
+        _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 2]), with: setup.repository)
+        try setup.proxy.comeUp()
+        // A plain GET through the same chain gets an answer: the queue flushes.
+        _ = try await setup.repository.journal(setup.stream)
+        for _ in 0..<200 where setup.queue.count > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(setup.queue.count == 0)
+        let outcome = await rejected.result()
+        guard case .failure(let error) = outcome else {
+            Issue.record("expected the 422")
+            return
+        }
+        #expect(error.statusCode == 422)
+        let journal = try await setup.direct.journal(setup.stream)
+        #expect(journal.entries.map { $0.body["n"] } == [2])
+    }
+
+    @Test("A 503 is kept when asked; while items wait, a new write waits behind them")
+    func keptStatusesAndOrder() async throws {
+        let setup = try await Self.setUp(queuedStatusCodes: [503])
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let outcome = await setup.queue.perform(
+            Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 503]), with: setup.repository)
+        guard case .queued = outcome else {
+            Issue.record("a 503 must be kept, got \(outcome)")
+            return
+        }
+        // The API is up, but an earlier write waits: this one queues behind it.
+        let second = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 2]), with: setup.repository)
+        guard case .queued = second else {
+            Issue.record("expected queued behind the first, got \(second)")
+            return
+        }
+        #expect(setup.queue.count == 2)
+    }
+
+    @Test("Flushing through the batch endpoint; a request queued by one user is never sent with another user's token")
+    func batchAndUsers() async throws {
+        let reports = ReportLog()
+        let setup = try await Self.setUp(batch: ("batch", 10), othersRequests: .keep, reports: reports)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        for number in 1...3 { _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": number]), with: setup.repository) }
+        // Another user logs in: Ann's requests wait for Ann.
+        try setup.session.logout()
+        try setup.session.login(user: APIUser(id: 99, name: "Other"), token: "other-token")
+        try setup.proxy.comeUp()
+        let other = await setup.queue.flush()
+        #expect(other.delivered.isEmpty && other.remaining == 3)
+        // Ann is back: one batch request delivers all three.
+        try setup.session.logout()
+        let login = try await setup.direct.login()
+        try setup.session.login(user: login.user, token: login.token)
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 3)
+        let journal = try await setup.direct.journal(setup.stream)
+        #expect(journal.entries.map { $0.body["n"] } == [1, 2, 3])
+        #expect(journal.entries.allSatisfy { $0.userId == 1 })
+        #expect(reports.last?.delivered.count == 3)
+    }
+
+    @Test("Queued requests survive reopening the queue (a restart); a connectivity signal flushes them")
+    func restart() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stream = UUID().uuidString
+        let base = try OfflineTestServers.apiURL()
+        let login = try await APIRepository(configuration: try OfflineTestServers.configuration(base)).login()
+        // A first run queues a write while the API is down, then ends.
+        let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
+        proxy.goDown()
+        try await {
+            let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+            #expect(throws: OfflineQueueError.self) { try OfflineQueue(OfflineQueue.Configuration(folder: folder)) }
+            var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
+            configuration.interceptors = [queue]
+            let session = SessionManager<APIUser>()
+            try session.login(user: login.user, token: login.token)
+            let repository = APIRepository(configuration: configuration, sessionManager: session)
+            queue.connect(repository)
+            _ = await queue.perform(repository.note(stream, ["n": 7]), with: repository)
+            #expect(queue.count == 1)
+        }()
+        // A second run opens the same folder: the write is there, and goes out when told the network is back.
+        // (The first queue's last references go with its tasks' ends: wait for its lock.)
+        var opened: OfflineQueue?
+        for _ in 0..<200 where opened == nil {
+            opened = try? OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+            if opened == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let queue = try #require(opened)
+        #expect(queue.count == 1)
+        try proxy.comeUp()
+        var configuration = try OfflineTestServers.configuration(base, port: proxy.port)
+        configuration.interceptors = [queue]
+        let session = SessionManager<APIUser>()
+        try session.login(user: login.user, token: login.token)
+        let repository = APIRepository(configuration: configuration, sessionManager: session)
+        queue.connect(repository)
+        queue.connectivityChanged(isOnline: true)
+        for _ in 0..<200 where queue.count > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(queue.count == 0)
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [7])
+    }
+}
+
+/// Flush reports, thread-safe.
+final class ReportLog: Sendable {
+    private let reports = Mutex<[FlushReport]>([])
+    func record(_ report: FlushReport) { reports.withLock { $0.append(report) } }
+    var last: FlushReport? { reports.withLock { $0.last } }
+}

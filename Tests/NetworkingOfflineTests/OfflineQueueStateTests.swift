@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import NetworkingOffline
+
+@Suite("Offline queue state machine")
+struct OfflineQueueStateTests {
+    let a = OfflineQueueState.Item(id: UUID(), user: "ann")
+    let b = OfflineQueueState.Item(id: UUID(), user: "bob")
+    let anyone = OfflineQueueState.Item(id: UUID(), user: nil)
+
+    @Test("Requests wait in order up to the capacity; one more is refused")
+    func capacity() {
+        var state = OfflineQueueState(capacity: 2)
+        let result1 = state.admit(a)
+        #expect(result1)
+        let result2 = state.admit(b)
+        #expect(result2)
+        let result3 = state.admit(anyone)
+        #expect(!result3)
+        #expect(state.items == [a, b])
+    }
+
+    @Test("A flush sends the user's requests and nobody's, in order, one flush at a time")
+    func flushForUser() {
+        var state = OfflineQueueState(capacity: 10)
+        for item in [a, b, anyone] { _ = state.admit(item) }
+        #expect(state.hasItems(for: "ann"))
+        let sent = state.beginFlush(for: "ann")
+        #expect(sent == [a, anyone])
+        let result4 = state.beginFlush(for: "ann")
+        #expect(result4 == nil, "one flush at a time")
+        let result5 = state.record(a.id, .delivered)
+        #expect(result5)
+        let result6 = state.record(anyone.id, .rejected)
+        #expect(result6)
+        let result7 = state.endFlush(for: "ann", base: 1, maximum: 60)
+        #expect(result7 == nil)
+        #expect(state.items == [b], "Bob's request waits for Bob")
+        let result8 = state.beginFlush(for: "ann")
+        #expect(result8 == nil)
+        let result9 = state.beginFlush(for: "bob")
+        #expect(result9 == [b])
+    }
+
+    @Test("A deferred request stays and stops the flush; retries back off exponentially up to the maximum, then reset")
+    func deferredAndBackoff() {
+        var state = OfflineQueueState(capacity: 10)
+        _ = state.admit(a)
+        var delays: [Double?] = []
+        for _ in 0..<8 {
+            _ = state.beginFlush(for: "ann")
+            let result10 = state.record(a.id, .deferred)
+            #expect(!result10)
+            delays.append(state.endFlush(for: "ann", base: 1, maximum: 30))
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30])
+        _ = state.beginFlush(for: "ann")
+        let result11 = state.record(a.id, .delivered)
+        #expect(result11)
+        let result12 = state.endFlush(for: "ann", base: 1, maximum: 30)
+        #expect(result12 == nil)
+        #expect(state.stoppedFlushes == 0)
+    }
+
+    @Test("Other users' requests are discarded on demand; restore puts requests back in order")
+    func discardAndRestore() {
+        var state = OfflineQueueState(capacity: 10)
+        state.restore([a, b, anyone])
+        let result13 = state.discard(notBelongingTo: "ann")
+        #expect(result13 == [b])
+        #expect(state.items == [a, anyone])
+        let result14 = state.remove(a.id)
+        #expect(result14)
+        let result15 = state.remove(a.id)
+        #expect(!result15)
+        #expect(OfflineQueueState(capacity: 0).capacity == 1)
+    }
+}
