@@ -38,6 +38,8 @@ let package = Package(
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
         .testTarget(name: "NetworkingOfflineTests", dependencies: ["NetworkingOffline", "Networking", "NetworkingTestSupport"]),
+        // The child process of the offline queue's crash test (kill -9 at random moments).
+        .executableTarget(name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),
     ],
     swiftLanguageModes: [.v6]
 )

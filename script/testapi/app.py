@@ -745,6 +745,22 @@ def journal_stream(stream):
 
 
 @api.before_request
+def refuse_truncated_body():
+    """A write whose body ended before its Content-Length (the client died mid-send) is not run:
+    werkzeug would hand the route the bytes that came, as if they were the whole body. It gets a
+    503 (never remembered for its Idempotency-Key), which nobody reads. Upload routes stream their
+    bodies and are left alone."""
+    if request.method not in ("POST", "PUT", "PATCH", "DELETE") or (request.endpoint or "").startswith("api.upload"):
+        return None
+    expected = request.content_length
+    if expected is None or expected > MAX_BYTES:
+        return None
+    if len(request.get_data(cache=True)) < expected:
+        return error(503, "incomplete_body", "The request body ended before its Content-Length")
+    return None
+
+
+@api.before_request
 def count_journal_delivery():
     # Registered before idempotency_begin so replays and rejected POSTs count too.
     if request.method == "POST" and request.endpoint == "api.journal_append":

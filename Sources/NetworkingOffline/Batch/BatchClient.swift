@@ -24,12 +24,15 @@ public struct BatchClient: Sendable {
     public let path: String
     /// The most items in one batch request; more are split. Default 50; values below 1 become 1.
     public let limit: Int
+    /// Query items of the batch request itself, if the endpoint needs some. Default none.
+    public let query: Parameters?
 
     /// Creates a client for `repository`'s API.
-    public init(repository: AbstractRepository, path: String = "batch", limit: Int = 50) {
+    public init(repository: AbstractRepository, path: String = "batch", limit: Int = 50, query: Parameters? = nil) {
         self.repository = repository
         self.path = path
         self.limit = max(1, limit)
+        self.query = query
     }
 
     /// Sends every call of `batch`; the results are read by handle.
@@ -85,7 +88,7 @@ public struct BatchClient: Sendable {
             }
         }
         guard !wire.isEmpty else { return .success(answers) }
-        let endpoint = Endpoint<TransportResponse>.post(path, parameters: Parameters(json: ["batch": .array(wire)]))
+        let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         let batchRequest: TransportRequest
         do {
             batchRequest = try repository.makeRequest(for: endpoint)

@@ -34,6 +34,8 @@ final class OfflineJournal: @unchecked Sendable {
     private var lockDescriptor: Int32 = -1
     private var records = 0
     private var size: Int64 = 0
+    /// The items on disk and not done, in order: what a compaction keeps.
+    private var live: [OfflineItem] = []
 
     /// The most bytes one record may have (a request body kept in memory counts).
     static let maximumRecordSize = 64 * 1024 * 1024
@@ -72,23 +74,37 @@ final class OfflineJournal: @unchecked Sendable {
         } catch {
             throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
         }
+        let (items, validLength, count) = Self.read(data)
+        if validLength < data.count { _ = ftruncate(descriptor, off_t(validLength)) }
+        size = Int64(validLength)
+        records = count
+        live = items
+        return items
+    }
+
+    /// The live items a log holds, the length of its valid records, and their number.
+    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int) {
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
         var offset = 0
+        var count = 0
         let decoder = JSONDecoder()
-        while let (record, next) = Self.record(in: data, at: offset, decoder: decoder) {
+        while let (record, next) = record(in: data, at: offset, decoder: decoder) {
             switch record {
             case .add(let item):
                 if items[item.id] == nil { order.append(item.id) }
                 items[item.id] = item
             case .done(let id): items[id] = nil
             }
-            records += 1
+            count += 1
             offset = next
         }
-        if offset < data.count { _ = ftruncate(descriptor, off_t(offset)) }
-        size = Int64(offset)
-        return order.compactMap { items[$0] }
+        return (order.compactMap { items[$0] }, offset, count)
+    }
+
+    /// The live items of the journal in `folder`, read without opening it (for diagnostics and tests).
+    static func liveItems(in folder: URL) throws -> [OfflineItem] {
+        read(try Data(contentsOf: folder.appendingPathComponent("queue.log"))).items
     }
 
     /// Appends records and syncs them to disk before returning.
@@ -101,11 +117,12 @@ final class OfflineJournal: @unchecked Sendable {
         try result.get()
     }
 
-    /// Rewrites the log with `live` items only when most records are obsolete.
-    func compactIfWorthIt(live: [OfflineItem]) async {
+    /// Rewrites the log with its live items only, when most records are obsolete. The live items
+    /// are the journal's own record of what it wrote, so a record appended meanwhile is never dropped.
+    func compactIfWorthIt() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
-                if self.records > 64, self.records > live.count * 4 { try? self.compact(live) }
+                if self.records > 64, self.records > self.live.count * 4 { try? self.compact(self.live) }
                 continuation.resume()
             }
         }
@@ -126,6 +143,12 @@ final class OfflineJournal: @unchecked Sendable {
         guard fsync(descriptor) == 0 else { throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))") }
         records += new.count
         size += Int64(bytes.count)
+        for record in new {
+            switch record {
+            case .add(let item): live.append(item)
+            case .done(let id): live.removeAll { $0.id == id }
+            }
+        }
     }
 
     private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {

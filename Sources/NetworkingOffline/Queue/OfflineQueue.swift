@@ -46,7 +46,8 @@ import Synchronization
 /// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
-/// the network (or gets a kept status, or a 401) stays, and the flush stops there. After each
+/// the network (or gets a kept status, a 401, 408, 409 — its key still being processed — or 429)
+/// stays, and the flush stops there. After each
 /// flush, ``Configuration/onFlush`` hears what happened.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
@@ -361,7 +362,7 @@ public final class OfflineQueue: Interceptor {
         }
         if let delay { scheduleRetry(after: delay) }
         report.remaining = count
-        await journal.compactIfWorthIt(live: state.withLock { state in state.machine.items.compactMap { state.items[$0.id] } })
+        await journal.compactIfWorthIt()
         configuration.onFlush?(report)
         return report
     }
@@ -401,8 +402,13 @@ public final class OfflineQueue: Interceptor {
         switch result {
         case .success(let response):
             if response.isSuccess { return .delivered }
-            // A 401: the session ended or must be refreshed; the request waits for one that works.
-            if response.statusCode == 401 || configuration.queuedStatusCodes.contains(response.statusCode) { return .deferred }
+            // Not an answer for good: 401 (the session ended or must be refreshed; the request
+            // waits for one that works), 408 and 429 (try later), 409 (the Idempotency-Key draft's
+            // "a request with this key is still being processed": the server got a copy of this
+            // very request just before a crash, and has not finished it yet).
+            if [401, 408, 409, 429].contains(response.statusCode) || configuration.queuedStatusCodes.contains(response.statusCode) {
+                return .deferred
+            }
             return .rejected
         case .failure(let error):
             switch error {

@@ -1,0 +1,70 @@
+import Foundation
+import Networking
+import Testing
+
+@testable import NetworkingOffline
+
+/// The batch client against the test API's Facebook-style `/batch`.
+@Suite("Batch client end to end")
+struct BatchClientIntegrationTests {
+    struct Book: Decodable, Sendable { let id: Int; let title: String }
+    struct Created: Decodable, Sendable { let index: Int }
+
+    enum BatchError: CustomRepositoryErrorType, Equatable {
+        case notFound
+        var name: String { "notFound" }
+    }
+
+    static func repository() async throws -> APIRepository {
+        let base = try OfflineTestServers.apiURL()
+        let session = SessionManager<APIUser>()
+        let repository = APIRepository(
+            configuration: try OfflineTestServers.configuration(base), sessionManager: session,
+            customErrors: [.status(404, BatchError.notFound)])
+        let login = try await repository.login()
+        try session.login(user: login.user, token: login.token)
+        return repository
+    }
+
+    @Test("Each item is decoded to its own type with its own status honoured, custom errors included; more items than the limit are split")
+    func typedItems() async throws {
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        var batch = Batch()
+        let book = batch.add(Endpoint<Book>.get("books/3"))
+        let missing = batch.add(Endpoint<Book>.get("books/99999"))
+        var notes: [BatchHandle<Created>] = []
+        for number in 0..<5 { notes.append(batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": number]))) }
+        let rejected = batch.add(Endpoint<Void>(.post, "journal/\(stream)", parameters: ["n": 99], query: ["fail": 422]))
+        let results = try await BatchClient(repository: repository, limit: 3).send(batch).get()
+        #expect(results.count == 8)
+        #expect(try results[book].get().id == 3)
+        guard case .failure(let notFound) = results[missing] else {
+            Issue.record("expected the 404")
+            return
+        }
+        #expect(notFound.customError(as: BatchError.self) == .notFound)
+        #expect(try notes.map { try results[$0].get().index } == [0, 1, 2, 3, 4])
+        guard case .failure(let invalid) = results[rejected] else {
+            Issue.record("expected the 422")
+            return
+        }
+        #expect(invalid.statusCode == 422)
+        let journal = try await repository.journal(stream)
+        #expect(journal.entries.map { $0.body["n"] } == [0, 1, 2, 3, 4])
+        #expect(journal.entries.allSatisfy { $0.userId == 1 }, "items inherit the batch's Authorization")
+    }
+
+    @Test("A failure of the batch call itself is told apart from failures of its items")
+    func batchFailure() async throws {
+        let repository = try await Self.repository()
+        var batch = Batch()
+        batch.add(Endpoint<Book>.get("books/1"))
+        let failed = await BatchClient(repository: repository, query: ["fail": 503]).send(batch)
+        guard case .failure(let error) = failed else {
+            Issue.record("expected the batch call to fail")
+            return
+        }
+        #expect(error.statusCode == 503)
+    }
+}
