@@ -30,7 +30,8 @@ let package = Package(
         // The offline write queue and the batch client, built on Networking's public API only.
         .target(name: "NetworkingOffline", dependencies: ["Networking", "CZlib"]),
         .executableTarget(
-            name: "Demo", dependencies: ["Networking", "NetworkingOffline"], path: "Demo", resources: [.copy("routes.json")]),
+            name: "Demo", dependencies: ["Networking", "NetworkingOffline", "NetworkingTestSupport"], path: "Demo",
+            resources: [.copy("routes.json")]),
         // script/bench: throughput and memory of the transports against nginx on loopback.
         .executableTarget(
             name: "NetworkingBenchmarks",

@@ -1,5 +1,7 @@
 import Foundation
 import Networking
+import NetworkingOffline
+import NetworkingTestSupport
 import Synchronization
 
 // The Networking demo: a books client against the local test API (or any API with the same
@@ -157,6 +159,41 @@ do {
         if event.kind == .finished { break }
     }
     report.ok("activity of the call marked preventUserInteraction: \(blocking.joined(separator: ", "))")
+
+    report.begin("Writes made while the API is down are queued on disk, then flushed when it is back")
+    if let apiPort = configuration.baseURL.port {
+        // The API goes "down" behind a local proxy (the test API itself keeps running).
+        let proxy = try OutageProxy(upstreamPort: apiPort)
+        let outbox = storeFolder.appendingPathComponent("outbox")
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: outbox, retryDelay: 3600))
+        var offline = configuration
+        offline.domainURL = "127.0.0.1"
+        offline.port = proxy.port
+        offline.interceptors = [queue]
+        let notes = BooksRepository(configuration: offline, sessionManager: restored, customErrors: BooksRepository.errors)
+        queue.connect(notes)
+        proxy.goDown()
+        var queued = 0
+        for title in ["Offline One", "Offline Two"] {
+            let write = Endpoint<Void>.post("books", body: NewBook(title: title, author: "A. Queue", genre: "novel", year: 2026))
+            if case .queued(let later) = await queue.perform(write, with: notes) {
+                queued += 1
+                report.info("- \(title): queued as \(later.ticket) (the API is unreachable)")
+            }
+        }
+        if queued == 2 { report.ok("2 writes kept in \(outbox.lastPathComponent)/, unsigned, each with an Idempotency-Key") } else {
+            report.fail("expected 2 queued writes, got \(queued)")
+        }
+        try proxy.comeUp()
+        let flushed = await queue.flush()
+        if flushed.delivered.count == 2, queue.count == 0 {
+            report.ok("the API is back: flushed in order, \(flushed.delivered.count) delivered, signed with the current session")
+        } else {
+            report.fail("expected 2 deliveries, got \(flushed.delivered.count) (\(queue.count) still queued)")
+        }
+    } else {
+        report.info("(skipped: the base URL has no explicit port to put a proxy in front of)")
+    }
 
     report.begin("An expired access token is refreshed once and the call replayed")
     _ = await control.expireToken(token)
