@@ -38,6 +38,8 @@ let package = Package(
             dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
+        // The library's JSON decoder against Foundation's: differential, random and corpus tests.
+        .testTarget(name: "NetworkingJSONTests", dependencies: ["Networking"], resources: [.copy("Corpus")]),
         .testTarget(name: "NetworkingOfflineTests", dependencies: ["NetworkingOffline", "Networking", "NetworkingTestSupport"]),
         // The child process of the offline queue's crash test (kill -9 at random moments).
         .executableTarget(name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),

@@ -29,13 +29,23 @@ public struct DecodingInput: Sendable {
     }
 }
 
-/// Decodes bytes into a model with the configuration's `JSONDecoder`, at an optional key path.
+/// Decodes bytes into a model, at an optional key path: with the library's own decoder
+/// (``FastJSONDecoder``, the configuration's `JSONDecoder` strategies copied when the repository
+/// was made), or with the `JSONDecoder` itself when the configuration asks for it.
 struct BodyDecoder: Sendable {
     let jsonDecoder: JSONDecoder
+    /// `nil` when the configuration asks for Foundation's decoder.
+    let fast: FastJSONDecoder?
+
+    init(jsonDecoder: JSONDecoder, usesFoundation: Bool = false) {
+        self.jsonDecoder = jsonDecoder
+        fast = usesFoundation ? nil : FastJSONDecoder(jsonDecoder)
+    }
 
     func decode<T: Decodable>(_ type: T.Type, from data: Data, keyPath: String?) throws -> T {
-        if let keyPath, !keyPath.isEmpty {
-            let components = keyPath.split(separator: ".").map(String.init)
+        let components = keyPath.map { $0.split(separator: ".").map(String.init) } ?? []
+        if let fast { return try fast.decode(type, from: data, keyPath: components) }
+        if !components.isEmpty {
             return try KeyPathDecoding.$components.withValue(components) {
                 try jsonDecoder.decode(KeyPathDecodable<T>.self, from: data).value
             }

@@ -7,7 +7,7 @@ struct ResponseDecoder: Sendable {
 
     init(configuration: NetworkingConfiguration) {
         self.configuration = configuration
-        bodyDecoder = BodyDecoder(jsonDecoder: configuration.jsonDecoder)
+        bodyDecoder = BodyDecoder(jsonDecoder: configuration.jsonDecoder, usesFoundation: configuration.usesFoundationJSONDecoder)
     }
 
     /// The body (or the value at `keyPath`) as `T`, or the endpoint's own decoding step's result.

@@ -26,7 +26,7 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
         public let statusCode: Int
         /// The API code the body must carry, or `nil` to match on the status alone.
         public let apiCode: String?
-        let makeError: @Sendable (TransportResponse, JSONDecoder) throws -> any CustomRepositoryErrorType
+        let makeError: @Sendable (TransportResponse, BodyDecoder) throws -> any CustomRepositoryErrorType
         let bodyTypeName: String?
 
         /// A response with this status becomes `error`.
@@ -50,7 +50,7 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
         ) -> Rule {
             Rule(
                 statusCode: statusCode, apiCode: apiCode,
-                makeError: { response, decoder in makeError(try decoder.decode(Body.self, from: response.body)) },
+                makeError: { response, decoder in makeError(try decoder.decode(Body.self, from: response.body, keyPath: nil)) },
                 bodyTypeName: String(describing: Body.self))
         }
     }
@@ -81,7 +81,7 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
 
     /// The error for a response, trying API-code rules first; `nil` when no rule matches.
     func match(
-        _ response: TransportResponse, decoder: JSONDecoder, onBodyDecodingFailure: (Rule, any Error) -> Void
+        _ response: TransportResponse, decoder: BodyDecoder, onBodyDecodingFailure: (Rule, any Error) -> Void
     ) -> (any CustomRepositoryErrorType)? {
         let candidates = rules.filter { $0.statusCode == response.statusCode }
         guard !candidates.isEmpty else { return nil }

@@ -289,7 +289,7 @@ open class AbstractRepository: @unchecked Sendable {
         let context = ErrorContext(request: request.summary, response: response)
         if response.statusCode == 401, endpoint.requiresSession { throw .unauthenticatedSession(context) }
         for mapping in [endpoint.customErrors, customErrors] where !mapping.isEmpty {
-            let match = mapping.match(response, decoder: configuration.jsonDecoder) { rule, error in
+            let match = mapping.match(response, decoder: decoder.bodyDecoder) { rule, error in
                 decoder.reportBodyFailure(error, typeName: rule.bodyTypeName ?? "error body", context: context)
             }
             if let match { throw .customError(name: match.name, error: match, context: context) }

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Decodes JSON bodies into models faster than Foundation's JSONDecoder, with the same results and errors.
+///
+/// It scans the document once into a compact tape (`FastJSONTape`) without making strings, arrays
+/// or dictionaries, then runs the models' `init(from:)` against it; keys are compared as bytes and
+/// strings and numbers are only read when asked for. Its rules are `JSONDecoder`'s (swift-foundation),
+/// including what `JSONDecoder` only checks lazily, so both give the same value or the same
+/// `DecodingError` (case, coding path, description) for the same input. Options `FastJSONDecoder`
+/// does not implement (`allowsJSON5`, `assumesTopLevelDictionary`) make it call a `JSONDecoder`.
+struct FastJSONDecoder: Sendable {
+    let options: FastJSONOptions
+
+    /// Copies every strategy of `decoder`: keyDecodingStrategy (useDefaultKeys, convertFromSnakeCase, custom),
+    /// dateDecodingStrategy (deferredToDate, secondsSince1970, millisecondsSince1970, iso8601, formatted, custom),
+    /// dataDecodingStrategy (deferredToData, base64, custom), nonConformingFloatDecodingStrategy (throw, convertFromString),
+    /// userInfo, and allowsJSON5 / assumesTopLevelDictionary (if either is set, it is fine to simply fall back to calling JSONDecoder).
+    init(_ decoder: JSONDecoder) {
+        options = FastJSONOptions(decoder)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(type, from: data, keyPath: [])
+    }
+
+    /// Decodes the value at a key path inside the document (components are object keys, or array indices given as
+    /// decimal strings like "0"); coding paths in errors start at the document root (e.g. [data, Index 3, genre]).
+    /// A missing key throws DecodingError.keyNotFound at the parent; an index past the end throws valueNotFound.
+    func decode<T: Decodable>(_ type: T.Type, from data: Data, keyPath: [String]) throws -> T {
+        if let fallback = options.fallback {
+            return try FastJSONKeyPathFallback<T>.decode(with: fallback, from: data, keyPath: keyPath)
+        }
+        // Inputs this large are left to JSONDecoder: the tape indexes values with 32-bit numbers.
+        guard data.count < Int(Int32.max) / 2 else {
+            return try FastJSONKeyPathFallback<T>.decode(with: Self.configuredJSONDecoder(options), from: data, keyPath: keyPath)
+        }
+        let session: FastJSONSession
+        do {
+            session = try Self.withUTF8(of: data) { try FastJSONSession(input: $0, options: options) }
+        } catch let error as FastJSONSyntaxError {
+            throw Self.invalidJSON(error)
+        }
+        let decoder = FastJSONDecoderImpl(session: session, value: 0, node: 0)
+        do {
+            if keyPath.isEmpty {
+                return try decoder.unwrap(T.self, value: 0, parent: 0, nil)
+            }
+            return try decoder.decode(T.self, atKeyPath: keyPath)
+        } catch let error as FastJSONSyntaxError {
+            throw Self.invalidJSON(error)
+        }
+    }
+
+    /// `JSONDecoder`'s error for input that is not JSON (or holds a value it cannot read).
+    static func invalidJSON(_ error: FastJSONSyntaxError) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+    }
+
+    static func configuredJSONDecoder(_ options: FastJSONOptions) -> JSONDecoder {
+        let decoder = JSONDecoder()
+        switch options.keyStrategy {
+        case .useDefaultKeys: decoder.keyDecodingStrategy = .useDefaultKeys
+        case .convertFromSnakeCase: decoder.keyDecodingStrategy = .convertFromSnakeCase
+        case .custom(let convert): decoder.keyDecodingStrategy = .custom(convert)
+        }
+        switch options.dateStrategy {
+        case .deferredToDate: decoder.dateDecodingStrategy = .deferredToDate
+        case .secondsSince1970: decoder.dateDecodingStrategy = .secondsSince1970
+        case .millisecondsSince1970: decoder.dateDecodingStrategy = .millisecondsSince1970
+        case .iso8601: decoder.dateDecodingStrategy = .iso8601
+        case .custom(let decode): decoder.dateDecodingStrategy = .custom(decode)
+        }
+        switch options.dataStrategy {
+        case .deferredToData: decoder.dataDecodingStrategy = .deferredToData
+        case .base64: decoder.dataDecodingStrategy = .base64
+        case .custom(let decode): decoder.dataDecodingStrategy = .custom(decode)
+        }
+        if let names = options.nonConformingFloats {
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: String(decoding: names.positiveInfinity, as: UTF8.self),
+                negativeInfinity: String(decoding: names.negativeInfinity, as: UTF8.self),
+                nan: String(decoding: names.nan, as: UTF8.self))
+        }
+        decoder.userInfo = options.userInfo
+        return decoder
+    }
+
+    /// Hands `body` the input as UTF-8 without a byte order mark, detecting UTF-16 and UTF-32 (with or
+    /// without a BOM) from the first bytes exactly as `JSONDecoder` does.
+    static func withUTF8<R>(of data: Data, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let count = data.count
+        let start = data.startIndex
+        let b0: UInt8? = count > 0 ? data[start] : nil
+        let b1: UInt8? = count > 1 ? data[start + 1] : nil
+        let b2: UInt8? = count > 2 ? data[start + 2] : nil
+        let b3: UInt8? = count > 3 ? data[start + 3] : nil
+        var encoding = String.Encoding.utf8
+        var bomLength = 0
+        switch (b0, b1, b2, b3) {
+        case (0, 0, 0xFE, 0xFF): (encoding, bomLength) = (.utf32BigEndian, 4)
+        case (0xFE, 0xFF, 0, 0): (encoding, bomLength) = (.utf32LittleEndian, 4)
+        case (0xFE, 0xFF, _, _): (encoding, bomLength) = (.utf16BigEndian, 2)
+        case (0xFF, 0xFE, _, _): (encoding, bomLength) = (.utf16LittleEndian, 2)
+        case (0xEF, 0xBB, 0xBF, _): bomLength = 3
+        case let (0, 0, 0, .some(nz)) where nz != 0: encoding = .utf32BigEndian
+        case let (0, .some(nz1), 0, .some(nz2)) where nz1 != 0 && nz2 != 0: encoding = .utf16BigEndian
+        case let (.some(nz), 0, 0, 0) where nz != 0: encoding = .utf32LittleEndian
+        case let (.some(nz1), 0, .some(nz2), 0) where nz1 != 0 && nz2 != 0: encoding = .utf16LittleEndian
+        case let (0, .some(nz), nil, nil) where nz != 0: encoding = .utf16BigEndian
+        case let (.some(nz), 0, nil, nil) where nz != 0: encoding = .utf16LittleEndian
+        default: break
+        }
+        if encoding == .utf8 {
+            return try data.withUnsafeBytes { bytes in
+                try body(UnsafeRawBufferPointer(rebasing: bytes[bomLength...]))
+            }
+        }
+        guard let text = String(bytes: data.dropFirst(bomLength), encoding: encoding) else {
+            throw FastJSONSyntaxError("Unable to convert data to a string using the detected encoding")
+        }
+        var utf8 = Array(text.utf8)
+        return try utf8.withUnsafeMutableBytes { try body(UnsafeRawBufferPointer($0)) }
+    }
+}

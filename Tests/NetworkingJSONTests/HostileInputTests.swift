@@ -1,0 +1,150 @@
+@testable import Networking
+import Foundation
+import Testing
+
+/// Inputs meant to break a decoder: huge strings, extreme nesting, every truncation of a document.
+/// FastJSONDecoder must answer each with JSONDecoder's result and never crash.
+@Suite struct HostileInputTests {
+    /// Runs `body` on a thread with a large stack (deep `init(from:)` recursion in debug builds).
+    /// Runs `body` on a thread of its own with a large stack, and waits without holding one of
+    /// Swift's cooperative threads (there are only as many as cores, and the rest of the suite
+    /// needs them while these heavy checks run).
+    static func onLargeStack<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            let thread = Thread {
+                continuation.resume(returning: body())
+            }
+            thread.stackSize = 256 << 20
+            thread.start()
+        }
+    }
+
+    @Test func tenMegabyteString() async {
+        await Self.onLargeStack { Self.tenMegabyteStringChecks() }
+    }
+
+    static func tenMegabyteStringChecks() {
+        let content = String(repeating: "abcdefghij", count: 1_000_000)
+        let json = "\"" + content + "\""
+        assertSameAsJSONDecoder(String.self, json)
+        assertSameAsJSONDecoder(Int.self, json)
+        assertSameAsJSONDecoder(String.self, String(json.dropLast()))
+        assertSameAsJSONDecoder([String].self, "[" + json + "]")
+        assertSameAsJSONDecoder(Wrapper<String>.self, #"{"value":"# + json + "}")
+        let escaped = "\"" + String(repeating: "abc\\n\\u00e9\\ud83d\\ude00", count: 400_000) + "\""
+        assertSameAsJSONDecoder(String.self, escaped)
+        assertSameAsJSONDecoder(String.self, String(escaped.dropLast(2)) + "\"")
+        let nonASCII = "\"" + String(repeating: "é日本😀", count: 800_000) + "\""
+        assertSameAsJSONDecoder(String.self, nonASCII)
+        var invalid = Array(nonASCII.utf8)
+        invalid[invalid.count / 2] = 0xFF
+        assertSameAsJSONDecoder(String.self, data: Data(invalid))
+        assertSameAsJSONDecoder(StrictJSONValue.self, data: Data(invalid))
+    }
+
+    @Test(arguments: [
+        String(repeating: "[", count: 100_000),
+        String(repeating: "{\"a\":", count: 100_000),
+        String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+        String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000),
+        String(repeating: "[{\"a\":", count: 50_000),
+        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+        String(repeating: "[", count: 512) + String(repeating: "]", count: 512),
+        String(repeating: "[", count: 511) + "{}" + String(repeating: "]", count: 511),
+        String(repeating: "[", count: 511) + "{\"a\":[]}" + String(repeating: "]", count: 511),
+        String(repeating: "{\"a\":", count: 512) + "1" + String(repeating: "}", count: 512),
+        String(repeating: "{\"a\":", count: 511) + "1" + String(repeating: "}", count: 511),
+        String(repeating: "[", count: 512) + String(repeating: "]", count: 511),
+        String(repeating: "[1,", count: 100_000),
+        String(repeating: "\"", count: 100_001),
+        String(repeating: "\\", count: 100_000),
+        String(repeating: "1", count: 100_000),
+        "[" + String(repeating: "1,", count: 500_000) + "1]",
+        "{" + (0..<50_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}",
+        "{" + (0..<20_000).map { _ in "\"k\":1" }.joined(separator: ",") + "}",
+    ])
+    func extremeStructure(_ json: String) async {
+        await HostileInputTests.onLargeStack {
+            assertSameAsJSONDecoder(StrictJSONValue.self, json)
+            assertSameAsJSONDecoder(Int.self, json)
+            assertSameAsJSONDecoder([String: Int].self, json, .snakeCase)
+        }
+    }
+
+    /// Every prefix of a document: each must fail (or succeed) exactly as with JSONDecoder.
+    @Test func everyTruncation() {
+        let document = #"""
+        {"id": 12, "title": "The River \u00e9 \ud83d\ude00", "author": "Ursula Quill", "genre": "novel", "year": 1987,
+         "imageUrl": "https:\/\/example.com\/covers\/12.png", "rating": 4.5e0, "available": true, "tags": ["a", "b", null],
+         "extra": {"nested": [1, -2.5, 1e-3, {"deep": [true, false, null]}]}}
+        """#
+        let bytes = Array(document.utf8)
+        for end in 0...bytes.count {
+            let data = Data(bytes[..<end])
+            assertSameAsJSONDecoder(Book.self, data: data)
+            assertSameAsJSONDecoder(StrictJSONValue.self, data: data)
+            assertSameAsJSONDecoder(Book.self, data: data, keyPath: ["extra"])
+            let suffix = Data(bytes[end...])
+            assertSameAsJSONDecoder(StrictJSONValue.self, data: suffix)
+        }
+    }
+
+    /// Objects around the size where key tables get a hash index, with and without duplicates
+    /// (libFuzzer found a table whose duplicates changed its hash capacity).
+    @Test(arguments: 14...70)
+    func hashedTables(_ size: Int) {
+        let unique = "{" + (0..<size).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+        let duplicated = "{" + (0..<size).map { "\"k\($0 % max(1, size - size / 3))\":\($0)" }.joined(separator: ",") + "}"
+        for json in [unique, duplicated] {
+            assertSameAsJSONDecoder(StrictJSONValue.self, json)
+            assertSameAsJSONDecoder(StrictJSONValue.self, json, .snakeCase)
+            assertSameAsJSONDecoder([String: Int].self, json, .snakeCase)
+        }
+    }
+
+    /// Very many keys in one object use the hashed key table; duplicates keep the first value.
+    @Test func largeObjects() {
+        let keys = (0..<3_000).map { "key_\($0 % 2_500)" }
+        let json = "{" + keys.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
+        assertSameAsJSONDecoder([String: Int].self, json)
+        assertSameAsJSONDecoder([String: Int].self, json, .snakeCase)
+        assertSameAsJSONDecoder(StrictJSONValue.self, json)
+        assertSameAsJSONDecoder(StrictJSONValue.self, json, .snakeCase)
+        struct Few: Decodable, Equatable {
+            let key_7: Int
+            let key_2499: Int
+            let key_0: Int
+            let missing: Int?
+        }
+        assertSameAsJSONDecoder(Few.self, json)
+        assertSameAsJSONDecoder([Few].self, "[" + json + "," + json + "]")
+    }
+
+    /// Containers and decoders kept after their init(from:) returned still answer correctly.
+    @Test func escapedContainers() throws {
+        final class Keeper: Decodable, @unchecked Sendable {
+            let container: KeyedDecodingContainer<AnyKey>
+            let decoder: any Decoder
+            required init(from decoder: any Decoder) throws {
+                container = try decoder.container(keyedBy: AnyKey.self)
+                self.decoder = decoder
+            }
+        }
+        struct Outer: Decodable {
+            let first: Keeper
+            let second: [Int]
+        }
+        let json = Data(#"{"first":{"a":1,"b":"x"},"second":[1,2,3]}"#.utf8)
+        let fast = try FastJSONDecoder(JSONDecoder()).decode(Outer.self, from: json)
+        let foundation = try JSONDecoder().decode(Outer.self, from: json)
+        for keeper in [fast.first, foundation.first] {
+            #expect(try keeper.container.decode(Int.self, forKey: AnyKey(stringValue: "a")) == 1)
+            #expect(try keeper.container.decode(String.self, forKey: AnyKey(stringValue: "b")) == "x")
+            #expect(keeper.container.allKeys.map(\.stringValue).sorted() == ["a", "b"])
+            #expect(!keeper.container.contains(AnyKey(stringValue: "c")))
+        }
+        // Using the kept decoder must not crash (its answer after the decode is unspecified).
+        _ = try? fast.first.decoder.singleValueContainer().decode(Int.self)
+        _ = try? fast.first.decoder.container(keyedBy: AnyKey.self).allKeys
+    }
+}
