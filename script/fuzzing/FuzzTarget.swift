@@ -6,7 +6,7 @@ import Foundation
 // leak stops the run with the input that caused it.
 
 /// A decodable model with the shapes APIs send: numbers, strings, optionals, an enum, nesting.
-private struct FuzzBook: Decodable {
+private struct FuzzTargetBook: Decodable {
     enum Genre: String, Decodable { case fiction, poetry }
     let id: Int
     let title: String
@@ -24,7 +24,7 @@ public func networkingFuzzTarget(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     guard size > 0, let configuration else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let text = String(decoding: bytes, as: UTF8.self)
-    switch data[0] % 7 {
+    switch data[0] % 8 {
     case 0:
         // Response head lines as libcurl hands them over.
         _ = LibcurlHeaderParser.parse(bytes).description
@@ -52,11 +52,15 @@ public func networkingFuzzTarget(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
         let response = TransportResponse(statusCode: 200, body: Data(bytes))
         let request = RequestSummary(method: .get, url: URL(fileURLWithPath: "/"))
         let decoder = ResponseDecoder(configuration: configuration)
-        _ = try? decoder.decode(FuzzBook.self, from: response, request: request, keyPath: nil)
-        _ = try? decoder.decode([FuzzBook].self, from: response, request: request, keyPath: "data")
-        _ = try? decoder.decode(FuzzBook.self, from: response, request: request, keyPath: "page.items")
-    default:
+        _ = try? decoder.decode(FuzzTargetBook.self, from: response, request: request, keyPath: nil)
+        _ = try? decoder.decode([FuzzTargetBook].self, from: response, request: request, keyPath: "data")
+        _ = try? decoder.decode(FuzzTargetBook.self, from: response, request: request, keyPath: "page.items")
+    case 6:
         _ = try? JSONValue(parsing: Data(bytes))
+    default:
+        // FastJSONDecoder against Foundation's JSONDecoder (Tests/NetworkingJSONTests/FastJSONFuzz.swift):
+        // any disagreement stops the run.
+        bytes.withUnsafeBytes { fastJSONDifferentialFuzz($0) }
     }
     return 0
 }
