@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "NetworkingCache", targets: ["NetworkingCache"]),
         .library(name: "NetworkingTestSupport", targets: ["NetworkingTestSupport"]),
         .executable(name: "Demo", targets: ["Demo"]),
     ],
@@ -25,6 +26,8 @@ let package = Package(
         .target(
             name: "Networking",
             dependencies: ["CZlib", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
+        // The response cache: built on the core's public seams only (an interceptor and options).
+        .target(name: "NetworkingCache", dependencies: ["Networking", "CZlib"]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
         .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo", resources: [.copy("routes.json")]),
         // script/bench: throughput and memory of the transports against nginx on loopback.
@@ -33,6 +36,7 @@ let package = Package(
             dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
+        .testTarget(name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
