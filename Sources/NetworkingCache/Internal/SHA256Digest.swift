@@ -22,49 +22,68 @@ enum SHA256Digest {
 
     /// The 32-byte digest of `bytes`.
     static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var message = Array(bytes)
+        var message = [UInt8]()
+        message.reserveCapacity((bytes.count + 72) / 64 * 64)
+        message.append(contentsOf: bytes)
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
 
         var state = initialState
-        var words = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                words[index] =
-                    UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16 | UInt32(message[offset + 2]) << 8
-                    | UInt32(message[offset + 3])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            for blockStart in stride(from: 0, to: message.count, by: 64) {
+                for index in 0..<16 {
+                    let offset = blockStart + index * 4
+                    words[index] =
+                        UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16 | UInt32(message[offset + 2]) << 8
+                        | UInt32(message[offset + 3])
+                }
+                for index in 16..<64 {
+                    let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
+                    let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
+                    words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+                }
+                var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+                for index in 0..<64 {
+                    let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ words[index]
+                    let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ sum0 &+ majority)
+                }
+                state[0] &+= a
+                state[1] &+= b
+                state[2] &+= c
+                state[3] &+= d
+                state[4] &+= e
+                state[5] &+= f
+                state[6] &+= g
+                state[7] &+= h
             }
-            for index in 16..<64 {
-                let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-                let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for index in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ words[index]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
         }
-        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        var digest = [UInt8]()
+        digest.reserveCapacity(32)
+        for word in state {
+            digest.append(UInt8(truncatingIfNeeded: word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
+        }
+        return digest
     }
 
     /// The digest of the UTF-8 form of `text`, as lowercase hex, cut to `characters` characters.
     static func hex(_ text: String, characters: Int = 64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits: StaticString = "0123456789abcdef"
         var result: [UInt8] = []
         result.reserveCapacity(64)
-        for byte in hash(text.utf8) {
-            result.append(digits[Int(byte >> 4)])
-            result.append(digits[Int(byte & 0x0f)])
+        digits.withUTF8Buffer { digits in
+            for byte in hash(text.utf8) {
+                result.append(digits[Int(byte >> 4)])
+                result.append(digits[Int(byte & 0x0f)])
+            }
         }
         return String(decoding: result.prefix(max(0, characters)), as: UTF8.self)
     }

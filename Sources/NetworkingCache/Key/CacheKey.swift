@@ -33,14 +33,15 @@ struct CacheKey: Sendable, Hashable {
     ///     goes into the key (never the value), so requests made with different credentials never
     ///     share an entry even under one discriminator.
     init(method: HTTPMethod, url: URL, routeName: String?, discriminator: String?, ignoresQuery: Bool, credential: String? = nil) {
-        let resource = Self.resource(of: url)
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let resource = Self.resource(of: url, components: components)
         var text = "k1"
         Self.append(method.rawValue, to: &text)
         text += resource
         if ignoresQuery {
             text += "*"
         } else {
-            let items = Self.queryItems(of: url)
+            let items = Self.queryItems(of: components?.percentEncodedQuery)
             text += "q\(items.count)"
             for item in items {
                 Self.append(item.name, to: &text)
@@ -66,7 +67,10 @@ struct CacheKey: Sendable, Hashable {
     /// The scheme, host, port and path of `url`, normalised and length-prefixed: what a write to
     /// the URL invalidates (RFC 9111 §4.4), whatever the query.
     static func resource(of url: URL) -> String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        resource(of: url, components: URLComponents(url: url, resolvingAgainstBaseURL: false))
+    }
+
+    private static func resource(of url: URL, components: URLComponents?) -> String {
         let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
         let host = (components?.percentEncodedHost ?? url.host ?? "").lowercased()
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
@@ -83,10 +87,8 @@ struct CacheKey: Sendable, Hashable {
 
     /// The query's items as sent (still percent-encoded), sorted by name; items with the same
     /// name keep their order, since `a=1&a=2` and `a=2&a=1` may mean different things.
-    static func queryItems(of url: URL) -> [(name: String, value: String?)] {
-        guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery, !query.isEmpty else {
-            return []
-        }
+    static func queryItems(of query: String?) -> [(name: String, value: String?)] {
+        guard let query, !query.isEmpty else { return [] }
         let items = query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> (name: String, value: String?) in
             guard let equals = piece.firstIndex(of: "=") else { return (String(piece), nil) }
             return (String(piece[..<equals]), String(piece[piece.index(after: equals)...]))

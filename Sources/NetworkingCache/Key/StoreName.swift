@@ -53,13 +53,13 @@ struct StoreName: Sendable, Hashable, CustomStringConvertible {
         self.variant = variant
     }
 
-    static func tag(forRoute name: String) -> String { SHA256Digest.hex("route:" + name, characters: 12) }
+    static func tag(forRoute name: String) -> String { TagMemo.shared.tag(for: "route:" + name, characters: 12) }
 
     static func tag(forDiscriminator discriminator: String?) -> String {
-        SHA256Digest.hex(discriminator.map { "user:" + $0 } ?? "shared", characters: 12)
+        TagMemo.shared.tag(for: discriminator.map { "user:" + $0 } ?? "shared", characters: 12)
     }
 
-    static func tag(forResource resource: String) -> String { SHA256Digest.hex("resource:" + resource, characters: 12) }
+    static func tag(forResource resource: String) -> String { TagMemo.shared.tag(for: "resource:" + resource, characters: 12) }
 
     static func tag(forVariant text: String) -> String { SHA256Digest.hex("variant:" + text, characters: 16) }
 

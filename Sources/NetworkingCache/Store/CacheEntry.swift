@@ -30,6 +30,10 @@ struct CacheEntry: Sendable, Hashable {
 
     /// The response's `Cache-Control` directives, read once.
     let directives: CacheControl
+    /// The response's `Date` and `Expires`, read once.
+    let dates: HeaderDates
+    /// The response's `Age`, read once.
+    let ageValue: TimeInterval?
 
     init(
         key: String, method: String, url: String, routeName: String, discriminator: String?, statusCode: Int,
@@ -47,6 +51,8 @@ struct CacheEntry: Sendable, Hashable {
         self.responseDate = responseDate
         self.vary = vary
         directives = CacheControl(headers)
+        dates = HeaderDates(headers, receivedAt: responseDate)
+        ageValue = Freshness.ageValue(headers)
     }
 
     /// The entry after a `304 Not Modified` (RFC 9111 §4.3.4): the stored header fields are
