@@ -22,7 +22,7 @@ import Testing
         let children = try (1...2).map { id in try Self.spawn(folder: folder.url, id: id, mode: "stress", iterations: 400) }
         var totals = (hits: 0, misses: 0, writes: 0)
         for child in children {
-            let output = try child.finish()
+            let output = try await child.finish()
             #expect(child.process.terminationStatus == 0, "worker failed:\n\(output.suffix(2_000))")
             let result = try #require(Self.result(in: output), "no result line in:\n\(output.suffix(2_000))")
             totals = (totals.hits + result.hits, totals.misses + result.misses, totals.writes + result.writes)
@@ -42,7 +42,7 @@ import Testing
         for _ in 0..<2_000 where folder.files().count < 4 { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(Int.random(in: 20...200)))
         kill(child.process.processIdentifier, SIGKILL)
-        _ = try child.finish()
+        _ = try await child.finish()
         #expect(child.process.terminationReason == .uncaughtSignal)
 
         // A new process's cache reads every key: a miss or a valid answer, never damage.
@@ -85,10 +85,12 @@ import Testing
     struct Child {
         let process: Process
         let output: URL
+        let ended: Shared<Bool>
 
-        /// Waits for the process to end and returns what it printed.
-        func finish() throws -> String {
-            process.waitUntilExit()
+        /// Waits for the process to end — without holding a thread of the shared pool, which
+        /// other tests need — and returns what it printed.
+        func finish() async throws -> String {
+            while !ended.current { try await Task.sleep(for: .milliseconds(10)) }
             defer { try? FileManager.default.removeItem(at: output) }
             return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         }
@@ -111,8 +113,10 @@ import Testing
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle
+        let ended = Shared(false)
+        process.terminationHandler = { _ in ended.set(true) }
         try process.run()
-        return Child(process: process, output: output)
+        return Child(process: process, output: output, ended: ended)
     }
 
     static func result(in output: String) -> (hits: Int, misses: Int, writes: Int)? {
