@@ -30,10 +30,10 @@ let package = Package(
         .target(name: "NetworkingCache", dependencies: ["Networking", "CZlib"]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
         .executableTarget(name: "Demo", dependencies: ["Networking"], path: "Demo", resources: [.copy("routes.json")]),
-        // script/bench: throughput and memory of the transports against nginx on loopback.
+        // script/bench: throughput and memory of the transports and the response cache against nginx on loopback.
         .executableTarget(
             name: "NetworkingBenchmarks",
-            dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
+            dependencies: ["Networking", "NetworkingCache", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
         .testTarget(name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingTestSupport"]),
