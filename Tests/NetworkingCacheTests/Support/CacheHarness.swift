@@ -45,7 +45,8 @@ final class Shared<Value: Sendable>: Sendable {
     func update<T>(_ change: (inout Value) -> T) -> T { value.withLock { change(&$0) } }
 }
 
-/// A repository whose calls return the JSON body with its metadata.
+/// A repository whose calls return the JSON body with its metadata. `@unchecked Sendable` as every
+/// repository: it adds no stored state to `AbstractRepository`, whose state is immutable.
 final class CacheRepository: AbstractRepository, @unchecked Sendable {
     func fetch(_ endpoint: Endpoint<RepositoryResponse<JSONValue>>) async -> Result<RepositoryResponse<JSONValue>, RepositoryError> {
         await performRequest(endpoint)

@@ -31,7 +31,7 @@ enum CacheFixtures {
         let token: String
     }
 
-    /// A repository over the fixtures.
+    /// A repository over the fixtures (`@unchecked Sendable` as every repository: no stored state of its own).
     final class Repository: AbstractRepository, @unchecked Sendable {
         /// `GET cache/resource/<key>` with `query` (as the fixture reads it) and `headers`.
         func resource(
