@@ -35,9 +35,9 @@ import Testing
         }
     }
 
-    /// Waits (without blocking a thread) until `condition` holds, for at most five seconds.
+    /// Waits (without blocking a thread) until `condition` holds, for at most 30 seconds.
     private func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<2_500 where !condition() { try? await Task.sleep(for: .milliseconds(2)) }
+        for _ in 0..<15_000 where !condition() { try? await Task.sleep(for: .milliseconds(2)) }
     }
 
     @Test func concurrentIdenticalGetsShareOneExchange() async throws {

@@ -30,7 +30,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: output) }
             // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
             var port: Int?
-            for _ in 0..<500 where port == nil {
+            for _ in 0..<3_000 where port == nil {
                 try await Task.sleep(for: .milliseconds(10))
                 let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
                 if let range = text.range(of: " port ") {

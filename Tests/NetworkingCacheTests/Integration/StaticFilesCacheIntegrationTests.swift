@@ -4,7 +4,7 @@ import NetworkingCache
 import Testing
 
 /// The cache against nginx's own ETag / Last-Modified / If-None-Match handling of static files.
-@Suite struct StaticFilesCacheIntegrationTests {
+@Suite(.serialized) struct StaticFilesCacheIntegrationTests {
     let servers: TestServers
 
     init() throws { servers = try TestServers.require() }
@@ -67,7 +67,7 @@ import Testing
 }
 
 /// The cache against httpbin's caching endpoints.
-@Suite struct HTTPBinCacheIntegrationTests {
+@Suite(.serialized) struct HTTPBinCacheIntegrationTests {
     let repository: CacheRepository
 
     init() throws {

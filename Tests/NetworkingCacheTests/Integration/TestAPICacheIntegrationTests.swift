@@ -1,11 +1,12 @@
 import Foundation
 import Networking
-import NetworkingCache
 import Testing
+
+@testable import NetworkingCache
 
 /// The cache against the test API's caching fixtures; the server's hit counters prove what
 /// reached it. Every test uses keys of its own, so tests may run in parallel.
-@Suite struct TestAPICacheIntegrationTests {
+@Suite(.serialized) struct TestAPICacheIntegrationTests {
     let servers: TestServers
     let cache: ResponseCache
     let api: CacheFixtures.Repository
@@ -179,12 +180,13 @@ import Testing
     }
 
     @Test func concurrentIdenticalGetsReachTheServerOnce() async throws {
-        // A step after the cache holds each request back 300 ms, so every caller arrives while
-        // the first exchange is in flight; the answer is never stored, so only coalescing can
-        // keep the others from the server.
+        // A step after the cache holds the request back until all eight callers wait for it; the
+        // answer is never stored, so only coalescing can keep the others from the server.
         let key = CacheFixtures.uniqueKey("coalesced")
+        let cache = self.cache
         let slowed = CacheFixtures.Repository(
-            configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache, HoldBack(milliseconds: 300)]))
+            configuration: try TestServers.configuration(
+                servers.apiURL, interceptors: [cache, HoldBack { cache.coalescer.inFlight.callers >= 8 }]))
         let tasks = (0..<8).map { _ in Task { await slowed.resource(key, query: ["no_store": "1"]) } }
         var versions: [Int] = []
         for task in tasks { versions.append(try await task.value.get().value.version) }
@@ -193,14 +195,14 @@ import Testing
     }
 }
 
-/// Holds every request back before passing it on.
+/// Holds every request back (for at most 30 seconds) until `released` says so.
 struct HoldBack: Interceptor {
-    let milliseconds: Int
+    let released: @Sendable () -> Bool
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
-        try? await Task.sleep(for: .milliseconds(milliseconds))
+        for _ in 0..<15_000 where !released() { try? await Task.sleep(for: .milliseconds(2)) }
         return try await next(request)
     }
 }

@@ -13,13 +13,13 @@ import Testing
 /// `ResponseCache`, with limits small enough that each evicts files the other is reading; every
 /// read must be a miss or a valid, complete answer. Then a writer is killed (`SIGKILL`) at a
 /// random moment, and what it left must read back as misses or valid answers too.
-@Suite struct SharedFolderTests {
+@Suite(.serialized) struct SharedFolderTests {
     static let folderVariable = "NETWORKING_CACHE_WORKER_FOLDER"
 
     @Test func twoProcessesWritingAndReadingTheSameKeysNeverSeeDamage() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let children = try (1...2).map { id in try Self.spawn(folder: folder.url, id: id, mode: "stress", iterations: 400) }
+        let children = try (1...2).map { id in try Self.spawn(folder: folder.url, id: id, mode: "stress", iterations: 300) }
         var totals = (hits: 0, misses: 0, writes: 0)
         for child in children {
             let output = try await child.finish()
@@ -28,7 +28,7 @@ import Testing
             totals = (totals.hits + result.hits, totals.misses + result.misses, totals.writes + result.writes)
         }
         // Both kinds of read happened, so the processes really did share entries.
-        #expect(totals.writes >= 400)
+        #expect(totals.writes >= 300)
         #expect(totals.hits > 0)
         #expect(totals.misses > 0)
         #expect(folder.files().allSatisfy { !$0.hasPrefix(".tmp-") })
@@ -39,7 +39,7 @@ import Testing
         defer { folder.remove() }
         let child = try Self.spawn(folder: folder.url, id: 1, mode: "write", iterations: 1_000_000)
         // Let it get going, then kill it without warning at some point of its work.
-        for _ in 0..<2_000 where folder.files().count < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<12_000 where folder.files().count < 4 { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(Int.random(in: 20...200)))
         kill(child.process.processIdentifier, SIGKILL)
         _ = try await child.finish()
@@ -96,14 +96,15 @@ import Testing
         }
     }
 
-    /// This test binary again, running only ``worker()``.
+    /// This test binary again, running only ``worker()`` — at the lowest priority (`nice -n 19`), so
+    /// that the children never slow down the other tests running meanwhile.
     static func spawn(folder: URL, id: Int, mode: String, iterations: Int) throws -> Child {
         let executable = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("cache-worker-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "SharedFolderTests/worker"]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["nice", "-n", "19", executable, "--testing-library", "swift-testing", "--filter", "SharedFolderTests/worker"]
         var environment = ProcessInfo.processInfo.environment
         environment[folderVariable] = folder.path
         environment["NETWORKING_CACHE_WORKER_ID"] = String(id)
@@ -149,7 +150,7 @@ struct Worker {
             configuration: .init(memoryEntryLimit: 0, diskFolder: folder, diskEntryLimit: 8, synchronizesDiskWrites: false))
         let transport = StubTransport(routes: Self.keys.map { key in
             StubTransport.Route(.get, "entries/\(key)") { request throws(TransportError) in
-                let padding = String(repeating: "abcdefghij", count: Int.random(in: 1...6_000))
+                let padding = String(repeating: "abcdefghij", count: Int.random(in: 1...2_000))
                 let body = #"{"key":"\#(key)","writer":\#(id),"padding":"\#(padding)","check":\#(Self.check(padding))}"#
                 return TransportResponse(
                     statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
