@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "NetworkingCache", targets: ["NetworkingCache"]),
         .library(name: "NetworkingTestSupport", targets: ["NetworkingTestSupport"]),
         .library(name: "NetworkingOffline", targets: ["NetworkingOffline"]),
         .executable(name: "Demo", targets: ["Demo"]),
@@ -26,16 +27,18 @@ let package = Package(
         .target(
             name: "Networking",
             dependencies: ["CZlib", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))]),
+        // The response cache: built on the core's public seams only (an interceptor and options).
+        .target(name: "NetworkingCache", dependencies: ["Networking", "CZlib"]),
         .target(name: "NetworkingTestSupport", dependencies: ["Networking"]),
         // The offline write queue and the batch client, built on Networking's public API only.
         .target(name: "NetworkingOffline", dependencies: ["Networking", "CZlib"]),
         .executableTarget(
             name: "Demo", dependencies: ["Networking", "NetworkingOffline", "NetworkingTestSupport"], path: "Demo",
             resources: [.copy("routes.json")]),
-        // script/bench: throughput and memory of the transports against nginx on loopback.
+        // script/bench: throughput and memory of the transports and the response cache against nginx on loopback.
         .executableTarget(
             name: "NetworkingBenchmarks",
-            dependencies: ["Networking", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
+            dependencies: ["Networking", "NetworkingCache", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
             path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
         // The library's JSON decoder against Foundation's: differential, random and corpus tests.
@@ -43,6 +46,7 @@ let package = Package(
         .testTarget(name: "NetworkingOfflineTests", dependencies: ["NetworkingOffline", "Networking", "NetworkingTestSupport"]),
         // The child process of the offline queue's crash test (kill -9 at random moments).
         .executableTarget(name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),
+        .testTarget(name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

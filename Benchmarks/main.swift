@@ -3,14 +3,15 @@ import Networking
 
 /// script/bench's measuring program. Usage:
 ///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
-///                        [--cases libcurl,memory,urlsession,raw] [--json]
+///                        [--cases libcurl,memory,urlsession,raw,transfers,cache] [--cache-entries N] [--json]
 /// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
 struct Options {
     var baseURL = ""
     var requests = 20_000
     var memoryRequests = 100_000
     var json = false
-    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "transfers"]
+    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "transfers", "cache"]
+    var cacheEntries = 10_000
     var transferFile = ""
     var workFolder = NSTemporaryDirectory()
 
@@ -25,6 +26,7 @@ struct Options {
             case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
             case "--transfer-file": transferFile = iterator.next() ?? ""
             case "--work-folder": workFolder = iterator.next() ?? workFolder
+            case "--cache-entries": cacheEntries = max(1, Int(iterator.next() ?? "") ?? cacheEntries)
             default: throw UsageError(description: "unknown argument \(argument)")
             }
         }
@@ -176,7 +178,13 @@ func run() async throws {
         }
     #endif
     let decode = options.cases.contains("libcurl") ? await largeDecodeMicroseconds(baseURL: options.baseURL) : nil
-    report(results, memory: memory, decode: decode, json: options.json)
+    if !results.isEmpty || memory != nil { report(results, memory: memory, decode: decode, json: options.json) }
+    if options.cases.contains("cache") {
+        let outcome = try await CacheBenchmarks.run(
+            baseURL: options.baseURL, workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true),
+            requests: options.requests, entries: options.cacheEntries)
+        CacheBenchmarks.report(outcome, json: options.json)
+    }
     if options.cases.contains("transfers"), !options.transferFile.isEmpty {
         let transfers = try await TransferBenchmarks.run(
             baseURL: options.baseURL, file: URL(fileURLWithPath: options.transferFile),

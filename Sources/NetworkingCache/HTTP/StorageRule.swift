@@ -1,0 +1,54 @@
+import Foundation
+import Networking
+
+/// Whether an answer may be stored (RFC 9111 §3, with this library's rule for authorized
+/// requests):
+///
+/// - only answers to `GET`, and only `2xx` statuses other than `206 Partial Content`;
+/// - never when the request or the response says `Cache-Control: no-store`, nor when the
+///   response varies on `*`;
+/// - an answer to a request that is signed by the session, or carries its own `Authorization`,
+///   is stored only when the response explicitly allows it — `public`, `private`, `s-maxage` or
+///   `must-revalidate` — or the call has a time to live (RFC 9111 §3.5 names the first, third
+///   and fourth for shared caches; `private` is added because this cache is private, and the
+///   discriminator keeps each user's answers apart);
+/// - with a time to live, any other answer is stored; without one, only answers that can be
+///   reused: with an explicit lifetime (`max-age`, `Expires`), a validator (`ETag`,
+///   `Last-Modified`), or when the call may fall back on stale answers.
+struct StorageRule: Sendable, Hashable {
+    /// Why an answer is not stored.
+    enum Refusal: Sendable, Hashable {
+        case method
+        case status
+        case noStore
+        case variesOnEverything
+        case authorizedWithoutPermission
+        case nothingToReuse
+    }
+
+    /// The request method.
+    var method: HTTPMethod
+    /// The request's `Cache-Control` directives.
+    var requestDirectives: CacheControl
+    /// Whether the request carries credentials: signed by the session, or its own `Authorization`.
+    var isAuthorized: Bool
+    /// The policy of the call.
+    var policy: EffectivePolicy
+
+    /// `nil` when the answer may be stored, else why not.
+    func refusal(status: Int, headers: HTTPHeaders, directives: CacheControl) -> Refusal? {
+        guard method == .get else { return .method }
+        guard (200..<300).contains(status), status != 206 else { return .status }
+        if requestDirectives.noStore || directives.noStore { return .noStore }
+        if VaryRule.fields(of: headers) == .any { return .variesOnEverything }
+        if isAuthorized, policy.timeToLive == nil,
+            !(directives.isPublic || directives.isPrivate || directives.sharedMaxAge != nil || directives.mustRevalidate)
+        {
+            return .authorizedWithoutPermission
+        }
+        if policy.timeToLive != nil || policy.servesStaleOnConnectivityFailure { return nil }
+        let reusable =
+            directives.maxAge != nil || headers.contains("Expires") || headers.contains("ETag") || headers.contains("Last-Modified")
+        return reusable ? nil : .nothingToReuse
+    }
+}

@@ -1,0 +1,53 @@
+import Networking
+
+/// How `Vary` (RFC 9111 §4.1) splits stored answers: a response that names request header
+/// fields is stored once per combination of their values, and is used only for a request whose
+/// values of those fields match (after trimming whitespace and joining repeated fields); a
+/// response that varies on `*` never matches, so it is never stored.
+enum VaryRule {
+    /// What a response's `Vary` says.
+    enum Fields: Sendable, Hashable {
+        /// It does not vary.
+        case none
+        /// It varies on these request fields (lowercase, sorted, without duplicates).
+        case names([String])
+        /// `Vary: *`: it can never be reused.
+        case any
+    }
+
+    /// The fields of every `Vary` of `headers`.
+    static func fields(of headers: HTTPHeaders) -> Fields {
+        var names = Set<String>()
+        for value in headers.values(for: "Vary") {
+            for piece in value.split(separator: ",") {
+                let name = String(piece).trimmingWhitespace().lowercased()
+                if name == "*" { return .any }
+                if !name.isEmpty { names.insert(name) }
+            }
+        }
+        return names.isEmpty ? .none : .names(names.sorted())
+    }
+
+    /// The request's values of `names`.
+    static func capture(_ names: [String], from request: HTTPHeaders) -> [VaryField] {
+        names.map { name in
+            let values = request.values(for: name).map { $0.trimmingWhitespace() }
+            return VaryField(name: name, value: values.isEmpty ? nil : values.joined(separator: ", "))
+        }
+    }
+
+    /// Whether a request with these headers selects the stored `fields`.
+    static func matches(_ fields: [VaryField], request: HTTPHeaders) -> Bool {
+        capture(fields.map(\.name), from: request) == fields
+    }
+
+    /// The digest naming one variant (see ``StoreName/variant``).
+    static func variantTag(_ fields: [VaryField]) -> String {
+        var text = ""
+        for field in fields {
+            text += "\(field.name.utf8.count):\(field.name)"
+            text += field.value.map { "=\($0.utf8.count):\($0)" } ?? "-"
+        }
+        return StoreName.tag(forVariant: text)
+    }
+}

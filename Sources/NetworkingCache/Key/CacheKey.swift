@@ -1,0 +1,107 @@
+import Foundation
+import Networking
+
+/// The identity of a stored answer: the request method, its URL (scheme, host and port
+/// normalised, query items sorted by name), the route's name and the discriminator — the
+/// session's user by default — so that two users never share an entry.
+///
+/// The key's text is an unambiguous serialisation: every part is written with its length
+/// (`5:books`), so no choice of names or values can make two different requests produce the
+/// same text. WebApiClient concatenated sorted `name=value` items without separators, so
+/// `{a: "1b=2"}` and `{a: "1", b: "2"}` collided; here they cannot. The text is stored in every
+/// entry and compared when it is read, so even a collision of the digests used in file names
+/// would only cost a miss.
+///
+/// Entries are stored under a name made of four digests, `route_discriminator_resource_key`,
+/// so that every entry of a route (for one user or for all), or every entry of a resource, is
+/// found from a folder listing alone, without reading any file.
+struct CacheKey: Sendable, Hashable {
+    /// The full, unambiguous key.
+    let text: String
+    /// The route's name (`""` when the call has none).
+    let routeName: String
+    /// Whose entry this is; `nil` for one shared by everybody.
+    let discriminator: String?
+    /// The name the entry is stored under (see ``StoreName``).
+    let storeName: StoreName
+
+    /// Creates the key of a request.
+    ///
+    /// - Parameters:
+    ///   - ignoresQuery: leave the query out (a route's `cacheIgnoreQueryParameters`).
+    ///   - credential: the request's own `Authorization` value, when it carries one: its digest
+    ///     goes into the key (never the value), so requests made with different credentials never
+    ///     share an entry even under one discriminator.
+    init(method: HTTPMethod, url: URL, routeName: String?, discriminator: String?, ignoresQuery: Bool, credential: String? = nil) {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let resource = Self.resource(of: url, components: components)
+        var text = "k1"
+        Self.append(method.rawValue, to: &text)
+        text += resource
+        if ignoresQuery {
+            text += "*"
+        } else {
+            let items = Self.queryItems(of: components?.percentEncodedQuery)
+            text += "q\(items.count)"
+            for item in items {
+                Self.append(item.name, to: &text)
+                if let value = item.value {
+                    text += "="
+                    Self.append(value, to: &text)
+                } else {
+                    text += "-"
+                }
+            }
+        }
+        Self.append(routeName ?? "", to: &text)
+        Self.append(discriminator, to: &text)
+        Self.append(credential.map { SHA256Digest.hex("credential:" + $0) }, to: &text)
+        self.text = text
+        self.routeName = routeName ?? ""
+        self.discriminator = discriminator
+        storeName = StoreName(
+            route: StoreName.tag(forRoute: routeName ?? ""), discriminator: StoreName.tag(forDiscriminator: discriminator),
+            resource: StoreName.tag(forResource: resource), key: SHA256Digest.hex(text, characters: 32), variant: nil)
+    }
+
+    /// The scheme, host, port and path of `url`, normalised and length-prefixed: what a write to
+    /// the URL invalidates (RFC 9111 §4.4), whatever the query.
+    static func resource(of url: URL) -> String {
+        resource(of: url, components: URLComponents(url: url, resolvingAgainstBaseURL: false))
+    }
+
+    private static func resource(of url: URL, components: URLComponents?) -> String {
+        let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
+        let host = (components?.percentEncodedHost ?? url.host ?? "").lowercased()
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let port = components?.port ?? defaultPort
+        var path = components?.percentEncodedPath ?? url.path
+        if path.isEmpty { path = "/" }
+        var text = ""
+        append(scheme, to: &text)
+        append(host, to: &text)
+        append(port.map(String.init), to: &text)
+        append(path, to: &text)
+        return text
+    }
+
+    /// The query's items as sent (still percent-encoded), sorted by name; items with the same
+    /// name keep their order, since `a=1&a=2` and `a=2&a=1` may mean different things.
+    static func queryItems(of query: String?) -> [(name: String, value: String?)] {
+        guard let query, !query.isEmpty else { return [] }
+        let items = query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> (name: String, value: String?) in
+            guard let equals = piece.firstIndex(of: "=") else { return (String(piece), nil) }
+            return (String(piece[..<equals]), String(piece[piece.index(after: equals)...]))
+        }
+        return items.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(\.element)
+    }
+
+    /// Appends `value` with its length, or `-` for `nil`, so that `nil` and `""` differ.
+    private static func append(_ value: String?, to text: inout String) {
+        guard let value else {
+            text += "-"
+            return
+        }
+        text += "\(value.utf8.count):\(value)"
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import Networking
+
+extension ResponseCache {
+    /// Answers a request from storage, or sends it on and stores the answer (see ``ResponseCache``).
+    ///
+    /// - Throws: what the rest of the chain throws — except a connectivity failure when a stale
+    ///   answer may stand in — or ``Networking/RepositoryError/cancelled(_:)`` when the calling
+    ///   task is cancelled while it waits for an exchange shared with other callers.
+    public func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        let call = Call(request: request, context: context, cache: self)
+        guard request.method == .get else {
+            if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
+            let response = try await next(request)
+            if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method), response.isSuccess {
+                // RFC 9111 §4.4: a successful write makes stored reads of its URL obsolete.
+                let owner = StoreName.tag(forDiscriminator: call.discriminator)
+                let resource = StoreName.tag(forResource: CacheKey.resource(of: request.url))
+                remove { $0.discriminator == owner && $0.resource == resource }
+            }
+            invalidateRoutes(after: response, call: call)
+            return response
+        }
+        guard let key = call.key else {
+            if call.isCacheOnly { return Self.miss(for: request, reason: "the call cannot use the cache") }
+            let response = try await next(request)
+            invalidateRoutes(after: response, call: call)
+            return response
+        }
+        let now = configuration.clock.now()
+        let entry = lookup(key, headers: request.headers)
+        switch LookupDecision.decide(entry: entry, policy: call.policy, requestDirectives: call.requestDirectives, now: now) {
+        case .serve(let source):
+            if let entry { return entry.response(source: source, age: Freshness(of: entry, now: now).age) }
+            return try await exchange(call, key: key, entry: nil, conditional: [:], next: next)
+        case .miss:
+            return Self.miss(for: request, reason: "no stored answer can be used")
+        case .fetch(let conditional):
+            return try await exchange(call, key: key, entry: entry, conditional: conditional, next: next)
+        }
+    }
+
+    /// ``exchange(_:key:entry:conditional:escapingNext:)`` with the chain's `next`, which the
+    /// protocol gives as a non-escaping closure. The exchange may run it in a task shared with
+    /// other callers; ``RequestCoalescer`` waits for that task before this call returns, so `next`
+    /// never outlives the call.
+    private func exchange(_ call: Call, key: CacheKey, entry: CacheEntry?, conditional: HTTPHeaders, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        try await withoutActuallyEscaping(next) { (next) async throws(RepositoryError) -> TransportResponse in
+            try await exchange(call, key: key, entry: entry, conditional: conditional, escapingNext: next)
+        }
+    }
+
+    /// What one call asks of the cache.
+    struct Call: Sendable {
+        let request: TransportRequest
+        let policy: EffectivePolicy
+        let requestDirectives: CacheControl
+        let discriminator: String?
+        /// Whether the request leaves with credentials: signed by the session, or its own `Authorization`.
+        let isAuthorized: Bool
+        let isSigned: Bool
+        /// The key, or `nil` when the call cannot use the cache at all.
+        let key: CacheKey?
+
+        var isCacheOnly: Bool { policy.mode == .cacheOnly || requestDirectives.onlyIfCached }
+
+        init(request: TransportRequest, context: RequestContext, cache: ResponseCache) {
+            self.request = request
+            policy = EffectivePolicy(
+                options: context.options, servesStaleByDefault: cache.configuration.servesStaleOnConnectivityFailure)
+            requestDirectives = CacheControl(request.headers, isRequest: true)
+            let discriminator = cache.configuration.discriminator.map { $0(context) } ?? context.session?.sessionIdentity
+            self.discriminator = discriminator
+            isSigned = context.requiresSession && context.session != nil
+            let credential = request.headers["Authorization"]
+            isAuthorized = isSigned || credential != nil
+            let usable =
+                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil
+                && !request.headers.contains("Range") && !request.headers.contains("If-None-Match")
+                && !request.headers.contains("If-Modified-Since") && !request.headers.contains("If-Match")
+                && !request.headers.contains("If-Unmodified-Since")
+                // Nobody is logged in, or the session does not say who: the answer has no owner.
+                && !(isSigned && discriminator == nil)
+            key =
+                usable
+                ? CacheKey(
+                    method: request.method, url: request.url, routeName: context.name, discriminator: discriminator,
+                    ignoresQuery: policy.ignoresQueryParameters, credential: credential) : nil
+        }
+    }
+
+    /// Sends the request (conditionally when `conditional` is not empty) — shared with concurrent
+    /// identical calls — and handles the answer.
+    private func exchange(
+        _ call: Call, key: CacheKey, entry: CacheEntry?, conditional: HTTPHeaders, escapingNext next: @escaping InterceptorNext
+    ) async throws(RepositoryError) -> TransportResponse {
+        var request = call.request
+        for field in conditional { request.headers[field.name] = field.value }
+        let outgoing = request
+        let send = { @Sendable () async throws(RepositoryError) -> TransportResponse in
+            try await self.fetch(outgoing, call: call, key: key, entry: entry, sentConditionally: !conditional.isEmpty, next: next)
+        }
+        guard configuration.coalescesRequests else { return try await send() }
+        let identity = RequestCoalescer.Identity(request: outgoing, discriminator: call.discriminator, isSigned: call.isSigned)
+        return try await coalescer.run(identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send)
+    }
+
+    /// One exchange with the server and what follows: a 304 refreshes the stored answer, a new
+    /// answer is stored when it may be, a connectivity failure falls back on a stale answer when allowed.
+    private func fetch(
+        _ outgoing: TransportRequest, call: Call, key: CacheKey, entry: CacheEntry?, sentConditionally: Bool,
+        next: @escaping InterceptorNext
+    ) async throws(RepositoryError) -> TransportResponse {
+        let clock = configuration.clock
+        let generation = removals.load(ordering: .relaxed)
+        let requestDate = clock.now()
+        let response: TransportResponse
+        do {
+            response = try await next(outgoing)
+        } catch {
+            if error.isConnectivityFailure, let entry, LookupDecision.mayServeStale(entry, policy: call.policy) {
+                return entry.response(source: .stale, age: Freshness(of: entry, now: clock.now()).age)
+            }
+            throw error
+        }
+        let responseDate = clock.now()
+
+        if response.statusCode == 304, sentConditionally, let entry {
+            // RFC 9111 §4.3.4: a 304 naming another strong ETag does not select the stored answer;
+            // ask again without conditions.
+            if let etag = response.headers["ETag"], let stored = entry.headers["ETag"], !etag.hasPrefix("W/"), etag != stored {
+                var plain = outgoing
+                for name in ["If-None-Match", "If-Modified-Since"] { plain.headers[name] = nil }
+                return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
+            }
+            let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
+            if !refreshed.directives.noStore, generation == removals.load(ordering: .relaxed) {
+                save(refreshed, key: key)
+            }
+            return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
+        }
+
+        invalidateRoutes(after: response, call: call)
+        let rule = StorageRule(
+            method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
+            policy: call.policy)
+        let directives = CacheControl(response.headers)
+        if rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil,
+            response.body.count <= configuration.maximumBodyBytes, generation == removals.load(ordering: .relaxed)
+        {
+            let vary: [VaryField]
+            if case .names(let names) = VaryRule.fields(of: response.headers) {
+                vary = VaryRule.capture(names, from: call.request.headers)
+            } else {
+                vary = []
+            }
+            save(
+                CacheEntry(
+                    key: key.text, method: call.request.method.rawValue, url: call.request.url.absoluteString,
+                    routeName: key.routeName, discriminator: key.discriminator, statusCode: response.statusCode,
+                    headers: response.headers, body: response.body, requestDate: requestDate, responseDate: responseDate,
+                    vary: vary),
+                key: key)
+        } else if entry != nil, response.isSuccess {
+            // A new answer that may not be stored replaces the old one: never serve the old one again.
+            forget(key)
+        }
+        return response
+    }
+
+    /// The entry stored for `key` that a request with these headers selects, from memory or disk.
+    func lookup(_ key: CacheKey, headers: HTTPHeaders) -> CacheEntry? {
+        switch read(key.storeName) {
+        case .response(let entry)?:
+            guard entry.key == key.text, VaryRule.matches(entry.vary, request: headers) else { return nil }
+            return entry
+        case .variants(let text, let fields)?:
+            guard text == key.text else { return nil }
+            let name = key.storeName.variant(VaryRule.variantTag(VaryRule.capture(fields, from: headers)))
+            guard case .response(let entry)? = read(name), entry.key == key.text, VaryRule.matches(entry.vary, request: headers)
+            else { return nil }
+            return entry
+        case nil:
+            return nil
+        }
+    }
+
+    /// Stores `entry` in both tiers; a varying answer under its variant's name, beside the list of
+    /// fields it varies on.
+    func save(_ entry: CacheEntry, key: CacheKey) {
+        if entry.vary.isEmpty {
+            write(.response(entry), as: key.storeName)
+        } else {
+            write(.variants(key: key.text, fields: entry.vary.map(\.name)), as: key.storeName)
+            write(.response(entry), as: key.storeName.variant(VaryRule.variantTag(entry.vary)))
+        }
+    }
+
+    private func read(_ name: StoreName) -> StoredRecord? {
+        if let record = memory.record(name) { return record }
+        guard let record = disk?.record(name) else { return nil }
+        memory.store(record, as: name)
+        return record
+    }
+
+    private func write(_ record: StoredRecord, as name: StoreName) {
+        memory.store(record, as: name)
+        disk?.store(record, as: name)
+    }
+
+    /// Removes the answers stored for `key`, every variant included.
+    private func forget(_ key: CacheKey) {
+        let base = key.storeName
+        remove { $0.base == base }
+    }
+
+    /// After a successful answer, removes the stored answers of the routes the call invalidates,
+    /// for the call's discriminator.
+    private func invalidateRoutes(after response: TransportResponse, call: Call) {
+        guard response.isSuccess, !call.policy.invalidatesRouteNames.isEmpty else { return }
+        removeEntries(ofRoutes: call.policy.invalidatesRouteNames, discriminator: call.discriminator)
+    }
+
+    /// The made-up answer of a cache-only call that found nothing: `504 Gateway Timeout`, as RFC
+    /// 9111 §5.2.1.7 asks of `only-if-cached`, with a JSON body `{"code": "not_cached", "message": …}`
+    /// and ``statusHeaderName`` set to `miss`.
+    static func miss(for request: TransportRequest, reason: String) -> TransportResponse {
+        struct Body: Encodable {
+            let code: String
+            let message: String
+        }
+        let message = "\(request.method) \(request.summary.description): the call is cache-only and \(reason)"
+        let body = (try? JSONEncoder().encode(Body(code: "not_cached", message: message))) ?? Data(#"{"code":"not_cached"}"#.utf8)
+        return TransportResponse(
+            statusCode: 504,
+            headers: ["Content-Type": "application/json", statusHeaderName: "miss", "Cache-Control": "no-store"],
+            body: body, url: request.url, source: .cache)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Networking
+import Synchronization
+
+/// A private HTTP response cache for repositories: answers kept in memory and, optionally, on
+/// disk, reused under RFC 9111's rules or a time to live per route or endpoint, revalidated with
+/// `ETag` and `Last-Modified`, kept apart per user, shared among concurrent identical requests,
+/// and — when allowed — used stale while the network is unreachable.
+///
+/// It is an ``Networking/Interceptor`` at ``Networking/InterceptorPosition/beforeSigning``: it
+/// sees requests before the session signs them, so nothing it stores holds a token. Give it to a
+/// configuration, and every repository made with that configuration uses it:
+///
+/// ```swift
+/// let cache = try ResponseCache(configuration: .init(diskFolder: cachesFolder))
+/// var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+/// configuration.interceptors.append(cache)
+/// ```
+///
+/// Every answer says where it came from in ``Networking/TransportResponse/source`` (and
+/// ``Networking/RepositoryResponse/source``): ``Networking/ResponseSource/network``,
+/// ``Networking/ResponseSource/cache``, ``Networking/ResponseSource/revalidated`` or
+/// ``Networking/ResponseSource/stale``.
+///
+/// What is stored — `GET` answers with a `2xx` status other than 206 — and when a signed request's
+/// answer may be stored is described in the README's "Response cache" section and on
+/// ``CachePolicy``. Answers are kept per discriminator (the session's user by default, see
+/// ``Configuration/discriminator``). Requests that stream their response (downloads,
+/// `ResponseChunks`), ask for a range, or carry their own `If-None-Match` / `If-Modified-Since`
+/// pass through untouched.
+///
+/// Thread-safe; share one cache among repositories. Several processes may share one disk folder.
+public final class ResponseCache: Interceptor, Sendable {
+    /// What the cache keeps, where, and how much.
+    public let configuration: Configuration
+
+    let memory: MemoryStore
+    let disk: DiskStore?
+    let coalescer = RequestCoalescer()
+    /// Counts removals, so an answer fetched before a removal is not stored after it.
+    let removals = Atomic<UInt64>(0)
+
+    /// The header field set on answers the cache makes up: `miss` on the `504` of a cache-only
+    /// call that found nothing.
+    public static let statusHeaderName = "X-Networking-Cache"
+
+    /// Creates a cache.
+    ///
+    /// - Throws: ``Networking/RepositoryError/invalidConfiguration(reason:)`` for a negative limit,
+    ///   or a disk folder that cannot be created.
+    public init(configuration: Configuration = Configuration()) throws(RepositoryError) {
+        if let problem = configuration.problem { throw .invalidConfiguration(reason: "ResponseCache: \(problem)") }
+        self.configuration = configuration
+        memory = MemoryStore(costLimit: configuration.memoryByteLimit, countLimit: configuration.memoryEntryLimit)
+        if let folder = configuration.diskFolder {
+            do {
+                disk = try DiskStore(
+                    folder: folder, costLimit: configuration.diskByteLimit, countLimit: configuration.diskEntryLimit,
+                    synchronizesWrites: configuration.synchronizesDiskWrites)
+            } catch {
+                throw .invalidConfiguration(
+                    reason: "ResponseCache: the disk folder \(folder.path) cannot be created: \(error.localizedDescription)")
+            }
+        } else {
+            disk = nil
+        }
+    }
+
+    /// Before the session signs requests (see ``Networking/Interceptor``).
+    public var position: InterceptorPosition { .beforeSigning }
+
+    /// A route's cache settings and an endpoint's ``CachePolicy``.
+    public var handledOptions: [any RequestOptionKey.Type] { [RouteCacheSettingsKey.self, CachePolicyKey.self] }
+
+    /// The cache as an interceptor, for `configuration.interceptors.append(cache.interceptor)`
+    /// (the cache itself is one, so `append(cache)` is the same).
+    public var interceptor: any Interceptor { self }
+
+    /// Removes every stored answer, in memory and on disk (every file of the folder this cache
+    /// could have written, whichever process wrote it). Does file I/O on the calling thread.
+    public func removeAll() {
+        remove { _ in true }
+    }
+
+    /// Removes the stored answers of these routes, for every discriminator.
+    public func removeEntries(ofRoutes names: [String]) {
+        let tags = Set(names.map(StoreName.tag(forRoute:)))
+        remove { tags.contains($0.route) }
+    }
+
+    /// Removes the stored answers of these routes for one discriminator (`nil`: answers shared by
+    /// everybody) — what a successful call with `invalidatesCachedRouteNames` does.
+    public func removeEntries(ofRoutes names: [String], discriminator: String?) {
+        let tags = Set(names.map(StoreName.tag(forRoute:)))
+        let owner = StoreName.tag(forDiscriminator: discriminator)
+        remove { tags.contains($0.route) && $0.discriminator == owner }
+    }
+
+    /// Removes every stored answer of one discriminator (`nil`: answers shared by everybody),
+    /// for example when a user logs out for good.
+    public func removeEntries(for discriminator: String?) {
+        let owner = StoreName.tag(forDiscriminator: discriminator)
+        remove { $0.discriminator == owner }
+    }
+
+    /// Removes the records whose names match from both tiers; answers in flight are not stored.
+    func remove(where matches: (StoreName) -> Bool) {
+        removals.add(1, ordering: .relaxed)
+        memory.removeAll(where: matches)
+        disk?.removeAll(where: matches)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Networking
+
+/// One stored answer: the request it answers (method, URL, route, discriminator, and the values
+/// of the request header fields its `Vary` names), the response (status, headers, body) and when
+/// it was asked for and received, which the age calculation needs (RFC 9111 §4.2.3).
+struct CacheEntry: Sendable, Hashable {
+    /// The full key text (``CacheKey/text``), checked on every read.
+    let key: String
+    /// The request method (`GET`).
+    let method: String
+    /// The request URL, as sent.
+    let url: String
+    /// The route's name, `""` for none.
+    let routeName: String
+    /// Whose entry this is; `nil` when shared.
+    let discriminator: String?
+    /// The response's status code.
+    let statusCode: Int
+    /// The response's header fields.
+    let headers: HTTPHeaders
+    /// The response's body.
+    let body: Data
+    /// When the request was sent (`request_time` of RFC 9111 §4.2.3).
+    let requestDate: Date
+    /// When the response arrived and was stored (`response_time`).
+    let responseDate: Date
+    /// The request header values named by the response's `Vary`, lowercase names in order.
+    let vary: [VaryField]
+
+    /// The response's `Cache-Control` directives, read once.
+    let directives: CacheControl
+    /// The response's `Date` and `Expires`, read once.
+    let dates: HeaderDates
+    /// The response's `Age`, read once.
+    let ageValue: TimeInterval?
+
+    init(
+        key: String, method: String, url: String, routeName: String, discriminator: String?, statusCode: Int,
+        headers: HTTPHeaders, body: Data, requestDate: Date, responseDate: Date, vary: [VaryField]
+    ) {
+        self.key = key
+        self.method = method
+        self.url = url
+        self.routeName = routeName
+        self.discriminator = discriminator
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.requestDate = requestDate
+        self.responseDate = responseDate
+        self.vary = vary
+        directives = CacheControl(headers)
+        dates = HeaderDates(headers, receivedAt: responseDate)
+        ageValue = Freshness.ageValue(headers)
+    }
+
+    /// The entry after a `304 Not Modified` (RFC 9111 §4.3.4): the stored header fields are
+    /// replaced by those the 304 carries — except the framing fields, which describe the 304
+    /// itself — and the dates restart.
+    func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
+        let excluded: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
+        var merged = headers
+        for name in notModified.names where !excluded.contains(name.lowercased()) {
+            merged[name] = nil
+            for value in notModified.values(for: name) { merged.add(name: name, value: value) }
+        }
+        return CacheEntry(
+            key: key, method: method, url: url, routeName: routeName, discriminator: discriminator, statusCode: statusCode,
+            headers: merged, body: body, requestDate: requestDate, responseDate: responseDate, vary: vary)
+    }
+
+    /// The entry as an answer: the stored status, headers and body, with `Age` set to its current
+    /// age (RFC 9111 §5.1), marked with where it came from.
+    func response(source: ResponseSource, age: TimeInterval) -> TransportResponse {
+        var headers = headers
+        headers["Age"] = String(Int(min(max(age, 0), 2_147_483_648).rounded(.down)))
+        return TransportResponse(statusCode: statusCode, headers: headers, body: body, url: URL(string: url), source: source)
+    }
+
+    /// About how many bytes the entry takes, for the tiers' byte limits.
+    var cost: Int {
+        var total = 128 + key.utf8.count + url.utf8.count + routeName.utf8.count + (discriminator?.utf8.count ?? 0) + body.count
+        for field in headers { total += field.name.utf8.count + field.value.utf8.count + 8 }
+        for field in vary { total += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 8 }
+        return total
+    }
+
+    static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
+        lhs.key == rhs.key && lhs.method == rhs.method && lhs.url == rhs.url && lhs.routeName == rhs.routeName
+            && lhs.discriminator == rhs.discriminator && lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers
+            && lhs.body == rhs.body && lhs.requestDate == rhs.requestDate && lhs.responseDate == rhs.responseDate
+            && lhs.vary == rhs.vary
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(responseDate)
+    }
+}
+
+/// One request header field named by a response's `Vary`, with the value the request had
+/// (`nil` when it did not have the field).
+struct VaryField: Sendable, Hashable {
+    /// The field name, lowercase.
+    let name: String
+    /// The request's value, whitespace trimmed and repeated fields joined with `", "`.
+    let value: String?
+}
+
+/// What is kept under one name: an answer, or — for a response that varies — the list of request
+/// header fields its variants are chosen by (each variant is stored under its own name).
+enum StoredRecord: Sendable, Hashable {
+    /// A stored answer.
+    case response(CacheEntry)
+    /// The fields the answers for this key vary on; `key` is the full key text.
+    case variants(key: String, fields: [String])
+
+    /// The full key text of the record.
+    var key: String {
+        switch self {
+        case .response(let entry): entry.key
+        case .variants(let key, _): key
+        }
+    }
+
+    /// About how many bytes the record takes.
+    var cost: Int {
+        switch self {
+        case .response(let entry): entry.cost
+        case .variants(let key, let fields): 64 + key.utf8.count + fields.reduce(0) { $0 + $1.utf8.count + 8 }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+/// The disk tier: one file per record in a folder, named by its ``StoreName``, written
+/// atomically (see ``EntryFiles/writeAtomically(_:folder:name:synchronize:)``) in the format of
+/// ``EntryCodec``, with least-recently-used eviction within a byte limit and an entry limit.
+///
+/// **Damage.** A file that is not exactly one valid record — truncated, extended, flipped bits,
+/// an unknown version, someone else's file — is deleted when read and reported as absent, so the
+/// answer is fetched again.
+///
+/// **Several processes** may share one folder. Each file is replaced whole by a rename, so a
+/// reader sees the old file or the new one; a reader that opened a file keeps reading it even when
+/// another process replaces or deletes it; a file deleted under a reader is a miss. Each process
+/// keeps its own view of the folder for eviction (built from a listing at first use, oldest
+/// modification first, and from what it reads and writes), so the limits hold per process and
+/// the folder holds at most their sum.
+///
+/// Thread-safe: a `Mutex` guards the ``LRUIndex`` only; every file operation runs outside it, so
+/// a slow disk never holds up another request's lookup.
+final class DiskStore: Sendable {
+    private enum Listing {
+        case pending, running, done
+    }
+
+    private struct State {
+        var index: LRUIndex<StoreName>
+        var listing = Listing.pending
+    }
+
+    /// The folder holding the files.
+    let folder: URL
+    private let path: String
+    private let synchronizesWrites: Bool
+    private let state: Mutex<State>
+
+    /// A tier over `folder`, created (mode 0700) when missing.
+    ///
+    /// - Parameters:
+    ///   - costLimit: the most bytes of files this process keeps there.
+    ///   - countLimit: the most files this process keeps there.
+    ///   - synchronizesWrites: `fsync` each file before its rename and the folder after it.
+    /// - Throws: when the folder cannot be created or is not a folder.
+    init(folder: URL, costLimit: Int, countLimit: Int, synchronizesWrites: Bool) throws {
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CocoaError(.fileWriteFileExists)
+        }
+        self.folder = folder
+        path = folder.path
+        self.synchronizesWrites = synchronizesWrites
+        state = Mutex(State(index: LRUIndex(costLimit: costLimit, countLimit: countLimit)))
+    }
+
+    /// The record stored under `name`, now the most recently used; `nil` when there is none or
+    /// its file is damaged (the file is then deleted).
+    func record(_ name: StoreName) -> StoredRecord? {
+        listIfNeeded()
+        let file = path + "/" + name.description
+        switch EntryFiles.read(file, limit: state.withLock { $0.index.costLimit }) {
+        case .missing:
+            state.withLock { _ = $0.index.remove(name) }
+            return nil
+        case .oversized:
+            discard(name, file: file)
+            return nil
+        case .contents(let data):
+            guard let record = try? EntryCodec.decode(data) else {
+                discard(name, file: file)
+                return nil
+            }
+            let evicted = state.withLock { state -> [StoreName] in
+                state.index.touch(name) ? [] : state.index.insert(name, cost: data.count)
+            }
+            delete(evicted)
+            return record
+        }
+    }
+
+    /// Stores `record` under `name`, evicting the least recently used beyond the limits.
+    ///
+    /// - Returns: whether the record is on disk (`false` when it is larger than the tier, or the
+    ///   write failed — the disk is full, the folder is gone).
+    @discardableResult
+    func store(_ record: StoredRecord, as name: StoreName) -> Bool {
+        listIfNeeded()
+        let data = EntryCodec.encode(record)
+        guard state.withLock({ $0.index.admits(cost: data.count) }),
+            EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
+        else {
+            remove(name)
+            return false
+        }
+        delete(state.withLock { $0.index.insert(name, cost: data.count) })
+        return true
+    }
+
+    /// Removes the record stored under `name`.
+    func remove(_ name: StoreName) {
+        discard(name, file: path + "/" + name.description)
+    }
+
+    /// Removes every file whose name `matches` — found by listing the folder, so files other
+    /// processes wrote go too — and returns how many there were.
+    @discardableResult
+    func removeAll(where matches: (StoreName) -> Bool) -> Int {
+        var removed = 0
+        for file in EntryFiles.names(path) {
+            guard let name = StoreName(fileName: file), matches(name) else { continue }
+            discard(name, file: path + "/" + file)
+            removed += 1
+        }
+        return removed
+    }
+
+    /// How many files and bytes this process counts in the folder.
+    var usage: (count: Int, bytes: Int) {
+        state.withLock { ($0.index.count, $0.index.totalCost) }
+    }
+
+    /// At first use, learns the files already in the folder (oldest first) and removes temporary
+    /// files left by a process that died while writing. Other callers go on meanwhile.
+    private func listIfNeeded() {
+        let shouldList = state.withLock { state -> Bool in
+            guard state.listing == .pending else { return false }
+            state.listing = .running
+            return true
+        }
+        guard shouldList else { return }
+        let files = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600)
+            .compactMap { file in StoreName(fileName: file.name).map { (name: $0, size: file.size, modified: file.modified) } }
+            .sorted { $0.modified > $1.modified }
+        let evicted = state.withLock { state -> [StoreName] in
+            var evicted: [StoreName] = []
+            for file in files { evicted += state.index.insertAsOldest(file.name, cost: file.size) }
+            state.listing = .done
+            return evicted
+        }
+        delete(evicted)
+    }
+
+    private func discard(_ name: StoreName, file: String) {
+        state.withLock { _ = $0.index.remove(name) }
+        EntryFiles.remove(file)
+    }
+
+    private func delete(_ names: [StoreName]) {
+        for name in names { EntryFiles.remove(path + "/" + name.description) }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file operations of the disk tier, on POSIX calls: whole-file reads, atomic replacement
+/// (a temporary file in the same folder, optionally `fsync`ed, renamed over the entry, then the
+/// folder `fsync`ed), removal and listing. Nothing here takes a lock; callers run it outside theirs.
+enum EntryFiles {
+    /// What reading a file found.
+    enum ReadResult {
+        case missing
+        case contents(Data)
+        /// The file is larger than the reader accepts: not an entry this cache wrote.
+        case oversized
+    }
+
+    /// One file of a listing.
+    struct Listed {
+        let name: String
+        let size: Int
+        let modified: TimeInterval
+    }
+
+    /// The prefix of temporary files, which listings skip.
+    static let temporaryPrefix = ".tmp-"
+
+    /// The whole contents of the file at `path`, refusing files larger than `limit` bytes.
+    static func read(_ path: String, limit: Int) -> ReadResult {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .missing }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .missing }
+        let size = Int(status.st_size)
+        guard size >= 0, size <= limit else { return .oversized }
+        var data = Data(count: size)
+        let read = data.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var total = 0
+            while total < size {
+                let count = systemRead(descriptor, base + total, size - total)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                total += count
+            }
+            return total
+        }
+        if read < size { data.removeSubrange(read..<size) }
+        return .contents(data)
+    }
+
+    /// Writes `data` as the file `name` in `folder`, atomically: readers see the old file or the
+    /// new one, never a part. With `synchronize`, the data reaches the disk before the rename and
+    /// the rename before returning, so a power loss leaves one or the other too.
+    ///
+    /// - Returns: whether the file was written.
+    @discardableResult
+    static func writeAtomically(_ data: Data, folder: String, name: String, synchronize: Bool) -> Bool {
+        let temporary = folder + "/" + temporaryPrefix + UUID().uuidString
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var total = 0
+            while total < buffer.count {
+                let count = systemWrite(descriptor, base + total, buffer.count - total)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                total += count
+            }
+            return true
+        }
+        let synced = !synchronize || fsync(descriptor) == 0
+        let closed = close(descriptor) == 0
+        guard written, synced, closed, rename(temporary, folder + "/" + name) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        if synchronize {
+            let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                close(directory)
+            }
+        }
+        return true
+    }
+
+    /// Removes the file at `path`, if it exists.
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// The names in `folder` that are not hidden, without looking at the files: for removals
+    /// that choose by name alone.
+    static func names(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
+    }
+
+    /// The files of `folder` (names not starting with a dot), with their sizes and modification
+    /// times; temporary files older than `staleTemporaryAge` seconds — left by a process that
+    /// died while writing — are removed on the way.
+    static func list(_ folder: String, removingTemporaryFilesOlderThan staleTemporaryAge: TimeInterval? = nil) -> [Listed] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        let now = Date().timeIntervalSince1970
+        var listed: [Listed] = []
+        listed.reserveCapacity(names.count)
+        for name in names {
+            var status = stat()
+            guard lstat(folder + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+                let time = status.st_mtimespec
+            #else
+                let time = status.st_mtim
+            #endif
+            let modified = TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
+            if name.hasPrefix(temporaryPrefix) {
+                if let staleTemporaryAge, now - modified > staleTemporaryAge { unlink(folder + "/" + name) }
+                continue
+            }
+            guard !name.hasPrefix(".") else { continue }
+            listed.append(Listed(name: name, size: Int(status.st_size), modified: modified))
+        }
+        return listed
+    }
+}
+
+// `read` and `write` under names that do not clash with this file's own functions.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+        Musl.read(descriptor, buffer, count)
+    #else
+        Glibc.read(descriptor, buffer, count)
+    #endif
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+        Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Musl)
+        Musl.write(descriptor, buffer, count)
+    #else
+        Glibc.write(descriptor, buffer, count)
+    #endif
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Networking
+import NetworkingCache
+import Testing
+
+/// The cache against nginx's own ETag / Last-Modified / If-None-Match handling of static files.
+@Suite(.serialized) struct StaticFilesCacheIntegrationTests {
+    let servers: TestServers
+
+    init() throws { servers = try TestServers.require() }
+
+    private func repository(_ cache: ResponseCache) throws -> CacheRepository {
+        CacheRepository(configuration: try TestServers.configuration(servers.nginxURL, interceptors: [cache]))
+    }
+
+    private func get(_ path: String, from repository: CacheRepository, policy: CachePolicy? = nil) async throws -> TransportResponse {
+        var endpoint = Endpoint<TransportResponse>.get(path).withoutSession()
+        if let policy { endpoint = endpoint.cachePolicy(policy) }
+        return try await repository.performRawRequest(endpoint).get()
+    }
+
+    @Test func aStaticFileIsRevalidatedWithNginxsETag() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let cache = try ResponseCache(configuration: .init(diskFolder: folder.url))
+        let repository = try repository(cache)
+        let first = try await get("small.json", from: repository)
+        let second = try await get("small.json", from: repository)
+        #expect(first.source == .network)
+        #expect(first.headers["ETag"] != nil && first.headers["Last-Modified"] != nil)
+        #expect(second.source == .revalidated)
+        #expect(second.statusCode == 200)
+        #expect(second.body == first.body)
+        #expect(second.body.count == 2_101)
+
+        // A new launch: the body comes from disk, the server only confirms it.
+        let relaunched = try self.repository(try ResponseCache(configuration: .init(diskFolder: folder.url)))
+        let third = try await get("small.json", from: relaunched)
+        #expect(third.source == .revalidated)
+        #expect(third.body == first.body)
+    }
+
+    @Test func aMegabyteIsKeptOnDiskTenAreTooLarge() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let cache = try ResponseCache(configuration: .init(memoryEntryLimit: 0, diskFolder: folder.url))
+        let repository = try repository(cache)
+        let first = try await get("1m.bin", from: repository)
+        let second = try await get("1m.bin", from: repository)
+        #expect((first.source, second.source) == (.network, .revalidated))
+        #expect(second.body == first.body)
+        #expect(second.body.count == 1_048_576)
+        #expect(folder.files().count == 1)
+
+        // Above maximumBodyBytes (5 MiB by default) nothing is stored.
+        let large = try await get("10m.bin", from: repository)
+        let again = try await get("10m.bin", from: repository)
+        #expect((large.source, again.source) == (.network, .network))
+        #expect(folder.files().count == 1)
+    }
+
+    @Test func aTimeToLiveSparesEvenTheRevalidation() async throws {
+        let repository = try repository(try ResponseCache())
+        _ = try await get("small.json", from: repository, policy: CachePolicy(timeToLive: 60))
+        #expect(try await get("small.json", from: repository, policy: CachePolicy(timeToLive: 60)).source == .cache)
+    }
+}
+
+/// The cache against httpbin's caching endpoints.
+@Suite(.serialized) struct HTTPBinCacheIntegrationTests {
+    let repository: CacheRepository
+
+    init() throws {
+        let servers = try TestServers.require()
+        repository = CacheRepository(configuration: try TestServers.configuration(servers.httpbinURL, interceptors: [try ResponseCache()]))
+    }
+
+    private func get(_ path: String, _ query: [String: String] = [:], headers: HTTPHeaders = [:]) async throws -> TransportResponse {
+        try await repository.performRawRequest(
+            Endpoint<TransportResponse>.get(path, parameters: query.isEmpty ? nil : Parameters(dictionary: query), headers: headers)
+                .withoutSession()
+        ).get()
+    }
+
+    @Test func cacheWithAMaxAgeIsServedFromTheCache() async throws {
+        let first = try await get("cache/60")
+        #expect(first.headers["Cache-Control"] == "public, max-age=60")
+        let second = try await get("cache/60")
+        #expect(second.source == .cache)
+        #expect(second.body == first.body)
+    }
+
+    @Test func cacheAnswersConditionalRequestsWith304() async throws {
+        let first = try await get("cache")
+        let second = try await get("cache")
+        #expect((first.source, second.source) == (.network, .revalidated))
+        #expect(second.body == first.body)
+    }
+
+    @Test func etagIsRevalidated() async throws {
+        let tag = "tag-\(UUID().uuidString.prefix(8))"
+        let first = try await get("etag/\(tag)")
+        let second = try await get("etag/\(tag)")
+        #expect((first.source, second.source) == (.network, .revalidated))
+    }
+
+    @Test func responseHeadersDriveTheRules() async throws {
+        // max-age
+        let cached = ["Cache-Control": "max-age=60", "X-Test": UUID().uuidString]
+        _ = try await get("response-headers", cached)
+        #expect(try await get("response-headers", cached).source == .cache)
+        // no-store
+        let neverStored = ["Cache-Control": "max-age=60, no-store", "X-Test": UUID().uuidString]
+        _ = try await get("response-headers", neverStored)
+        #expect(try await get("response-headers", neverStored).source == .network)
+        // Vary on a request field
+        let varying = ["Cache-Control": "max-age=60", "Vary": "X-Variant", "X-Test": UUID().uuidString]
+        _ = try await get("response-headers", varying, headers: ["X-Variant": "a"])
+        #expect(try await get("response-headers", varying, headers: ["X-Variant": "b"]).source == .network)
+        #expect(try await get("response-headers", varying, headers: ["X-Variant": "a"]).source == .cache)
+        // Vary: * is never reused
+        let star = ["Cache-Control": "max-age=60", "Vary": "*", "X-Test": UUID().uuidString]
+        _ = try await get("response-headers", star)
+        #expect(try await get("response-headers", star).source == .network)
+        // Expires in the past, no validator: fetched again
+        let expired = ["Expires": "Thu, 01 Jan 1970 00:00:00 GMT", "X-Test": UUID().uuidString]
+        _ = try await get("response-headers", expired)
+        #expect(try await get("response-headers", expired).source == .network)
+    }
+}

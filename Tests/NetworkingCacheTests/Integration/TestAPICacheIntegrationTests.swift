@@ -1,0 +1,208 @@
+import Foundation
+import Networking
+import Testing
+
+@testable import NetworkingCache
+
+/// The cache against the test API's caching fixtures; the server's hit counters prove what
+/// reached it. Every test uses keys of its own, so tests may run in parallel.
+@Suite(.serialized) struct TestAPICacheIntegrationTests {
+    let servers: TestServers
+    let cache: ResponseCache
+    let api: CacheFixtures.Repository
+
+    init() throws {
+        servers = try TestServers.require()
+        cache = try ResponseCache()
+        api = CacheFixtures.Repository(configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache]))
+    }
+
+    @Test func maxAgeAnswersFromTheCacheAndTheServerSeesOneRequest() async throws {
+        let key = CacheFixtures.uniqueKey("max-age")
+        let first = try await api.resource(key, query: ["max_age": "60"]).get()
+        let second = try await api.resource(key, query: ["max_age": "60"]).get()
+        #expect(first.source == .network)
+        #expect(second.source == .cache)
+        #expect(second.value == first.value)
+        #expect(try await api.hits(key) == .init(requests: 1, conditional: 0, notModified: 0))
+    }
+
+    @Test func anETagIsRevalidatedWithA304UntilTheResourceChanges() async throws {
+        let key = CacheFixtures.uniqueKey("etag")
+        let first = try await api.resource(key, query: ["etag": "1"]).get()
+        let second = try await api.resource(key, query: ["etag": "1"]).get()
+        #expect(first.source == .network)
+        #expect(second.source == .revalidated)
+        #expect(second.statusCode == 200)
+        #expect(second.value == first.value)
+        #expect(try await api.hits(key) == .init(requests: 2, conditional: 1, notModified: 1))
+        try await api.touch(key)
+        let third = try await api.resource(key, query: ["etag": "1"]).get()
+        #expect(third.source == .network)
+        #expect(third.value.version == 2)
+        #expect(try await api.hits(key) == .init(requests: 3, conditional: 2, notModified: 1))
+        // A weak ETag works alike.
+        let weak = CacheFixtures.uniqueKey("weak")
+        _ = try await api.resource(weak, query: ["etag": "weak"]).get()
+        #expect(try await api.resource(weak, query: ["etag": "weak"]).get().source == .revalidated)
+    }
+
+    @Test func lastModifiedIsRevalidatedWithIfModifiedSince() async throws {
+        let key = CacheFixtures.uniqueKey("last-modified")
+        _ = try await api.resource(key, query: ["last_modified": "1"]).get()
+        #expect(try await api.resource(key, query: ["last_modified": "1"]).get().source == .revalidated)
+        #expect(try await api.hits(key) == .init(requests: 2, conditional: 1, notModified: 1))
+    }
+
+    @Test func noStoreIsNeverStoredNoCacheIsRevalidatedEveryTime() async throws {
+        let stored = CacheFixtures.uniqueKey("no-store")
+        for _ in 0..<3 { #expect(try await api.resource(stored, query: ["max_age": "600", "no_store": "1"]).get().source == .network) }
+        #expect(try await api.hits(stored).requests == 3)
+
+        let revalidated = CacheFixtures.uniqueKey("no-cache")
+        var sources: [ResponseSource] = []
+        for _ in 0..<3 { sources.append(try await api.resource(revalidated, query: ["max_age": "600", "no_cache": "1", "etag": "1"]).get().source) }
+        #expect(sources == [.network, .revalidated, .revalidated])
+        #expect(try await api.hits(revalidated) == .init(requests: 3, conditional: 2, notModified: 2))
+    }
+
+    @Test func expiresAndAgeDecideFreshness() async throws {
+        let fresh = CacheFixtures.uniqueKey("expires")
+        _ = try await api.resource(fresh, query: ["expires": "600"]).get()
+        #expect(try await api.resource(fresh, query: ["expires": "600"]).get().source == .cache)
+        let expired = CacheFixtures.uniqueKey("expired")
+        _ = try await api.resource(expired, query: ["expires": "-10", "etag": "1"]).get()
+        #expect(try await api.resource(expired, query: ["expires": "-10", "etag": "1"]).get().source == .revalidated)
+        // Already 100 seconds old when it arrived, with a 60-second lifetime: stale at once.
+        let old = CacheFixtures.uniqueKey("age")
+        _ = try await api.resource(old, query: ["max_age": "60", "age": "100", "etag": "1"]).get()
+        #expect(try await api.resource(old, query: ["max_age": "60", "age": "100", "etag": "1"]).get().source == .revalidated)
+        #expect(try await api.hits(old).notModified == 1)
+        // must-revalidate with a lifetime is fresh while it lasts.
+        let strict = CacheFixtures.uniqueKey("must-revalidate")
+        _ = try await api.resource(strict, query: ["max_age": "600", "must_revalidate": "1"]).get()
+        #expect(try await api.resource(strict, query: ["max_age": "600", "must_revalidate": "1"]).get().source == .cache)
+    }
+
+    @Test func varySplitsEntriesByTheNamedRequestHeader() async throws {
+        let key = CacheFixtures.uniqueKey("vary")
+        let query = ["max_age": "600", "vary": "Accept-Language"]
+        var answers: [RepositoryResponse<CacheFixtures.Resource>] = []
+        for language in ["fr", "en", "fr", "en"] {
+            answers.append(try await api.resource(key, query: query, headers: ["Accept-Language": language]).get())
+        }
+        #expect(answers.map(\.source) == [.network, .network, .cache, .cache])
+        #expect(answers.map(\.value.varied) == ["fr", "en", "fr", "en"])
+        #expect(try await api.hits(key).requests == 2)
+    }
+
+    @Test func keysDoNotCollideOnQueryItems() async throws {
+        // WebApiClient keyed {a: "1b=2"} and {a: "1", b: "2"} alike.
+        let key = CacheFixtures.uniqueKey("collision")
+        let ttl = CachePolicy(timeToLive: 600)
+        let single = try await api.resource(key, query: ["a": "1b=2"], policy: ttl).get()
+        let pair = try await api.resource(key, query: ["a": "1", "b": "2"], policy: ttl).get()
+        #expect(single.source == .network)
+        #expect(pair.source == .network)
+        #expect(try await api.resource(key, query: ["a": "1b=2"], policy: ttl).get().source == .cache)
+        #expect(try await api.resource(key, query: ["a": "1", "b": "2"], policy: ttl).get().source == .cache)
+        #expect(try await api.hits(key).requests == 2)
+    }
+
+    @Test func signedAnswersAreKeptPerUserAndOnlyWhenAllowed() async throws {
+        // Given two users of the test API and one session switching between them
+        let session = SessionManager<CacheFixtures.User>()
+        let signed = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache]), sessionManager: session)
+        let alice = try await api.signUp()
+        let bob = try await api.signUp()
+        let key = CacheFixtures.uniqueKey("private")
+        let query = ["max_age": "600", "private": "1"]
+
+        // When each reads the same private resource, twice
+        try session.login(user: alice.user, token: alice.token)
+        let aliceFirst = try await signed.resource(key, query: query, session: true).get()
+        try session.logout()
+        try session.login(user: bob.user, token: bob.token)
+        let bobFirst = try await signed.resource(key, query: query, session: true).get()
+        let bobSecond = try await signed.resource(key, query: query, session: true).get()
+        try session.logout()
+        try session.login(user: alice.user, token: alice.token)
+        let aliceSecond = try await signed.resource(key, query: query, session: true).get()
+
+        // Then each sees their own answer, from the server once and then from the cache
+        #expect(aliceFirst.value.user == alice.user.id)
+        #expect(bobFirst.value.user == bob.user.id)
+        #expect(bobFirst.source == .network)
+        #expect((bobSecond.source, bobSecond.value.user) == (.cache, bob.user.id))
+        #expect((aliceSecond.source, aliceSecond.value.user) == (.cache, alice.user.id))
+        #expect(try await api.hits(key).requests == 2)
+
+        // A signed answer with only max-age is not stored
+        let plain = CacheFixtures.uniqueKey("signed-max-age")
+        _ = try await signed.resource(plain, query: ["max_age": "600"], session: true).get()
+        #expect(try await signed.resource(plain, query: ["max_age": "600"], session: true).get().source == .network)
+        #expect(try await api.hits(plain).requests == 2)
+        // …unless the call has a time to live.
+        let ttl = CacheFixtures.uniqueKey("signed-ttl")
+        _ = try await signed.resource(ttl, policy: CachePolicy(timeToLive: 600), session: true).get()
+        #expect(try await signed.resource(ttl, policy: CachePolicy(timeToLive: 600), session: true).get().source == .cache)
+        #expect(try await api.hits(ttl).requests == 1)
+    }
+
+    @Test func cacheOnlyCallsNeverReachTheServer() async throws {
+        let key = CacheFixtures.uniqueKey("cache-only")
+        let query = ["max_age": "600"]
+        let miss = await api.resource(key, query: query, policy: CachePolicy(mode: .cacheOnly))
+        #expect(miss.failure?.isCacheMiss == true)
+        _ = try await api.resource(key, query: query).get()
+        #expect(try await api.resource(key, query: query, policy: CachePolicy(mode: .cacheOnly)).get().source == .cache)
+        #expect(try await api.hits(key).requests == 1)
+    }
+
+    @Test func routesInvalidateEachOtherAfterASuccessfulWrite() async throws {
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.routes = try RouteTable([
+            Route(name: "resource", path: "cache/resource/{key}", requiresSession: false, cacheTTL: 600),
+            Route(
+                name: "touch", method: .post, path: "cache/resource/{key}/touch", requiresSession: false,
+                invalidatesCachedRouteNames: ["resource"]),
+        ])
+        let routed = CacheFixtures.Repository(configuration: configuration)
+        let key = CacheFixtures.uniqueKey("routes")
+        let read = Endpoint<RepositoryResponse<CacheFixtures.Resource>>.route("resource", pathVariables: ["key": key])
+        #expect(try await routed.performRequest(read).get().value.version == 1)
+        #expect(try await routed.performRequest(read).get().source == .cache)
+        try await routed.performRequest(Endpoint<Void>.route("touch", pathVariables: ["key": key])).get()
+        let after = try await routed.performRequest(read).get()
+        #expect((after.source, after.value.version) == (.network, 2))
+        #expect(try await api.hits(key).requests == 2)
+    }
+
+    @Test func concurrentIdenticalGetsReachTheServerOnce() async throws {
+        // A step after the cache holds the request back until all eight callers wait for it; the
+        // answer is never stored, so only coalescing can keep the others from the server.
+        let key = CacheFixtures.uniqueKey("coalesced")
+        let cache = self.cache
+        let slowed = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(
+                servers.apiURL, interceptors: [cache, HoldBack { cache.coalescer.inFlight.callers >= 8 }]))
+        let tasks = (0..<8).map { _ in Task { await slowed.resource(key, query: ["no_store": "1"]) } }
+        var versions: [Int] = []
+        for task in tasks { versions.append(try await task.value.get().value.version) }
+        #expect(versions == Array(repeating: 1, count: 8))
+        #expect(try await api.hits(key).requests == 1)
+    }
+}
+
+/// Holds every request back (for at most 30 seconds) until `released` says so.
+struct HoldBack: Interceptor {
+    let released: @Sendable () -> Bool
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        for _ in 0..<15_000 where !released() { try? await Task.sleep(for: .milliseconds(2)) }
+        return try await next(request)
+    }
+}

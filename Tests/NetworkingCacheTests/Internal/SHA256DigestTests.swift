@@ -1,0 +1,15 @@
+import Testing
+
+@testable import NetworkingCache
+
+@Suite struct SHA256DigestTests {
+    @Test func knownVectors() {
+        #expect(SHA256Digest.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256Digest.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Digest.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256Digest.hex(String(repeating: "a", count: 1_000)).hasPrefix("41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"))
+        #expect(SHA256Digest.hex("abc", characters: 12) == "ba7816bf8f01")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Networking
+import Testing
+
+@testable import NetworkingCache
+
+@Suite struct CacheKeyTests {
+    private func key(_ url: String, route: String? = nil, user: String? = nil, ignoresQuery: Bool = false) throws -> CacheKey {
+        CacheKey(method: .get, url: try #require(URL(string: url)), routeName: route, discriminator: user, ignoresQuery: ignoresQuery)
+    }
+
+    @Test func queryItemsThatConcatenateAlikeDoNotCollide() throws {
+        // Given WebApiClient's collision: {a: "1b=2"} and {a: "1", b: "2"} both became "a=1b=2".
+        var items = URLComponents(string: "https://api.example.com/books")
+        items?.queryItems = [URLQueryItem(name: "a", value: "1b=2")]
+        let single = try #require(items?.url)
+        let pair = try #require(URL(string: "https://api.example.com/books?a=1&b=2"))
+        // When both are keyed
+        let first = CacheKey(method: .get, url: single, routeName: "books", discriminator: nil, ignoresQuery: false)
+        let second = CacheKey(method: .get, url: pair, routeName: "books", discriminator: nil, ignoresQuery: false)
+        // Then the keys and the stored names differ
+        #expect(first.text != second.text)
+        #expect(first.storeName != second.storeName)
+        // Even with "=" left unescaped in the value
+        let raw = try key("https://api.example.com/books?a=1b=2", route: "books")
+        #expect(raw.text != second.text)
+    }
+
+    @Test func orderOfDifferentNamesDoesNotMatterButOrderOfRepeatedNamesDoes() throws {
+        #expect(try key("http://h/x?b=2&a=1").text == key("http://h/x?a=1&b=2").text)
+        #expect(try key("http://h/x?a=1&a=2").text != key("http://h/x?a=2&a=1").text)
+        #expect(try key("http://h/x?a").text != key("http://h/x?a=").text)
+    }
+
+    @Test func schemeHostAndDefaultPortAreNormalised() throws {
+        #expect(try key("HTTP://API.Example.com:80/x").text == key("http://api.example.com/x").text)
+        #expect(try key("https://api.example.com:443/x").text == key("https://api.example.com/x").text)
+        #expect(try key("https://api.example.com:8443/x").text != key("https://api.example.com/x").text)
+        #expect(try key("http://h").text == key("http://h/").text)
+    }
+
+    @Test func discriminatorRouteAndMethodSeparateEntries() throws {
+        let url = try #require(URL(string: "http://h/me"))
+        let anonymous = CacheKey(method: .get, url: url, routeName: "me", discriminator: nil, ignoresQuery: false)
+        let empty = CacheKey(method: .get, url: url, routeName: "me", discriminator: "", ignoresQuery: false)
+        let user1 = CacheKey(method: .get, url: url, routeName: "me", discriminator: "user:1", ignoresQuery: false)
+        let user2 = CacheKey(method: .get, url: url, routeName: "me", discriminator: "user:2", ignoresQuery: false)
+        let otherRoute = CacheKey(method: .get, url: url, routeName: "profile", discriminator: "user:1", ignoresQuery: false)
+        let head = CacheKey(method: .head, url: url, routeName: "me", discriminator: "user:1", ignoresQuery: false)
+        let texts = [anonymous, empty, user1, user2, otherRoute, head].map(\.text)
+        #expect(Set(texts).count == texts.count)
+        #expect(user1.storeName.discriminator != user2.storeName.discriminator)
+        #expect(user1.storeName.route == user2.storeName.route)
+        #expect(user1.storeName.resource == otherRoute.storeName.resource)
+    }
+
+    @Test func credentialsSeparateEntriesWithoutBeingKept() throws {
+        let url = try #require(URL(string: "http://h/me"))
+        let first = CacheKey(method: .get, url: url, routeName: nil, discriminator: nil, ignoresQuery: false, credential: "Bearer one")
+        let second = CacheKey(method: .get, url: url, routeName: nil, discriminator: nil, ignoresQuery: false, credential: "Bearer two")
+        #expect(first.text != second.text)
+        #expect(!first.text.contains("Bearer"))
+    }
+
+    @Test func ignoringTheQuerySharesOneEntry() throws {
+        #expect(try key("http://h/x?page=1", ignoresQuery: true).text == key("http://h/x?page=2", ignoresQuery: true).text)
+        #expect(try key("http://h/x?page=1", ignoresQuery: true).text != key("http://h/x?page=1").text)
+    }
+
+    @Test func storeNamesRoundTripThroughFileNames() throws {
+        let name = try key("http://h/x?page=1", route: "books", user: "user:1").storeName
+        #expect(StoreName(fileName: name.description) == name)
+        let variant = name.variant(VaryRule.variantTag([VaryField(name: "accept-language", value: "fr")]))
+        #expect(StoreName(fileName: variant.description) == variant)
+        #expect(variant.base == name)
+        #expect(StoreName(fileName: ".tmp-1234") == nil)
+        #expect(StoreName(fileName: "notes.txt") == nil)
+        #expect(StoreName(fileName: String(repeating: "g", count: 12) + name.description.dropFirst(12)) == nil)
+    }
+}

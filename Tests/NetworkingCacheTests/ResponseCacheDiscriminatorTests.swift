@@ -1,0 +1,156 @@
+import Foundation
+import Networking
+import NetworkingCache
+import NetworkingTestSupport
+import Testing
+
+/// Whose answers a call sees (WebApiClient issue #2), and which signed answers are stored.
+@Suite struct ResponseCacheDiscriminatorTests {
+    /// A stub that answers `me` with the bearer's name, `headers` added.
+    static func transport(count: Shared<Int>, headers: HTTPHeaders = [:]) -> StubTransport {
+        StubTransport(routes: [
+            StubTransport.Route(.get, "me") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                let user = (request.headers["Authorization"] ?? "nobody").replacingOccurrences(of: "Bearer ", with: "")
+                var fields = headers
+                fields["Content-Type"] = "application/json"
+                return TransportResponse(statusCode: 200, headers: fields, body: Data(#"{"user":"\#(user)"}"#.utf8), url: request.url)
+            }
+        ])
+    }
+
+    @Test func switchingUsersNeverShowsAnotherUsersAnswer() async throws {
+        // Given alice logged in, and an answer cached for 10 minutes
+        let session = StubSession(user: "alice")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let cache = try ResponseCache(configuration: .init(diskFolder: folder.url))
+        let count = Shared(0)
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), sessionManager: session, transport: Self.transport(count: count))
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").cached(for: 600)
+        let alice = try await repository.fetch(me).get()
+
+        // When bob logs in on the same device
+        session.logIn("bob")
+        let bob = try await repository.fetch(me).get()
+        let bobAgain = try await repository.fetch(me).get()
+        session.logIn("alice")
+        let aliceAgain = try await repository.fetch(me).get()
+
+        // Then each sees only their own answer, each cached separately
+        #expect(alice.value[string: "user"] == "alice")
+        #expect(bob.value[string: "user"] == "bob")
+        #expect(bob.source == .network)
+        #expect(bobAgain.value[string: "user"] == "bob")
+        #expect(bobAgain.source == .cache)
+        #expect(aliceAgain.value[string: "user"] == "alice")
+        #expect(aliceAgain.source == .cache)
+        #expect(count.current == 2)
+        // Nothing stored holds a token: the cache sits before signing.
+        #expect(folder.files().count == 2)
+        for file in folder.files() {
+            let bytes = try Data(contentsOf: folder.url.appendingPathComponent(file))
+            #expect(bytes.range(of: Data("Bearer".utf8)) == nil)
+        }
+    }
+
+    @Test func nobodyLoggedInOrAnAnonymousSessionIsNeverCached() async throws {
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = Self.transport(count: count)
+        let anonymous = StubSession(user: "carol", identifies: false)
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), sessionManager: anonymous, transport: transport)
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").cached(for: 600)
+        #expect(try await [repository.fetch(me).get(), repository.fetch(me).get()].map(\.source) == [.network, .network])
+        #expect(await repository.fetch(me.cacheOnly()).failure?.isCacheMiss == true)
+
+        let loggedOut = StubSession(user: nil)
+        let other = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), sessionManager: loggedOut, transport: transport)
+        guard case .unauthenticatedSession? = await other.fetch(me).failure else {
+            Issue.record("a logged-out call must fail as before, not be answered from the cache")
+            return
+        }
+    }
+
+    @Test func signedAnswersNeedExplicitPermissionWithoutATimeToLive() async throws {
+        let session = StubSession(user: "alice")
+        for (headers, stored) in [
+            (["Cache-Control": "max-age=60"], false), (["Cache-Control": "max-age=60, private"], true),
+            (["Cache-Control": "max-age=60, public"], true), (["Cache-Control": "s-maxage=60, max-age=60"], true),
+            (["Cache-Control": "max-age=60, must-revalidate"], true),
+        ] as [(HTTPHeaders, Bool)] {
+            let cache = try ResponseCache()
+            let count = Shared(0)
+            let repository = CacheRepository(
+                configuration: try CacheHarness.configuration(cache: cache), sessionManager: session,
+                transport: Self.transport(count: count, headers: headers))
+            _ = try await repository.fetch(.get("me")).get()
+            let second = try await repository.fetch(.get("me")).get()
+            #expect(second.source == (stored ? .cache : .network), "\(headers)")
+        }
+    }
+
+    @Test func ownAuthorizationHeadersKeepCredentialsApart() async throws {
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(count: count))
+        let one = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer one"]).withoutSession().cached(for: 60)
+        let two = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer two"]).withoutSession().cached(for: 60)
+        #expect(try await repository.fetch(one).get().value[string: "user"] == "one")
+        #expect(try await repository.fetch(two).get().value[string: "user"] == "two")
+        #expect(try await repository.fetch(one).get().source == .cache)
+        // Without a time to live or permission, an authorized answer is not stored.
+        let plain = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer one"]).withoutSession()
+        let cacheable = try ResponseCache()
+        let other = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cacheable),
+            transport: Self.transport(count: count, headers: ["Cache-Control": "max-age=60"]))
+        #expect(try await [other.fetch(plain).get(), other.fetch(plain).get()].map(\.source) == [.network, .network])
+    }
+
+    @Test func aDiscriminatorOfYourOwnAndRemovingOneUsersEntries() async throws {
+        let tenant = Shared("acme")
+        let cache = try ResponseCache(configuration: .init(discriminator: { _ in tenant.current }))
+        let count = Shared(0)
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(count: count))
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").withoutSession().cached(for: 60)
+        _ = try await repository.fetch(me).get()
+        tenant.set("globex")
+        #expect(try await repository.fetch(me).get().source == .network)
+        cache.removeEntries(for: "acme")
+        tenant.set("acme")
+        #expect(try await repository.fetch(me).get().source == .network)
+        tenant.set("globex")
+        #expect(try await repository.fetch(me).get().source == .cache)
+        cache.removeAll()
+        #expect(try await repository.fetch(me).get().source == .network)
+    }
+
+    @Test func invalidationOnlyTouchesTheCurrentUsersEntries() async throws {
+        let session = StubSession(user: "alice")
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("documents", count: count), .status(.post, "documents", 201, json: "{}"),
+        ])
+        let routes = try RouteTable([
+            Route(name: "documentList", path: "documents", cacheTTL: 600),
+            Route(name: "createDocument", method: .post, path: "documents", invalidatesCachedRouteNames: ["documentList"]),
+        ])
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache, routes: routes), sessionManager: session, transport: transport)
+        _ = try await repository.fetch(.route("documentList")).get()
+        session.logIn("bob")
+        _ = try await repository.fetch(.route("documentList")).get()
+        _ = try await repository.send(.route("createDocument")).get()
+        #expect(try await repository.fetch(.route("documentList")).get().source == .network)
+        session.logIn("alice")
+        #expect(try await repository.fetch(.route("documentList")).get().source == .cache)
+        // Removing a route for everybody reaches alice too.
+        cache.removeEntries(ofRoutes: ["documentList"])
+        #expect(try await repository.fetch(.route("documentList")).get().source == .network)
+    }
+}

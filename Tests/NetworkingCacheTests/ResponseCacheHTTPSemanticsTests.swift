@@ -1,0 +1,166 @@
+import Foundation
+import Networking
+import NetworkingCache
+import NetworkingTestSupport
+import Testing
+
+/// RFC 9111 without a time to live, through the real pipeline against a stub transport.
+@Suite struct ResponseCacheHTTPSemanticsTests {
+    /// A repository over a stub whose `resource` route answers with `headers`, `304` when the
+    /// request's `If-None-Match` equals the current `ETag`, and counts what it was sent.
+    struct Server {
+        let cache: ResponseCache
+        let clock = TestClock()
+        let count = Shared(0)
+        let conditional = Shared(0)
+        let version = Shared(1)
+        let transport: StubTransport
+        let repository: CacheRepository
+
+        init(headers: @escaping @Sendable (Int) -> HTTPHeaders, configuration: ResponseCache.Configuration = .init()) throws {
+            var settings = configuration
+            settings.clock = clock.networkingClock
+            cache = try ResponseCache(configuration: settings)
+            let (count, conditional, version) = (count, conditional, version)
+            transport = StubTransport(routes: [
+                StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                    count.update { $0 += 1 }
+                    let current = version.current
+                    var fields = headers(current)
+                    if request.headers["If-None-Match"] != nil || request.headers["If-Modified-Since"] != nil {
+                        conditional.update { $0 += 1 }
+                    }
+                    if let etag = fields["ETag"], request.headers["If-None-Match"] == etag {
+                        return TransportResponse(statusCode: 304, headers: fields, url: request.url)
+                    }
+                    fields["Content-Type"] = "application/json"
+                    let body = #"{"n": \#(count.current), "version": \#(current), "lang": "\#(request.headers["Accept-Language"] ?? "")"}"#
+                    return TransportResponse(statusCode: 200, headers: fields, body: Data(body.utf8), url: request.url)
+                }
+            ])
+            repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        }
+
+        func get(_ headers: HTTPHeaders = [:]) async throws -> RepositoryResponse<JSONValue> {
+            try await repository.fetch(Endpoint.get("resource", headers: headers).withoutSession()).get()
+        }
+    }
+
+    @Test func maxAgeIsFreshThenRevalidatedWithTheETag() async throws {
+        let server = try Server(headers: { ["Cache-Control": "max-age=60", "ETag": "\"v\($0)\""] })
+        let first = try await server.get()
+        server.clock.advance(by: 59)
+        let second = try await server.get()
+        server.clock.advance(by: 2)
+        let third = try await server.get()
+        #expect([first.source, second.source, third.source] == [.network, .cache, .revalidated])
+        #expect(third.statusCode == 200)
+        #expect(third.n == 1)
+        #expect(server.count.current == 2)
+        #expect(server.transport.requests.last?.headers["If-None-Match"] == "\"v1\"")
+        // The 304 restarted the entry's freshness.
+        server.clock.advance(by: 30)
+        #expect(try await server.get().source == .cache)
+        // A new version is fetched whole once the entry is stale.
+        server.version.set(2)
+        server.clock.advance(by: 31)
+        let changed = try await server.get()
+        #expect(changed.source == .network)
+        #expect(changed.value[int: "version"] == 2)
+    }
+
+    @Test func noCacheIsStoredButRevalidatedEveryTime() async throws {
+        let server = try Server(headers: { ["Cache-Control": "no-cache", "ETag": "\"v\($0)\""] })
+        let sources = try await [server.get(), server.get(), server.get()].map(\.source)
+        #expect(sources == [.network, .revalidated, .revalidated])
+        #expect(server.conditional.current == 2)
+    }
+
+    @Test func noStoreIsNeverStoredAndRemovesWhatWasThere() async throws {
+        let noStore = Shared(false)
+        let server = try Server(headers: { _ in
+            noStore.current ? ["Cache-Control": "no-store"] : ["Cache-Control": "max-age=60"]
+        })
+        _ = try await server.get()
+        #expect(try await server.get().source == .cache)
+        // A request's no-store asks the server and keeps nothing new, but may read what is stored.
+        #expect(try await server.get(["Cache-Control": "no-store"]).source == .cache)
+        noStore.set(true)
+        server.clock.advance(by: 61)
+        #expect(try await server.get().source == .network)
+        #expect(try await server.get().source == .network)
+        #expect(server.count.current == 3)
+    }
+
+    @Test func lastModifiedRevalidatesWithIfModifiedSince() async throws {
+        let server = try Server(headers: { _ in ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"] })
+        _ = try await server.get()
+        _ = try await server.get()
+        #expect(server.transport.requests.last?.headers["If-Modified-Since"] == "Mon, 01 Jan 2024 00:00:00 GMT")
+    }
+
+    @Test func expiresAndAgeDecideFreshness() async throws {
+        // Expires 100 s after the server's Date; the answer arrived already 40 s old.
+        let server = try Server(headers: { _ in
+            ["Date": "Tue, 14 Nov 2023 22:13:20 GMT", "Expires": "Tue, 14 Nov 2023 22:15:00 GMT", "Age": "40"]
+        })
+        _ = try await server.get()  // The test clock starts at 1_700_000_000 = Tue, 14 Nov 2023 22:13:20 GMT
+        server.clock.advance(by: 59)
+        #expect(try await server.get().source == .cache)
+        server.clock.advance(by: 2)
+        #expect(try await server.get().source == .network)
+    }
+
+    @Test func varySplitsEntriesByTheNamedRequestFields() async throws {
+        let server = try Server(headers: { _ in ["Cache-Control": "max-age=60", "Vary": "Accept-Language"] })
+        let french = try await server.get(["Accept-Language": "fr"])
+        let english = try await server.get(["Accept-Language": "en"])
+        let frenchAgain = try await server.get(["Accept-Language": "fr"])
+        let englishAgain = try await server.get(["Accept-Language": "en"])
+        let none = try await server.get()
+        #expect([french.source, english.source, frenchAgain.source, englishAgain.source, none.source] == [.network, .network, .cache, .cache, .network])
+        #expect(frenchAgain.value[string: "lang"] == "fr")
+        #expect(englishAgain.value[string: "lang"] == "en")
+    }
+
+    @Test func varyStarIsNeverReused() async throws {
+        let server = try Server(headers: { _ in ["Cache-Control": "max-age=60", "Vary": "*"] })
+        #expect(try await [server.get(), server.get()].map(\.source) == [.network, .network])
+    }
+
+    @Test func answersWithoutAnythingToReuseAreNotStored() async throws {
+        let server = try Server(headers: { _ in [:] })
+        #expect(try await [server.get(), server.get()].map(\.source) == [.network, .network])
+        #expect(server.conditional.current == 0)
+    }
+
+    @Test func callersOwnConditionalsPassThrough() async throws {
+        let server = try Server(headers: { ["Cache-Control": "max-age=60", "ETag": "\"v\($0)\""] })
+        _ = try await server.get()
+        let result = await server.repository.performRawRequest(Endpoint.get("resource", headers: ["If-None-Match": "\"v1\""]).withoutSession())
+        // The server's 304 reaches the caller (as the error it is for a typed call), not the stored answer.
+        #expect(result.failure?.statusCode == 304)
+    }
+
+    @Test func a304ForAnotherETagIsNotTrustedTheAnswerIsFetchedWhole() async throws {
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                if request.headers["If-None-Match"] != nil {
+                    return TransportResponse(statusCode: 304, headers: ["ETag": "\"other\""], url: request.url)
+                }
+                return TransportResponse(
+                    statusCode: 200, headers: ["ETag": "\"mine\"", "Content-Type": "application/json"],
+                    body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect(second.source == .network)
+        #expect(second.n == 3)
+        #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, "\"mine\"", nil])
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import NetworkingCache
+
+@Suite struct DiskStoreTests {
+    @Test func storesReadsAndLeavesNoTemporaryFiles() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: true)
+        let key = Entries.key("books?page=1")
+        let entry = Entries.entry(for: key)
+        #expect(store.store(.response(entry), as: key.storeName))
+        #expect(folder.files() == [key.storeName.description])
+        // A new store over the same folder (a new launch) reads it back.
+        let reopened = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        #expect(reopened.record(key.storeName) == .response(entry))
+        #expect(reopened.usage.count == 1)
+    }
+
+    @Test func aDamagedFileIsDroppedNotTrusted() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let file = { (key: CacheKey) in folder.url.appendingPathComponent(key.storeName.description) }
+        let truncated = Entries.key("truncated")
+        store.store(.response(Entries.entry(for: truncated)), as: truncated.storeName)
+        let bytes = try Data(contentsOf: file(truncated))
+        try bytes.prefix(bytes.count / 2).write(to: file(truncated))
+        let flipped = Entries.key("flipped")
+        store.store(.response(Entries.entry(for: flipped)), as: flipped.storeName)
+        var damaged = try Data(contentsOf: file(flipped))
+        damaged[damaged.count - 10] ^= 0x40
+        try damaged.write(to: file(flipped))
+        let empty = Entries.key("empty")
+        try Data().write(to: file(empty))
+
+        for key in [truncated, flipped, empty] {
+            #expect(store.record(key.storeName) == nil)
+            #expect(!FileManager.default.fileExists(atPath: file(key).path))
+        }
+    }
+
+    @Test func evictsTheLeastRecentlyUsedFiles() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 3, synchronizesWrites: false)
+        let keys = (0..<4).map { Entries.key("item\($0)") }
+        for key in keys.prefix(3) { store.store(.response(Entries.entry(for: key)), as: key.storeName) }
+        _ = store.record(keys[0].storeName)
+        store.store(.response(Entries.entry(for: keys[3])), as: keys[3].storeName)
+        #expect(Set(folder.files()) == Set([keys[0], keys[2], keys[3]].map(\.storeName.description)))
+
+        let bytes = try DiskStore(folder: folder.url, costLimit: 2_000, countLimit: 100, synchronizesWrites: false)
+        let big = Entries.key("big")
+        bytes.store(.response(Entries.entry(for: big, body: Data(count: 1_700))), as: big.storeName)
+        // The files found at start-up were older than the new one, so they went first.
+        #expect(folder.files() == [big.storeName.description])
+        let huge = Entries.key("huge")
+        #expect(!bytes.store(.response(Entries.entry(for: huge, body: Data(count: 3_000))), as: huge.storeName))
+        #expect(folder.files() == [big.storeName.description])
+    }
+
+    @Test func startUpLearnsTheFolderOldestFirstAndSweepsDeadTemporaryFiles() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let writer = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let (old, new) = (Entries.key("old"), Entries.key("new"))
+        writer.store(.response(Entries.entry(for: old)), as: old.storeName)
+        writer.store(.response(Entries.entry(for: new)), as: new.storeName)
+        let past = Date(timeIntervalSinceNow: -7_200)
+        try FileManager.default.setAttributes(
+            [.modificationDate: past], ofItemAtPath: folder.url.appendingPathComponent(old.storeName.description).path)
+        let deadTemporary = folder.url.appendingPathComponent(".tmp-dead")
+        let liveTemporary = folder.url.appendingPathComponent(".tmp-live")
+        try Data("partial".utf8).write(to: deadTemporary)
+        try Data("partial".utf8).write(to: liveTemporary)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: deadTemporary.path)
+        try Data("mine".utf8).write(to: folder.url.appendingPathComponent("README"))
+
+        let reader = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 2, synchronizesWrites: false)
+        let third = Entries.key("third")
+        reader.store(.response(Entries.entry(for: third)), as: third.storeName)
+        #expect(!FileManager.default.fileExists(atPath: deadTemporary.path))
+        #expect(FileManager.default.fileExists(atPath: liveTemporary.path))
+        #expect(
+            Set(folder.files()) == Set([new.storeName.description, third.storeName.description, ".tmp-live", "README"]))
+    }
+
+    @Test func removesByNameIncludingFilesItDidNotWrite() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let first = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let second = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let (a, b) = (Entries.key("a", route: "books"), Entries.key("b", route: "authors"))
+        first.store(.response(Entries.entry(for: a)), as: a.storeName)
+        first.store(.response(Entries.entry(for: b)), as: b.storeName)
+        #expect(second.removeAll { $0.route == a.storeName.route } == 1)
+        #expect(folder.files() == [b.storeName.description])
+        #expect(first.record(a.storeName) == nil)
+    }
+
+    @Test func aFolderThatCannotBeMadeThrows() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("file")
+        try Data().write(to: file)
+        #expect(throws: (any Error).self) {
+            try DiskStore(folder: file, costLimit: 1, countLimit: 1, synchronizesWrites: false)
+        }
+    }
+}
