@@ -35,11 +35,6 @@ let package = Package(
         .executableTarget(
             name: "Demo", dependencies: ["Networking", "NetworkingOffline", "NetworkingTestSupport"], path: "Demo",
             resources: [.copy("routes.json")]),
-        // script/bench: throughput and memory of the transports and the response cache against nginx on loopback.
-        .executableTarget(
-            name: "NetworkingBenchmarks",
-            dependencies: ["Networking", "NetworkingCache", .target(name: "CCurl", condition: .when(platforms: libcurlPlatforms))],
-            path: "Benchmarks", exclude: ["README.md"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
         // The library's JSON decoder against Foundation's: differential, random and corpus tests.
         .testTarget(name: "NetworkingJSONTests", dependencies: ["Networking"], resources: [.copy("Corpus")]),

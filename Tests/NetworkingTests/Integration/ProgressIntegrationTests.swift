@@ -47,6 +47,7 @@ struct ProgressIntegrationTests {
     func noProgressAfterCancellation(transport: TransportUnderTest) async throws {
         let repository = try TestAPI.anonymous(transport: transport.make(), timeout: 30)
         let recorder = Recorder()
+        let cancelling = Mutex(false)
         let cancelled = Mutex(false)
         let lateReports = Mutex(0)
         let task = Task {
@@ -54,11 +55,17 @@ struct ProgressIntegrationTests {
                 Endpoint<TransportResponse>.get("bytes/50000000").withoutSession().reportingProgress { progress in
                     if cancelled.withLock({ $0 }) { lateReports.withLock { $0 += 1 } }
                     recorder.record(progress)
-                    // A slow consumer, so that the transfer is still running when it is cancelled.
-                    usleep(1000)
+                    // A slow consumer that holds the transfer until the test cancels it (at most
+                    // 10 s), so that it is still running then however busy the machine is.
+                    var waited = 0
+                    repeat {
+                        usleep(1000)
+                        waited += 1
+                    } while !cancelling.withLock({ $0 }) && waited < 10_000
                 })
         }
         while recorder.all.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        cancelling.withLock { $0 = true }
         task.cancel()
         let result = await task.value
         cancelled.withLock { $0 = true }

@@ -1,31 +1,55 @@
 import Foundation
 
-/// Decodes JSON bodies into models faster than Foundation's JSONDecoder, with the same results and errors.
+/// The library's JSON decoder: decodes models several times faster than Foundation's
+/// `JSONDecoder`, with the same results and the same errors.
 ///
-/// It scans the document once into a compact tape (`FastJSONTape`) without making strings, arrays
-/// or dictionaries, then runs the models' `init(from:)` against it; keys are compared as bytes and
-/// strings and numbers are only read when asked for. Its rules are `JSONDecoder`'s (swift-foundation),
+/// Repositories use it for every response body (unless
+/// ``NetworkingConfiguration/usesFoundationJSONDecoder`` is set); use it directly for JSON that
+/// arrives another way — a file, a cached body, a message on a socket — to decode it with the same
+/// rules and speed.
+///
+/// ```swift
+/// let decoder = JSONDecoder()
+/// decoder.keyDecodingStrategy = .convertFromSnakeCase
+/// let books = try FastJSONDecoder(decoder).decode([Book].self, from: data, at: "data")
+/// ```
+///
+/// It scans the document once into a compact tape without making strings, arrays or dictionaries,
+/// then runs the models' `init(from:)` against it; keys are compared as bytes and strings and
+/// numbers are only read when asked for. Its rules are `JSONDecoder`'s (swift-foundation),
 /// including what `JSONDecoder` only checks lazily, so both give the same value or the same
-/// `DecodingError` (case, coding path, description) for the same input. Options `FastJSONDecoder`
-/// does not implement (`allowsJSON5`, `assumesTopLevelDictionary`) make it call a `JSONDecoder`.
-struct FastJSONDecoder: Sendable {
+/// `DecodingError` (case, coding path, description) for the same input. Options it does not
+/// implement (`allowsJSON5`, `assumesTopLevelDictionary`), and documents over 1 GiB, are handed to a
+/// `JSONDecoder` with the same settings.
+public struct FastJSONDecoder: Sendable {
     let options: FastJSONOptions
 
-    /// Copies every strategy of `decoder`: keyDecodingStrategy (useDefaultKeys, convertFromSnakeCase, custom),
-    /// dateDecodingStrategy (deferredToDate, secondsSince1970, millisecondsSince1970, iso8601, formatted, custom),
-    /// dataDecodingStrategy (deferredToData, base64, custom), nonConformingFloatDecodingStrategy (throw, convertFromString),
-    /// userInfo, and allowsJSON5 / assumesTopLevelDictionary (if either is set, it is fine to simply fall back to calling JSONDecoder).
-    init(_ decoder: JSONDecoder) {
+    /// A decoder with every setting of `decoder`, copied now: key strategies (default, snake case,
+    /// custom), date strategies (deferred, seconds and milliseconds since 1970, ISO 8601, formatted,
+    /// custom), data strategies (deferred, base64, custom), non-conforming floats and `userInfo`.
+    /// Later changes to `decoder` do not reach it.
+    public init(_ decoder: JSONDecoder = JSONDecoder()) {
         options = FastJSONOptions(decoder)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    /// Decodes a whole document into `type`.
+    ///
+    /// - Throws: the `DecodingError` `JSONDecoder` would throw for the same input.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, from data: Data) throws -> T {
         try decode(type, from: data, keyPath: [])
     }
 
-    /// Decodes the value at a key path inside the document (components are object keys, or array indices given as
-    /// decimal strings like "0"); coding paths in errors start at the document root (e.g. [data, Index 3, genre]).
-    /// A missing key throws DecodingError.keyNotFound at the parent; an index past the end throws valueNotFound.
+    /// Decodes the value at a dotted key path inside the document (`"data"`, `"page.items"`,
+    /// `"results.0"`; a number picks an array element), leaving the rest unread.
+    ///
+    /// - Throws: the `DecodingError` `JSONDecoder` would throw for the same value; coding paths
+    ///   start at the document's root (`data`, `Index 3`, `genre`). A missing key is `keyNotFound`
+    ///   at its parent; an index past the end is `valueNotFound`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, from data: Data, at keyPath: String) throws -> T {
+        try decode(type, from: data, keyPath: keyPath.split(separator: ".").map(String.init))
+    }
+
+    /// Decodes the value at `keyPath` (object keys, or array indices as decimal strings like "0").
     func decode<T: Decodable>(_ type: T.Type, from data: Data, keyPath: [String]) throws -> T {
         if let fallback = options.fallback {
             return try FastJSONKeyPathFallback<T>.decode(with: fallback, from: data, keyPath: keyPath)

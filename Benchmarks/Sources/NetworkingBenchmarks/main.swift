@@ -3,14 +3,15 @@ import Networking
 
 /// script/bench's measuring program. Usage:
 ///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
-///                        [--cases libcurl,memory,urlsession,raw,transfers,cache] [--cache-entries N] [--json]
+///                        [--cases libcurl,memory,urlsession,raw,asynchttpclient,decode,transfers,cache]
+///                        [--cache-entries N] [--json]
 /// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
 struct Options {
     var baseURL = ""
     var requests = 20_000
     var memoryRequests = 100_000
     var json = false
-    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "transfers", "cache"]
+    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "asynchttpclient", "decode", "transfers", "cache"]
     var cacheEntries = 10_000
     var transferFile = ""
     var workFolder = NSTemporaryDirectory()
@@ -38,9 +39,10 @@ struct UsageError: Error, CustomStringConvertible {
     let description: String
 }
 
-func makeRepository(baseURL: String, transport: any Transport) throws -> BooksRepository {
+func makeRepository(baseURL: String, transport: any Transport, usesFoundationJSONDecoder: Bool = false) throws -> BooksRepository {
     guard let url = URL(string: baseURL), let host = url.host else { throw UsageError(description: "bad base URL") }
-    let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: host, port: url.port, timeout: 30)
+    var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: host, port: url.port, timeout: 30)
+    configuration.usesFoundationJSONDecoder = usesFoundationJSONDecoder
     return BooksRepository(configuration: configuration, transport: transport)
 }
 
@@ -64,25 +66,17 @@ func repositoryCases(_ label: String, transport: any Transport, options: Options
     return results
 }
 
-/// How long decoding the ~15 KB array takes alone, in microseconds: the floor of the large cases
-/// whatever the transport.
-func largeDecodeMicroseconds(baseURL: String) async -> Double? {
-    guard let url = URL(string: baseURL + "/books.json"),
-        let body = try? await URLSessionTransport().send(TransportRequest(method: .get, url: url)).body
-    else { return nil }
-    let decoder = JSONDecoder()
-    let rounds = 300
-    let clock = ContinuousClock()
-    let began = clock.now
-    for _ in 0..<rounds { _ = try? decoder.decode([Book].self, from: body) }
-    let elapsed = (clock.now - began).components
-    return (Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12) / Double(rounds)
-}
-
-func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Double?, json: Bool) {
+func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [DecodeCases.Result], json: Bool) {
     func rate(_ name: String) -> Double? { results.first { $0.name == name }?.requestsPerSecond }
     func ratio(_ first: String, _ second: String) -> Double? {
         guard let a = rate(first), let b = rate(second), b > 0 else { return nil }
+        return (a / b * 100).rounded() / 100
+    }
+    /// How many times faster the second decoder is than the first (time ÷ time).
+    func speedup(_ slow: String, _ fast: String) -> Double? {
+        guard let a = decode.first(where: { $0.name == slow })?.microseconds,
+            let b = decode.first(where: { $0.name == fast })?.microseconds, b > 0
+        else { return nil }
         return (a / b * 100).rounded() / 100
     }
     let ratios: [(String, Double?)] = [
@@ -95,12 +89,19 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
         ("libcurl_spinning_vs_not_small_sequential", ratio("libcurl-small-sequential", "libcurl-nospin-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_sequential", ratio("urlsession-small-sequential", "raw-urlsession-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_concurrent", ratio("urlsession-small-concurrent", "raw-urlsession-small-concurrent")),
+        ("libcurl_vs_asynchttpclient_small_sequential", ratio("libcurl-small-sequential", "asynchttpclient-small-sequential")),
+        ("libcurl_vs_asynchttpclient_small_concurrent", ratio("libcurl-small-concurrent", "asynchttpclient-small-concurrent")),
+        ("libcurl_vs_asynchttpclient_large_sequential", ratio("libcurl-large-sequential", "asynchttpclient-large-sequential")),
+        ("libcurl_vs_asynchttpclient_large_concurrent", ratio("libcurl-large-concurrent", "asynchttpclient-large-concurrent")),
+        ("typed_get_vs_foundation_decoded_large_sequential", ratio("libcurl-large-sequential", "libcurl-foundation-large-sequential")),
+        ("fastjson_vs_jsondecoder_large", speedup("decode-jsondecoder-large", "decode-fastjson-large")),
+        ("fastjson_vs_jsondecoder_small", speedup("decode-jsondecoder-small", "decode-fastjson-small")),
     ]
     let growth = memory.map { $0.rssEndKB - $0.rssStartKB }
     if json {
         for result in results + (memory.map { [$0] } ?? []) { print(result.json) }
+        for result in decode { print(result.json) }
         var fields = ratios.compactMap { name, value in value.map { "\"\(name)\":\($0)" } }
-        if let decode { fields.append("\"large_decode_microseconds\":\((decode * 10).rounded() / 10)") }
         if let memory, let growth {
             fields.append("\"memory_requests\":\(memory.requests)")
             fields.append("\"memory_growth_kb\":\(growth)")
@@ -120,11 +121,11 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: Doub
                 + lpad(String(format: "%.2f", result.seconds), 9) + lpad(String(format: "%.0f", result.requestsPerSecond), 10)
                 + lpad(String(format: "%.0f", result.cpuMillisecondsPerThousand), 13) + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
     }
+    for result in decode {
+        print(pad(result.name, 34) + lpad("\(result.rounds)", 9) + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
+    }
     print("")
     for (name, value) in ratios { print(pad(name, 48) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
-    if let decode {
-        print(pad("decoding the large array alone", 48) + String(format: "%.0f µs (the floor of every large case)", decode))
-    }
     if let memory, let growth {
         print(pad("memory growth over \(memory.requests) requests", 48) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
     }
@@ -134,7 +135,7 @@ func run() async throws {
     let options = try Options(CommandLine.arguments)
     var results: [BenchmarkResult] = []
     var memory: BenchmarkResult?
-    #if canImport(CCurl)
+    #if os(Linux)
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
         }
@@ -144,6 +145,15 @@ func run() async throws {
             for _ in 0..<2_000 { _ = await repository.book() }
             let result = await measure("libcurl-nospin-small-sequential", requests: options.requests, concurrency: 1) {
                 (try? await repository.book().get()) != nil
+            }
+            if let result { results.append(result) }
+        }
+        if options.cases.contains("libcurl") {
+            // The same typed GET of the array, decoded by Foundation's JSONDecoder instead of ours.
+            let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport(), usesFoundationJSONDecoder: true)
+            for _ in 0..<500 { _ = await repository.books() }
+            let result = await measure("libcurl-foundation-large-sequential", requests: max(options.requests / 4, 8), concurrency: 1) {
+                ((try? await repository.books().get())?.count ?? 0) > 0
             }
             if let result { results.append(result) }
         }
@@ -162,7 +172,7 @@ func run() async throws {
     if options.cases.contains("raw"), let url = URL(string: options.baseURL + "/book.json") {
         results += await RawURLSession.cases(url: url, requests: options.requests)
     }
-    #if canImport(CCurl)
+    #if os(Linux)
         if options.cases.contains("raw") {
             let url = options.baseURL + "/book.json"
             _ = RawLibcurl.sequential(url: url, requests: 500)
@@ -177,8 +187,11 @@ func run() async throws {
             }
         }
     #endif
-    let decode = options.cases.contains("libcurl") ? await largeDecodeMicroseconds(baseURL: options.baseURL) : nil
-    if !results.isEmpty || memory != nil { report(results, memory: memory, decode: decode, json: options.json) }
+    if options.cases.contains("asynchttpclient") {
+        results += try await AsyncHTTPClientCases.cases(baseURL: options.baseURL, requests: options.requests)
+    }
+    let decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
+    if !results.isEmpty || memory != nil || !decode.isEmpty { report(results, memory: memory, decode: decode, json: options.json) }
     if options.cases.contains("cache") {
         let outcome = try await CacheBenchmarks.run(
             baseURL: options.baseURL, workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true),

@@ -1,5 +1,5 @@
-#if canImport(CCurl)
-    import CCurl
+#if os(Linux)
+    import BenchCurl
 
     /// libcurl driven directly, with no framework and no decoding: the ceiling the transport is
     /// measured against. Same options as `LibcurlTransport` where they matter (no signals,
@@ -19,7 +19,7 @@
             for _ in 0..<requests {
                 var status = 0
                 if curl_easy_perform(easy) != CURLE_OK
-                    || networking_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status != 200
+                    || bench_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status != 200
                 {
                     failures += 1
                 }
@@ -59,7 +59,7 @@
                 while let message = curl_multi_info_read(multi, &queued) {
                     guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                     var status = 0
-                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                    _ = bench_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                     if message.pointee.data.result != CURLE_OK || status != 200 { failures += 1 }
                     finished += 1
                     _ = curl_multi_remove_handle(multi, easy)
@@ -74,15 +74,15 @@
         }
 
         private static func configure(_ easy: UnsafeMutableRawPointer, url: String, counter: UnsafeMutablePointer<Int>) {
-            _ = networking_curl_easy_setopt_string(easy, CURLOPT_URL, url)
-            _ = networking_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-            _ = networking_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-            _ = networking_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-            _ = networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { _, size, count, context in
+            _ = bench_curl_easy_setopt_string(easy, CURLOPT_URL, url)
+            _ = bench_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+            _ = bench_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+            _ = bench_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            _ = bench_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { _, size, count, context in
                 context?.assumingMemoryBound(to: Int.self).pointee += size * count
                 return size * count
             }
-            _ = networking_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, UnsafeMutableRawPointer(counter))
+            _ = bench_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, UnsafeMutableRawPointer(counter))
         }
     }
 #endif

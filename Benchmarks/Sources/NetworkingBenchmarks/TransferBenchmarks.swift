@@ -28,7 +28,7 @@ enum TransferBenchmarks {
         var results: [Result] = []
         let transports: [(String, any Transport)] = {
             var list: [(String, any Transport)] = []
-            #if canImport(CCurl)
+            #if os(Linux)
                 list.append(("libcurl", LibcurlTransport()))
             #endif
             list.append(("urlsession", URLSessionTransport()))
