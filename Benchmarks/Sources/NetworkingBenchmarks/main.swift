@@ -13,6 +13,8 @@ struct Options {
     var json = false
     var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "asynchttpclient", "decode", "transfers", "cache"]
     var cacheEntries = 10_000
+    /// Only the repository case of this name (for profiling one case), e.g. libcurl-small-concurrent.
+    var only: String?
     var transferFile = ""
     var workFolder = NSTemporaryDirectory()
 
@@ -27,6 +29,7 @@ struct Options {
             case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
             case "--transfer-file": transferFile = iterator.next() ?? ""
             case "--work-folder": workFolder = iterator.next() ?? workFolder
+            case "--only": only = iterator.next()
             case "--cache-entries": cacheEntries = max(1, Int(iterator.next() ?? "") ?? cacheEntries)
             default: throw UsageError(description: "unknown argument \(argument)")
             }
@@ -55,6 +58,7 @@ func repositoryCases(_ label: String, transport: any Transport, options: Options
     for (size, concurrency) in [("small", 1), ("small", 8), ("large", 1), ("large", 8)] {
         let requests = size == "large" ? max(options.requests / 4, 8) : options.requests
         let name = "\(label)-\(size)-\(concurrency == 1 ? "sequential" : "concurrent")"
+        if let only = options.only, only != name { continue }
         let result = await measure(name, requests: requests, concurrency: concurrency) {
             switch size {
             case "small": return (try? await repository.book().get()) != nil
@@ -125,7 +129,7 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
         print(pad(result.name, 34) + lpad("\(result.rounds)", 9) + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
     }
     print("")
-    for (name, value) in ratios { print(pad(name, 48) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
+    for (name, value) in ratios { print(pad(name, 52) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
     if let memory, let growth {
         print(pad("memory growth over \(memory.requests) requests", 48) + "\(growth) kB (peak RSS \(memory.rssPeakKB) kB)")
     }
@@ -139,7 +143,7 @@ func run() async throws {
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
         }
-        if options.cases.contains("libcurl") {
+        if options.cases.contains("libcurl"), options.only == nil {
             // What the loop thread's spinning buys, and costs in CPU: the same case without it.
             let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport(spinsWhenSequential: false))
             for _ in 0..<2_000 { _ = await repository.book() }
@@ -148,7 +152,7 @@ func run() async throws {
             }
             if let result { results.append(result) }
         }
-        if options.cases.contains("libcurl") {
+        if options.cases.contains("libcurl"), options.only == nil {
             // The same typed GET of the array, decoded by Foundation's JSONDecoder instead of ours.
             let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport(), usesFoundationJSONDecoder: true)
             for _ in 0..<500 { _ = await repository.books() }

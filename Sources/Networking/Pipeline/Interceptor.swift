@@ -96,7 +96,7 @@ public struct RequestContext: Sendable {
         self.name = name
         self.options = options
         self.session = session
-        id = UUID()
+        id = CallIdentifier.next()
         attemptCounter = AttemptCounter()
     }
 

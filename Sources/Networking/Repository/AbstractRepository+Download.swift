@@ -228,7 +228,7 @@ extension AbstractRepository {
             let sink = chunks.sink
             // The body outlives this call's activity: it counts as activity of its own until it ends.
             let activity = self.configuration.activity
-            let body = ActivityEvent.Call(id: UUID(), name: endpoint.name, preventsUserInteraction: false)
+            let body = ActivityEvent.Call(id: CallIdentifier.next(), name: endpoint.name, preventsUserInteraction: false)
             activity.begin(body)
             chunks.drive(
                 with: Task {

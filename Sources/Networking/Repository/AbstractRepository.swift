@@ -262,7 +262,7 @@ open class AbstractRepository: @unchecked Sendable {
                     request: nil))
         }
         let activity = configuration.activity
-        let call = ActivityEvent.Call(id: UUID(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
+        let call = ActivityEvent.Call(id: CallIdentifier.next(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
         activity.begin(call)
         defer { activity.end(call) }
         var slowTimer: Task<Void, Never>?
