@@ -32,7 +32,7 @@ extension ResponseCache {
         /// it a crash of the machine (not of the process) may leave a damaged file, which is
         /// detected by its checksum and dropped.
         public var synchronizesDiskWrites: Bool
-        /// Whether a stale answer may stand in, marked ``Networking/ResponseSource/stale``, when
+        /// Whether a stale answer may stand in, marked `ResponseSource.stale`, when
         /// the server cannot be reached; a ``CachePolicy`` may say otherwise per call. Never for
         /// answers marked `must-revalidate` or `no-cache`. Default `false`.
         public var servesStaleOnConnectivityFailure: Bool
@@ -40,13 +40,13 @@ extension ResponseCache {
         public var coalescesRequests: Bool
         /// Whose answers a call reads and writes: entries are kept apart per discriminator, so
         /// switching users never shows one user's answers to another. `nil` (the default) uses
-        /// the session's ``Networking/SessionAuthorizing/sessionIdentity``; a function given here
+        /// the session's `SessionAuthorizing.sessionIdentity`; a function given here
         /// replaces it (return `nil` for answers everybody shares).
         ///
         /// A call the session will sign is never answered from, nor stored in, the cache when
         /// its discriminator is `nil`: nobody is logged in, or the session does not say who.
         public var discriminator: (@Sendable (RequestContext) -> String?)?
-        /// The time source for ages and freshness. Default ``Networking/NetworkingClock/live``;
+        /// The time source for ages and freshness. Default `NetworkingClock.live`;
         /// tests inject `NetworkingTestSupport`'s `TestClock`.
         public var clock: NetworkingClock
 

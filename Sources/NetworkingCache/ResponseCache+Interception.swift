@@ -5,7 +5,7 @@ extension ResponseCache {
     /// Answers a request from storage, or sends it on and stores the answer (see ``ResponseCache``).
     ///
     /// - Throws: what the rest of the chain throws — except a connectivity failure when a stale
-    ///   answer may stand in — or ``Networking/RepositoryError/cancelled(_:)`` when the calling
+    ///   answer may stand in — or `RepositoryError.cancelled(_:)` when the calling
     ///   task is cancelled while it waits for an exchange shared with other callers.
     public func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse

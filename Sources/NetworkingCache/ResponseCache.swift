@@ -7,7 +7,7 @@ import Synchronization
 /// `ETag` and `Last-Modified`, kept apart per user, shared among concurrent identical requests,
 /// and — when allowed — used stale while the network is unreachable.
 ///
-/// It is an ``Networking/Interceptor`` at ``Networking/InterceptorPosition/beforeSigning``: it
+/// It is an `Interceptor` at `InterceptorPosition.beforeSigning`: it
 /// sees requests before the session signs them, so nothing it stores holds a token. Give it to a
 /// configuration, and every repository made with that configuration uses it:
 ///
@@ -17,14 +17,13 @@ import Synchronization
 /// configuration.interceptors.append(cache)
 /// ```
 ///
-/// Every answer says where it came from in ``Networking/TransportResponse/source`` (and
-/// ``Networking/RepositoryResponse/source``): ``Networking/ResponseSource/network``,
-/// ``Networking/ResponseSource/cache``, ``Networking/ResponseSource/revalidated`` or
-/// ``Networking/ResponseSource/stale``.
+/// Every answer says where it came from in `TransportResponse.source` (and
+/// `RepositoryResponse.source`): `ResponseSource.network`,
+/// `ResponseSource.cache`, `ResponseSource.revalidated` or
+/// `ResponseSource.stale`.
 ///
 /// What is stored — `GET` answers with a `2xx` status other than 206 — and when a signed request's
-/// answer may be stored is described in the README's "Response cache" section and on
-/// ``CachePolicy``. Answers are kept per discriminator (the session's user by default, see
+/// answer may be stored is described in <doc:TheResponseCache> and on ``CachePolicy``. Answers are kept per discriminator (the session's user by default, see
 /// ``Configuration/discriminator``). Requests that stream their response (downloads,
 /// `ResponseChunks`), ask for a range, or carry their own `If-None-Match` / `If-Modified-Since`
 /// pass through untouched.
@@ -46,7 +45,7 @@ public final class ResponseCache: Interceptor, Sendable {
 
     /// Creates a cache.
     ///
-    /// - Throws: ``Networking/RepositoryError/invalidConfiguration(reason:)`` for a negative limit,
+    /// - Throws: `RepositoryError.invalidConfiguration(reason:)` for a negative limit,
     ///   or a disk folder that cannot be created.
     public init(configuration: Configuration = Configuration()) throws(RepositoryError) {
         if let problem = configuration.problem { throw .invalidConfiguration(reason: "ResponseCache: \(problem)") }
@@ -66,7 +65,7 @@ public final class ResponseCache: Interceptor, Sendable {
         }
     }
 
-    /// Before the session signs requests (see ``Networking/Interceptor``).
+    /// Before the session signs requests (see `Interceptor`).
     public var position: InterceptorPosition { .beforeSigning }
 
     /// A route's cache settings and an endpoint's ``CachePolicy``.

@@ -2,7 +2,7 @@ import Foundation
 import Networking
 import Synchronization
 
-/// A ``Transport`` that answers from a table of routes instead of the network, and records every
+/// A `Transport` that answers from a table of routes instead of the network, and records every
 /// request it was given: for testing repositories through the real pipeline (request building,
 /// interceptors, status validation, custom errors, decoding) without a server.
 ///
@@ -18,7 +18,7 @@ import Synchronization
 /// A route matches when its method is equal and the request's URL path ends with the route's
 /// path (so `"books/12"` matches `…/api/v1/books/12`); the query is ignored. The first matching
 /// route answers. A request no route matches fails loudly with
-/// ``TransportError/invalidRequest(_:)`` naming the request, so a test sees the unexpected call.
+/// `TransportError.invalidRequest(_:)` naming the request, so a test sees the unexpected call.
 ///
 /// Thread-safe: it may be used from many tasks at once.
 public final class StubTransport: Transport {

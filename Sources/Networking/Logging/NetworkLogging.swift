@@ -18,7 +18,14 @@ import Foundation
 /// Credentials are redacted at every level: `Authorization`, cookies, tokens, passwords and the
 /// configuration's secret fields never reach a logger.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
-    case off, error, info, debug
+    /// Nothing is logged.
+    case off
+    /// Failed requests only.
+    case error
+    /// A line per request and per response.
+    case info
+    /// As ``info``, plus headers and bodies.
+    case debug
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

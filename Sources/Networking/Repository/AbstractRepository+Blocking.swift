@@ -12,7 +12,7 @@ extension AbstractRepository {
     /// or NaN one is an ``RepositoryError/invalidRequest(reason:request:)``. Blocking a thread of Swift concurrency or of a transport
     /// could deadlock, so a call from async code or from a transport's callback returns
     /// ``RepositoryError/invalidRequest(reason:request:)`` at once instead; use
-    /// ``performRequest(_:)-(Endpoint<T>)`` with `await` there.
+    /// ``performRequest(_:)-3hmh1`` with `await` there.
     public func performBlockingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>, maximumWait: TimeInterval)
         -> Result<T, RepositoryError>
     {

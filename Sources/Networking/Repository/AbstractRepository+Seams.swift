@@ -18,8 +18,10 @@ extension AbstractRepository {
     /// (which signs it), interceptors, logging, the transport — and returns the response as it
     /// came, whatever its status.
     ///
-    /// - Parameter context: what the interceptors see: whether it needs the session, its name
-    ///   and options.
+    /// - Parameters:
+    ///   - request: the request to send, as ``makeRequest(for:)`` made it (or changed since).
+    ///   - context: what the interceptors see: whether it needs the session, its name
+    ///     and options.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
         do throws(RepositoryError) {
             return .success(try await pipeline.send(request, context: context))
@@ -28,7 +30,7 @@ extension AbstractRepository {
         }
     }
 
-    /// Reads a response as the answer to `endpoint`, exactly as ``performRequest(_:)-(Endpoint<T>)``
+    /// Reads a response as the answer to `endpoint`, exactly as ``performRequest(_:)-3hmh1``
     /// would: a 401 or another non-2xx status becomes the matching error (custom errors
     /// included), a 2xx body is decoded (key path, decoding step, mapping step), and failures
     /// reach the decode-error hook.
@@ -36,6 +38,8 @@ extension AbstractRepository {
     /// - Parameters:
     ///   - response: the answer, however it arrived (one item of a batch, say).
     ///   - request: the request it answers, for errors and the hook.
+    ///   - endpoint: the endpoint the request was made from: its custom errors, key path and
+    ///     decoding steps.
     public func interpret<T: Decodable & Sendable>(_ response: TransportResponse, to request: TransportRequest, for endpoint: Endpoint<T>)
         -> Result<T, RepositoryError>
     {

@@ -193,9 +193,13 @@ public struct Endpoint<Response>: Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - method: the method; default `POST`.
+    ///   - path: the path under the base URL, or an absolute URL.
+    ///   - body: what is sent.
     ///   - contentType: the body's media type; default guessed from a file's extension, else
     ///     `application/octet-stream`.
     ///   - query: query items (an upload's parameters go in the query).
+    ///   - headers: header fields of this call.
     public static func upload(
         _ method: HTTPMethod = .post, _ path: String, body: RequestBody, contentType: String? = nil, query: Parameters? = nil,
         headers: HTTPHeaders = [:]

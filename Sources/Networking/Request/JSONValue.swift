@@ -10,12 +10,19 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
     ExpressibleByNilLiteral
 {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number that fits in an `Int`.
     case int(Int)
+    /// Any other number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; its keys are unordered.
     case object([String: JSONValue])
 
     public init(stringLiteral value: String) { self = .string(value) }

@@ -5,7 +5,7 @@ import Foundation
 /// (``NetworkingConfiguration/routes``); every repository made with it calls its routes.
 ///
 /// Build it in code, from a JSON route file (``init(contentsOf:keyPath:)``), or from an OpenAPI
-/// document (``init(openAPI:includingBasePath:)``):
+/// document (``init(openAPI:source:includingBasePath:)``):
 ///
 /// ```json
 /// {

@@ -44,8 +44,8 @@ public struct CachePolicy: Sendable, Hashable {
     /// Routes whose stored answers — for the same discriminator — are removed after a
     /// successful (2xx) answer to this call. Default none.
     public var invalidatesRouteNames: [String]
-    /// Whether a stored answer past its freshness may be used, marked ``Networking/ResponseSource/stale``,
-    /// when the server cannot be reached (``Networking/RepositoryError/isConnectivityFailure``);
+    /// Whether a stored answer past its freshness may be used, marked `ResponseSource.stale`,
+    /// when the server cannot be reached (`RepositoryError.isConnectivityFailure`);
     /// never for a response marked `must-revalidate` or `no-cache`. `nil` (the default) uses
     /// ``ResponseCache/Configuration/servesStaleOnConnectivityFailure``.
     public var servesStaleOnConnectivityFailure: Bool?

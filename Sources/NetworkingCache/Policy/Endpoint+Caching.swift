@@ -20,7 +20,7 @@ extension Endpoint {
         updatingCachePolicy { $0.mode = .cacheOnly }
     }
 
-    /// A copy that may be answered with a stale stored answer, marked ``Networking/ResponseSource/stale``,
+    /// A copy that may be answered with a stale stored answer, marked `ResponseSource.stale`,
     /// when the server cannot be reached (never for `must-revalidate` or `no-cache` responses).
     public func servingStaleOnConnectivityFailure(_ allowed: Bool = true) -> Endpoint {
         updatingCachePolicy { $0.servesStaleOnConnectivityFailure = allowed }

@@ -8,10 +8,10 @@ import Networking
 /// - Calls are split into batches of at most ``limit`` items, sent one after another.
 /// - The batch request goes through the repository's chain (so the session signs it once, and
 ///   items inherit its `Authorization`); each item is read as its own call would be — its own
-///   status, custom errors and decoding (``AbstractRepository/interpret(_:to:for:)-(TransportResponse,_,Endpoint<T>)``).
+///   status, custom errors and decoding (`AbstractRepository.interpret(_:to:for:)`).
 /// - Answers are matched to calls by position, after checking that there are as many answers as
 ///   calls; a batch whose answer does not fit fails every item of it with
-///   ``RepositoryError/invalidResponse(reason:context:)``.
+///   `RepositoryError.invalidResponse(reason:context:)`.
 /// - A failure of the batch call itself (network, 5xx) is told apart from failures of its items:
 ///   ``send(_:)`` returns it as its own failure.
 ///
@@ -51,10 +51,13 @@ public struct BatchClient: Sendable {
         }
     }
 
-    /// Sends prepared requests (as ``AbstractRepository/makeRequest(for:)`` builds them) and
+    /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and
     /// returns each one's raw answer, or the failure of a batch request itself.
     ///
-    /// - Parameter options: options for the interceptors of the batch request's chain.
+    /// - Parameters:
+    ///   - requests: the requests, in order; a failure (a request that could not be made) is
+    ///     returned in its place without being sent.
+    ///   - options: options for the interceptors of the batch request's chain.
     public func sendRaw(_ requests: [Result<TransportRequest, RepositoryError>], options: RequestOptions = RequestOptions()) async
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {

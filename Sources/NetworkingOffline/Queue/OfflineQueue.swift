@@ -20,11 +20,11 @@ import Synchronization
 /// }
 /// ```
 ///
-/// **Which calls.** Opt-in per call (``Endpoint/queueingOffline()``, or a route's `"offline": true`).
+/// **Which calls.** Opt-in per call (``Networking/Endpoint/queueingOffline()``, or a route's `"offline": true`).
 /// Such a call is sent with an `Idempotency-Key`; when it fails for the network — refused, lost,
 /// host not found, not connected, timed out — or with a status listed in
 /// ``Configuration/queuedStatusCodes`` (500 and 503 when you ask), it is kept and the caller gets
-/// `.customError(name: "queuedOffline", error: QueuedOffline, …)` with a ticket (``perform(_:with:)``
+/// `.customError(name: "queuedOffline", error: QueuedOffline, …)` with a ticket (``perform(_:with:)->OfflineOutcome<T>``
 /// turns that into ``OfflineOutcome/queued(_:)``). While earlier requests of the same user wait, a
 /// new one waits behind them rather than overtaking them. Other failures (a 4xx) are the call's
 /// own, and a full queue says so (``OfflineQueueFull``).
@@ -36,7 +36,7 @@ import Synchronization
 /// httpapi draft). Requests are stored unsigned (the queue runs before the session signs): no
 /// token is ever written to disk, and each is signed when it is sent, with the current session.
 ///
-/// **Whose.** A request belongs to the user who queued it (``SessionAuthorizing/sessionIdentity``);
+/// **Whose.** A request belongs to the user who queued it (`SessionAuthorizing.sessionIdentity`);
 /// it is sent only while that user is logged in — never with another user's token. When another
 /// user logs in, ``Configuration/othersRequests`` decides: `.keep` them for when their user is
 /// back (the default), or `.discard` them.
@@ -121,7 +121,7 @@ public final class OfflineQueue: Interceptor {
 
     /// Before signing: the queue keeps requests without the session's credential.
     public var position: InterceptorPosition { .beforeSigning }
-    /// The offline key of routes and ``Endpoint/queueingOffline()``.
+    /// The offline key of routes and ``Networking/Endpoint/queueingOffline()``.
     public var handledOptions: [any RequestOptionKey.Type] { [OfflineQueueingKey.self] }
 
     /// Opens the queue in its folder, with the requests a previous run left there.

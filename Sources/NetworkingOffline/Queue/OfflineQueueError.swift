@@ -42,7 +42,7 @@ public struct OfflineTicket: Sendable, Hashable, Codable, CustomStringConvertibl
     public var description: String { id.uuidString }
 }
 
-/// How a call through ``OfflineQueue/perform(_:with:)`` went.
+/// How a call through ``OfflineQueue/perform(_:with:)->OfflineOutcome<T>`` went.
 public enum OfflineOutcome<Value: Sendable>: Sendable {
     /// Sent now, with this answer.
     case sent(Value)

@@ -4,7 +4,7 @@ import Foundation
 /// in order, framed as RFC 2046 §5.1.1 says.
 ///
 /// The form is a plain value: appending records the parts and measures files, but does not read
-/// them. A transport streams the body from ``segments()`` without loading the files, and sends
+/// them. A transport streams the body from its segments without loading the files, and sends
 /// ``contentType`` and ``contentLength`` as the `Content-Type` and `Content-Length` headers; small
 /// forms can be turned into bytes with ``encodedData(maximumSize:)``.
 ///
@@ -104,6 +104,9 @@ public struct MultipartFormData: Sendable {
     /// Appends bytes held in memory, as a file when `fileName` is given.
     ///
     /// - Parameters:
+    ///   - data: the part's content.
+    ///   - name: the field's `name` parameter.
+    ///   - fileName: the `filename` parameter; without one the part is a plain field.
     ///   - contentType: the part's `Content-Type`; `application/octet-stream` when `nil`. Control
     ///     characters (CR, LF…) are removed so the value cannot add header lines.
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, contentType: String? = nil) {
@@ -114,10 +117,12 @@ public struct MultipartFormData: Sendable {
     /// Appends a file on disk, measured now and read only when the body is sent or encoded.
     ///
     /// - Parameters:
+    ///   - url: the file, a `file://` URL.
+    ///   - name: the field's `name` parameter.
     ///   - fileName: the `filename` parameter; the URL's last path component when `nil`.
-    ///   - contentType: the part's `Content-Type`; when `nil`, guessed by ``MIMETypes`` from the
-    ///     extension of the file name (or of the URL when the file name has none). Control characters
-    ///     are removed so the value cannot add header lines.
+    ///   - contentType: the part's `Content-Type`; when `nil`, guessed by the library's table of
+    ///     media types from the extension of the file name (or of the URL when the file name has
+    ///     none). Control characters are removed so the value cannot add header lines.
     /// - Throws: ``MultipartError/notAFileURL(_:)``, ``MultipartError/fileNotFound(_:)``,
     ///   ``MultipartError/notARegularFile(_:)`` or ``MultipartError/fileUnreadable(_:reason:)`` when
     ///   the file cannot be measured and read; ``MultipartError/bodyTooLarge(size:limit:)`` when the

@@ -1,0 +1,380 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+// Every ```swift block of the Networking catalog's articles (Sources/Networking/Networking.docc),
+// as it is there, so the documentation cannot drift from the API: ArticleCodeBlocksTests checks
+// that each line of each block is in this folder. Types live in one namespace per article so they
+// do not clash with other tests; top-level statements are wrapped in functions.
+
+// MARK: Getting started (and the landing page)
+
+enum GettingStartedArticle {
+    struct User: Codable, Sendable { let id: Int; let name: String }
+    struct Book: Decodable, Sendable { let id: Int; let title: String }
+    struct BooksPage: Decodable, Sendable { let data: [Book] }
+    struct NewBook: Encodable, Sendable { let title: String; let author: String }
+
+    final class BooksRepository: AbstractRepository, @unchecked Sendable {
+        func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": page]))
+        }
+
+        func addBook(_ book: NewBook) async -> Result<Void, RepositoryError> {
+            await performRequest(.post("books", body: book))
+        }
+    }
+
+    static func quickStart() async throws {
+        let configuration = try NetworkingConfiguration(
+            useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")
+        let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
+        let books = BooksRepository(configuration: configuration, sessionManager: session)
+
+        switch await books.fetchBooks(page: 1) {
+        case .success(let page): print(page.data.map(\.title))
+        case .failure(let error): print(error.localizedDescription)
+        }
+    }
+
+    static func stagingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.domainURL = "staging.example.com"
+        configuration.timeout = 30
+        configuration.defaultHeaders["X-Client"] = "books-cli"
+        configuration.queryEncodingStyle = QueryEncodingStyle(arrays: .noBrackets, booleans: .numeric)
+        try configuration.validate()   // or let the first request report it
+        return configuration
+    }
+
+    struct LoginResponse: Decodable, Sendable { let token: String }
+    struct ExportResult: Decodable, Sendable { let url: URL }
+
+    final class LibraryRepository: AbstractRepository, @unchecked Sendable {
+        // An entity, or a collection ([Book] is Decodable too).
+        func book(id: Int) async -> Result<Book, RepositoryError> {
+            await performRequest(.get("books/\(id)"))
+        }
+
+        // The value at a key path of the JSON: {"data": [...], "page": {...}}.
+        func titles(page: Int) async -> Result<[Book], RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": page], keyPath: "data"))
+        }
+
+        // Void: the body is empty or ignored (204, or a body you do not need).
+        func markRead(userID: Int) async -> Result<Void, RepositoryError> {
+            await performRequest(.post("users/\(userID)/notifications/read_all"))
+        }
+
+        // The raw response: status, headers and bytes.
+        func cover(id: Int) async -> Result<TransportResponse, RepositoryError> {
+            await performRawRequest(.get("books/\(id)/cover", headers: ["Accept": "image/png"]))
+        }
+
+        // An array body, a per-call encoding, and a per-call timeout.
+        func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint(.post, "books/import", body: books, timeout: 120))
+        }
+
+        // Login and sign-up need no session.
+        func login(email: String, password: String) async -> Result<LoginResponse, RepositoryError> {
+            await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
+        // 202 Accepted: wait secondsBetweenPolls, send again (same parameters and headers), until another 2xx.
+        func export() async -> Result<ExportResult, RepositoryError> {
+            await performPollingRequest(.get("exports/latest"))
+        }
+
+        // The value with its status, headers and final URL: pagination links, ETags, rate limits.
+        func page(_ number: Int) async -> Result<RepositoryResponse<BooksPage>, RepositoryError> {
+            await performRequest(.get("books", parameters: ["page": number]))
+        }
+
+        // A decoding step of your own, for bodies shaped unlike the model (or models that are not Decodable).
+        func bookTitles() async -> Result<[String], RepositoryError> {
+            await performRequest(Endpoint.get("books").decoding { input in
+                try input.decode([Book].self, at: "data").map(\.title)
+            })
+        }
+    }
+
+    static func firstPages(_ library: LibraryRepository) async throws {
+        let first = try await library.page(1).get()
+        print(first.value.data.count, first.statusCode, first.headers["X-Total-Count"] ?? "?", first.source)
+        if let next = first.link(rel: "next") { print("next page:", next) }   // RFC 8288 Link header
+    }
+}
+
+// MARK: Errors and custom errors
+
+enum ErrorsArticle {
+    enum BooksError: CustomRepositoryErrorType {
+        case notFound
+        case duplicateISBN
+        case validation([String: [String]])
+
+        var name: String { "\(self)" }
+    }
+
+    struct ValidationBody: Decodable, Sendable { let fields: [String: [String]] }
+
+    static let booksErrors: CustomErrorMapping = [
+        .status(404, BooksError.notFound),
+        .status(409, apiCode: "duplicate_isbn", BooksError.duplicateISBN),
+        .status(422, decoding: ValidationBody.self) { BooksError.validation($0.fields) },
+    ]
+
+    static func describe(_ error: RepositoryError) -> String {
+        switch error.customError(as: BooksError.self) {
+        case .validation(let fields)?: "Please fix: \(fields.keys.sorted().joined(separator: ", "))"
+        case .notFound?: "That book does not exist."
+        default: error.localizedDescription
+        }
+    }
+
+    static func installHook() {
+        DecodingFailure.defaultHandler = { failure in
+            // e.g. "Book at data[3].genre: Cannot initialize Genre from invalid String value cyberpunk"
+            print("\(failure.entityType) at \(failure.codingPath): \(failure.reason)")
+            print(failure.context.request, failure.statusCode ?? 0, failure.bodyExcerpt)
+        }
+    }
+}
+
+// MARK: Sessions and token refresh
+
+enum SessionsArticle {
+    typealias User = GettingStartedArticle.User
+
+    final class UsersRepository: AbstractRepository, CurrentUserFetcher, @unchecked Sendable {
+        func fetchCurrentUser() async -> Result<User, RepositoryError> {
+            await performRequest(.get("users/me"))
+        }
+    }
+
+    static func startUp(configuration: NetworkingConfiguration) async throws {
+        let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
+        let users = UsersRepository(configuration: configuration, sessionManager: session)
+
+        Task {
+            for await event in session.events() { print("session:", event) }
+        }
+
+        // At launch: restore the stored session and fetch its user.
+        switch await session.bootstrap(fetchingUserWith: users) {
+        case .restored(let user): print("welcome back", user?.name ?? "")
+        case .noSession, .expired, .storeFailed: print("please log in")
+        case .userUnavailable(let error): print("offline:", error.localizedDescription)
+        }
+
+        // After a login call:
+        // try session.login(user: response.user, credential: Credential(accessToken: response.token))
+    }
+
+    struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
+
+    final class AuthRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
+        func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+            let response: Result<TokenResponse, RepositoryError> = await performAuthenticationRequest(
+                .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
+            return response.map {
+                Credential(accessToken: $0.token, refreshToken: $0.refreshToken, expiresAt: Date().addingTimeInterval($0.expiresIn))
+            }
+        }
+    }
+
+    static func makeSession(configuration: NetworkingConfiguration) -> SessionManager<User> {
+        SessionManager<User>(
+            store: FileCredentialStore(applicationName: "books"),
+            refresher: AuthRepository(configuration: configuration),
+            refreshPolicy: RefreshPolicy(leeway: 30, window: RefreshWindow(maximumRefreshes: 5, interval: 30)))
+    }
+}
+
+// MARK: Routes
+
+enum RoutesArticle {
+    typealias Book = GettingStartedArticle.Book
+    typealias NewBook = GettingStartedArticle.NewBook
+
+    struct BookID: Encodable, Sendable { let id: Int }
+
+    final class RoutedRepository: AbstractRepository, @unchecked Sendable {
+        func book(id: Int) async -> Result<Book, RepositoryError> {
+            await performRequest(.route("book", pathVariables: ["id": id]))
+        }
+
+        func create(_ book: NewBook) async -> Result<Book, RepositoryError> {
+            await performRequest(.route("createBook", body: book))   // wrapped as {"book": {…}}
+        }
+
+        func refresh(_ book: BookID) async -> Result<Book, RepositoryError> {
+            await getObject(book)                                    // the object router finds books/:id
+        }
+    }
+
+    static func routedConfiguration(routeFile: URL) throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com", subdomainURL: "/api/v1")
+        var routes = try RouteTable(contentsOf: routeFile)
+        try routes.add(Route(name: "export", method: .post, path: "exports/{format}", timeout: 120))
+        try routes.register(BookID.self, methods: [.get, .put, .delete], path: "books/:id")
+        try routes.setMapping(forRoute: "book") { (book: Book) in book }   // a step after decoding
+        configuration.routes = routes
+        return configuration
+    }
+}
+
+// MARK: Uploads and downloads
+
+enum UploadsArticle {
+    typealias Book = GettingStartedArticle.Book
+    typealias NewBook = GettingStartedArticle.NewBook
+    typealias LibraryRepository = GettingStartedArticle.LibraryRepository
+
+    final class FilesRepository: AbstractRepository, @unchecked Sendable {
+        // A file, read as it is sent; digests the server can check (base64 Content-MD5, RFC 9530 Content-Digest).
+        func uploadPhoto(_ file: URL) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint.upload(.put, "photos/1", body: .file(file)).withContentDigests([.md5, .sha256]))
+        }
+
+        // multipart/form-data: fields, in-memory files and files from disk (streamed); parameters become fields.
+        func submit(report: URL, title: String) async throws -> Result<Void, RepositoryError> {
+            var form = MultipartFormData()
+            try form.append(fileAt: report, name: "report")          // Content-Type from the extension
+            form.append(Data("notes".utf8), name: "notes", fileName: "notes.txt", contentType: "text/plain")
+            return await performRequest(Endpoint.upload(.post, "reports", form: form, parameters: ["title": title]))
+        }
+
+        // A large JSON body, gzip-compressed on the way (Content-Encoding: gzip; the server must inflate it).
+        func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
+            await performRequest(Endpoint.post("books/import", body: books).gzipped())
+        }
+
+        // A download to a file: resumable, checked, moved into place atomically.
+        func fetchExport(to file: URL, sha256: String) async -> Result<DownloadedFile, RepositoryError> {
+            await performRequest(Endpoint.get("exports/latest.csv").downloading(to: file, resumable: true, expectedSHA256: sha256))
+        }
+
+        // A body read while it arrives.
+        func follow() async throws {
+            let log = try await performRequest(Endpoint<ResponseChunks>.get("logs/live")).get()
+            for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
+        }
+    }
+
+    static func observe(_ books: LibraryRepository) async {
+        // Requests in flight, for a spinner: the current count first, then every change.
+        Task {
+            for await count in NetworkActivity.shared.updates() { print(count == 0 ? "idle" : "\(count) in flight") }
+        }
+
+        // Upload and download progress of one call, on either transport.
+        let download = Endpoint<TransportResponse>.get("exports/latest.csv").reportingProgress { progress in
+            print("\(progress.bytesReceived) of \(progress.totalBytesToReceive ?? -1) bytes")
+        }
+        _ = await books.performRawRequest(download)
+
+        // Cancelling the task cancels the request on the wire, its retries and its wait for a refresh.
+        let call = Task { await books.book(id: 1) }
+        call.cancel()
+        if case .failure(.cancelled) = await call.value { print("cancelled") }
+    }
+}
+
+// MARK: Pinning and TLS on Linux
+
+enum PinningArticle {
+    static func pinnedConfiguration() throws -> NetworkingConfiguration {
+        try NetworkingConfiguration(
+            domainURL: "api.example.com",
+            usePinningCertificate: true,
+            pinnedPublicKeys: [
+                try PublicKeyPin("s9E+ccPCNuubiNHA4/2UfpBr4ra53YWcTV/1yP9QRaI="),   // current key
+                try PublicKeyPin("haeTERVz6CdUOhkI2+HHiQn3eKbHt9Kzene8NHZ+4gU="),   // next key, for rotation
+            ],
+            pinnedCertificateFiles: [URL(fileURLWithPath: "/etc/books/api.pem")],  // PEM or DER; its key is pinned too
+            certificateAuthorityFile: URL(fileURLWithPath: "/etc/books/private-ca.pem"))  // private PKI
+    }
+}
+
+// MARK: Interceptors, retries and logging
+
+enum PipelineArticle {
+    typealias Book = GettingStartedArticle.Book
+    typealias LibraryRepository = GettingStartedArticle.LibraryRepository
+
+    struct RequestIDInterceptor: Interceptor {
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse {
+            var request = request
+            request.headers["X-Request-ID"] = context.id.uuidString
+            let response = try await next(request)
+            if let token = response.headers["X-Refreshed-Token"] { print("the server rotated the token:", token.count) }
+            return response
+        }
+    }
+
+    /// Sees each call once, however often the retry step repeats it.
+    struct CallTracer: Interceptor {
+        var position: InterceptorPosition { .outsideRetries }
+
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse {
+            let response = try await next(request)
+            print("\(context.name ?? request.url.path): \(response.statusCode) after \(context.attempt) attempt(s)")
+            return response
+        }
+    }
+
+    static func retryingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.retryPolicy = .default            // off (RetryPolicy.never) unless you ask
+        configuration.retryPolicy.retryableMethods.insert(.post)   // only if your POSTs are idempotent
+        return configuration
+    }
+
+    static func withCookies(_ configuration: NetworkingConfiguration) -> (NetworkingConfiguration, CookieStorage) {
+        var configuration = configuration
+        let cookies = CookieStorage()
+        configuration.cookieStorage = cookies
+        return (configuration, cookies)
+    }
+    // cookies.cookies(for: url), or repository.cookies(forPath: "cart")
+
+    static func loggingConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.logging = LoggingConfiguration(level: .debug)   // .off, .error, .info, .debug
+        configuration.secretFields = ["email", "card_number"]         // redacted like tokens
+        return configuration
+    }
+
+    /// The article's `import Logging` brings swift-log, which this package does not depend on: a
+    /// stand-in with swift-log's `Logger` API lets the bridge compile as it is written.
+    enum SwiftLog {
+        struct Logger: Sendable {
+            enum Level { case debug, info, error }
+            let label: String
+            func log(level: Level, _ message: @autoclosure () -> String) { _ = (level, message()) }
+        }
+
+        struct SwiftLogBridge: NetworkLogging {
+            let logger: Logger
+
+            func log(_ record: LogRecord) {
+                logger.log(level: record.level == .error ? .error : record.level == .debug ? .debug : .info, "\(record.message)")
+            }
+        }
+
+        static func bridged() -> LoggingConfiguration {
+            // configuration.logging = LoggingConfiguration(level: .info, logger: SwiftLogBridge(logger: Logger(label: "api")))
+            LoggingConfiguration(level: .info, logger: SwiftLogBridge(logger: Logger(label: "api")))
+        }
+    }
+
+    // In a script or a command-line tool without async code:
+    static func fetchSynchronously(_ books: LibraryRepository) -> Result<Book, RepositoryError> {
+        books.performBlockingRequest(.get("books/1"), maximumWait: 10)
+    }
+}
