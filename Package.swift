@@ -40,7 +40,8 @@ let package = Package(
         .testTarget(name: "NetworkingJSONTests", dependencies: ["Networking"], resources: [.copy("Corpus")]),
         .testTarget(name: "NetworkingOfflineTests", dependencies: ["NetworkingOffline", "Networking", "NetworkingTestSupport"]),
         // The child process of the offline queue's crash test (kill -9 at random moments).
-        .executableTarget(name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),
+        .executableTarget(
+            name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),
         .testTarget(name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -43,7 +43,9 @@ defer { try? FileManager.default.removeItem(at: storeFolder) }
 do {
     report.begin("Configure")
     let configuration = try makeConfiguration(base) { failure in hookReports.withLock { $0.append(failure) } }
-    report.ok("base URL \(configuration.baseURL.absoluteString), timeout \(Int(configuration.timeout)) s, transport \(type(of: DefaultTransport.shared))")
+    report.ok(
+        "base URL \(configuration.baseURL.absoluteString), timeout \(Int(configuration.timeout)) s, transport \(type(of: DefaultTransport.shared))"
+    )
 
     let store = FileCredentialStore(fileURL: storeFolder.appendingPathComponent("session.json"))
     let session = SessionManager<User>(store: store)
@@ -82,7 +84,8 @@ do {
 
     report.begin("Fetch the current user")
     switch await users.fetchCurrentUser() {
-    case .success(let user): report.ok("#\(user.id) \(user.name), member since \(user.createdAt.formatted(date: .abbreviated, time: .omitted))")
+    case .success(let user):
+        report.ok("#\(user.id) \(user.name), member since \(user.createdAt.formatted(date: .abbreviated, time: .omitted))")
     case .failure(let error): report.fail(error.localizedDescription)
     }
 
@@ -106,7 +109,9 @@ do {
     case .failure(let error):
         if case .validation(let fields)? = error.customError(as: BooksError.self) {
             report.ok("BooksError.validation with \(fields.count) fields:")
-            for (field, messages) in fields.sorted(by: { $0.key < $1.key }) { report.info("- \(field): \(messages.joined(separator: ", "))") }
+            for (field, messages) in fields.sorted(by: { $0.key < $1.key }) {
+                report.info("- \(field): \(messages.joined(separator: ", "))")
+            }
         } else {
             report.fail("expected BooksError.validation, got \(error)")
         }
@@ -132,7 +137,8 @@ do {
     let routedBooks = RoutedBooksRepository(configuration: routed, sessionManager: restored)
     let activity = routed.activity.events()
     switch await routedBooks.books(page: 2) {
-    case .success(let page): report.ok("route \"books\" (GET books, key path data): \(page.count) books, first \"\(page.first?.title ?? "-")\"")
+    case .success(let page):
+        report.ok("route \"books\" (GET books, key path data): \(page.count) books, first \"\(page.first?.title ?? "-")\"")
     case .failure(let error): report.fail(error.localizedDescription)
     }
     switch await routedBooks.book(id: 3) {
@@ -181,7 +187,9 @@ do {
                 report.info("- \(title): queued as \(later.ticket) (the API is unreachable)")
             }
         }
-        if queued == 2 { report.ok("2 writes kept in \(outbox.lastPathComponent)/, unsigned, each with an Idempotency-Key") } else {
+        if queued == 2 {
+            report.ok("2 writes kept in \(outbox.lastPathComponent)/, unsigned, each with an Idempotency-Key")
+        } else {
             report.fail("expected 2 queued writes, got \(queued)")
         }
         try proxy.comeUp()
@@ -208,7 +216,9 @@ do {
     if concurrentUsers == 10, let refreshesBefore, let refreshesAfter, refreshesAfter - refreshesBefore == 1 {
         report.ok("10 concurrent calls met the expired token: 1 refresh (POST auth/refresh), 10 successes after replay")
     } else {
-        report.fail("expected 10 successes and 1 refresh, got \(concurrentUsers) and \(String(describing: refreshesAfter.flatMap { a in refreshesBefore.map { a - $0 } }))")
+        report.fail(
+            "expected 10 successes and 1 refresh, got \(concurrentUsers) and \(String(describing: refreshesAfter.flatMap { a in refreshesBefore.map { a - $0 } }))"
+        )
     }
 
     report.begin("A flaky endpoint is retried with backoff (logging at .info shows each attempt)")
@@ -243,7 +253,9 @@ do {
         report.fail("the restored session has no user")
     }
     try restored.logout()
-    report.ok("logged out: logged in = \(restored.isLoggedIn); stored session removed = \(!FileManager.default.fileExists(atPath: store.fileURL.path))")
+    report.ok(
+        "logged out: logged in = \(restored.isLoggedIn); stored session removed = \(!FileManager.default.fileExists(atPath: store.fileURL.path))"
+    )
 
     report.begin("Session events, as the restored manager streamed them")
     let events = await withTaskGroup(of: [String]?.self) { group in
@@ -261,7 +273,8 @@ do {
     if let events, events == expected {
         report.ok(events.joined(separator: " → "))
     } else {
-        report.fail("expected \(expected.joined(separator: " → ")), got \(events.map { $0.joined(separator: " → ") } ?? "nothing within 2 s")")
+        report.fail(
+            "expected \(expected.joined(separator: " → ")), got \(events.map { $0.joined(separator: " → ") } ?? "nothing within 2 s")")
     }
 } catch {
     report.fail("\(error)")

@@ -49,7 +49,10 @@ public final class OutageProxy: Sendable {
             state.stopped = true
             return (state.listener, state.connections)
         }
-        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+        if listener >= 0 {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
         for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
     }
 
@@ -118,7 +121,9 @@ public final class OutageProxy: Sendable {
                 guard count > 0 else { break }
                 var offset = 0
                 while offset < count {
-                    let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress.map { $0 + offset }, count - offset, noSignalFlag) }
+                    let written = buffer.withUnsafeBytes {
+                        send(destination, $0.baseAddress.map { $0 + offset }, count - offset, noSignalFlag)
+                    }
                     if written < 0, errno == EINTR { continue }
                     guard written > 0 else { break loop }
                     offset += written

@@ -67,7 +67,8 @@ import Testing
         #expect(await repository.fetch(me.cacheOnly()).failure?.isCacheMiss == true)
 
         let loggedOut = StubSession(user: nil)
-        let other = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), sessionManager: loggedOut, transport: transport)
+        let other = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), sessionManager: loggedOut, transport: transport)
         guard case .unauthenticatedSession? = await other.fetch(me).failure else {
             Issue.record("a logged-out call must fail as before, not be answered from the cache")
             return
@@ -97,8 +98,10 @@ import Testing
         let count = Shared(0)
         let repository = CacheRepository(
             configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(count: count))
-        let one = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer one"]).withoutSession().cached(for: 60)
-        let two = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer two"]).withoutSession().cached(for: 60)
+        let one = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer one"]).withoutSession().cached(
+            for: 60)
+        let two = Endpoint<RepositoryResponse<JSONValue>>.get("me", headers: ["Authorization": "Bearer two"]).withoutSession().cached(
+            for: 60)
         #expect(try await repository.fetch(one).get().value[string: "user"] == "one")
         #expect(try await repository.fetch(two).get().value[string: "user"] == "two")
         #expect(try await repository.fetch(one).get().source == .cache)
@@ -115,7 +118,8 @@ import Testing
         let tenant = Shared("acme")
         let cache = try ResponseCache(configuration: .init(discriminator: { _ in tenant.current }))
         let count = Shared(0)
-        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(count: count))
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(count: count))
         let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").withoutSession().cached(for: 60)
         _ = try await repository.fetch(me).get()
         tenant.set("globex")

@@ -19,7 +19,10 @@ import Testing
             .status(.post, "books", 201, json: "{}"),
             .status(.put, "authors", 500, json: "{}"),
         ])
-        return (CacheRepository(configuration: try CacheHarness.configuration(cache: cache, routes: routes), transport: transport), cache, transport)
+        return (
+            CacheRepository(configuration: try CacheHarness.configuration(cache: cache, routes: routes), transport: transport), cache,
+            transport
+        )
     }
 
     @Test func answersOutliveTheCacheThatStoredThem() async throws {

@@ -118,7 +118,10 @@ import Testing
         let frenchAgain = try await server.get(["Accept-Language": "fr"])
         let englishAgain = try await server.get(["Accept-Language": "en"])
         let none = try await server.get()
-        #expect([french.source, english.source, frenchAgain.source, englishAgain.source, none.source] == [.network, .network, .cache, .cache, .network])
+        #expect(
+            [french.source, english.source, frenchAgain.source, englishAgain.source, none.source] == [
+                .network, .network, .cache, .cache, .network,
+            ])
         #expect(frenchAgain.value[string: "lang"] == "fr")
         #expect(englishAgain.value[string: "lang"] == "en")
     }
@@ -137,7 +140,8 @@ import Testing
     @Test func callersOwnConditionalsPassThrough() async throws {
         let server = try Server(headers: { ["Cache-Control": "max-age=60", "ETag": "\"v\($0)\""] })
         _ = try await server.get()
-        let result = await server.repository.performRawRequest(Endpoint.get("resource", headers: ["If-None-Match": "\"v1\""]).withoutSession())
+        let result = await server.repository.performRawRequest(
+            Endpoint.get("resource", headers: ["If-None-Match": "\"v1\""]).withoutSession())
         // The server's 304 reaches the caller (as the error it is for a typed call), not the stored answer.
         #expect(result.failure?.statusCode == 304)
     }

@@ -27,7 +27,8 @@ import Testing
         let cache = try ResponseCache(configuration: .init(clock: clock.networkingClock))
         let online = Shared(true)
         let repository = CacheRepository(
-            configuration: try CacheHarness.configuration(cache: cache), transport: Self.transport(online: online, headers: headers, failure: failure))
+            configuration: try CacheHarness.configuration(cache: cache),
+            transport: Self.transport(online: online, headers: headers, failure: failure))
         let endpoint = Endpoint<RepositoryResponse<JSONValue>>.get("resource").withoutSession().servingStaleOnConnectivityFailure(allowed)
         _ = try await repository.fetch(endpoint).get()
         clock.advance(by: 120)
@@ -47,10 +48,13 @@ import Testing
 
     @Test func neverWhenNotAllowedOrForbiddenByTheResponse() async throws {
         #expect(try await run(headers: ["Cache-Control": "max-age=60"], allowed: false).failure?.isConnectivityFailure == true)
-        #expect(try await run(headers: ["Cache-Control": "max-age=60, must-revalidate"], allowed: true).failure?.isConnectivityFailure == true)
-        #expect(try await run(headers: ["Cache-Control": "no-cache", "ETag": "\"a\""], allowed: true).failure?.isConnectivityFailure == true)
+        #expect(
+            try await run(headers: ["Cache-Control": "max-age=60, must-revalidate"], allowed: true).failure?.isConnectivityFailure == true)
+        #expect(
+            try await run(headers: ["Cache-Control": "no-cache", "ETag": "\"a\""], allowed: true).failure?.isConnectivityFailure == true)
         // Only connectivity failures: a TLS failure is not one.
-        let tls = try await run(headers: ["Cache-Control": "max-age=60"], allowed: true, failure: .tls(.untrustedCertificate("self-signed")))
+        let tls = try await run(
+            headers: ["Cache-Control": "max-age=60"], allowed: true, failure: .tls(.untrustedCertificate("self-signed")))
         #expect(tls.failure != nil)
     }
 

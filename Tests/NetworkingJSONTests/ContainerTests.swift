@@ -85,7 +85,9 @@ import Testing
                 step("float? \(key)") { String(describing: try container.decodeIfPresent(Float.self, forKey: key)) }
                 step("url? \(key)") { String(describing: try container.decodeIfPresent(URL.self, forKey: key)) }
                 step("array \(key)") { String(describing: try container.decode([Int?].self, forKey: key)) }
-                step("keyed \(key)") { String(describing: try container.nestedContainer(keyedBy: Inner.self, forKey: key).codingPath.map(\.stringValue)) }
+                step("keyed \(key)") {
+                    String(describing: try container.nestedContainer(keyedBy: Inner.self, forKey: key).codingPath.map(\.stringValue))
+                }
                 step("unkeyed \(key)") { String(describing: try container.nestedUnkeyedContainer(forKey: key).count) }
                 step("super \(key)") { String(try container.superDecoder(forKey: key).singleValueContainer().decodeNil()) }
                 step("contains \(key)") { String(container.contains(key)) }

@@ -1,13 +1,14 @@
-@testable import Networking
 import Foundation
 import Testing
+
+@testable import Networking
 
 /// Runs the differential fuzz check on every input under Corpus/: hand-picked edge cases, inputs
 /// the random tests produced, and what libFuzzer found.
 @Suite struct CorpusTests {
     static let files: [URL] = {
         guard let directory = corpusURL(),
-              let names = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            let names = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
         else { return [] }
         return names.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }()

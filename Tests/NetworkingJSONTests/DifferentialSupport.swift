@@ -1,6 +1,7 @@
-@testable import Networking
 import Foundation
 import Testing
+
+@testable import Networking
 
 // Decodes with Foundation's JSONDecoder and with FastJSONDecoder configured from it, and reports any
 // difference: values must be equal; errors must have the same case, coding path (keys compared by
@@ -111,7 +112,10 @@ func assertSameAsJSONDecoder<T: Decodable & Equatable>(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let diff = difference(type, data, configuration, keyPath: keyPath)
-    #expect(diff == nil, "\(T.self) from \(data.count) bytes \(data.prefix(200).map { String(format: "%02x", $0) }.joined()) [\(configuration)]:\n\(diff ?? "")", sourceLocation: sourceLocation)
+    #expect(
+        diff == nil,
+        "\(T.self) from \(data.count) bytes \(data.prefix(200).map { String(format: "%02x", $0) }.joined()) [\(configuration)]:\n\(diff ?? "")",
+        sourceLocation: sourceLocation)
 }
 
 /// Reference semantics for `decode(_:from:keyPath:)`, written against JSONDecoder's containers: the
@@ -144,9 +148,11 @@ struct KeyPathOracle<Value: Decodable>: Decodable {
         if let index = Int(first), var elements = try? decoder.unkeyedContainer() {
             while elements.currentIndex < index, !elements.isAtEnd { _ = try elements.decode(Skip.self) }
             guard index >= 0, !elements.isAtEnd else {
-                throw DecodingError.valueNotFound(Value.self, .init(codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
+                throw DecodingError.valueNotFound(
+                    Value.self, .init(codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
             }
-            value = rest.isEmpty
+            value =
+                rest.isEmpty
                 ? try elements.decode(Value.self)
                 : try KeyPathOracleContext.$components.withValue(rest) { try elements.decode(KeyPathOracle<Value>.self).value }
             return
@@ -154,9 +160,11 @@ struct KeyPathOracle<Value: Decodable>: Decodable {
         let container = try decoder.container(keyedBy: Key.self)
         let key = Key(stringValue: first)
         guard container.contains(key) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
         }
-        value = rest.isEmpty
+        value =
+            rest.isEmpty
             ? try container.decode(Value.self, forKey: key)
             : try KeyPathOracleContext.$components.withValue(rest) { try container.decode(KeyPathOracle<Value>.self, forKey: key).value }
     }
@@ -223,9 +231,18 @@ indirect enum StrictJSONValue: Decodable, Equatable {
             self = .null
             return
         }
-        do { self = .bool(try container.decode(Bool.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .string(try container.decode(String.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .number(try container.decode(Double.self).bitPattern); return } catch DecodingError.typeMismatch {}
+        do {
+            self = .bool(try container.decode(Bool.self))
+            return
+        } catch DecodingError.typeMismatch {}
+        do {
+            self = .string(try container.decode(String.self))
+            return
+        } catch DecodingError.typeMismatch {}
+        do {
+            self = .number(try container.decode(Double.self).bitPattern)
+            return
+        } catch DecodingError.typeMismatch {}
         do {
             self = .array(try [StrictJSONValue](from: decoder))
             return
@@ -252,8 +269,14 @@ struct ExactFloat: Decodable, Equatable, CustomStringConvertible {
 struct AnyKey: CodingKey, Hashable {
     let stringValue: String
     let intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
-    init(intValue: Int) { stringValue = String(intValue); self.intValue = intValue }
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = nil
+    }
+    init(intValue: Int) {
+        stringValue = String(intValue)
+        self.intValue = intValue
+    }
 }
 
 /// Loads a test resource's bytes.

@@ -1,3 +1,5 @@
+import Foundation
+
 // Differential fuzzing entry point: decodes bytes with Foundation's JSONDecoder and with
 // FastJSONDecoder into a few shapes and stops the process when they disagree.
 //
@@ -5,7 +7,6 @@
 // compiled into the Networking module next to script/fuzzing/FuzzTarget.swift: drop the
 // `@testable import Networking` line there, and call `fastJSONDifferentialFuzz` from the fuzz target.
 @testable import Networking
-import Foundation
 
 /// Decodes `data` with both decoders into several shapes and strategies, and traps (via
 /// `fatalError`, which is what a fuzzer needs to record the input) when any result differs.
@@ -114,13 +115,22 @@ indirect enum FuzzValue: Decodable, Equatable {
             self = .null
             return
         }
-        do { self = .bool(try container.decode(Bool.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .string(try container.decode(String.self)); return } catch DecodingError.typeMismatch {}
+        do {
+            self = .bool(try container.decode(Bool.self))
+            return
+        } catch DecodingError.typeMismatch {}
+        do {
+            self = .string(try container.decode(String.self))
+            return
+        } catch DecodingError.typeMismatch {}
         if let integer = try? container.decode(Int64.self) {
             self = .integer(integer)
             return
         }
-        do { self = .number(try container.decode(Double.self).bitPattern); return } catch DecodingError.typeMismatch {}
+        do {
+            self = .number(try container.decode(Double.self).bitPattern)
+            return
+        } catch DecodingError.typeMismatch {}
         if var elements = try? decoder.unkeyedContainer() {
             var array: [FuzzValue] = []
             while !elements.isAtEnd { array.append(try elements.decode(FuzzValue.self)) }

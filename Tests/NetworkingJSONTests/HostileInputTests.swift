@@ -1,6 +1,7 @@
-@testable import Networking
 import Foundation
 import Testing
+
+@testable import Networking
 
 /// Inputs meant to break a decoder: huge strings, extreme nesting, every truncation of a document.
 /// FastJSONDecoder must answer each with JSONDecoder's result and never crash.
@@ -70,10 +71,10 @@ import Testing
     /// Every prefix of a document: each must fail (or succeed) exactly as with JSONDecoder.
     @Test func everyTruncation() {
         let document = #"""
-        {"id": 12, "title": "The River \u00e9 \ud83d\ude00", "author": "Ursula Quill", "genre": "novel", "year": 1987,
-         "imageUrl": "https:\/\/example.com\/covers\/12.png", "rating": 4.5e0, "available": true, "tags": ["a", "b", null],
-         "extra": {"nested": [1, -2.5, 1e-3, {"deep": [true, false, null]}]}}
-        """#
+            {"id": 12, "title": "The River \u00e9 \ud83d\ude00", "author": "Ursula Quill", "genre": "novel", "year": 1987,
+             "imageUrl": "https:\/\/example.com\/covers\/12.png", "rating": 4.5e0, "available": true, "tags": ["a", "b", null],
+             "extra": {"nested": [1, -2.5, 1e-3, {"deep": [true, false, null]}]}}
+            """#
         let bytes = Array(document.utf8)
         for end in 0...bytes.count {
             let data = Data(bytes[..<end])
@@ -107,8 +108,11 @@ import Testing
         assertSameAsJSONDecoder(StrictJSONValue.self, json)
         assertSameAsJSONDecoder(StrictJSONValue.self, json, .snakeCase)
         struct Few: Decodable, Equatable {
+            // swift-format-ignore: AlwaysUseLowerCamelCase
             let key_7: Int
+            // swift-format-ignore: AlwaysUseLowerCamelCase
             let key_2499: Int
+            // swift-format-ignore: AlwaysUseLowerCamelCase
             let key_0: Int
             let missing: Int?
         }

@@ -1,16 +1,17 @@
-@testable import Networking
 import Foundation
 import Testing
+
+@testable import Networking
 
 /// `decode(_:from:keyPath:)` against a reference walk over JSONDecoder's containers.
 @Suite struct KeyPathTests {
     static let document = #"""
-    {"data":[{"id":1,"title":"a","genre":"novel","available":true},{"id":2,"title":"b","genre":"poetry","available":false},
-    {"id":3,"title":"c","genre":"mystery","available":true},{"id":"4","title":"d","genre":"essay","available":true}],
-    "page":{"items":{"id":5,"title":"e","genre":"essay","available":true},"count":1,"next":null,"0":{"id":6,"title":"f","genre":"novel","available":true}},
-    "user_info":{"user_id":7,"created_at":"2024-01-02T03:04:05Z","avatar":"YQ==","site":"https://x.y","price":12.5},
-    "dup":{"a":1,"a":2},"matrix":[[1,2],[3,4]],"empty":[],"nothing":null,"text":"hi"}
-    """#
+        {"data":[{"id":1,"title":"a","genre":"novel","available":true},{"id":2,"title":"b","genre":"poetry","available":false},
+        {"id":3,"title":"c","genre":"mystery","available":true},{"id":"4","title":"d","genre":"essay","available":true}],
+        "page":{"items":{"id":5,"title":"e","genre":"essay","available":true},"count":1,"next":null,"0":{"id":6,"title":"f","genre":"novel","available":true}},
+        "user_info":{"user_id":7,"created_at":"2024-01-02T03:04:05Z","avatar":"YQ==","site":"https://x.y","price":12.5},
+        "dup":{"a":1,"a":2},"matrix":[[1,2],[3,4]],"empty":[],"nothing":null,"text":"hi"}
+        """#
 
     static let bookPaths: [[String]] = [
         ["data", "0"], ["data", "1"], ["data", "2"], ["data", "3"], ["data", "4"], ["data", "-1"], ["data", "+1"], ["data", "01"],

@@ -53,7 +53,11 @@ struct Person: Decodable, Equatable {
     }
 }
 
-enum Priority: Int, Decodable, Equatable { case low = 1, medium = 2, high = 3 }
+enum Priority: Int, Decodable, Equatable {
+    case low = 1
+    case medium = 2
+    case high = 3
+}
 
 enum Shape: Decodable, Equatable {
     case circle(radius: Double)
@@ -122,7 +126,11 @@ struct Dictionaries: Decodable, Equatable {
 struct Manual: Decodable, Equatable {
     var log: [String] = []
 
-    enum Keys: String, CodingKey { case a, b, c, list, nested, missing, super_ = "super" }
+    enum Keys: String, CodingKey {
+        case a, b, c, list, nested, missing
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        case super_ = "super"
+    }
     enum Inner: String, CodingKey { case x, y }
 
     init(from decoder: any Decoder) throws {

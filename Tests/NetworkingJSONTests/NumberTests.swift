@@ -48,7 +48,8 @@ import Testing
     }
 
     static let floatingTexts = [
-        "0", "-0", "0.0", "-0.0", "0e1", "0e5", "0E1", "0e-1", "-0e1", "0e0", "0.0e1", "0.00e1", "0.0e12", "0e12", "00e1", "0.0000e-400", "0e10", "-0e-10", "0.000", "1", "-1", "1.5", "0.1", "0.2", "0.3", "3.14159", "2.718281828459045",
+        "0", "-0", "0.0", "-0.0", "0e1", "0e5", "0E1", "0e-1", "-0e1", "0e0", "0.0e1", "0.00e1", "0.0e12", "0e12", "00e1", "0.0000e-400",
+        "0e10", "-0e-10", "0.000", "1", "-1", "1.5", "0.1", "0.2", "0.3", "3.14159", "2.718281828459045",
         "1e308", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1e309", "-1e309",
         "5e-324", "4.9406564584124654e-324", "2.4703282292062328e-324", "2.4703282292062327e-324", "1e-323", "1e-400", "-1e-400",
         "2.2250738585072014e-308", "2.2250738585072011e-308", "123456789012345678901234567890", "0.1e1", "1e22", "1e23", "9e22",
@@ -63,7 +64,8 @@ import Testing
     @Test(arguments: floatingTexts)
     func floatingPoint(_ text: String) {
         let nonConforming = Configuration(name: "convertFromString") {
-            $0.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+            $0.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         }
         for configuration in [Configuration.default, nonConforming] {
             assertSameAsJSONDecoder(ExactDouble.self, text, configuration)

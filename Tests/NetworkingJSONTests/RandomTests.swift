@@ -1,6 +1,7 @@
-@testable import Networking
 import Foundation
 import Testing
+
+@testable import Networking
 
 /// Random JSON documents and random byte mutations of them, decoded into a few generic shapes by
 /// both decoders. Failures print the seed and input (and are saved for the corpus).
@@ -9,10 +10,16 @@ import Testing
         let a: Int?
         let b: String?
         let id: Double?
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         let super_: [StrictJSONValue]?
         let aB: [String: StrictJSONValue]?
 
-        enum CodingKeys: String, CodingKey { case a, b, id, super_ = "super", aB }
+        enum CodingKeys: String, CodingKey {
+            case a, b, id
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            case super_ = "super"
+            case aB
+        }
     }
 
     struct Generator {

@@ -24,6 +24,7 @@ import Testing
         let html: Int?
         let urlString: Int?
         let _private: Int?
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         let trailing_: Int?
         let x1Y: Int?
     }
@@ -70,10 +71,12 @@ import Testing
         Configuration(name: "int key") { decoder in decoder.keyDecodingStrategy = .custom { path in AnyKey(intValue: path.count) } },
     ]
 
-    @Test(arguments: custom, [
-        #"{"a":1,"b":{"c":2,"d":[{"e":3}]}}"#, #"{"id":1,"title":"t","genre":"novel","available":true}"#, #"[{"x":1},{"y":2}]"#,
-        #"{"ID":1}"#, #"{"a\u0062":1}"#, #"{"bad\x":1}"#,
-    ])
+    @Test(
+        arguments: custom,
+        [
+            #"{"a":1,"b":{"c":2,"d":[{"e":3}]}}"#, #"{"id":1,"title":"t","genre":"novel","available":true}"#, #"[{"x":1},{"y":2}]"#,
+            #"{"ID":1}"#, #"{"a\u0062":1}"#, #"{"bad\x":1}"#,
+        ])
     func customKeyStrategy(_ configuration: Configuration, _ json: String) {
         assertSameAsJSONDecoder(PathRecorder.self, json, configuration)
         assertSameAsJSONDecoder(Keys.self, json, configuration)
@@ -122,7 +125,9 @@ import Testing
         assertSameAsJSONDecoder(OptionalWrapper<Date>.self, #"{"value":"# + text + "}", configuration)
         assertSameAsJSONDecoder([Date].self, "[" + text + "]", configuration)
         assertSameAsJSONDecoder(Wrapper<[String: Date]>.self, #"{"value":{"d":"# + text + "}}", configuration)
-        assertSameAsJSONDecoder(Special.self, #"{"url":"u","decimal":1,"uuid":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F","date":"# + text + #","data":""}"#, configuration)
+        assertSameAsJSONDecoder(
+            Special.self, #"{"url":"u","decimal":1,"uuid":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F","date":"# + text + #","data":""}"#,
+            configuration)
     }
 
     static let dataConfigurations: [Configuration] = [

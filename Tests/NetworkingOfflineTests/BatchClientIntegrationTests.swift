@@ -7,7 +7,10 @@ import Testing
 /// The batch client against the test API's Facebook-style `/batch`.
 @Suite("Batch client end to end")
 struct BatchClientIntegrationTests {
-    struct Book: Decodable, Sendable { let id: Int; let title: String }
+    struct Book: Decodable, Sendable {
+        let id: Int
+        let title: String
+    }
     struct Created: Decodable, Sendable { let index: Int }
 
     enum BatchError: CustomRepositoryErrorType, Equatable {

@@ -25,7 +25,8 @@ struct BatchWireTests {
         let base = try #require(URL(string: "http://api.test/api/v1"))
         let other = TransportRequest(method: .get, url: try #require(URL(string: "http://other.test/x")))
         #expect(throws: RepositoryError.self) { try BatchWire.item(for: other, baseURL: base).get() }
-        let file = TransportRequest(method: .post, url: try #require(URL(string: "http://api.test/api/v1/x")), body: .file(URL(fileURLWithPath: "/etc/hostname")))
+        let file = TransportRequest(
+            method: .post, url: try #require(URL(string: "http://api.test/api/v1/x")), body: .file(URL(fileURLWithPath: "/etc/hostname")))
         #expect(throws: RepositoryError.self) { try BatchWire.item(for: file, baseURL: base).get() }
     }
 

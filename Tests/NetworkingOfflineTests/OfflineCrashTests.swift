@@ -22,7 +22,8 @@ struct OfflineCrashTests {
         }
         let worker = folder.appendingPathComponent("OfflineStressWorker")
         guard FileManager.default.isExecutableFile(atPath: worker.path) else {
-            throw OfflineTestServers.Unavailable(description: "\(worker.path) is missing: build everything first (swift build --build-tests)")
+            throw OfflineTestServers.Unavailable(
+                description: "\(worker.path) is missing: build everything first (swift build --build-tests)")
         }
         return worker
     }
@@ -88,6 +89,8 @@ struct OfflineCrashTests {
         #expect(acknowledged.count > 100, "too few writes were queued to mean anything: \(acknowledged.count)")
         #expect(lost.isEmpty, "lost: \(lost.sorted().prefix(10))")
         #expect(duplicates == 0, "delivered twice: \(duplicates)")
-        print("offline crash test: \(kills) kills, \(acknowledged.count) writes queued, \(delivered.count) delivered, \(journal.deliveries) POSTs received (replays included), \(lost.count) lost, \(duplicates) duplicates")
+        print(
+            "offline crash test: \(kills) kills, \(acknowledged.count) writes queued, \(delivered.count) delivered, \(journal.deliveries) POSTs received (replays included), \(lost.count) lost, \(duplicates) duplicates"
+        )
     }
 }

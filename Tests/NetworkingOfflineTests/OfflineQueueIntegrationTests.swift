@@ -81,13 +81,15 @@ struct OfflineQueueIntegrationTests {
         #expect(journal.entries.allSatisfy { $0.userId == 1 }, "signed at flush time with the current session")
     }
 
-    @Test("An answer through the queue while writes wait shows the network is back and starts a flush; a 4xx leaves the queue with its error")
+    @Test(
+        "An answer through the queue while writes wait shows the network is back and starts a flush; a 4xx leaves the queue with its error")
     func flushBeforeNextRequestAndRejections() async throws {
         let setup = try await Self.setUp()
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         setup.proxy.goDown()
-        guard case .queued(let rejected) = await setup.queue.perform(
-            Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 422]), with: setup.repository)
+        guard
+            case .queued(let rejected) = await setup.queue.perform(
+                Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 422]), with: setup.repository)
         else {
             Issue.record("expected queued")
             return

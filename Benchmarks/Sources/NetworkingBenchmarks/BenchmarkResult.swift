@@ -21,6 +21,7 @@ struct BenchmarkResult: Sendable {
     var json: String {
         let rate = (requestsPerSecond * 10).rounded() / 10
         let time = (seconds * 10_000).rounded() / 10_000
-        return #"{"case":"\#(name)","requests":\#(requests),"concurrency":\#(concurrency),"seconds":\#(time),"requests_per_second":\#(rate),"cpu_ms_per_1000":\#((cpuMillisecondsPerThousand * 10).rounded() / 10),"rss_start_kb":\#(rssStartKB),"rss_end_kb":\#(rssEndKB)}"#
+        return
+            #"{"case":"\#(name)","requests":\#(requests),"concurrency":\#(concurrency),"seconds":\#(time),"requests_per_second":\#(rate),"cpu_ms_per_1000":\#((cpuMillisecondsPerThousand * 10).rounded() / 10),"rss_start_kb":\#(rssStartKB),"rss_end_kb":\#(rssEndKB)}"#
     }
 }

@@ -107,7 +107,10 @@ enum CacheBenchmarks {
             ("cache_memory_hit_vs_network_small_concurrent", ratio("cache-memory-hit-small-concurrent", "cache-network-small-concurrent")),
             ("cache_disk_hit_vs_network_small_sequential", ratio("cache-disk-hit-small-sequential", "cache-network-small-sequential")),
             ("cache_disk_hit_vs_network_small_concurrent", ratio("cache-disk-hit-small-concurrent", "cache-network-small-concurrent")),
-            ("cache_memory_hit_vs_disk_hit_small_sequential", ratio("cache-memory-hit-small-sequential", "cache-disk-hit-small-sequential")),
+            (
+                "cache_memory_hit_vs_disk_hit_small_sequential",
+                ratio("cache-memory-hit-small-sequential", "cache-disk-hit-small-sequential")
+            ),
         ]
         if json {
             for result in outcome.results { print(result.json) }
@@ -119,8 +122,12 @@ enum CacheBenchmarks {
             print("{" + fields.joined(separator: ",") + "}")
             return
         }
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
-        func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        }
+        func lpad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+        }
         print("")
         print(
             pad("case", 34) + lpad("requests", 9) + lpad("in flight", 10) + lpad("seconds", 9) + lpad("req/s", 10)

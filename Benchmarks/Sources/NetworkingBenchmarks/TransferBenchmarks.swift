@@ -18,7 +18,8 @@ enum TransferBenchmarks {
 
         var json: String {
             let rate = (megabytesPerSecond * 10).rounded() / 10
-            return #"{"case":"\#(name)","bytes":\#(bytes),"seconds":\#((seconds * 1000).rounded() / 1000),"mb_per_second":\#(rate),"cpu_seconds":\#((cpuSeconds * 100).rounded() / 100),"rss_growth_kb":\#(rssGrowthKB)}"#
+            return
+                #"{"case":"\#(name)","bytes":\#(bytes),"seconds":\#((seconds * 1000).rounded() / 1000),"mb_per_second":\#(rate),"cpu_seconds":\#((cpuSeconds * 100).rounded() / 100),"rss_growth_kb":\#(rssGrowthKB)}"#
         }
     }
 
@@ -41,7 +42,9 @@ enum TransferBenchmarks {
             let destination = workFolder.appendingPathComponent("download-\(label).bin")
             results.append(
                 try await measure("\(label)-download", bytes: size) {
-                    _ = try await repository.performRequest(Endpoint<DownloadedFile>.get(name).downloading(to: destination).withoutSession()).get()
+                    _ = try await repository.performRequest(
+                        Endpoint<DownloadedFile>.get(name).downloading(to: destination).withoutSession()
+                    ).get()
                 })
             try? FileManager.default.removeItem(at: destination)
             results.append(
@@ -60,7 +63,8 @@ enum TransferBenchmarks {
         results.append(try await measure("curl-download", bytes: size) { try curl(["-o", target.path, "\(baseURL)/\(name)"]) })
         try? FileManager.default.removeItem(at: target)
         results.append(try await measure("curl-upload-raw", bytes: size) { try curl(["-T", file.path, "-X", "POST", "\(baseURL)/sink"]) })
-        results.append(try await measure("curl-upload-multipart", bytes: size) { try curl(["-F", "file=@\(file.path)", "\(baseURL)/sink"]) })
+        results.append(
+            try await measure("curl-upload-multipart", bytes: size) { try curl(["-F", "file=@\(file.path)", "\(baseURL)/sink"]) })
         return results
     }
 
@@ -88,7 +92,9 @@ enum TransferBenchmarks {
         process.arguments = ["curl", "-sS", "-f"] + output + arguments
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw UsageError(description: "curl \(arguments) failed: \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw UsageError(description: "curl \(arguments) failed: \(process.terminationStatus)")
+        }
     }
 
     static func report(_ results: [Result], json: Bool) {
@@ -97,7 +103,8 @@ enum TransferBenchmarks {
         for label in ["libcurl", "urlsession"] {
             for kind in ["download", "upload-raw", "upload-multipart"] {
                 let value = rate("\(label)-\(kind)").flatMap { own in rate("curl-\(kind)").map { own / $0 } }
-                ratios.append(("\(label)_vs_curl_\(kind.replacingOccurrences(of: "-", with: "_"))", value.map { ($0 * 100).rounded() / 100 }))
+                ratios.append(
+                    ("\(label)_vs_curl_\(kind.replacingOccurrences(of: "-", with: "_"))", value.map { ($0 * 100).rounded() / 100 }))
             }
         }
         if json {

@@ -114,8 +114,12 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
         print("{" + fields.joined(separator: ",") + "}")
         return
     }
-    func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
-    func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+    func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+    func lpad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
     print(
         pad("case", 38) + lpad("requests", 9) + lpad("in flight", 10) + lpad("seconds", 9) + lpad("req/s", 10)
             + lpad("CPU ms/1000", 13) + lpad("RSS start", 11) + lpad("RSS end", 10))
@@ -123,10 +127,13 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
         print(
             pad(result.name, 38) + lpad("\(result.requests)", 9) + lpad("\(result.concurrency)", 10)
                 + lpad(String(format: "%.2f", result.seconds), 9) + lpad(String(format: "%.0f", result.requestsPerSecond), 10)
-                + lpad(String(format: "%.0f", result.cpuMillisecondsPerThousand), 13) + lpad("\(result.rssStartKB) kB", 11) + lpad("\(result.rssEndKB) kB", 10))
+                + lpad(String(format: "%.0f", result.cpuMillisecondsPerThousand), 13) + lpad("\(result.rssStartKB) kB", 11)
+                + lpad("\(result.rssEndKB) kB", 10))
     }
     for result in decode {
-        print(pad(result.name, 38) + lpad("\(result.rounds)", 9) + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
+        print(
+            pad(result.name, 38) + lpad("\(result.rounds)", 9)
+                + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
     }
     print("")
     for (name, value) in ratios { print(pad(name, 52) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }

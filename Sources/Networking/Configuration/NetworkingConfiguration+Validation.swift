@@ -61,13 +61,17 @@ extension NetworkingConfiguration {
         let name = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-        let valid = name.utf8.count <= 253 && labels.allSatisfy { label in
-            !label.isEmpty && label.count <= 63 && label.allSatisfy(allowed.contains)
-                && !label.hasPrefix("-") && !label.hasSuffix("-")
-        }
+        let valid =
+            name.utf8.count <= 253
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.count <= 63 && label.allSatisfy(allowed.contains)
+                    && !label.hasPrefix("-") && !label.hasSuffix("-")
+            }
         guard valid else {
             throw .invalidConfiguration(
-                reason: "domainURL \"\(domain)\" is not a valid host name (letters, digits, \"-\" and \".\"; use punycode for international names)")
+                reason:
+                    "domainURL \"\(domain)\" is not a valid host name (letters, digits, \"-\" and \".\"; use punycode for international names)"
+            )
         }
         return domain
     }

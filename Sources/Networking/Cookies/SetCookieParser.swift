@@ -64,9 +64,10 @@ enum SetCookieParser {
         for piece in joined.split(separator: ",", omittingEmptySubsequences: false) {
             let lowered = current.lowercased()
             // "Expires=Wed" before the comma: the comma belongs to the date.
-            let inDate = lowered.range(of: "expires=", options: .backwards).map { range in
-                !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
-            } ?? false
+            let inDate =
+                lowered.range(of: "expires=", options: .backwards).map { range in
+                    !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
+                } ?? false
             if current.isEmpty {
                 current = String(piece)
             } else if inDate || !piece.contains("=") {

@@ -23,7 +23,9 @@ struct ResponseDecoder: Sendable {
             }
             throw reported(
                 .mismatch, type: T.self, context: context, codingPath: keyPath ?? "",
-                reason: "the body is empty (status \(response.statusCode)) but a \(T.self) was expected; use Endpoint<Void> for calls that return no body")
+                reason:
+                    "the body is empty (status \(response.statusCode)) but a \(T.self) was expected; use Endpoint<Void> for calls that return no body"
+            )
         }
         do {
             return try bodyDecoder.decode(T.self, from: response.body, keyPath: keyPath)

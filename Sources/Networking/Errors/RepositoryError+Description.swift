@@ -23,7 +23,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .unauthenticatedSession(nil):
             return "This request needs a logged-in session and nobody is logged in; log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):
-            return "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
+            return
+                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
         case .sessionRefreshFailed(let failure, let context):
             let request = context.map { "\($0.request) was not sent: " } ?? ""
             return "\(request)the session could not be refreshed: \(failure). Log in again if the session has ended."
@@ -32,21 +33,29 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .customError(let name, _, let context):
             return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
         case .authenticationFailed(let context):
-            return "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"
+            return
+                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"
         case .noNetworkConnection(.connectionLost, let context):
-            return "\(context.request) lost its connection before a complete response arrived\(Self.attempts(context)). The server may have been reached; check the network connection."
+            return
+                "\(context.request) lost its connection before a complete response arrived\(Self.attempts(context)). The server may have been reached; check the network connection."
         case .noNetworkConnection(let failure, let context):
-            return "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
+            return
+                "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
         case .timeout(let context):
-            return "\(context.request) timed out before a complete response arrived\(Self.attempts(context)); the server is slow or unreachable."
+            return
+                "\(context.request) timed out before a complete response arrived\(Self.attempts(context)); the server is slow or unreachable."
         case .pollingExhausted(let attempts, let context):
-            return "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
+            return
+                "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
         case .tlsError(let failure, let context):
-            return "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
+            return
+                "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
         case .pinningFailed(let host, let context):
-            return "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
+            return
+                "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
         case .pinningUnsupported(let transport, let context):
-            return "\(context.request) was refused: certificate pinning was asked for, but \(transport) cannot check pins. Nothing was sent."
+            return
+                "\(context.request) was refused: certificate pinning was asked for, but \(transport) cannot check pins. Nothing was sent."
         case .cancelled(let context):
             return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
         case .invalidResponse(let reason, let context):
@@ -54,9 +63,11 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .downloadFailed(let failure, let context):
             return "\(context.request) could not be saved to a file: \(failure)."
         case .responseTooLarge(let limit, let context):
-            return "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
+            return
+                "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
         case .jsonError(let failure), .decodeError(let failure):
-            return failure.description + (failure.bodyExcerpt.isEmpty ? "" : " Body: \(Redaction.truncate(failure.bodyExcerpt, limit: Self.descriptionBodyLimit))")
+            return failure.description
+                + (failure.bodyExcerpt.isEmpty ? "" : " Body: \(Redaction.truncate(failure.bodyExcerpt, limit: Self.descriptionBodyLimit))")
         }
     }
 

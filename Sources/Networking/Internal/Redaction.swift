@@ -67,9 +67,10 @@ struct Redaction: Sendable {
     func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let members):
-            .object(members.reduce(into: [:]) { result, member in
-                result[member.key] = isSecret(member.key) ? .string(Self.placeholder) : redact(member.value)
-            })
+            .object(
+                members.reduce(into: [:]) { result, member in
+                    result[member.key] = isSecret(member.key) ? .string(Self.placeholder) : redact(member.value)
+                })
         case .array(let elements): .array(elements.map(redact))
         // A string can carry credentials too: an echoed URL with `?access_token=…`, or JSON text
         // such as httpbin's `data`. Only strings that could hold a pair pay for the scan.

@@ -84,10 +84,12 @@ enum BlockingGuard {
     /// Why the current thread must not block, or `nil` when it may.
     static func reasonNotToBlock() -> String? {
         if withUnsafeCurrentTask(body: { $0 != nil }) {
-            return "a blocking request was made from async code, where blocking a thread can deadlock Swift concurrency; use `await performRequest` instead"
+            return
+                "a blocking request was made from async code, where blocking a thread can deadlock Swift concurrency; use `await performRequest` instead"
         }
         if Thread.current.threadDictionary[transportThreadKey] as? Bool == true {
-            return "a blocking request was made on a transport's own thread, which would wait for itself; use `await performRequest` instead"
+            return
+                "a blocking request was made on a transport's own thread, which would wait for itself; use `await performRequest` instead"
         }
         return nil
     }

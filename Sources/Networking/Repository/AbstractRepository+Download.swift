@@ -248,7 +248,8 @@ extension AbstractRepository {
             switch start {
             case .head(let head):
                 let request = RequestSummary(method: endpoint.method, url: head.url ?? URL(fileURLWithPath: "/"))
-                return RepositoryResponse(value: chunks, statusCode: head.statusCode, headers: head.headers, url: head.url, request: request)
+                return RepositoryResponse(
+                    value: chunks, statusCode: head.statusCode, headers: head.headers, url: head.url, request: request)
             case .ended(let error?): throw error
             case .ended(nil):
                 throw .invalidResponse(

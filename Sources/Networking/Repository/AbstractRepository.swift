@@ -229,20 +229,22 @@ open class AbstractRepository: @unchecked Sendable {
     {
         guard let mapping = endpoint.routeMapping else { return value }
         guard mapping.valueType == T.self else {
-            return try decoder.decode(with: { _ throws -> T in
-                throw MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
-            }, from: response, request: request)
+            return try decoder.decode(
+                with: { _ throws -> T in
+                    throw MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
+                }, from: response, request: request)
         }
         let route = endpoint.name ?? "?"
-        return try decoder.decode(with: { _ throws -> T in
-            do {
-                return try mapping.apply(value) as? T ?? value
-            } catch let error as DecodingError {
-                throw error
-            } catch {
-                throw MappingFailure(route: route, underlying: error)
-            }
-        }, from: response, request: request, reasonPrefix: "the mapping step of route \"\(route)\" failed: ")
+        return try decoder.decode(
+            with: { _ throws -> T in
+                do {
+                    return try mapping.apply(value) as? T ?? value
+                } catch let error as DecodingError {
+                    throw error
+                } catch {
+                    throw MappingFailure(route: route, underlying: error)
+                }
+            }, from: response, request: request, reasonPrefix: "the mapping step of route \"\(route)\" failed: ")
     }
 
     /// Resolves the endpoint's route, counts the call as activity, and runs it.
@@ -262,7 +264,8 @@ open class AbstractRepository: @unchecked Sendable {
                     request: nil))
         }
         let activity = configuration.activity
-        let call = ActivityEvent.Call(id: CallIdentifier.next(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
+        let call = ActivityEvent.Call(
+            id: CallIdentifier.next(), name: resolved.name, preventsUserInteraction: resolved.preventsUserInteraction)
         activity.begin(call)
         defer { activity.end(call) }
         var slowTimer: Task<Void, Never>?

@@ -108,7 +108,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         default:
             if isNil(value) { return .null }
             throw ParameterError(
-                reason: "\(describe(path)) has type \(type(of: value)), which cannot be sent; use a String, number, Bool, Date, array, dictionary or an Encodable value")
+                reason:
+                    "\(describe(path)) has type \(type(of: value)), which cannot be sent; use a String, number, Bool, Date, array, dictionary or an Encodable value"
+            )
         }
     }
 

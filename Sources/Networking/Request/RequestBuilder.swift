@@ -66,7 +66,8 @@ struct RequestBuilder {
                 }
                 guard endpoint.method != .get && endpoint.method != .head else {
                     throw .invalidRequest(
-                        reason: "\(endpoint.method) cannot carry a body, so its parameters must be a dictionary (sent in the query), not \(json.kindDescription)",
+                        reason:
+                            "\(endpoint.method) cannot carry a body, so its parameters must be a dictionary (sent in the query), not \(json.kindDescription)",
                         request: summary)
                 }
                 do {

@@ -41,7 +41,8 @@ extension RouteTable {
             table = found
         }
         guard case .object(let entries) = table else {
-            throw .invalidConfiguration(reason: "\(source): the routes must be an object of route name → keys, not \(table.kindDescription)")
+            throw .invalidConfiguration(
+                reason: "\(source): the routes must be an object of route name → keys, not \(table.kindDescription)")
         }
         try self.init()
         for name in entries.keys.sorted() {
@@ -75,7 +76,9 @@ private struct RouteFileEntry {
         self.keys = keys
         if let unknown = keys.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
             if unknown == "dataMapper" {
-                throw fail(unknown, "names an Objective-C data mapper class; give the route a mapping step in code with RouteTable.setMapping(forRoute:_:)")
+                throw fail(
+                    unknown,
+                    "names an Objective-C data mapper class; give the route a mapping step in code with RouteTable.setMapping(forRoute:_:)")
             }
             throw fail(unknown, "is not a route key (known keys: \(Self.knownKeys.sorted().joined(separator: ", ")))")
         }
@@ -153,7 +156,9 @@ private struct RouteFileEntry {
 
     private func headers() throws(RepositoryError) -> HTTPHeaders {
         let key = keys["headers"] != nil ? "headers" : "requestHeaders"
-        if keys["headers"] != nil, keys["requestHeaders"] != nil { throw fail("requestHeaders", "says the same as \"headers\"; give one of them") }
+        if keys["headers"] != nil, keys["requestHeaders"] != nil {
+            throw fail("requestHeaders", "says the same as \"headers\"; give one of them")
+        }
         switch keys[key] {
         case nil: return [:]
         case .object(let fields)?:
@@ -176,7 +181,9 @@ private struct RouteFileEntry {
         switch keys["serialization"] {
         case .string(let text)?:
             guard let value = RouteSerialization(rawValue: text) else {
-                throw fail("serialization", "is \"\(text)\"; use one of \(RouteSerialization.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+                throw fail(
+                    "serialization",
+                    "is \"\(text)\"; use one of \(RouteSerialization.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
             }
             return value
         case .int(let number)?:

@@ -26,7 +26,8 @@ extension RouteTable {
         }
         let isSwagger2 = document["swagger"]?.stringValue?.hasPrefix("2") == true
         guard isSwagger2 || document["openapi"]?.stringValue?.hasPrefix("3") == true else {
-            throw .invalidConfiguration(reason: "\(source) is neither OpenAPI 3 (\"openapi\": \"3.x\") nor Swagger 2 (\"swagger\": \"2.0\")")
+            throw .invalidConfiguration(
+                reason: "\(source) is neither OpenAPI 3 (\"openapi\": \"3.x\") nor Swagger 2 (\"swagger\": \"2.0\")")
         }
         guard case .object(let paths)? = document["paths"] else {
             throw .invalidConfiguration(reason: "\(source) has no \"paths\" object")

@@ -145,11 +145,13 @@ public struct RouteTable: Sendable {
         case 1: return candidates[0].route
         case 0:
             throw .invalidRequest(
-                reason: "no object route for \(objectType) and \(method): register one with routes.register(\(objectType).self, methods: [.\(method.rawValue.lowercased())], path: …)",
+                reason:
+                    "no object route for \(objectType) and \(method): register one with routes.register(\(objectType).self, methods: [.\(method.rawValue.lowercased())], path: …)",
                 request: nil)
         default:
             throw .invalidRequest(
-                reason: "\(candidates.count) object routes match \(objectType) and \(method) (\(candidates.map(\.typeName).joined(separator: ", "))): register \(objectType) itself to choose",
+                reason:
+                    "\(candidates.count) object routes match \(objectType) and \(method) (\(candidates.map(\.typeName).joined(separator: ", "))): register \(objectType) itself to choose",
                 request: nil)
         }
     }

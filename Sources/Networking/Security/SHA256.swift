@@ -86,7 +86,8 @@ struct SHA256 {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             for index in 0..<16 {
                 let base = index * 4
-                schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
+                schedule[index] =
+                    UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
                     | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
             }
             for index in 16..<64 {

@@ -142,4 +142,3 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
         BlockingGuard.runningTransportCallback { progress(snapshot) }
     }
 }
-

@@ -92,7 +92,8 @@ final class ChunkSink: ResponseBodySink {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         let chunk = Data(bytes)
-        let (status, reader) = state.withLock { state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
+        let (status, reader) = state.withLock {
+            state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             if state.ended { return (.failed(.cancelled), nil) }
             if state.resume != nil, state.buffered >= Self.highWater {
                 state.paused = true
@@ -161,4 +162,3 @@ final class ChunkSink: ResponseBodySink {
         return try result.get()
     }
 }
-

@@ -51,7 +51,8 @@ final class BodyReader {
         case .segments(let segments): source = try SegmentSource(segments)
         case .stream(let stream):
             guard let chunks = stream.take() else {
-                throw .invalidRequest("a streamed body can be sent once; it cannot be sent again (a retry or a redirect that keeps the body)")
+                throw .invalidRequest(
+                    "a streamed body can be sent once; it cannot be sent again (a retry or a redirect that keeps the body)")
             }
             source = StreamSource(chunks, length: stream.length, onReadable: onReadable)
         }
@@ -94,7 +95,9 @@ final class BodyReader {
             if pendingOffset < pending.count {
                 let count = min(buffer.count, pending.count - pendingOffset)
                 pending.withUnsafeBytes { bytes in
-                    if let from = bytes.baseAddress, let to = buffer.baseAddress { to.copyMemory(from: from + pendingOffset, byteCount: count) }
+                    if let from = bytes.baseAddress, let to = buffer.baseAddress {
+                        to.copyMemory(from: from + pendingOffset, byteCount: count)
+                    }
                 }
                 pendingOffset += count
                 return .bytes(count)
@@ -189,7 +192,8 @@ private final class SegmentSource: BodySource {
                 }
                 guard got > 0 else {
                     return .failed(
-                        .invalidRequest("the body file \(url.path) is shorter than when the request was made (it changed while being sent)"))
+                        .invalidRequest("the body file \(url.path) is shorter than when the request was made (it changed while being sent)")
+                    )
                 }
                 offset += Int64(got)
                 return .bytes(got)
@@ -357,4 +361,3 @@ private final class StreamBuffer: Sendable {
         return outcome
     }
 }
-

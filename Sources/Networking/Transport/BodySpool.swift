@@ -9,7 +9,9 @@ enum BodySpool {
     ///
     /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read or written,
     ///   ``TransportError/cancelled`` when the task is cancelled meanwhile.
-    static func spool(_ body: RequestBody, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }) async throws(TransportError) -> URL {
+    static func spool(_ body: RequestBody, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }) async throws(TransportError)
+        -> URL
+    {
         let signal = ReadableSignal()
         let reader = try BodyReader(body) { signal.fire() }
         defer { reader.close() }

@@ -69,7 +69,8 @@ struct RedirectPolicy: Sendable {
             throw .invalidResponse("refusing to follow a redirect to \(scheme)://: only http and https are followed")
         }
         if request.security.requiresPinning, scheme != "https" {
-            throw .invalidResponse("refusing to follow a redirect of a pinned request to \(Redaction.standard.url(target)): it is not https")
+            throw .invalidResponse(
+                "refusing to follow a redirect of a pinned request to \(Redaction.standard.url(target)): it is not https")
         }
 
         var next = request

@@ -80,10 +80,13 @@ public final class URLSessionTransport: Transport {
         guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
         #if !canImport(Security)
             if request.security.requiresPinning {
-                throw .pinningUnsupported(transport: "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
+                throw .pinningUnsupported(
+                    transport:
+                        "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
             }
             if request.security.certificateAuthorityFile != nil {
-                throw .pinningUnsupported(transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
+                throw .pinningUnsupported(
+                    transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
             }
         #endif
         let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)

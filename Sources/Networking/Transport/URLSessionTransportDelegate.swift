@@ -162,7 +162,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         exchange.continuation.resume(returning: Self.outcome(of: exchange, task: task, error: error))
     }
 
-    private static func outcome(of exchange: Exchange, task: URLSessionTask, error: (any Error)?) -> Result<TransportResponse, TransportError> {
+    private static func outcome(of exchange: Exchange, task: URLSessionTask, error: (any Error)?) -> Result<
+        TransportResponse, TransportError
+    > {
         let httpResponse = task.response as? HTTPURLResponse
         if exchange.rejectedChallenge, let httpResponse, httpResponse.statusCode == 401 {
             return .success(transportResponse(httpResponse, body: exchange.body))

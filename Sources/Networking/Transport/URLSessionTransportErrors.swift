@@ -49,7 +49,9 @@ enum URLSessionTransportErrors {
         if lowered.contains("too large response headers") || lowered.contains("out of memory") {
             return .invalidResponse("the response head is too large (\(message))")
         }
-        if ["empty reply from server", "transfer closed with", "connection reset", "recv failure", "send failure"].contains(where: lowered.contains) {
+        if ["empty reply from server", "transfer closed with", "connection reset", "recv failure", "send failure"].contains(
+            where: lowered.contains)
+        {
             return .network(.connectionLost)
         }
         if ["http/0.9", "unsupported http version", "weird server reply"].contains(where: lowered.contains) {

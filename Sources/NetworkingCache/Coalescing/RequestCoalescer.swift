@@ -143,7 +143,8 @@ private final class Flight: Sendable {
                 if case .resume(let value) = now { continuation.resume(returning: value) }
             }
         } onCancel: {
-            let (waiter, task) = state.withLock { state -> (CheckedContinuation<Result<TransportResponse, RepositoryError>?, Never>?, Task<Void, Never>?) in
+            let (waiter, task) = state.withLock {
+                state -> (CheckedContinuation<Result<TransportResponse, RepositoryError>?, Never>?, Task<Void, Never>?) in
                 guard state.result == nil else { return (nil, nil) }
                 let waiter = state.waiters.removeValue(forKey: id)
                 if waiter == nil { state.cancelledEarly.insert(id) }

@@ -123,7 +123,9 @@ enum EntryCodec {
             var headers = HTTPHeaders()
             for _ in 0..<(try metadata.count()) { headers.add(name: try metadata.string(), value: try metadata.string()) }
             var vary: [VaryField] = []
-            for _ in 0..<(try metadata.count()) { vary.append(VaryField(name: try metadata.string(), value: try metadata.optionalString())) }
+            for _ in 0..<(try metadata.count()) {
+                vary.append(VaryField(name: try metadata.string(), value: try metadata.optionalString()))
+            }
             let body = Data(data[bodyStart..<(data.startIndex + checksumOffset)])
             record = .response(
                 CacheEntry(
@@ -163,8 +165,12 @@ private struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func uint16(_ value: UInt16) { for shift in [0, 8] { bytes.append(UInt8(truncatingIfNeeded: value >> UInt16(shift))) } }
-    mutating func uint32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) } }
-    mutating func uint64(_ value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
+    mutating func uint32(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+    mutating func uint64(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
     mutating func date(_ date: Date) { uint64(date.timeIntervalSince1970.bitPattern) }
 
     mutating func string(_ text: String) {

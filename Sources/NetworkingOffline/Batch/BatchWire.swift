@@ -13,9 +13,12 @@ enum BatchWire {
         let target = request.url.absoluteString
         guard target.hasPrefix(base) else {
             return .failure(
-                .invalidRequest(reason: "\(request.summary) is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
+                .invalidRequest(
+                    reason: "\(request.summary) is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
         }
-        var item: [String: JSONValue] = ["method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count)))]
+        var item: [String: JSONValue] = [
+            "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
+        ]
         let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
@@ -43,32 +46,33 @@ enum BatchWire {
         guard items.count == expected else {
             return .failure(.invalidResponse(reason: "the batch answered \(items.count) items for \(expected) requests", context: context))
         }
-        return .success(items.map { item in
-            switch item {
-            case .null:
-                return .failure(.invalidResponse(reason: "the batch did not run this item (its answer is null)", context: context))
-            case .object(let fields):
-                guard case .int(let code)? = fields["code"], (100...999).contains(code) else {
-                    return .failure(.invalidResponse(reason: "a batch item's answer has no valid \"code\"", context: context))
-                }
-                var headers = HTTPHeaders()
-                if case .array(let list)? = fields["headers"] {
-                    for header in list {
-                        if let name = header["name"]?.stringValue, let value = header["value"]?.stringValue {
-                            headers.add(name: name, value: value)
+        return .success(
+            items.map { item in
+                switch item {
+                case .null:
+                    return .failure(.invalidResponse(reason: "the batch did not run this item (its answer is null)", context: context))
+                case .object(let fields):
+                    guard case .int(let code)? = fields["code"], (100...999).contains(code) else {
+                        return .failure(.invalidResponse(reason: "a batch item's answer has no valid \"code\"", context: context))
+                    }
+                    var headers = HTTPHeaders()
+                    if case .array(let list)? = fields["headers"] {
+                        for header in list {
+                            if let name = header["name"]?.stringValue, let value = header["value"]?.stringValue {
+                                headers.add(name: name, value: value)
+                            }
                         }
                     }
+                    let body: Data
+                    switch fields["body"] {
+                    case .string(let text)?: body = Data(text.utf8)
+                    case nil, .null?: body = Data()
+                    case let other?: body = Data(other.description.utf8)
+                    }
+                    return .success(TransportResponse(statusCode: code, headers: headers, body: body))
+                default:
+                    return .failure(.invalidResponse(reason: "a batch item's answer is not an object", context: context))
                 }
-                let body: Data
-                switch fields["body"] {
-                case .string(let text)?: body = Data(text.utf8)
-                case nil, .null?: body = Data()
-                case let other?: body = Data(other.description.utf8)
-                }
-                return .success(TransportResponse(statusCode: code, headers: headers, body: body))
-            default:
-                return .failure(.invalidResponse(reason: "a batch item's answer is not an object", context: context))
-            }
-        })
+            })
     }
 }

@@ -175,12 +175,13 @@ public final class OfflineQueue: Interceptor {
         var request = request
         if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
         if state.withLock({ $0.machine.hasItems(for: user) }) {
-            throw try await keep(request, context: context, because: .invalidRequest(reason: "earlier requests wait to be sent", request: nil))
+            throw try await keep(
+                request, context: context, because: .invalidRequest(reason: "earlier requests wait to be sent", request: nil))
         }
         let response: TransportResponse
         do {
             response = try await next(request)
-        } catch where error.isConnectivityFailure {
+        } catch  where error.isConnectivityFailure {
             throw try await keep(request, context: context, because: error)
         }
         if configuration.queuedStatusCodes.contains(response.statusCode) {
@@ -344,7 +345,8 @@ public final class OfflineQueue: Interceptor {
         }
         var position = 0
         flushing: while position < items.count {
-            let group = configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
+            let group =
+                configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
                 ?? [items[position]]
             position += group.count
             let results = await send(group.map(\.id), through: repository)
@@ -352,7 +354,8 @@ public final class OfflineQueue: Interceptor {
                 let outcome = classify(result)
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 guard state.withLock({ $0.machine.record(id, outcome) }) else {
-                    report.stoppedBy = result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
+                    report.stoppedBy =
+                        result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
                     break flushing
                 }
             }
@@ -388,11 +391,12 @@ public final class OfflineQueue: Interceptor {
         for (item, request) in zip(items, requests) {
             let context = RequestContext(
                 requiresSession: item.requiresSession, name: item.name, options: marker, session: repository.sessionManager)
-            results.append(await repository.send(request, context: context).map { response in
-                var answered = response
-                answered.url = answered.url ?? request.url
-                return answered
-            })
+            results.append(
+                await repository.send(request, context: context).map { response in
+                    var answered = response
+                    answered.url = answered.url ?? request.url
+                    return answered
+                })
         }
         return results
     }

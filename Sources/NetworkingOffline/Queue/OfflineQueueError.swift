@@ -74,4 +74,3 @@ public struct FlushReport: Sendable {
     /// Why the flush stopped early, when it did.
     public var stoppedBy: RepositoryError?
 }
-

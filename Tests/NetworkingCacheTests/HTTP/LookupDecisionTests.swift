@@ -37,7 +37,9 @@ import Testing
     }
 
     @Test func noCacheAlwaysRevalidates() {
-        #expect(decide(["Cache-Control": "max-age=600, no-cache", "ETag": "\"a\""], after: 1) == .fetch(conditional: ["If-None-Match": "\"a\""]))
+        #expect(
+            decide(["Cache-Control": "max-age=600, no-cache", "ETag": "\"a\""], after: 1) == .fetch(conditional: ["If-None-Match": "\"a\""])
+        )
         #expect(decide(["Cache-Control": "max-age=600"], after: 1, request: ["Cache-Control": "no-cache"]) == .fetch(conditional: [:]))
         #expect(decide(["Cache-Control": "max-age=600"], after: 1, request: ["Pragma": "no-cache"]) == .fetch(conditional: [:]))
     }
@@ -75,7 +77,9 @@ import Testing
     }
 
     @Test func reloadAlwaysAsksUnconditionally() {
-        #expect(decide(["Cache-Control": "max-age=60", "ETag": "\"a\""], after: 1, policy: EffectivePolicy(mode: .reload)) == .fetch(conditional: [:]))
+        #expect(
+            decide(["Cache-Control": "max-age=60", "ETag": "\"a\""], after: 1, policy: EffectivePolicy(mode: .reload))
+                == .fetch(conditional: [:]))
     }
 
     @Test func staleFallbackRules() {

@@ -61,7 +61,9 @@ import Testing
 
         let revalidated = CacheFixtures.uniqueKey("no-cache")
         var sources: [ResponseSource] = []
-        for _ in 0..<3 { sources.append(try await api.resource(revalidated, query: ["max_age": "600", "no_cache": "1", "etag": "1"]).get().source) }
+        for _ in 0..<3 {
+            sources.append(try await api.resource(revalidated, query: ["max_age": "600", "no_cache": "1", "etag": "1"]).get().source)
+        }
         #expect(sources == [.network, .revalidated, .revalidated])
         #expect(try await api.hits(revalidated) == .init(requests: 3, conditional: 2, notModified: 2))
     }

@@ -9,7 +9,9 @@ import Testing
         #expect(
             SHA256Digest.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256Digest.hex(String(repeating: "a", count: 1_000)).hasPrefix("41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"))
+        #expect(
+            SHA256Digest.hex(String(repeating: "a", count: 1_000)).hasPrefix(
+                "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"))
         #expect(SHA256Digest.hex("abc", characters: 12) == "ba7816bf8f01")
     }
 }

@@ -148,14 +148,15 @@ struct Worker {
         // Small limits: each process evicts files the other may be reading.
         let cache = try ResponseCache(
             configuration: .init(memoryEntryLimit: 0, diskFolder: folder, diskEntryLimit: 8, synchronizesDiskWrites: false))
-        let transport = StubTransport(routes: Self.keys.map { key in
-            StubTransport.Route(.get, "entries/\(key)") { request throws(TransportError) in
-                let padding = String(repeating: "abcdefghij", count: Int.random(in: 1...2_000))
-                let body = #"{"key":"\#(key)","writer":\#(id),"padding":"\#(padding)","check":\#(Self.check(padding))}"#
-                return TransportResponse(
-                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
-            }
-        })
+        let transport = StubTransport(
+            routes: Self.keys.map { key in
+                StubTransport.Route(.get, "entries/\(key)") { request throws(TransportError) in
+                    let padding = String(repeating: "abcdefghij", count: Int.random(in: 1...2_000))
+                    let body = #"{"key":"\#(key)","writer":\#(id),"padding":"\#(padding)","check":\#(Self.check(padding))}"#
+                    return TransportResponse(
+                        statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+                }
+            })
         repository = CacheRepository(
             configuration: try NetworkingConfiguration(domainURL: "shared.example.com"), transport: transport,
             interceptors: [cache])

@@ -189,8 +189,9 @@ struct ConfigurationSettingsTests {
         #expect(!configuration.jsonDecoder.keyDecodingStrategy.isDefault)
     }
 
-    @Test("An invalid value: validationError is set, validate() throws naming it, every request fails before sending; fixing clears it",
-          arguments: InvalidSetting.all)
+    @Test(
+        "An invalid value: validationError is set, validate() throws naming it, every request fails before sending; fixing clears it",
+        arguments: InvalidSetting.all)
     func invalidValue(setting: InvalidSetting) async throws {
         // Given
         let transport = StubTransport(routes: [

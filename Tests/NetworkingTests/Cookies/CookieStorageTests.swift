@@ -30,7 +30,9 @@ struct CookieStorageTests {
         // Given
         let storage = CookieStorage()
         // When
-        try receive(["a=1; Path=/", "b=2; Path=/docs", "c=3; Domain=example.com; Path=/", "d=4; Secure; Path=/"], from: "https://api.example.com/login", into: storage)
+        try receive(
+            ["a=1; Path=/", "b=2; Path=/docs", "c=3; Domain=example.com; Path=/", "d=4; Secure; Path=/"],
+            from: "https://api.example.com/login", into: storage)
         // Then
         #expect(storage.cookies(for: try url("https://api.example.com/docs/x")).map(\.name) == ["b", "a", "c", "d"])
         #expect(storage.cookies(for: try url("http://api.example.com/")).map(\.name) == ["a", "c"])
@@ -67,13 +69,15 @@ struct CookieStorageTests {
         // Given
         let time = ManualTime()
         let storage = CookieStorage(now: { time.now })
-        try receive(["short=1; Max-Age=10; Path=/", "long=2; Max-Age=1000; Path=/", "gone=3; Path=/"], from: "https://h.example/", into: storage)
+        try receive(
+            ["short=1; Max-Age=10; Path=/", "long=2; Max-Age=1000; Path=/", "gone=3; Path=/"], from: "https://h.example/", into: storage)
         // When
         time.advance(5)
         let early = storage.cookies(for: try url("https://h.example/")).map(\.name)
         time.advance(5)
         let late = storage.cookies(for: try url("https://h.example/")).map(\.name)
-        try receive(["gone=; Max-Age=0; Path=/", "long=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/"], from: "https://h.example/", into: storage)
+        try receive(
+            ["gone=; Max-Age=0; Path=/", "long=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/"], from: "https://h.example/", into: storage)
         // Then
         #expect(early == ["short", "long", "gone"])
         #expect(late == ["long", "gone"])

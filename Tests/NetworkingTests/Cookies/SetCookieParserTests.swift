@@ -122,7 +122,9 @@ struct SetCookieParserTests {
         #expect(cookie.matches(try url("https://v2.api.example.com/"), at: Self.now))
     }
 
-    @Test("A foreign Domain, a parent that is a bare top-level label, or a sibling is rejected", arguments: ["other.com", "com", "www.example.com", "pi.example.com"])
+    @Test(
+        "A foreign Domain, a parent that is a bare top-level label, or a sibling is rejected",
+        arguments: ["other.com", "com", "www.example.com", "pi.example.com"])
     func foreignDomain(domain: String) throws {
         #expect(try cookie("a=1; Domain=\(domain)") == nil)
     }
@@ -178,7 +180,8 @@ struct SetCookieParserTests {
         "Path matching: the path itself, or under it at a '/'",
         arguments: [
             ("/docs", "/docs", true), ("/docs", "/docs/", true), ("/docs", "/docs/web", true), ("/docs", "/docsets", false),
-            ("/docs", "/", false), ("/docs/", "/docs/web", true), ("/docs/", "/docs/", true), ("/docs/", "/docs", false), ("/", "/anything/at/all", true),
+            ("/docs", "/", false), ("/docs/", "/docs/web", true), ("/docs/", "/docs/", true), ("/docs/", "/docs", false),
+            ("/", "/anything/at/all", true),
         ])
     func pathMatching(cookiePath: String, requestPath: String, matches: Bool) throws {
         let cookie = Cookie(name: "a", value: "1", domain: "h.example", path: cookiePath)
@@ -212,7 +215,10 @@ struct SetCookieParserTests {
                 "a=1; Expires=Wednesday, 21-Oct-15 07:28:00 GMT; Path=/, b=2; Max-Age=5, c=3",
                 ["a=1; Expires=Wednesday, 21-Oct-15 07:28:00 GMT; Path=/", "b=2; Max-Age=5", "c=3"]
             ),
-            ("a=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/", ["a=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"]),
+            (
+                "a=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/",
+                ["a=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"]
+            ),
             ("list=x,y,z", ["list=x,y,z"]),
             ("single=1", ["single=1"]),
             ("", []),

@@ -137,7 +137,8 @@ struct CustomDecodingTests {
         let hook = Recorder<DecodingFailure>()
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "books") { request throws(TransportError) in
-                TransportResponse(statusCode: 200, headers: ["Content-Type": "text/html"], body: Data("<html>oops</html>".utf8), url: request.url)
+                TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "text/html"], body: Data("<html>oops</html>".utf8), url: request.url)
             }
         ])
         let repository = TestRepository(
@@ -184,7 +185,8 @@ struct CustomDecodingTests {
         let (repository, _) = try repository([.json(.get, "books", Self.booksJSON)])
         let endpoint = Endpoint<Shelf>.get("books").decoding { input in
             throw RepositoryError.invalidResponse(
-                reason: "the shelf is upside down", context: ErrorContext(request: RequestSummary(method: .head, url: input.response.url ?? URL(fileURLWithPath: "/"))))
+                reason: "the shelf is upside down",
+                context: ErrorContext(request: RequestSummary(method: .head, url: input.response.url ?? URL(fileURLWithPath: "/"))))
         }
         let decodable = Endpoint<Book>.get("books").decoding { _ in throw RepositoryError.invalidURL(reason: "mine") }
         // When

@@ -40,7 +40,8 @@ struct ResponseDecoderTests {
         }
     }
 
-    private let page = #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
+    private let page =
+        #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
 
     @Test("Entities, collections and values at key paths decode")
     func successes() throws {
@@ -135,7 +136,8 @@ struct ResponseDecoderTests {
     func reportContents() throws {
         // Given a long body with credentials whose last element has the wrong shape
         let books = (0..<40).map { #"{"id": \#($0), "title": "\#(String(repeating: "t", count: 40))", "genre": "fiction"}"# }
-        let json = #"{"a_token": "t0k3n-abc", "a_password": "hunter2", "data": ["# + books.joined(separator: ",")
+        let json =
+            #"{"a_token": "t0k3n-abc", "a_password": "hunter2", "data": ["# + books.joined(separator: ",")
             + #", {"id": "x", "title": "Bad", "genre": "fiction"}]}"#
         // When
         let returned = try #require(decodingFailure([Book].self, json, keyPath: "data"))
@@ -161,7 +163,8 @@ struct ResponseDecoderTests {
     @Test("Values quoted in a reason never show credentials")
     func reasonRedaction() throws {
         // Given bodies whose mismatch sits at, or contains, a credential
-        let atCredential = try #require(decodingFailure(LoginResponse.self, #"{"token": ["s3cret-token"], "user": {"id": 1, "name": "Ann"}}"#))
+        let atCredential = try #require(
+            decodingFailure(LoginResponse.self, #"{"token": ["s3cret-token"], "user": {"id": 1, "name": "Ann"}}"#))
         let containsCredential = try #require(decodingFailure([Book].self, #"{"token": "s3cret-token", "password": "hunter2"}"#))
         struct Secretive: Decodable { var password: Genre }
         let enumAtCredential = try #require(decodingFailure(Secretive.self, #"{"password": "s3cret-token"}"#))

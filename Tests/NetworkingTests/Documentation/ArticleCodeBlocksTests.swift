@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The documentation's code, kept as the articles and the README show it (their drift tests compare
+// line by line), so the formatter leaves this folder alone.
 import Foundation
 import Testing
 

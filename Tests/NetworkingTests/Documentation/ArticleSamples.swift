@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The documentation's code, kept as the articles and the README show it (their drift tests compare
+// line by line), so the formatter leaves this folder alone.
 import Foundation
 import Networking
 import NetworkingTestSupport
@@ -104,6 +107,17 @@ enum GettingStartedArticle {
         let first = try await library.page(1).get()
         print(first.value.data.count, first.statusCode, first.headers["X-Total-Count"] ?? "?", first.source)
         if let next = first.link(rel: "next") { print("next page:", next) }   // RFC 8288 Link header
+    }
+
+    // MARK: JSON that arrives another way
+
+    static func fastDecoding(pageData: Data, bookData: Data) throws -> ([Book], Book) {
+        let snakeCase = JSONDecoder()
+        snakeCase.keyDecodingStrategy = .convertFromSnakeCase
+        let fast = FastJSONDecoder(snakeCase)
+        let firstPage = try fast.decode([Book].self, from: pageData, at: "data")
+        let oneBook = try fast.decode(Book.self, from: bookData)
+        return (firstPage, oneBook)
     }
 }
 

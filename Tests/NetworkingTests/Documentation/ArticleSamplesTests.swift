@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The documentation's code, kept as the articles and the README show it (their drift tests compare
+// line by line), so the formatter leaves this folder alone.
 import Foundation
 import Networking
 import NetworkingTestSupport
@@ -80,6 +83,18 @@ struct ArticleSamplesTests {
         #expect(try await repository.create(GettingStartedArticle.NewBook(title: "New", author: "A")).get().id == 8)
         let sent = try #require(transport.requests.last?.body?.inMemoryData)
         #expect(try JSONValue(parsing: sent) == ["book": ["title": "New", "author": "A"]])
+    }
+
+    @Test("FastJSONDecoder, used directly, decodes a key path and a whole document with the decoder's strategies")
+    func fastDecoder() throws {
+        let page = Data(#"{"data": [{"id": 1, "title": "Dune"}, {"id": 2, "title": "Emma"}], "page": {"next": null}}"#.utf8)
+        let book = Data(#"{"id": 3, "title": "Kindred", "page_count": 264}"#.utf8)
+        let (first, one) = try GettingStartedArticle.fastDecoding(pageData: page, bookData: book)
+        #expect(first.map(\.title) == ["Dune", "Emma"])
+        #expect(one.id == 3)
+        #expect(throws: DecodingError.self) {
+            try FastJSONDecoder().decode([GettingStartedArticle.Book].self, from: page, at: "page")
+        }
     }
 
     @Test("the getting-started configuration gives the documented base URL")

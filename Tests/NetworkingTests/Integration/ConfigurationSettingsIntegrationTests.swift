@@ -87,7 +87,9 @@ struct ConfigurationSettingsIntegrationTests {
         let postHeaders: TestAPI.Echo = try await repository.performRequest(
             Endpoint.post("echo", parameters: ["a": 1], headers: headers).withoutSession()
         ).get()
-        let put: TestAPI.Echo = try await repository.performRequest(Endpoint.put("echo", parameters: numbers, headers: headers).withoutSession()).get()
+        let put: TestAPI.Echo = try await repository.performRequest(
+            Endpoint.put("echo", parameters: numbers, headers: headers).withoutSession()
+        ).get()
         let putHeaders: TestAPI.Echo = try await repository.performRequest(Endpoint.put("echo", headers: headers).withoutSession()).get()
         let patch: TestAPI.Echo = try await repository.performRequest(Endpoint.patch("echo", parameters: strings).withoutSession()).get()
         let patchHeaders: TestAPI.Echo = try await repository.performRequest(
@@ -96,7 +98,8 @@ struct ConfigurationSettingsIntegrationTests {
         let delete: TestAPI.Echo = try await repository.performRequest(
             Endpoint.delete("echo", parameters: numbers, headers: headers).withoutSession()
         ).get()
-        let deleteHeaders: TestAPI.Echo = try await repository.performRequest(Endpoint.delete("echo", headers: headers).withoutSession()).get()
+        let deleteHeaders: TestAPI.Echo = try await repository.performRequest(Endpoint.delete("echo", headers: headers).withoutSession())
+            .get()
         // Then
         #expect(getStrings.method == "GET")
         #expect(getStrings.args == ["lang": ["en"], "q": ["dune"]])

@@ -36,7 +36,9 @@ struct CookiesIntegrationTests {
         #expect(repository.cookies(forPath: "cookies").isEmpty)
     }
 
-    @Test("With a storage: cookies set across a redirect are sent to the next hop, kept, listed and deleted", arguments: TransportUnderTest.all)
+    @Test(
+        "With a storage: cookies set across a redirect are sent to the next hop, kept, listed and deleted",
+        arguments: TransportUnderTest.all)
     func withStorage(kind: TransportUnderTest) async throws {
         // Given
         let servers = try TestServers.require()
@@ -68,7 +70,9 @@ struct CookiesIntegrationTests {
         #expect(repository.cookies(forPath: "/cookies").map(\.name) == ["b"])
     }
 
-    @Test("Several Set-Cookie fields of one response are all kept, even through URLSession, which joins them", arguments: TransportUnderTest.all)
+    @Test(
+        "Several Set-Cookie fields of one response are all kept, even through URLSession, which joins them",
+        arguments: TransportUnderTest.all)
     func repeatedSetCookie(kind: TransportUnderTest) async throws {
         // Given: httpbin answers with one Set-Cookie field per value asked for
         let storage = CookieStorage()

@@ -56,7 +56,9 @@ struct DownloadIntegrationTests {
         #expect(checked.sha256 == (try await Self.nginxSHA256("1m.bin")))
     }
 
-    @Test("A body cut midway keeps a resumable partial file; the next download asks for the rest with If-Range", arguments: TransportUnderTest.all)
+    @Test(
+        "A body cut midway keeps a resumable partial file; the next download asks for the rest with If-Range",
+        arguments: TransportUnderTest.all)
     func resumeAfterCut(transport: TransportUnderTest) async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -98,7 +100,8 @@ struct DownloadIntegrationTests {
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".changing.bin.download").path))
         // Version 2: the validator no longer matches, so If-Range gets the whole new file (200).
         let digest: Digest = try await repository.performRequest(
-            .get("files/changing/sha256", parameters: ["size": 500_000, "version": 2])).get()
+            .get("files/changing/sha256", parameters: ["size": 500_000, "version": 2])
+        ).get()
         let changed = try await repository.performRequest(
             Endpoint<DownloadedFile>.get("files/changing", parameters: ["size": 500_000, "version": 2])
                 .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
@@ -237,13 +240,15 @@ struct ResponseChunksIntegrationTests {
     func dripAndFailures() async throws {
         let servers = try TestServers.require()
         let drip = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
-            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 5, "duration": 0.5, "delay": 0])).get()
+            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 5, "duration": 0.5, "delay": 0])
+        ).get()
         var bytes = 0
         for try await chunk in drip { bytes += chunk.count }
         #expect(bytes == 5)
         let missing = await (try TestAPI.anonymous(servers.nginxURL)).performRequest(Endpoint<ResponseChunks>.get("missing.bin"))
         #expect(missing.failure?.statusCode == 404)
-        let cut = try await TestAPI.anonymous(servers.faultURL).performRequest(Endpoint<ResponseChunks>.get("cut-body").withoutSession()).get()
+        let cut = try await TestAPI.anonymous(servers.faultURL).performRequest(Endpoint<ResponseChunks>.get("cut-body").withoutSession())
+            .get()
         do {
             for try await _ in cut {}
             Issue.record("a cut body must throw")
@@ -263,7 +268,8 @@ struct ResponseChunksIntegrationTests {
         configuration.activity = activity
         let repository = TestAPI.Repository(configuration: configuration)
         var stream: ResponseChunks? = try await repository.performRequest(
-            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 100, "duration": 30, "delay": 0]).withoutSession()).get()
+            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 100, "duration": 30, "delay": 0]).withoutSession()
+        ).get()
         var iterator = stream?.makeAsyncIterator()
         _ = try await iterator?.next()
         #expect(activity.inFlight == 1, "the transfer is still running")

@@ -75,7 +75,8 @@ struct ErrorCasesIntegrationTests {
         #expect(result.failure?.isConnectivityFailure == false)
     }
 
-    @Test("A malformed head is .invalidResponse, never a connectivity failure", arguments: TransportUnderTest.all, ["bad-status", "garbage"])
+    @Test(
+        "A malformed head is .invalidResponse, never a connectivity failure", arguments: TransportUnderTest.all, ["bad-status", "garbage"])
     func malformedHead(kind: TransportUnderTest, path: String) async throws {
         // Given
         let servers = try TestServers.require()

@@ -50,7 +50,8 @@ struct NumericSettingCase: Sendable, CustomTestStringConvertible {
     func accepts(_ outcome: SettingOutcome) -> Bool {
         switch outcome {
         case .success: return true
-        case .repository(.invalidConfiguration(let reason)) where reason.contains(setting.split(separator: ".").last.map(String.init) ?? setting):
+        case .repository(.invalidConfiguration(let reason))
+        where reason.contains(setting.split(separator: ".").last.map(String.init) ?? setting):
             return true
         case .repository(.invalidRequest), .transport(.invalidRequest): return true
         default: return alsoAccepts(outcome)
@@ -211,7 +212,9 @@ extension NumericSettingCase {
                     return await flaky(configuration, retryAfter: 5)
                 },
                 // A Retry-After of 5 s beyond the maximum ends the retries with the 503.
-                alsoAccepts: { if case .repository(.requestError(let context)) = $0 { value < 5 && context.statusCode == 503 } else { false } })
+                alsoAccepts: {
+                    if case .repository(.requestError(let context)) = $0 { value < 5 && context.statusCode == 503 } else { false }
+                })
         }
 
     static let requestCases: [NumericSettingCase] =

@@ -79,7 +79,9 @@ struct ObservabilityIntegrationTests {
         try await Task.sleep(for: .milliseconds(50))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
-                group.addTask { _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 0.3])) }
+                group.addTask {
+                    _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 0.3]))
+                }
             }
         }
         let seen = await counts.value
@@ -95,8 +97,11 @@ struct ObservabilityIntegrationTests {
         // A generous wait for the echo: at the start of a full run the cooperative pool (two threads on
         // a two-core machine) can take seconds to start the call's task.
         let (echo, slow) = await onPlainThread {
-            (repository.performBlockingRequest(Endpoint<TestAPI.Echo>.get("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 30),
-             repository.performBlockingRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 5]).withoutSession(), maximumWait: 0.3))
+            (
+                repository.performBlockingRequest(
+                    Endpoint<TestAPI.Echo>.get("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 30),
+                repository.performBlockingRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 5]).withoutSession(), maximumWait: 0.3)
+            )
         }
         #expect((try? echo.get())?.args["q"] == ["1"])
         guard case .timeout(let context)? = slow.failure else {
@@ -106,7 +111,8 @@ struct ObservabilityIntegrationTests {
         #expect(context.request.url.path.hasSuffix("/slow"))
     }
 
-    @Test("a blocking call from a transport's own thread (a progress handler) is refused, not deadlocked", arguments: TransportUnderTest.all)
+    @Test(
+        "a blocking call from a transport's own thread (a progress handler) is refused, not deadlocked", arguments: TransportUnderTest.all)
     func blockingFromTransportThread(transport: TransportUnderTest) async throws {
         let repository = try TestAPI.anonymous(transport: transport.make())
         let inner = Mutex<Result<Void, RepositoryError>?>(nil)

@@ -49,8 +49,9 @@ struct RefreshIntegrationTests {
     @Test("a credential known to be expired is refreshed once before sending")
     func knownExpired() async throws {
         let (repository, session, login) = try await refreshingSession()
-        try session.update(credential: Credential(
-            accessToken: login.token, refreshToken: login.refreshToken, expiresAt: Date().addingTimeInterval(-60)))
+        try session.update(
+            credential: Credential(
+                accessToken: login.token, refreshToken: login.refreshToken, expiresAt: Date().addingTimeInterval(-60)))
         let before = try await repository.counters().refreshCalls
         let results = await fetchConcurrently(repository, count: 20)
         #expect(try await repository.counters().refreshCalls - before == 1)
@@ -81,7 +82,10 @@ struct RefreshIntegrationTests {
         #expect(!session.isLoggedIn)
         var sawExpired = false
         for await event in events {
-            if case .expired = event { sawExpired = true; break }
+            if case .expired = event {
+                sawExpired = true
+                break
+            }
         }
         #expect(sawExpired)
         // The next call fails at once, without a network round trip.

@@ -84,7 +84,8 @@ struct RepositoryErrorIntegrationTests {
     @Test("a 404 without a custom error is .requestError with status, headers and JSON body")
     func notFound() async throws {
         let repository = try TestAPI.anonymous()
-        let result: Result<TestAPI.Book, RepositoryError> = await repository.performRequest(Endpoint<TestAPI.Book>.get("status/404").withoutSession())
+        let result: Result<TestAPI.Book, RepositoryError> = await repository.performRequest(
+            Endpoint<TestAPI.Book>.get("status/404").withoutSession())
         guard case .requestError(let context)? = result.failure else {
             Issue.record("expected .requestError, got \(String(describing: result.failure))")
             return
@@ -285,7 +286,9 @@ struct RepositoryErrorFaultIntegrationTests {
             case .tlsError(.expiredCertificate, _)? = expired.failure,
             case .tlsError(.hostnameMismatch, _)? = wrongHost.failure
         else {
-            Issue.record("got \(String(describing: untrusted.failure)), \(String(describing: expired.failure)), \(String(describing: wrongHost.failure))")
+            Issue.record(
+                "got \(String(describing: untrusted.failure)), \(String(describing: expired.failure)), \(String(describing: wrongHost.failure))"
+            )
             return
         }
     }

@@ -22,8 +22,11 @@ struct RequestEncodingIntegrationTests {
         let echo: TestAPI.Echo = try await repository.performRequest(
             Endpoint<TestAPI.Echo>.get(
                 "echo",
-                parameters: ["q": "a&b=c+d e", "page": 2, "tags": ["x", "y"], "filter": ["genre": "novel"], "draft": false,
-                             "missing": String?.none as any Sendable])
+                parameters: [
+                    "q": "a&b=c+d e", "page": 2, "tags": ["x", "y"], "filter": ["genre": "novel"], "draft": false,
+                    "missing": String?.none as any Sendable,
+                ]
+            )
             .withoutSession()
         ).get()
         #expect(echo.args["q"] == ["a&b=c+d e"])
@@ -48,10 +51,12 @@ struct RequestEncodingIntegrationTests {
             #expect(echo.header("Content-Type") == "application/json")
         }
         let delete: TestAPI.Echo = try await repository.performRequest(
-            Endpoint<TestAPI.Echo>(.delete, "echo", parameters: ["id": 7]).withoutSession()).get()
+            Endpoint<TestAPI.Echo>(.delete, "echo", parameters: ["id": 7]).withoutSession()
+        ).get()
         #expect(delete.args["id"] == ["7"])
         let deleteWithBody: TestAPI.Echo = try await repository.performRequest(
-            Endpoint<TestAPI.Echo>(.delete, "echo", parameters: ["ids": [1, 2]], encoding: .json).withoutSession()).get()
+            Endpoint<TestAPI.Echo>(.delete, "echo", parameters: ["ids": [1, 2]], encoding: .json).withoutSession()
+        ).get()
         #expect(deleteWithBody.json == ["ids": [1, 2]])
     }
 
@@ -59,7 +64,8 @@ struct RequestEncodingIntegrationTests {
     func otherBodies() async throws {
         let repository = try TestAPI.anonymous()
         let array: TestAPI.Echo = try await repository.performRequest(
-            Endpoint<TestAPI.Echo>.post("echo", parameters: [1, "two", ["three": 3]]).withoutSession()).get()
+            Endpoint<TestAPI.Echo>.post("echo", parameters: [1, "two", ["three": 3]]).withoutSession()
+        ).get()
         #expect(array.json == [1, "two", ["three": 3]])
         let model: TestAPI.Echo = try await repository.performRequest(
             Endpoint<TestAPI.Echo>.post("echo", body: TestAPI.NewBook(title: "T", author: "A", genre: "novel", year: 1)).withoutSession()
@@ -102,15 +108,18 @@ struct RequestEncodingIntegrationTests {
             let args: [String: JSONValue]
         }
         let servers = try TestServers.require()
-        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.httpbinURL, defaultHeaders: ["X-Default": "d"]))
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.httpbinURL, defaultHeaders: ["X-Default": "d"]))
         let posted: Anything = try await repository.performRequest(
-            Endpoint<Anything>.post("anything/books", parameters: ["title": "Dune"], headers: ["X-Call": "c"]).withoutSession()).get()
+            Endpoint<Anything>.post("anything/books", parameters: ["title": "Dune"], headers: ["X-Call": "c"]).withoutSession()
+        ).get()
         #expect(posted.method == "POST")
         #expect(posted.json == ["title": "Dune"])
         #expect(posted.headers["X-Call"] == "c")
         #expect(posted.headers["X-Default"] == "d")
         let got: Anything = try await repository.performRequest(
-            Endpoint<Anything>.get("anything", parameters: ["page": 1]).withoutSession()).get()
+            Endpoint<Anything>.get("anything", parameters: ["page": 1]).withoutSession()
+        ).get()
         #expect(got.args["page"] == "1")
     }
 

@@ -30,7 +30,8 @@ struct RetryIntegrationTests {
         let repository = try repository(clock: clock)
         let key = UUID().uuidString
         let result: Flaky = try await repository.performAuthenticationRequest(
-            .get("flaky/\(key)", parameters: ["failures": 2, "status": 503])).get()
+            .get("flaky/\(key)", parameters: ["failures": 2, "status": 503])
+        ).get()
         #expect(result.attempts == 3)
         #expect(try await attempts(key, repository) == 3)
         #expect(clock.sleeps == [.milliseconds(500), .milliseconds(1000)])
@@ -42,7 +43,8 @@ struct RetryIntegrationTests {
             let clock = TestClock(start: Date())
             let repository = try repository(clock: clock)
             let result: Flaky = try await repository.performAuthenticationRequest(
-                .get("flaky/\(UUID().uuidString)", parameters: ["failures": 2, "status": status, "retry_after": 7])).get()
+                .get("flaky/\(UUID().uuidString)", parameters: ["failures": 2, "status": status, "retry_after": 7])
+            ).get()
             #expect(result.attempts == 3)
             #expect(clock.sleeps == [.seconds(7), .seconds(7)])
         }
@@ -55,7 +57,8 @@ struct RetryIntegrationTests {
         policy.maximumRetryAfter = .infinity
         let repository = try repository(policy, clock: clock)
         let result: Flaky = try await repository.performAuthenticationRequest(
-            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after": "9000000000000000000"])).get()
+            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after": "9000000000000000000"])
+        ).get()
         #expect(result.attempts == 2)
         #expect(clock.sleeps == [.seconds(1_000_000_000_000)])
     }
@@ -65,7 +68,8 @@ struct RetryIntegrationTests {
         let clock = TestClock(start: Date())
         let repository = try repository(clock: clock)
         let result: Flaky = try await repository.performAuthenticationRequest(
-            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after_date": 20])).get()
+            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after_date": 20])
+        ).get()
         #expect(result.attempts == 2)
         let wait = try #require(clock.sleeps.first)
         #expect(wait >= .seconds(18) && wait <= .seconds(21))
@@ -102,7 +106,8 @@ struct RetryIntegrationTests {
         var policy = RetryPolicy(random: { 1 })
         policy.retryableMethods.insert(.post)
         let optedIn = try repository(policy, clock: clock)
-        let retried = await optedIn.performAuthenticationRequest(Endpoint<Void>(.post, "flaky/\(UUID().uuidString)", query: ["failures": 1]))
+        let retried = await optedIn.performAuthenticationRequest(
+            Endpoint<Void>(.post, "flaky/\(UUID().uuidString)", query: ["failures": 1]))
         #expect(throws: Never.self) { try retried.get() }
     }
 

@@ -32,7 +32,8 @@ extension RoutesIntegrationTests {
         let (repository, _) = try await loggedIn(routes)
         // When / Then
         let created: RoutedBook = try await repository.postObject(
-            RoutedNewBook(title: "Objects", author: "Ann", genre: "poetry", year: 1999)).get()
+            RoutedNewBook(title: "Objects", author: "Ann", genre: "poetry", year: 1999)
+        ).get()
         #expect(created.title == "Objects")
         let read: RoutedBook = try await repository.getObject(created).get()
         #expect(read == created)
@@ -53,7 +54,8 @@ extension RoutesIntegrationTests {
     @Test("Object routes of a protocol and of a base class, with a root key, as the server sees them")
     func objectRoutesOnTheWire() async throws {
         var routes = RouteTable.empty
-        try routes.register((any Archivable).self, methods: [.post], path: "echo/archive/:id", requestRootKey: "item", requiresSession: false)
+        try routes.register(
+            (any Archivable).self, methods: [.post], path: "echo/archive/:id", requestRootKey: "item", requiresSession: false)
         try routes.register(Vehicle.self, methods: [.get, .delete], path: "echo/vehicles/:id", requiresSession: false)
         let repository = TestAPI.Repository(configuration: try configuration(routes))
         let archived: TestAPI.Echo = try await repository.postObject(Memo(id: 4)).get()
@@ -77,7 +79,9 @@ extension RoutesIntegrationTests {
     @Test("Request root keys wrap the body as the server sees it; response key paths unwrap it")
     func rootKeys() async throws {
         let repository = try anonymous([
-            Route(name: "user", method: .post, path: "echo/users", requestRootKey: "user", responseKeyPath: "json.user", requiresSession: false),
+            Route(
+                name: "user", method: .post, path: "echo/users", requestRootKey: "user", responseKeyPath: "json.user",
+                requiresSession: false),
             Route(name: "nested", method: .post, path: "echo/users", requestRootKey: "a.b", requiresSession: false),
         ])
         let person = Person(name: "Ann", age: 3)
@@ -122,7 +126,8 @@ extension RoutesIntegrationTests {
         }
         let repository = TestAPI.Repository(configuration: try configuration(routes))
         let parent: Parent = try await repository.performRequest(
-            .route("parent", parameters: ["id": 9, "children": [["id": 1], ["id": 2]]])).get()
+            .route("parent", parameters: ["id": 9, "children": [["id": 1], ["id": 2]]])
+        ).get()
         #expect(parent.children == [Child(id: 1, parentId: 9), Child(id: 2, parentId: 9)])
     }
 

@@ -93,7 +93,8 @@ struct RoutesIntegrationTests {
         let repository = try anonymous([Route(name: "echo", path: "echo/:rest", requiresSession: false)])
         let (echo, void) = await onPlainThread {
             (
-                repository.performBlockingRequest(Endpoint<TestAPI.Echo>.route("echo", pathVariables: ["rest": "blocking"]), maximumWait: 30),
+                repository.performBlockingRequest(
+                    Endpoint<TestAPI.Echo>.route("echo", pathVariables: ["rest": "blocking"]), maximumWait: 30),
                 repository.performBlockingRequest(Endpoint<Void>.route("echo", pathVariables: ["rest": "void"]), maximumWait: 30)
             )
         }
@@ -109,7 +110,9 @@ struct RoutesIntegrationTests {
     func absoluteRoute() async throws {
         // Given
         let servers = try TestServers.require()
-        let routes = try RouteTable([Route(name: "anything", method: .post, path: servers.httpbinURL + "/anything/:x", requiresSession: false)])
+        let routes = try RouteTable([
+            Route(name: "anything", method: .post, path: servers.httpbinURL + "/anything/:x", requiresSession: false)
+        ])
         let (repository, login) = try await loggedIn(routes)
         // When
         let answer = try await repository.performRawRequest(.route("anything", pathVariables: ["x": "a b"], parameters: ["k": "v"])).get()
@@ -132,7 +135,8 @@ struct RoutesIntegrationTests {
                 requiresSession: false),
         ])
         let echo: TestAPI.Echo = try await repository.performRequest(
-            .route("echo", pathVariables: ["rest": "h"], headers: ["x-client": "call", "X-Call": "c"])).get()
+            .route("echo", pathVariables: ["rest": "h"], headers: ["x-client": "call", "X-Call": "c"])
+        ).get()
         let posted: TestAPI.Echo = try await repository.performRequest(.route("post", parameters: ["a": 1])).get()
         #expect(echo.header("X-Client") == "call")
         #expect(echo.header("X-Route") == "r")

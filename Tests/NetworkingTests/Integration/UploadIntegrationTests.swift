@@ -1,6 +1,7 @@
 import Foundation
-@testable import Networking
 import Testing
+
+@testable import Networking
 
 /// Uploads against the test API's `/uploads/raw` and `/uploads/multipart`, which hash what they
 /// receive and check `Content-MD5` / `Content-Digest`, and httpbin's `/post` (werkzeug's parser).
@@ -53,7 +54,9 @@ struct UploadIntegrationTests {
         try TestAPI.anonymous(transport: transport.shared)
     }
 
-    @Test("A file is streamed with Content-Length, Content-MD5 (base64) and Content-Digest the server verifies", arguments: TransportUnderTest.all)
+    @Test(
+        "A file is streamed with Content-Length, Content-MD5 (base64) and Content-Digest the server verifies",
+        arguments: TransportUnderTest.all)
     func rawFile(transport: TransportUnderTest) async throws {
         let (file, sha256) = try Self.file(size: 512 * 1024 + 17, name: "photo.jpg")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -73,7 +76,8 @@ struct UploadIntegrationTests {
         let repository = try Self.repository(transport)
         let whole = try Data(contentsOf: file)
         let range: RawReceipt = try await repository.performRequest(
-            Endpoint.upload(.post, "uploads/raw", body: .file(file, offset: 1000, length: 5000)).withoutSession()).get()
+            Endpoint.upload(.post, "uploads/raw", body: .file(file, offset: 1000, length: 5000)).withoutSession()
+        ).get()
         #expect(range.size == 5000)
         #expect(range.sha256 == Self.hex(whole[1000..<6000]))
         let chunks = AsyncStream<Data> { continuation in
@@ -100,7 +104,9 @@ struct UploadIntegrationTests {
         #expect(try #require(receipt.inflatedSize) > receipt.size * 5)
     }
 
-    @Test("A multipart form streams fields, an in-memory file and a file from disk, with non-ASCII and quoted names", arguments: TransportUnderTest.all)
+    @Test(
+        "A multipart form streams fields, an in-memory file and a file from disk, with non-ASCII and quoted names",
+        arguments: TransportUnderTest.all)
     func multipart(transport: TransportUnderTest) async throws {
         let (file, sha256) = try Self.file(size: 384 * 1024, name: "report.pdf")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -129,7 +135,8 @@ struct UploadIntegrationTests {
         form.append("value", name: "field")
         form.append(Data("content".utf8), name: "upload", fileName: "a.txt", contentType: "text/plain")
         let echo: JSONValue = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
-            Endpoint.upload(.post, "post", form: form).withoutSession()).get()
+            Endpoint.upload(.post, "post", form: form).withoutSession()
+        ).get()
         #expect(echo["form"]?["field"] == "value")
         #expect(echo["files"]?["upload"] == "content")
     }
@@ -151,7 +158,8 @@ struct UploadIntegrationTests {
         let form: MultipartReceipt = try await repository.performRequest(.route("form", parameters: ["title": "Dune"])).get()
         #expect(form.fields["title"] == ["Dune"])
         let raw: RawReceipt = try await repository.performRequest(
-            Endpoint.route("raw").uploading(.data(Data("a,b\n1,2\n".utf8)))).get()
+            Endpoint.route("raw").uploading(.data(Data("a,b\n1,2\n".utf8)))
+        ).get()
         #expect(raw.size == 8)
         #expect(raw.contentType == "text/csv")
         let packed: RawReceipt = try await repository.performRequest(.route("packed", parameters: ["a": 1])).get()

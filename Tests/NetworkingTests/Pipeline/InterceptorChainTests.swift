@@ -40,8 +40,12 @@ struct InterceptorChainTests {
         let attempts = Mutex(0)
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "items") { request throws(TransportError) in
-                let attempt = attempts.withLock { $0 += 1; return $0 }
-                trace.append("transport \(request.headers.values(for: "X-Trace").joined(separator: ",")) \(request.headers["Authorization"] ?? "-")")
+                let attempt = attempts.withLock {
+                    $0 += 1
+                    return $0
+                }
+                trace.append(
+                    "transport \(request.headers.values(for: "X-Trace").joined(separator: ",")) \(request.headers["Authorization"] ?? "-")")
                 return TransportResponse(statusCode: attempt == 1 ? 503 : 200, body: Data("[]".utf8))
             }
         ])
@@ -59,12 +63,13 @@ struct InterceptorChainTests {
         let items: [Int] = try await repository.performRequest(.get("items")).get()
 
         #expect(items.isEmpty)
-        #expect(trace.all == [
-            "config-1>", "config-2>", "repository>", "transport config-1,config-2,repository Bearer t",
-            "<repository", "<config-2", "<config-1",
-            "config-1>", "config-2>", "repository>", "transport config-1,config-2,repository Bearer t",
-            "<repository", "<config-2", "<config-1",
-        ])
+        #expect(
+            trace.all == [
+                "config-1>", "config-2>", "repository>", "transport config-1,config-2,repository Bearer t",
+                "<repository", "<config-2", "<config-1",
+                "config-1>", "config-2>", "repository>", "transport config-1,config-2,repository Bearer t",
+                "<repository", "<config-2", "<config-1",
+            ])
         // Logging is innermost: it saw both attempts.
         #expect(logger.records.filter { $0.message.hasPrefix("→") }.count == 2)
         #expect(clock.sleeps.count == 1)

@@ -17,7 +17,8 @@ struct AbstractRepositoryPipelineTests {
     }
 
     private static let book = #"{"id": 1, "title": "Dune", "genre": "fiction"}"#
-    private static let page = #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
+    private static let page =
+        #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
 
     // MARK: - Decoding
 

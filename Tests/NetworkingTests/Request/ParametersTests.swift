@@ -65,7 +65,8 @@ struct ParametersTests {
     func nesting() throws {
         // Given
         let parameters: Parameters = [
-            "filter": ["genres": ["fiction", "history"], "range": ["from": 1960, "to": 1970.5] as [String: any Sendable]] as [String: any Sendable],
+            "filter": ["genres": ["fiction", "history"], "range": ["from": 1960, "to": 1970.5] as [String: any Sendable]]
+                as [String: any Sendable],
             "books": [NewBook(title: "Dune", genre: .fiction)],
             "matrix": [[1, 2], [3]],
         ]

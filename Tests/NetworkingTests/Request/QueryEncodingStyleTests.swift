@@ -44,13 +44,16 @@ struct QueryEncodingStyleTests {
         // Then
         #expect(
             index.removingPercentEncoding
-                == "filter[open]=1&filter[years][0]=1965&filter[years][1]=1966&flags[0]=1&flags[1]=0&grid[0][0]=1&grid[0][1]=2&grid[1][0]=3")
+                == "filter[open]=1&filter[years][0]=1965&filter[years][1]=1966&flags[0]=1&flags[1]=0&grid[0][0]=1&grid[0][1]=2&grid[1][0]=3"
+        )
         #expect(
             plain.removingPercentEncoding
                 == "filter[open]=true&filter[years]=1965&filter[years]=1966&flags=true&flags=false&grid=1&grid=2&grid=3")
     }
 
-    @Test("Empty arrays and nulls write nothing in every style", arguments: [QueryEncodingStyle.ArrayEncoding.brackets, .noBrackets, .indexInBrackets])
+    @Test(
+        "Empty arrays and nulls write nothing in every style",
+        arguments: [QueryEncodingStyle.ArrayEncoding.brackets, .noBrackets, .indexInBrackets])
     func emptyValues(arrays: QueryEncodingStyle.ArrayEncoding) {
         #expect(QueryEncoding.encode(["ids": [], "none": nil, "a": 1], style: QueryEncodingStyle(arrays: arrays)) == "a=1")
     }

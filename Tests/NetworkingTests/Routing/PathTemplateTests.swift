@@ -112,7 +112,9 @@ struct PathTemplateTests {
         let reason = try renderRefusal("books/:id/notes/:noteID", ["id": 1])
         #expect(reason == #"the path variable "noteID" is missing (or null)"#)
         #expect(!reason.contains("(null)"))
-        #expect(try renderRefusal("meetings/:meeting.id", ["meeting": ["name": "x"]]) == #"the path variable "meeting.id" is missing (or null)"#)
+        #expect(
+            try renderRefusal("meetings/:meeting.id", ["meeting": ["name": "x"]]) == #"the path variable "meeting.id" is missing (or null)"#
+        )
         #expect(try renderRefusal("meetings/:meeting.id", ["meeting": 5]) == #"the path variable "meeting.id" is missing (or null)"#)
     }
 

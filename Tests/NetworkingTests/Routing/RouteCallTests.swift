@@ -20,7 +20,8 @@ struct RouteCallTests {
     @Test("An unknown route name fails with .invalidRequest naming it and the known routes; nothing is sent")
     func unknownRoute() async throws {
         let transport = AnsweringTransport()
-        let repository = try repository([Route(name: "books", path: "books"), Route(name: "book", path: "books/:id")], transport: transport)
+        let repository = try repository(
+            [Route(name: "books", path: "books"), Route(name: "book", path: "books/:id")], transport: transport)
         let typed: Result<Note, RepositoryError> = await repository.performRequest(.route("boks"))
         let void = await repository.performRequest(Endpoint<Void>.route("boks"))
         let raw = await repository.performRawRequest(.route("boks"))
@@ -225,7 +226,8 @@ struct RouteCallTests {
     @Test("The route's timeout overrides the configuration's; the call's own wins over both")
     func timeout() async throws {
         let transport = AnsweringTransport()
-        let repository = try repository([Route(name: "slow", path: "slow", timeout: 0.3), Route(name: "plain", path: "x")], transport: transport)
+        let repository = try repository(
+            [Route(name: "slow", path: "slow", timeout: 0.3), Route(name: "plain", path: "x")], transport: transport)
         try await repository.performRequest(Endpoint<Void>.route("slow")).get()
         try await repository.performRequest(Endpoint<Void>.route("plain")).get()
         var own = Endpoint<Void>.route("slow")

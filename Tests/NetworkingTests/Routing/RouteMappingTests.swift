@@ -88,7 +88,8 @@ struct RouteMappingTests {
         let repository = TestRepository(configuration: try routedConfiguration(routes), transport: transport)
         // When
         let parent: Parent = try await repository.performRequest(.route("parent", pathVariables: ["id": 9])).get()
-        let response = try await repository.performRequest(Endpoint<RepositoryResponse<Parent>>.route("parent", pathVariables: ["id": 9])).get()
+        let response = try await repository.performRequest(Endpoint<RepositoryResponse<Parent>>.route("parent", pathVariables: ["id": 9]))
+            .get()
         // Then
         #expect(parent.children.map(\.parentID) == [9, 9])
         #expect(response.value == parent)

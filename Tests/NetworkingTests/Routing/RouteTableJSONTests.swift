@@ -184,7 +184,10 @@ struct RouteTableJSONTests {
             (#""timeout": 0"#, "timeout must be a positive number of seconds, not 0.0"),
             (#""timeout": -1.5"#, "timeout must be a positive number of seconds, not -1.5"),
             // arrays of strings
-            (#""invalidatesCachedRouteNames": "books""#, #"the key "invalidatesCachedRouteNames" must be an array of route names, not a string"#),
+            (
+                #""invalidatesCachedRouteNames": "books""#,
+                #"the key "invalidatesCachedRouteNames" must be an array of route names, not a string"#
+            ),
             (
                 #""invalidatesCachedRouteNames": ["books", 1]"#,
                 #"the key "invalidatesCachedRouteNames" must be an array of route names (strings), not one holding a number"#
@@ -283,7 +286,10 @@ struct RouteTableJSONTests {
     @Test(
         "Malformed JSON is refused with the file, the line and the column",
         arguments: [
-            ("{\n  \"a\": {\"path\": \"x\"}\n  \"b\": {\"path\": \"y\"}\n}", #"expected "," or "}" after the value of "a" at line 3, column 3"#),
+            (
+                "{\n  \"a\": {\"path\": \"x\"}\n  \"b\": {\"path\": \"y\"}\n}",
+                #"expected "," or "}" after the value of "a" at line 3, column 3"#
+            ),
             ("{\"a\": {\"path\": \"x\"}} trailing", "unexpected text after the document at line 1, column 22"),
             ("{\n  \"a\": {\"path\": \"x}\n}", "a control character (0x0A) inside a string; escape it at line 2, column 20"),
             ("{\"a\": {\"path\": \"x", "the string is not closed at line 1, column 18"),

@@ -179,8 +179,9 @@ struct RouteTableOpenAPITests {
     func malformed() {
         let json = "{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {\"/a\": {\"get\": {}},}\n}"
         #expect(refusal(json, source: "api.json") == "api.json is not valid JSON: expected a key in quotes at line 3, column 31")
-        #expect(refusal(#"{"openapi": "3.0.0", "paths": {"/a": {"get": {}, "get": {}}}}"#).hasSuffix(
-            #"the key "get" appears twice in the same object at line 1, column 50"#))
+        #expect(
+            refusal(#"{"openapi": "3.0.0", "paths": {"/a": {"get": {}, "get": {}}}}"#).hasSuffix(
+                #"the key "get" appears twice in the same object at line 1, column 50"#))
     }
 
     @Test("Two operations with the same operationId are refused")

@@ -19,7 +19,8 @@ struct CertificatePinsTests {
     @Test("A PEM bundle gives one pin per certificate, in order")
     func pemBundle() throws {
         let servers = try TestServers.require()
-        let bundle = try String(contentsOf: servers.serverCertificatePEM, encoding: .utf8)
+        let bundle =
+            try String(contentsOf: servers.serverCertificatePEM, encoding: .utf8)
             + "\n" + String(contentsOf: servers.caFile, encoding: .utf8)
         let pins = try CertificatePins.pins(inContents: Array(bundle.utf8))
         #expect(pins.count == 2)

@@ -12,15 +12,17 @@ struct DERTests {
         #expect(try DER.element(in: long, at: 0, end: long.count).content == 4..<260)
     }
 
-    @Test("Malformed elements are errors", arguments: [
-        [UInt8](),  // nothing
-        [0x30],  // no length
-        [0x30, 0x80, 0x00, 0x00],  // indefinite length (BER, not DER)
-        [0x1F, 0x01, 0x00],  // multi-byte tag
-        [0x30, 0x85, 1, 1, 1, 1, 1],  // five length bytes
-        [0x30, 0x82, 0x01],  // truncated length
-        [0x30, 0x05, 0x01],  // longer than the bytes
-    ])
+    @Test(
+        "Malformed elements are errors",
+        arguments: [
+            [UInt8](),  // nothing
+            [0x30],  // no length
+            [0x30, 0x80, 0x00, 0x00],  // indefinite length (BER, not DER)
+            [0x1F, 0x01, 0x00],  // multi-byte tag
+            [0x30, 0x85, 1, 1, 1, 1, 1],  // five length bytes
+            [0x30, 0x82, 0x01],  // truncated length
+            [0x30, 0x05, 0x01],  // longer than the bytes
+        ])
     func malformed(bytes: [UInt8]) {
         #expect(throws: DER.Failure.self) { try DER.element(in: bytes, at: 0, end: bytes.count) }
     }

@@ -18,7 +18,10 @@ struct SessionBootstrapTests {
     @Test("With nothing stored, bootstrap finds no session")
     func nothingStored() async throws {
         let events = try await recordEvents { manager in
-            guard case .noSession = await manager.bootstrap() else { Issue.record("expected noSession"); return }
+            guard case .noSession = await manager.bootstrap() else {
+                Issue.record("expected noSession")
+                return
+            }
             #expect(!manager.isLoggedIn)
         }
         #expect(events.isEmpty)
@@ -28,7 +31,10 @@ struct SessionBootstrapTests {
     func emptyStoredToken() async throws {
         let store = ScriptedCredentialStore(PersistedSession(credential: Credential(accessToken: "")))
         let events = try await recordEvents(store: store) { manager in
-            guard case .noSession = await manager.bootstrap() else { Issue.record("expected noSession"); return }
+            guard case .noSession = await manager.bootstrap() else {
+                Issue.record("expected noSession")
+                return
+            }
             #expect(!manager.isLoggedIn)
         }
         #expect(events.isEmpty)
@@ -37,7 +43,10 @@ struct SessionBootstrapTests {
     @Test("Without a fetcher, a stored session is restored with its stored user")
     func storedSession() async throws {
         let events = try await recordEvents(store: ScriptedCredentialStore(Self.stored)) { manager in
-            guard case .restored(let user) = await manager.bootstrap() else { Issue.record("expected restored"); return }
+            guard case .restored(let user) = await manager.bootstrap() else {
+                Issue.record("expected restored")
+                return
+            }
             #expect(user == ann)
             #expect(manager.currentUser == ann)
             #expect(manager.sessionToken == "stored-t")
@@ -49,7 +58,10 @@ struct SessionBootstrapTests {
     func undecodableStoredUser() async throws {
         let store = ScriptedCredentialStore(PersistedSession(credential: Credential(accessToken: "t"), user: ["id": "x"]))
         let events = try await recordEvents(store: store) { manager in
-            guard case .restored(nil) = await manager.bootstrap() else { Issue.record("expected restored(nil)"); return }
+            guard case .restored(nil) = await manager.bootstrap() else {
+                Issue.record("expected restored(nil)")
+                return
+            }
             #expect(manager.isLoggedIn)
             #expect(manager.currentUser == nil)
         }
@@ -63,7 +75,8 @@ struct SessionBootstrapTests {
         let events = try await recordEvents(store: store) { manager in
             let (repository, transport) = try usersRepository(manager, .json(.get, "users/me", #"{"id": 2, "name": "Bob"}"#))
             guard case .restored(let user) = await manager.bootstrap(fetchingUserWith: repository) else {
-                Issue.record("expected restored"); return
+                Issue.record("expected restored")
+                return
             }
             #expect(user == bob)
             #expect(manager.currentUser == bob)
@@ -81,7 +94,8 @@ struct SessionBootstrapTests {
         let events = try await recordEvents(store: store) { manager in
             let (repository, _) = try usersRepository(manager, .status(.get, "users/me", 401))
             guard case .expired = await manager.bootstrap(fetchingUserWith: repository) else {
-                Issue.record("expected expired"); return
+                Issue.record("expected expired")
+                return
             }
             #expect(!manager.isLoggedIn)
         }
@@ -94,7 +108,10 @@ struct SessionBootstrapTests {
         let summary = RequestSummary(method: .get, url: URL(string: "http://api.test/users/me")!)
         let fetcher = FixedUserFetcher(result: .failure(.unauthenticatedSession(ErrorContext(request: summary))))
         let events = try await recordEvents(store: ScriptedCredentialStore(Self.stored)) { manager in
-            guard case .expired = await manager.bootstrap(fetchingUserWith: fetcher) else { Issue.record("expected expired"); return }
+            guard case .expired = await manager.bootstrap(fetchingUserWith: fetcher) else {
+                Issue.record("expected expired")
+                return
+            }
             #expect(!manager.isLoggedIn)
         }
         #expect(events == ["restored", "expired"])
@@ -106,7 +123,10 @@ struct SessionBootstrapTests {
         let events = try await recordEvents(store: store) { manager in
             let (repository, _) = try usersRepository(manager, .failure(.get, "users/me", .network(.connectionRefused)))
             guard case .userUnavailable(.noNetworkConnection(.connectionRefused, _)) = await manager.bootstrap(fetchingUserWith: repository)
-            else { Issue.record("expected userUnavailable"); return }
+            else {
+                Issue.record("expected userUnavailable")
+                return
+            }
             #expect(manager.sessionToken == "stored-t")
             #expect(manager.currentUser == ann)
         }
@@ -119,7 +139,10 @@ struct SessionBootstrapTests {
         let corrupt = CredentialStoreError.corrupt(path: "/test/session.json", reason: "unexpected end of file")
         let events = try await recordEvents(store: ScriptedCredentialStore(loadError: corrupt)) { manager in
             guard case .storeFailed(let error) = await manager.bootstrap(fetchingUserWith: FixedUserFetcher(result: .success(bob)))
-            else { Issue.record("expected storeFailed"); return }
+            else {
+                Issue.record("expected storeFailed")
+                return
+            }
             #expect(error == corrupt)
             #expect(!manager.isLoggedIn)
         }
@@ -132,7 +155,10 @@ struct SessionBootstrapTests {
         let events = try await recordEvents(store: store) { manager in
             try manager.login(user: ann, token: "live")
             store.failLoads(with: .unreadable(path: "/test/session.json", reason: "must not be read"))
-            guard case .restored(let user) = await manager.bootstrap() else { Issue.record("expected restored"); return }
+            guard case .restored(let user) = await manager.bootstrap() else {
+                Issue.record("expected restored")
+                return
+            }
             #expect(user == ann)
             #expect(manager.sessionToken == "live")
         }
@@ -153,7 +179,10 @@ struct SessionBootstrapTests {
         let restored = SessionManager<User>(store: FileCredentialStore(fileURL: file))
         let outcome = await restored.bootstrap()
         // Then
-        guard case .restored(let user) = outcome else { Issue.record("expected restored, got \(outcome)"); return }
+        guard case .restored(let user) = outcome else {
+            Issue.record("expected restored, got \(outcome)")
+            return
+        }
         #expect(user == ann)
         #expect(restored.credential == credential)
         #expect(restored.currentUser == ann)

@@ -55,7 +55,8 @@ struct TestServers: Sendable {
             let servers = TestServers(
                 apiURL: try value("API_URL"), apiTLSURL: try value("API_TLS_URL"), httpbinURL: try value("HTTPBIN_URL"),
                 expiredTLSURL: try value("TLS_EXPIRED_URL"), wrongHostTLSURL: try value("TLS_WRONG_HOST_URL"),
-                faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), nginxURL: try value("NGINX_URL"), caFile: URL(fileURLWithPath: try value("CA_FILE")),
+                faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), nginxURL: try value("NGINX_URL"),
+                caFile: URL(fileURLWithPath: try value("CA_FILE")),
                 serverCertificatePEM: URL(fileURLWithPath: try value("SERVER_CERT_PEM")),
                 serverCertificateDER: URL(fileURLWithPath: try value("SERVER_CERT_DER")),
                 serverPin: try value("SERVER_PIN"), otherPin: try value("OTHER_PIN"))

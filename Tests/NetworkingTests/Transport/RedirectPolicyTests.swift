@@ -19,27 +19,32 @@ struct RedirectPolicyTests {
         TransportResponse(statusCode: status, headers: location.map { ["Location": $0] } ?? [:])
     }
 
-    @Test("Method and body per status", arguments: [
-        (301, HTTPMethod.post, HTTPMethod.get, false), (302, .post, .get, false), (303, .post, .get, false),
-        (307, .post, .post, true), (308, .post, .post, true),
-        (301, .put, .put, true), (302, .delete, .delete, true), (303, .put, .get, false), (303, .head, .head, false),
-        (307, .patch, .patch, true), (308, .put, .put, true), (303, .get, .get, false),
-    ])
+    @Test(
+        "Method and body per status",
+        arguments: [
+            (301, HTTPMethod.post, HTTPMethod.get, false), (302, .post, .get, false), (303, .post, .get, false),
+            (307, .post, .post, true), (308, .post, .post, true),
+            (301, .put, .put, true), (302, .delete, .delete, true), (303, .put, .get, false), (303, .head, .head, false),
+            (307, .patch, .patch, true), (308, .put, .put, true), (303, .get, .get, false),
+        ])
     func methodAndBody(status: Int, method: HTTPMethod, expected: HTTPMethod, keepsBody: Bool) throws {
         let body: String? = method == .head || method == .get ? nil : "{}"
-        let next = try #require(try policy.nextRequest(after: redirect(status, to: "/v2/items"), to: request(method, body: body), redirectsSoFar: 0))
+        let next = try #require(
+            try policy.nextRequest(after: redirect(status, to: "/v2/items"), to: request(method, body: body), redirectsSoFar: 0))
         #expect(next.method == expected)
         #expect((next.body != nil) == keepsBody)
         if body != nil { #expect((next.headers["Content-Type"] != nil) == keepsBody) }
         #expect(next.url.absoluteString == "https://api.example.com/v2/items")
     }
 
-    @Test("Relative locations resolve against the current URL", arguments: [
-        ("/other", "https://api.example.com/other"),
-        ("sibling?x=1", "https://api.example.com/v1/sibling?x=1"),
-        ("//cdn.example.com/file", "https://cdn.example.com/file"),
-        ("http://api.example.com:8080/p", "http://api.example.com:8080/p"),
-    ])
+    @Test(
+        "Relative locations resolve against the current URL",
+        arguments: [
+            ("/other", "https://api.example.com/other"),
+            ("sibling?x=1", "https://api.example.com/v1/sibling?x=1"),
+            ("//cdn.example.com/file", "https://cdn.example.com/file"),
+            ("http://api.example.com:8080/p", "http://api.example.com:8080/p"),
+        ])
     func relativeLocations(location: String, expected: String) throws {
         let next = try #require(try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
         #expect(next.url.absoluteString == expected)
@@ -47,7 +52,8 @@ struct RedirectPolicyTests {
 
     @Test("Credentials stay on their origin")
     func credentials() throws {
-        let same = try #require(try policy.nextRequest(after: redirect(307, to: "https://API.example.com:443/x"), to: request(.post), redirectsSoFar: 0))
+        let same = try #require(
+            try policy.nextRequest(after: redirect(307, to: "https://API.example.com:443/x"), to: request(.post), redirectsSoFar: 0))
         #expect(same.headers["Authorization"] == "Bearer t")
         #expect(same.headers["Cookie"] == "a=b")
         for location in ["https://evil.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"] {

@@ -29,7 +29,9 @@ struct TransportFailureTests {
         #expect(ContinuousClock.now - start < Self.noHang)
     }
 
-    @Test("A server that never answers, or answers one byte at a time, times out", arguments: TransportUnderTest.all, ["/hang", "/slow-headers"])
+    @Test(
+        "A server that never answers, or answers one byte at a time, times out", arguments: TransportUnderTest.all,
+        ["/hang", "/slow-headers"])
     func silentServerTimesOut(transport: TransportUnderTest, path: String) async throws {
         let servers = try TestServers.require()
         let start = ContinuousClock.now
@@ -100,8 +102,9 @@ struct TransportFailureTests {
         #expect(result.failure == .network(.hostNotFound))
     }
 
-    @Test("A connection dropped mid-body or closed without a reply is connectionLost",
-          arguments: TransportUnderTest.all, ["api:/drop", "fault:/partial", "fault:/close"])
+    @Test(
+        "A connection dropped mid-body or closed without a reply is connectionLost",
+        arguments: TransportUnderTest.all, ["api:/drop", "fault:/partial", "fault:/close"])
     func droppedConnection(transport: TransportUnderTest, target: String) async throws {
         let servers = try TestServers.require()
         let parts = target.split(separator: ":", maxSplits: 1).map(String.init)

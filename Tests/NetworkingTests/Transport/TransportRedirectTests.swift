@@ -19,8 +19,9 @@ struct TransportRedirectTests {
         #expect(echo.query == "hop=\(status)")
     }
 
-    @Test("307 and 308 keep a POST and its body; 301, 302 and 303 turn it into a GET without one",
-          arguments: TransportUnderTest.all, statuses)
+    @Test(
+        "307 and 308 keep a POST and its body; 301, 302 and 303 turn it into a GET without one",
+        arguments: TransportUnderTest.all, statuses)
     func postBodyAcrossRedirects(transport: TransportUnderTest, status: Int) async throws {
         let servers = try TestServers.require()
         let body = Data(#"{"keep":true}"#.utf8)

@@ -63,12 +63,19 @@ struct TransportTLSTests {
             expectPinningUnsupported(wrongHost)
             // Without the CA file, Linux URLSession can only say "untrusted" for both.
             let plain = await Wire.send(try Wire.request(servers.expiredTLSURL + "/health"), over: transport.shared)
-            guard case .failure(.tls) = plain else { Issue.record("expected a TLS error, got \(plain)"); return }
+            guard case .failure(.tls) = plain else {
+                Issue.record("expected a TLS error, got \(plain)")
+                return
+            }
             return
         }
-        guard case .failure(.tls(.expiredCertificate)) = expired else { Issue.record("expected expiredCertificate, got \(expired)"); return }
+        guard case .failure(.tls(.expiredCertificate)) = expired else {
+            Issue.record("expected expiredCertificate, got \(expired)")
+            return
+        }
         guard case .failure(.tls(.hostnameMismatch)) = wrongHost else {
-            Issue.record("expected hostnameMismatch, got \(wrongHost)"); return
+            Issue.record("expected hostnameMismatch, got \(wrongHost)")
+            return
         }
     }
 
@@ -91,7 +98,8 @@ struct TransportTLSTests {
         let servers = try TestServers.require()
         let key = "pin-\(UUID().uuidString)"
         let wrong = try Wire.request(
-            .post, servers.apiTLSURL + "/poll/\(key)", headers: ["Authorization": "Bearer must-not-leak", "Content-Type": "application/json"],
+            .post, servers.apiTLSURL + "/poll/\(key)",
+            headers: ["Authorization": "Bearer must-not-leak", "Content-Type": "application/json"],
             body: Data(#"{"secret":1}"#.utf8), security: try security(servers, pins: [servers.otherPin]))
         let result = await Wire.send(wrong, over: transport.shared)
         if transport.cannotEvaluateTrust { return expectPinningUnsupported(result) }
@@ -102,7 +110,8 @@ struct TransportTLSTests {
         #expect(history.json?["attempts"] == .int(0))
         // The repository reports it as pinningFailed with the host.
         guard case .pinningFailed(let host, _) = RepositoryError(.pinMismatch(host: "127.0.0.1"), request: wrong.summary) else {
-            Issue.record("pinMismatch must map to RepositoryError.pinningFailed"); return
+            Issue.record("pinMismatch must map to RepositoryError.pinningFailed")
+            return
         }
         #expect(host == "127.0.0.1")
     }
@@ -127,7 +136,10 @@ struct TransportTLSTests {
         let servers = try TestServers.require()
         let request = try Wire.request(servers.apiURL + "/health", security: try security(servers, pins: [servers.serverPin]))
         let result = await Wire.send(request, over: transport.shared)
-        guard case .failure(.invalidRequest(let reason)) = result else { Issue.record("expected invalidRequest, got \(result)"); return }
+        guard case .failure(.invalidRequest(let reason)) = result else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
         #expect(reason.contains("https"))
     }
 

@@ -77,8 +77,9 @@ public struct FastJSONDecoder: Sendable {
 
     /// `JSONDecoder`'s error for input that is not JSON (or holds a value it cannot read).
     static func invalidJSON(_ error: FastJSONSyntaxError) -> DecodingError {
-        DecodingError.dataCorrupted(DecodingError.Context(
-            codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
     }
 
     static func configuredJSONDecoder(_ options: FastJSONOptions) -> JSONDecoder {
@@ -127,12 +128,12 @@ public struct FastJSONDecoder: Sendable {
         case (0xFE, 0xFF, _, _): (encoding, bomLength) = (.utf16BigEndian, 2)
         case (0xFF, 0xFE, _, _): (encoding, bomLength) = (.utf16LittleEndian, 2)
         case (0xEF, 0xBB, 0xBF, _): bomLength = 3
-        case let (0, 0, 0, .some(nz)) where nz != 0: encoding = .utf32BigEndian
-        case let (0, .some(nz1), 0, .some(nz2)) where nz1 != 0 && nz2 != 0: encoding = .utf16BigEndian
-        case let (.some(nz), 0, 0, 0) where nz != 0: encoding = .utf32LittleEndian
-        case let (.some(nz1), 0, .some(nz2), 0) where nz1 != 0 && nz2 != 0: encoding = .utf16LittleEndian
-        case let (0, .some(nz), nil, nil) where nz != 0: encoding = .utf16BigEndian
-        case let (.some(nz), 0, nil, nil) where nz != 0: encoding = .utf16LittleEndian
+        case (0, 0, 0, .some(let nz)) where nz != 0: encoding = .utf32BigEndian
+        case (0, .some(let nz1), 0, .some(let nz2)) where nz1 != 0 && nz2 != 0: encoding = .utf16BigEndian
+        case (.some(let nz), 0, 0, 0) where nz != 0: encoding = .utf32LittleEndian
+        case (.some(let nz1), 0, .some(let nz2), 0) where nz1 != 0 && nz2 != 0: encoding = .utf16LittleEndian
+        case (0, .some(let nz), nil, nil) where nz != 0: encoding = .utf16BigEndian
+        case (.some(let nz), 0, nil, nil) where nz != 0: encoding = .utf16LittleEndian
         default: break
         }
         if encoding == .utf8 {

@@ -20,8 +20,10 @@ extension FastJSONDecoderImpl {
             parentNode = node
             if let index = Int(component), tape.kind(value) == FastJSONTape.array {
                 guard index >= 0, index < tape.elementCount(value) else {
-                    throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-                        codingPath: session.codingPath(node), debugDescription: "the array has no element at index \(index)"))
+                    throw DecodingError.valueNotFound(
+                        T.self,
+                        DecodingError.Context(
+                            codingPath: session.codingPath(node), debugDescription: "the array has no element at index \(index)"))
                 }
                 var element = value &+ 1
                 for _ in 0..<index { element = tape.next(element) }
@@ -32,21 +34,27 @@ extension FastJSONDecoderImpl {
             let kind = tape.kind(value)
             guard kind == FastJSONTape.object else {
                 if kind == FastJSONTape.null {
-                    throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                        codingPath: session.codingPath(node),
-                        debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+                    throw DecodingError.valueNotFound(
+                        [String: Any].self,
+                        DecodingError.Context(
+                            codingPath: session.codingPath(node),
+                            debugDescription: "Cannot get keyed decoding container -- found null value instead"))
                 }
-                throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
-                    codingPath: session.codingPath(node),
-                    debugDescription: "Expected to decode \([String: Any].self) but found \(FastJSONTape.describe(kind)) instead."))
+                throw DecodingError.typeMismatch(
+                    [String: Any].self,
+                    DecodingError.Context(
+                        codingPath: session.codingPath(node),
+                        debugDescription: "Expected to decode \([String: Any].self) but found \(FastJSONTape.describe(kind)) instead."))
             }
             let table = try session.makeKeyTable(object: value, node: node)
             var name = component
             let found = name.withUTF8 { session.find($0, in: table, object: value, node: node) }
             let key = FastJSONCodingKey(stringValue: component)
             guard found >= 0 else {
-                throw DecodingError.keyNotFound(key, DecodingError.Context(
-                    codingPath: session.codingPath(node), debugDescription: "no value at key path component \"\(component)\""))
+                throw DecodingError.keyNotFound(
+                    key,
+                    DecodingError.Context(
+                        codingPath: session.codingPath(node), debugDescription: "no value at key path component \"\(component)\""))
             }
             node = session.scratch.pointee.pushNode(parent: node, .key(key))
             value = found

@@ -53,13 +53,17 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
         let kind = reader.tape.kind(value)
         guard kind == FastJSONTape.object else {
             if kind == FastJSONTape.null {
-                throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                    codingPath: session.codingPath(node),
-                    debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound(
+                    [String: Any].self,
+                    DecodingError.Context(
+                        codingPath: session.codingPath(node),
+                        debugDescription: "Cannot get keyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
-                codingPath: session.codingPath(node),
-                debugDescription: "Expected to decode \([String: Any].self) but found \(FastJSONTape.describe(kind)) instead."))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(
+                    codingPath: session.codingPath(node),
+                    debugDescription: "Expected to decode \([String: Any].self) but found \(FastJSONTape.describe(kind)) instead."))
         }
         let table = try session.makeKeyTable(object: value, node: node)
         return KeyedDecodingContainer(FastJSONKeyedContainer<Key>(decoder: self, object: value, node: node, table: table))
@@ -69,13 +73,17 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
         let kind = reader.tape.kind(value)
         guard kind == FastJSONTape.array else {
             if kind == FastJSONTape.null {
-                throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                    codingPath: session.codingPath(node),
-                    debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound(
+                    [Any].self,
+                    DecodingError.Context(
+                        codingPath: session.codingPath(node),
+                        debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([Any].self, DecodingError.Context(
-                codingPath: session.codingPath(node),
-                debugDescription: "Expected to decode \([Any].self) but found \(FastJSONTape.describe(kind)) instead."))
+            throw DecodingError.typeMismatch(
+                [Any].self,
+                DecodingError.Context(
+                    codingPath: session.codingPath(node),
+                    debugDescription: "Expected to decode \([Any].self) but found \(FastJSONTape.describe(kind)) instead."))
         }
         return FastJSONUnkeyedContainer(decoder: self, array: value, node: node)
     }
@@ -192,8 +200,9 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
                 throw session.error(error, String.self, node: parent, component)
             }
             guard let data = Data(base64Encoded: text) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: session.codingPath(parent, component), debugDescription: "Encountered Data is not valid Base64."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: session.codingPath(parent, component), debugDescription: "Encountered Data is not valid Base64."))
             }
             return data
         case .custom(let decode):
@@ -216,8 +225,9 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
             let text: String = try primitive(String.self, value, parent, component)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 // JSONDecoder reports this at the decoder's own path, without the key.
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "Expected date string to be ISO8601-formatted."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: codingPath, debugDescription: "Expected date string to be ISO8601-formatted."))
             }
             return date
         case .custom(let decode):
@@ -229,8 +239,9 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
         try checkNotNull(URL.self, value, parent, component)
         let text: String = try primitive(String.self, value, parent, component)
         guard let url = URL(string: text) else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: session.codingPath(parent, component), debugDescription: "Invalid URL string."))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: session.codingPath(parent, component), debugDescription: "Invalid URL string."))
         }
         return url
     }
@@ -241,8 +252,10 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
         } catch {
             if case .typeMismatch = error {
                 // JSONDecoder gives this mismatch no description.
-                throw DecodingError.typeMismatch(Decimal.self, DecodingError.Context(
-                    codingPath: session.codingPath(parent, component), debugDescription: ""))
+                throw DecodingError.typeMismatch(
+                    Decimal.self,
+                    DecodingError.Context(
+                        codingPath: session.codingPath(parent, component), debugDescription: ""))
             }
             throw session.error(error, Decimal.self, node: parent, component)
         }
@@ -261,8 +274,10 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
         if let component { node = session.scratch.pointee.pushNode(parent: parent, component) }
         let result = try dictionary.fastJSONDecode(self, value: value, node: node)
         guard let typed = result as? T else {
-            throw DecodingError.typeMismatch(T.self, DecodingError.Context(
-                codingPath: session.codingPath(node), debugDescription: "Unexpected dictionary type."))
+            throw DecodingError.typeMismatch(
+                T.self,
+                DecodingError.Context(
+                    codingPath: session.codingPath(node), debugDescription: "Unexpected dictionary type."))
         }
         return typed
     }

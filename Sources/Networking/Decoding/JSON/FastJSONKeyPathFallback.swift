@@ -27,8 +27,10 @@ struct FastJSONKeyPathFallback<Value: Decodable>: Decodable {
                 _ = try elements.decode(Skipped.self)
             }
             guard index >= 0, !elements.isAtEnd else {
-                throw DecodingError.valueNotFound(Value.self, DecodingError.Context(
-                    codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
+                throw DecodingError.valueNotFound(
+                    Value.self,
+                    DecodingError.Context(
+                        codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
             }
             if rest.isEmpty {
                 value = try elements.decode(Value.self)
@@ -42,8 +44,10 @@ struct FastJSONKeyPathFallback<Value: Decodable>: Decodable {
         let container = try decoder.container(keyedBy: FastJSONCodingKey.self)
         let key = FastJSONCodingKey(stringValue: first)
         guard container.contains(key) else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: container.codingPath, debugDescription: "no value at key path component \"\(first)\""))
         }
         if rest.isEmpty {
             value = try container.decode(Value.self, forKey: key)

@@ -41,8 +41,10 @@ struct FastJSONKeyedContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always) private func value(for key: K) throws -> Int32 {
         let value = find(key)
         guard value >= 0 else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return value
     }

@@ -70,9 +70,10 @@ struct FastJSONReader {
     }
 
     private func invalidNumber(_ number: UnsafeBufferPointer<UInt8>) -> FastJSONValueFailure {
-        .syntax(FastJSONSyntaxError(
-            "Invalid number \(String(decoding: number, as: UTF8.self))",
-            at: number.baseAddress.map { $0 - UnsafePointer(bytes) }))
+        .syntax(
+            FastJSONSyntaxError(
+                "Invalid number \(String(decoding: number, as: UTF8.self))",
+                at: number.baseAddress.map { $0 - UnsafePointer(bytes) }))
     }
 
     /// An integer of any width, with `JSONDecoder`'s rules: digits in range; or a number with a
@@ -90,9 +91,11 @@ struct FastJSONReader {
         return try nonPlainInteger(number, as: T.self)
     }
 
-    private func nonPlainInteger<T: FixedWidthInteger & Decodable>(_ number: UnsafeBufferPointer<UInt8>, as type: T.Type) throws(FastJSONValueFailure) -> T {
+    private func nonPlainInteger<T: FixedWidthInteger & Decodable>(_ number: UnsafeBufferPointer<UInt8>, as type: T.Type)
+        throws(FastJSONValueFailure) -> T
+    {
         guard let p = number.baseAddress, FastJSONNumberParser.isValid(p, number.count),
-              let double = FastJSONNumberParser.double(p, number.count)
+            let double = FastJSONNumberParser.double(p, number.count)
         else { throw invalidNumber(number) }
         guard let result = T(exactly: double) else { throw notRepresentable(number) }
         if double.magnitude < 9_007_199_254_740_992 { return result }
@@ -113,7 +116,7 @@ struct FastJSONReader {
             if tape.flags(value) & FastJSONTape.plainInteger != 0, n <= 16 {
                 // At most 16 digits: an Int64, converted with one correct rounding.
                 guard FastJSONNumberParser.isValidPlainInteger(p, n),
-                      let integer = FastJSONNumberParser.plainInteger(p, n, as: Int64.self)
+                    let integer = FastJSONNumberParser.plainInteger(p, n, as: Int64.self)
                 else { throw invalidNumber(number) }
                 if integer == 0 { return p[0] == UInt8(ascii: "-") ? -0.0 : 0.0 }
                 return Double(integer)
@@ -153,7 +156,7 @@ struct FastJSONReader {
     /// `convertFromString`: a string without escapes that is byte for byte one of the three names.
     private func nonConformingFloat<F: FloatingPoint>(_ value: Int32, _ kind: UInt8, as type: F.Type) -> F? {
         guard kind == FastJSONTape.string, let names = options.nonConformingFloats,
-              tape.flags(value) & FastJSONTape.needsUnescaping == 0
+            tape.flags(value) & FastJSONTape.needsUnescaping == 0
         else { return nil }
         let text = UnsafeBufferPointer(start: UnsafePointer(bytes + tape.offset(value)), count: tape.length(value))
         if text.elementsEqual(names.positiveInfinity) { return F.infinity }

@@ -234,9 +234,10 @@ struct FastJSONScanner {
             let word = load64(bytes, i)
             let quotes = word ^ 0x2222_2222_2222_2222
             let backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let special = ((quotes &- 0x0101_0101_0101_0101) & ~quotes
-                | (backslashes &- 0x0101_0101_0101_0101) & ~backslashes
-                | (word &- 0x2020_2020_2020_2020) & ~word) & 0x8080_8080_8080_8080
+            let special =
+                ((quotes &- 0x0101_0101_0101_0101) & ~quotes
+                    | (backslashes &- 0x0101_0101_0101_0101) & ~backslashes
+                    | (word &- 0x2020_2020_2020_2020) & ~word) & 0x8080_8080_8080_8080
             if special == 0 {
                 high |= word
                 i &+= 8
@@ -283,7 +284,8 @@ struct FastJSONScanner {
             if byte &- UInt8(ascii: "0") < 10 {
                 i &+= 1
             } else if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
-                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") {
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            {
                 plain = false
                 i &+= 1
             } else {

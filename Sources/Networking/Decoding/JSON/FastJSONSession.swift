@@ -80,13 +80,17 @@ final class FastJSONSession {
         case .syntax(let error):
             return error
         case .valueNotFound:
-            return DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: codingPath(node, component),
-                debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+            return DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath(node, component),
+                    debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         case .typeMismatch(let found):
-            return DecodingError.typeMismatch(type, DecodingError.Context(
-                codingPath: codingPath(node, component),
-                debugDescription: "Expected to decode \(type) but found \(FastJSONTape.describe(found)) instead."))
+            return DecodingError.typeMismatch(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath(node, component),
+                    debugDescription: "Expected to decode \(type) but found \(FastJSONTape.describe(found)) instead."))
         }
     }
 
@@ -110,9 +114,10 @@ final class FastJSONSession {
             slotMask = capacity &- 1
             scratch.pointee.slots.append(repeating: 0, count: capacity)
         }
-        scratch.pointee.records.append(FastJSONKeyRecord(
-            keyStart: 0, keyLength: FastJSONKeyRecord.headerMarker, valueIndex: generation,
-            extra: hashed ? UInt32(truncatingIfNeeded: slotStart) : UInt32.max))
+        scratch.pointee.records.append(
+            FastJSONKeyRecord(
+                keyStart: 0, keyLength: FastJSONKeyRecord.headerMarker, valueIndex: generation,
+                extra: hashed ? UInt32(truncatingIfNeeded: slotStart) : UInt32.max))
 
         let defaultKeys = options.usesDefaultKeys
         var customPath: [any CodingKey]?
@@ -219,7 +224,8 @@ final class FastJSONSession {
                 let source = reader.keyPointer(record)
                 guard FastJSONSnakeCase.convertASCII(source, n, into: &scratch.pointee.keyBytes) else { return record }
                 return FastJSONKeyRecord(
-                    keyStart: UInt32(truncatingIfNeeded: start), keyLength: UInt32(truncatingIfNeeded: scratch.pointee.keyBytes.count &- start),
+                    keyStart: UInt32(truncatingIfNeeded: start),
+                    keyLength: UInt32(truncatingIfNeeded: scratch.pointee.keyBytes.count &- start),
                     valueIndex: 0, extra: FastJSONKeyRecord.inKeyBytes)
             }
             return appendKey(FastJSONSnakeCase.convertExactly(reader.keyString(record)))
@@ -258,6 +264,5 @@ final class FastJSONSession {
             keyStart: UInt32(truncatingIfNeeded: start), keyLength: UInt32(truncatingIfNeeded: scratch.pointee.keyBytes.count &- start),
             valueIndex: 0, extra: FastJSONKeyRecord.inKeyBytes)
     }
-
 
 }

@@ -35,8 +35,10 @@ struct FastJSONUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     private func atEnd(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") -> DecodingError {
-        DecodingError.valueNotFound(type, DecodingError.Context(
-            codingPath: session.codingPath(node, .index(Int(index))), debugDescription: message))
+        DecodingError.valueNotFound(
+            type,
+            DecodingError.Context(
+                codingPath: session.codingPath(node, .index(Int(index))), debugDescription: message))
     }
 
     /// The next element's tape index, or `JSONDecoder`'s error for `type` at the end.

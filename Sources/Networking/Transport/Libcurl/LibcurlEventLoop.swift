@@ -63,7 +63,8 @@
         /// Queues a transfer; it fails with ``TransportError/cancelled`` once the loop is shut down.
         func submit(_ transfer: LibcurlTransfer) {
             guard let multi else {
-                transfer.complete(.failure(.network(.other("libcurl could not be initialised (curl_global_init or curl_multi_init failed)"))))
+                transfer.complete(
+                    .failure(.network(.other("libcurl could not be initialised (curl_global_init or curl_multi_init failed)"))))
                 return
             }
             let accepted = inbox.withLock { inbox -> Bool in
@@ -156,7 +157,7 @@
 
                 let mayWait = inbox.withLock { inbox -> Bool in
                     guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.resumptions.isEmpty, !inbox.isShutDown
-                else { return false }
+                    else { return false }
                     inbox.isWaiting = true
                     return true
                 }

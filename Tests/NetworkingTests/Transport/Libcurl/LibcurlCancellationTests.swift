@@ -109,9 +109,11 @@
             let transport = LibcurlTransport()
             let request = try Wire.request(servers.faultURL + "/hang", timeout: 30)
             // When
-            let problems = await cancelMany(iterations: 300, lanes: 4, { await Wire.send(request, over: transport) }) {
-                $0.failure == .cancelled
-            }
+            let problems = await cancelMany(
+                iterations: 300, lanes: 4, { await Wire.send(request, over: transport) },
+                accept: {
+                    $0.failure == .cancelled
+                })
             // Then
             #expect(problems.isEmpty, "\(problems.count) calls: \(problems.prefix(10))")
             let health = try Wire.request(servers.apiURL + "/health", timeout: 10)
@@ -126,11 +128,11 @@
             #expect(repository.transport is LibcurlTransport)
             // When
             let problems = await cancelMany(
-                iterations: 100, lanes: 4, { await repository.performRequest(Endpoint<Void>.get("hang").withoutSession()) }
-            ) { result in
-                guard case .cancelled? = result.failure else { return false }
-                return true
-            }
+                iterations: 100, lanes: 4, { await repository.performRequest(Endpoint<Void>.get("hang").withoutSession()) },
+                accept: { result in
+                    guard case .cancelled? = result.failure else { return false }
+                    return true
+                })
             // Then
             #expect(problems.isEmpty, "\(problems.count) calls: \(problems.prefix(10))")
         }
@@ -142,12 +144,14 @@
             let transport = LibcurlTransport()
             let request = try Wire.request(servers.apiURL + "/health", timeout: 30)
             // When
-            let problems = await cancelMany(iterations: 60, lanes: 3, { await Wire.send(request, over: transport) }) { result in
-                switch result {
-                case .success(let response): response.statusCode == 200
-                case .failure(let error): error == .cancelled
-                }
-            }
+            let problems = await cancelMany(
+                iterations: 60, lanes: 3, { await Wire.send(request, over: transport) },
+                accept: { result in
+                    switch result {
+                    case .success(let response): response.statusCode == 200
+                    case .failure(let error): error == .cancelled
+                    }
+                })
             // Then
             #expect(problems.isEmpty, "\(problems.count) calls: \(problems.prefix(10))")
             #expect(try await Wire.response(request, over: transport).statusCode == 200, "the transport still serves")
@@ -159,14 +163,14 @@
             let repository = try TestAPI.anonymous(timeout: 30)
             // When
             let problems = await cancelMany(
-                iterations: 60, lanes: 3, { await repository.performRequest(Endpoint<Void>.get("health").withoutSession()) }
-            ) { result in
-                switch result {
-                case .success: true
-                case .failure(.cancelled): true
-                case .failure: false
-                }
-            }
+                iterations: 60, lanes: 3, { await repository.performRequest(Endpoint<Void>.get("health").withoutSession()) },
+                accept: { result in
+                    switch result {
+                    case .success: true
+                    case .failure(.cancelled): true
+                    case .failure: false
+                    }
+                })
             // Then
             #expect(problems.isEmpty, "\(problems.count) calls: \(problems.prefix(10))")
         }

@@ -23,24 +23,35 @@
 
         @Test("TLS failures are told apart by OpenSSL's message")
         func tls() {
-            #expect(map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: self-signed certificate")
-                == .tls(.untrustedCertificate("SSL certificate problem: self-signed certificate")))
-            #expect(map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: unable to get local issuer certificate")
-                == .tls(.untrustedCertificate("SSL certificate problem: unable to get local issuer certificate")))
-            #expect(map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: certificate has expired")
-                == .tls(.expiredCertificate("SSL certificate problem: certificate has expired")))
+            #expect(
+                map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: self-signed certificate")
+                    == .tls(.untrustedCertificate("SSL certificate problem: self-signed certificate")))
+            #expect(
+                map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: unable to get local issuer certificate")
+                    == .tls(.untrustedCertificate("SSL certificate problem: unable to get local issuer certificate")))
+            #expect(
+                map(CURLE_PEER_FAILED_VERIFICATION, "SSL certificate problem: certificate has expired")
+                    == .tls(.expiredCertificate("SSL certificate problem: certificate has expired")))
             let wrongHost = "SSL: no alternative certificate subject name matches target host name '127.0.0.1'"
             #expect(map(CURLE_PEER_FAILED_VERIFICATION, wrongHost) == .tls(.hostnameMismatch(wrongHost)))
             let handshake = "error:0A000410:SSL routines::sslv3 alert handshake failure"
             #expect(map(CURLE_SSL_CONNECT_ERROR, handshake) == .tls(.handshakeFailed(handshake)))
-            #expect(map(CURLE_SSL_PINNEDPUBKEYNOTMATCH, "SSL: public key does not match pinned public key") == .pinMismatch(host: "api.example.com"))
+            #expect(
+                map(CURLE_SSL_PINNEDPUBKEYNOTMATCH, "SSL: public key does not match pinned public key")
+                    == .pinMismatch(host: "api.example.com"))
         }
 
         @Test("Bad answers, limits and bad requests")
         func others() {
-            #expect(map(CURLE_UNSUPPORTED_PROTOCOL, "Received HTTP/0.9 when not allowed") == .invalidResponse("Received HTTP/0.9 when not allowed"))
-            #expect(map(CURLE_WEIRD_SERVER_REPLY, "Unsupported HTTP version in response") == .invalidResponse("Unsupported HTTP version in response"))
-            #expect(map(CURLE_BAD_CONTENT_ENCODING, "Error while processing content unencoding") == .invalidResponse("Error while processing content unencoding"))
+            #expect(
+                map(CURLE_UNSUPPORTED_PROTOCOL, "Received HTTP/0.9 when not allowed")
+                    == .invalidResponse("Received HTTP/0.9 when not allowed"))
+            #expect(
+                map(CURLE_WEIRD_SERVER_REPLY, "Unsupported HTTP version in response")
+                    == .invalidResponse("Unsupported HTTP version in response"))
+            #expect(
+                map(CURLE_BAD_CONTENT_ENCODING, "Error while processing content unencoding")
+                    == .invalidResponse("Error while processing content unencoding"))
             #expect(map(CURLE_FILESIZE_EXCEEDED, "Maximum file size exceeded") == .responseTooLarge(limit: 1000))
             #expect(map(CURLE_URL_MALFORMAT, "URL rejected: Bad hostname") == .invalidRequest("URL rejected: Bad hostname"))
             #expect(map(CURLE_OUT_OF_MEMORY, "out of memory") == .network(.other("libcurl error 27: out of memory")))

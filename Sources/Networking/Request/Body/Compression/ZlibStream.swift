@@ -72,10 +72,11 @@ final class ZlibStream {
     func copy() throws(CompressionError) -> ZlibStream {
         let destination = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         destination.initialize(to: z_stream())
-        let code = switch direction {
-        case .deflate: deflateCopy(destination, stream)
-        case .inflate: inflateCopy(destination, stream)
-        }
+        let code =
+            switch direction {
+            case .deflate: deflateCopy(destination, stream)
+            case .inflate: inflateCopy(destination, stream)
+            }
         guard code == Z_OK else {
             destination.deinitialize(count: 1)
             destination.deallocate()

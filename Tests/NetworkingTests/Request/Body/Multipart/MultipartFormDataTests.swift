@@ -76,7 +76,8 @@ struct MultipartFormDataTests {
         var form = try MultipartFormData(boundary: "b")
         form.append(Data("x".utf8), name: "pièce", fileName: "résumé 📄.pdf")
         let body = [UInt8](try form.encodedData(maximumSize: 10_000))
-        let expected: [UInt8] = Array("name=\"pi".utf8) + [0xC3, 0xA8] + Array("ce\"; filename=\"r".utf8) + [0xC3, 0xA9]
+        let expected: [UInt8] =
+            Array("name=\"pi".utf8) + [0xC3, 0xA8] + Array("ce\"; filename=\"r".utf8) + [0xC3, 0xA9]
             + Array("sum".utf8) + [0xC3, 0xA9, 0x20, 0xF0, 0x9F, 0x93, 0x84] + Array(".pdf\"".utf8)
         #expect(MultipartParser.firstIndex(of: expected, in: body, from: 0) != nil)
         #expect(!String(decoding: body, as: UTF8.self).contains("filename*"))
@@ -90,16 +91,20 @@ struct MultipartFormDataTests {
         #expect(text.contains("Content-Type: text/plainX-Injected: 1\r\n"))
     }
 
-    @Test("Valid boundaries are accepted", arguments: [
-        "a", String(repeating: "z", count: 70), "with space inside", "'()+_,-./:=?", "0123456789",
-    ])
+    @Test(
+        "Valid boundaries are accepted",
+        arguments: [
+            "a", String(repeating: "z", count: 70), "with space inside", "'()+_,-./:=?", "0123456789",
+        ])
     func validBoundary(boundary: String) throws {
         #expect(try MultipartFormData(boundary: boundary).boundary == boundary)
     }
 
-    @Test("Invalid boundaries are refused with a reason", arguments: [
-        "", String(repeating: "z", count: 71), "ends with space ", "semi;colon", "quote\"", "é", "tab\there", "line\r\nbreak",
-    ])
+    @Test(
+        "Invalid boundaries are refused with a reason",
+        arguments: [
+            "", String(repeating: "z", count: 71), "ends with space ", "semi;colon", "quote\"", "é", "tab\there", "line\r\nbreak",
+        ])
     func invalidBoundary(boundary: String) {
         #expect {
             try MultipartFormData(boundary: boundary)
@@ -163,8 +168,10 @@ struct MultipartFormDataTests {
         #expect(segments.reduce(Int64(0)) { $0 + $1.length } == form.contentLength)
         let body = try form.encodedData(maximumSize: 100_000)
         let parts = try #require(MultipartParser.parse([UInt8](body), boundary: "b"))
-        #expect(parts[1] == MultipartParser.Part(
-            name: "photo", fileName: "photo.PNG", contentType: "image/png", content: [UInt8](repeating: 7, count: 1000)))
+        #expect(
+            parts[1]
+                == MultipartParser.Part(
+                    name: "photo", fileName: "photo.PNG", contentType: "image/png", content: [UInt8](repeating: 7, count: 1000)))
     }
 
     @Test("File names default to the URL's last component; types follow the file name, then the URL")
@@ -219,10 +226,12 @@ struct MultipartFormDataTests {
         #expect(throws: MultipartError.notARegularFile(fifo)) { try form.append(fileAt: fifo, name: "p") }
     }
 
-    @Test("Path extensions of file names", arguments: [
-        ("a.png", "png"), ("archive.tar.gz", "gz"), (".profile", ""), ("noextension", ""), ("dir.d/file", ""),
-        ("trailing.", ""), ("ünï.JPG", "JPG"),
-    ])
+    @Test(
+        "Path extensions of file names",
+        arguments: [
+            ("a.png", "png"), ("archive.tar.gz", "gz"), (".profile", ""), ("noextension", ""), ("dir.d/file", ""),
+            ("trailing.", ""), ("ünï.JPG", "JPG"),
+        ])
     func pathExtension(fileName: String, ext: String) {
         #expect(MultipartFormData.pathExtension(of: fileName) == ext)
     }

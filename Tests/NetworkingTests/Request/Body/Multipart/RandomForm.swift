@@ -37,8 +37,9 @@ struct RandomForm {
     }
 
     private mutating func record(name: String, fileName: String?, contentType: String?, content: [UInt8]) {
-        expectedParts.append(MultipartParser.Part(
-            name: Self.escaped(name), fileName: fileName.map(Self.escaped), contentType: contentType, content: content))
+        expectedParts.append(
+            MultipartParser.Part(
+                name: Self.escaped(name), fileName: fileName.map(Self.escaped), contentType: contentType, content: content))
         originals.append((name, fileName, contentType, content))
     }
 
