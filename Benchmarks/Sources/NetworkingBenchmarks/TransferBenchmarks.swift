@@ -60,7 +60,13 @@ enum TransferBenchmarks {
                 })
         }
         let target = workFolder.appendingPathComponent("download-curl.bin")
-        results.append(try await measure("curl-download", bytes: size) { try curl(["-o", target.path, "\(baseURL)/\(name)"]) })
+        // Then flushed to disk like the library's downloads (which fsync before the atomic move),
+        // so that both leave a durable file.
+        results.append(
+            try await measure("curl-download", bytes: size) {
+                try curl(["-o", target.path, "\(baseURL)/\(name)"])
+                try flush(target)
+            })
         try? FileManager.default.removeItem(at: target)
         results.append(try await measure("curl-upload-raw", bytes: size) { try curl(["-T", file.path, "-X", "POST", "\(baseURL)/sink"]) })
         results.append(
@@ -70,6 +76,8 @@ enum TransferBenchmarks {
 
     /// Times one transfer and samples this process's resident memory while it runs.
     private static func measure(_ name: String, bytes: Int64, _ transfer: () async throws -> Void) async throws -> Result {
+        // The previous case's file written back first, so that no case pays for another's.
+        sync()
         let sampler = MemorySampler()
         let start = ResidentMemory.current().rss
         let cpu = CPUTime.current()
@@ -82,6 +90,13 @@ enum TransferBenchmarks {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Result(
             name: name, bytes: bytes, seconds: seconds, cpuSeconds: CPUTime.current() - cpu, rssGrowthKB: max(0, peak - start))
+    }
+
+    /// Flushes a file to disk (`fsync`).
+    private static func flush(_ file: URL) throws {
+        let descriptor = open(file.path, O_RDONLY)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        guard descriptor >= 0, fsync(descriptor) == 0 else { throw UsageError(description: "could not flush \(file.path)") }
     }
 
     /// Runs `curl -sS -f -o /dev/null` (unless told where to write) and waits for it.
