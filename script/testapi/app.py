@@ -1296,6 +1296,11 @@ def upload_raw():
 #     cut_once=KEY    cut only the first GET carrying KEY (at cut_after, or at
 #                     half the body without cut_after); later GETs with KEY are
 #                     served whole. Keys are forgotten by POST /test/reset.
+#     after_cut=changed|ignore_range
+#                     with cut_once, for the GETs after the cut one (the same URL):
+#                     changed serves version + 1 (new content and validators, so
+#                     If-Range no longer matches); ignore_range ignores Range as
+#                     ignore_range=1 does.
 # GET /files/<name>/sha256?size=&version=
 #   200 {"name", "size", "version", "sha256": <hex SHA-256 of the whole file>}.
 
@@ -1439,6 +1444,15 @@ def files(name):
         if cut < 0:
             return validation_error({"cut_after": ["must be an integer >= 0"]})
     ignore_range = request.args.get("ignore_range") == "1"
+    once = request.args.get("cut_once")
+    if once is not None and request.method == "GET":
+        with state.lock:
+            was_cut = once in state.cut_once_keys
+        after_cut = request.args.get("after_cut")
+        if was_cut and after_cut == "changed":
+            version += 1
+        elif was_cut and after_cut == "ignore_range":
+            ignore_range = True
     validators = request.args.get("no_validators") != "1"
     etag = file_etag(name, size, version) if validators else None
     last_modified = version_last_modified(version) if validators else None
@@ -1468,7 +1482,6 @@ def files(name):
         status_code = 206
         headers["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
 
-    once = request.args.get("cut_once")
     if once is not None and request.method == "GET":
         with state.lock:
             first_time = once not in state.cut_once_keys

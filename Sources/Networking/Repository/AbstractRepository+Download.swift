@@ -110,7 +110,8 @@ extension AbstractRepository {
             files.abandon(keepingPartial: false)
             throw .downloadFailed(.fileSystem(failure), context)
         }
-        let resumedFrom: Int64 = if case .resume(let from, _) = sink.start { from } else { 0 }
+        // What the kept partial file contributed: nothing when the answer started over (200).
+        let resumedFrom: Int64 = if case .append(let from, _)? = sink.decision { from } else { 0 }
         return DownloadedFile(
             url: files.destination, size: size, resumedFrom: complete ? size : resumedFrom, sha256: sha256,
             statusCode: context.statusCode ?? 200, headers: context.response?.headers ?? [:])

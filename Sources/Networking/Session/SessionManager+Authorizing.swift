@@ -140,17 +140,19 @@ extension SessionManager {
                 for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
                 return replaces
             }
-            guard kept, gate.enter() else { return }
-            defer { gate.leave() }
-            // A later transition (logout, another login) has the last word.
-            let (current, user) = state.withLock { ($0.credential, $0.user) }
-            guard current == new else { return }
-            do throws(SessionError) {
-                try persist(new, user)
-            } catch {
-                if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+            guard kept else { return }
+            // Stored with the turn, on the transitions' queue: never a request's wait.
+            gate.runSoon(now: { true }) { [self] in
+                // A later transition (logout, another login) has the last word.
+                let (current, user) = state.withLock { ($0.credential, $0.user) }
+                guard current == new else { return }
+                do throws(SessionError) {
+                    try persist(new, user)
+                } catch {
+                    if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+                }
+                emit(.credentialUpdated)
             }
-            emit(.credentialUpdated)
         case .failure(let error):
             let keepsSession = error.isConnectivityFailure && !refreshPolicy.expiresSessionWhenUnreachable
             let outcome = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))

@@ -34,6 +34,13 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var sessionID = 0
         var waits: [Int: Wait] = [:]
         var nextWaiter = 0
+
+        /// Changes the state when `session` is still the current one; `false` when it has ended.
+        mutating func apply(to session: Int, _ change: (inout State) -> Void) -> Bool {
+            guard credential != nil, sessionID == session else { return false }
+            change(&self)
+            return true
+        }
     }
 
     /// Where a request waiting for a refresh stands.
@@ -160,9 +167,12 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     ///   changed) or ``SessionError/transitionInProgress``.
     public func update(user: User) throws(SessionError) {
         try gate.run { () throws(SessionError) in
-            guard let credential else { throw .notLoggedIn }
+            guard let (credential, session) = state.withLock({ state in state.credential.map { ($0, state.sessionID) } }) else {
+                throw .notLoggedIn
+            }
             try persist(credential, user)
-            state.withLock { $0.user = user }
+            // A 401 may have ended the session while the store was written (its removal comes next).
+            guard state.withLock({ $0.apply(to: session) { $0.user = user } }) else { throw .notLoggedIn }
             emit(.userUpdated(user))
         }
     }
@@ -174,12 +184,18 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     public func update(credential: Credential) throws(SessionError) {
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
         try gate.run { () throws(SessionError) in
-            guard isLoggedIn else { throw .notLoggedIn }
-            try persist(credential, currentUser)
-            state.withLock { state in
-                state.credential = credential
-                state.refresh.credentialReplaced()
+            guard let (user, session) = state.withLock({ $0.credential == nil ? nil : ($0.user, $0.sessionID) }) else {
+                throw .notLoggedIn
             }
+            try persist(credential, user)
+            // A 401 may have ended the session while the store was written (its removal comes next).
+            let applied = state.withLock { state in
+                state.apply(to: session) { state in
+                    state.credential = credential
+                    state.refresh.credentialReplaced()
+                }
+            }
+            guard applied else { throw .notLoggedIn }
             emit(.credentialUpdated)
         }
     }
@@ -204,7 +220,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// and no refresh is possible. A store failure is reported as a `.storeFailed` event. Called
     /// from inside another transition on the same thread (from a credential store), it does nothing.
     public func expire() {
-        expire(session: nil)
+        guard gate.enter() else { return }
+        defer { gate.leave() }
+        guard clear() != nil else { return }
+        _ = endStored(with: .expired)
     }
 
     /// Restores a stored session at launch and fetches its user.
@@ -240,7 +259,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             } catch {
                 if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
             }
-            state.withLock { $0.user = user }
+            guard state.withLock({ $0.apply(to: session) { $0.user = user } }) else { return .expired }
             emit(.userUpdated(user))
             return .restored(user: user)
         case .failure(.unauthenticatedSession), .failure(.authenticationFailed):
@@ -307,13 +326,17 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
     }
 
-    /// Ends the session `session` (any session when `nil`) as expired, with the turn; does
-    /// nothing when that session is no longer the current one.
-    func expire(session: Int?) {
-        guard gate.enter() else { return }
-        defer { gate.leave() }
-        guard clear(ifSession: session) != nil else { return }
-        _ = endStored(with: .expired)
+    /// Ends the session `session` as expired, for a request, without waiting: requests see no
+    /// session from now on, and the store and subscribers hear of it with the turn, after the
+    /// transition running now. Does nothing when that session is no longer the current one.
+    func expire(session: Int) {
+        gate.runSoon(now: { clear(ifSession: session) != nil }, later: { [self] in _ = endStored(with: .expired) })
+    }
+
+    /// Waits until every transition started so far has reached the store and the subscribers,
+    /// those that requests started included.
+    func settle() {
+        gate.settle()
     }
 
     /// Tells every subscriber; called with the turn, so events keep the transitions' order.

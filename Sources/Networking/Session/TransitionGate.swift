@@ -4,14 +4,26 @@ import Foundation
 /// without a lock held while it does: the next transition waits for its turn on a condition,
 /// and requests — which only read the in-memory state — never wait for it at all.
 ///
+/// Transitions a request causes (a 401 that ends the session, a refreshed token to store) never
+/// wait either: ``runSoon(now:later:)`` changes the in-memory state at once and leaves the store
+/// and the subscribers to a background queue, which takes its turn after the transition running
+/// now and before any that waits.
+///
 /// A transition started from inside another one on the same thread (a credential store whose
 /// `save` calls `logout()`) would wait for itself; ``enter()`` refuses it instead.
 ///
-/// Thread-safety (hence `@unchecked Sendable`): `turn` is only read and written while
-/// `condition`, which is thread-safe, is locked.
+/// Thread-safety (hence `@unchecked Sendable`): `busy`, `owner` and `deferred` are only read and
+/// written while `condition`, which is thread-safe, is locked.
 final class TransitionGate: @unchecked Sendable {
     private let condition = NSCondition()
-    private var turn: ObjectIdentifier?
+    /// A transition, or the background queue's deferred ones, has the turn.
+    private var busy = false
+    /// The thread running the transition that has the turn, to refuse re-entry.
+    private var owner: ObjectIdentifier?
+    /// Work left by requests, run with the turn after the current transition.
+    private var deferred: [@Sendable () -> Void] = []
+    /// Runs deferred work: never a thread of Swift's cooperative pool, which requests need.
+    private static let queue = DispatchQueue(label: "Networking.SessionManager.transitions")
 
     /// Waits until no other transition runs, then takes the turn; `false` when the current
     /// thread holds the turn already.
@@ -19,17 +31,25 @@ final class TransitionGate: @unchecked Sendable {
         let thread = ObjectIdentifier(Thread.current)
         condition.lock()
         defer { condition.unlock() }
-        if turn == thread { return false }
-        while turn != nil { condition.wait() }
-        turn = thread
+        if owner == thread { return false }
+        while busy { condition.wait() }
+        busy = true
+        owner = thread
         return true
     }
 
-    /// Gives the turn to the next waiting transition.
+    /// Gives the turn to the work requests left meanwhile, else to the next waiting transition.
     func leave() {
         condition.lock()
-        turn = nil
-        condition.signal()
+        owner = nil
+        guard deferred.isEmpty else {
+            // Still busy: the queue runs what requests left before anyone else gets the turn.
+            condition.unlock()
+            Self.queue.async { self.drain() }
+            return
+        }
+        busy = false
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -41,5 +61,46 @@ final class TransitionGate: @unchecked Sendable {
         guard enter() else { throw .transitionInProgress }
         defer { leave() }
         return try body()
+    }
+
+    /// A transition that never waits: `now` runs at once, under the gate's own lock (so no other
+    /// transition starts in between; it must be quick and call no user code), and when it returns
+    /// `true`, `later` runs with the turn on a background queue — after the transition that has
+    /// the turn now, before any that waits for it.
+    func runSoon(now: () -> Bool, later: @escaping @Sendable () -> Void) {
+        condition.lock()
+        guard now() else {
+            condition.unlock()
+            return
+        }
+        deferred.append(later)
+        let startsQueue = !busy
+        busy = true
+        condition.unlock()
+        if startsQueue { Self.queue.async { self.drain() } }
+    }
+
+    /// Waits until every transition started so far, deferred ones included, has finished.
+    func settle() {
+        if enter() { leave() }
+    }
+
+    /// Runs the deferred work in order with the turn, then hands the turn on.
+    private func drain() {
+        let thread = ObjectIdentifier(Thread.current)
+        while true {
+            condition.lock()
+            guard !deferred.isEmpty else {
+                owner = nil
+                busy = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let work = deferred.removeFirst()
+            owner = thread
+            condition.unlock()
+            work()
+        }
     }
 }

@@ -87,37 +87,58 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder) == ["big.bin"])
     }
 
-    @Test("When the server ignores the range (200) or the file changed, the download starts over cleanly")
-    func restartWhenRangeIgnoredOrChanged() async throws {
+    @Test(
+        "When the file changed (If-Range no longer matches) or the server ignores the range (200), the download starts over cleanly",
+        arguments: ["changed", "ignore_range"])
+    func restartWhenRangeIgnoredOrChanged(afterCut: String) async throws {
+        let servers = try TestServers.require()
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let repository = try TestAPI.anonymous()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        let sent = SentHeaders()
+        configuration.interceptors = [sent]
+        let repository = TestAPI.Repository(configuration: configuration)
         let destination = folder.appendingPathComponent("changing.bin")
-        let key = UUID().uuidString
-        _ = await repository.performRequest(
-            Endpoint<DownloadedFile>.get("files/changing", parameters: ["size": 500_000, "cut_once": key, "cut_after": 200_000])
-                .downloading(to: destination, resumable: true))
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".changing.bin.download").path))
-        // Version 2: the validator no longer matches, so If-Range gets the whole new file (200).
+        // The same URL both times: the first answer is cut at 200,000 bytes, later ones are
+        // version 2 of the file (`changed`) or ignore Range (`ignore_range`).
+        let parameters: Parameters = ["size": 500_000, "cut_once": UUID().uuidString, "cut_after": 200_000, "after_cut": afterCut]
+        let first = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/changing", parameters: parameters).downloading(to: destination, resumable: true))
+        guard case .noNetworkConnection(.connectionLost, _)? = first.failure else {
+            Issue.record("expected a lost connection, got \(first)")
+            return
+        }
+        #expect(Self.contents(of: folder) == [".changing.bin.download", ".changing.bin.download.json"])
+        let version = afterCut == "changed" ? 2 : 1
         let digest: Digest = try await repository.performRequest(
-            .get("files/changing/sha256", parameters: ["size": 500_000, "version": 2])
+            .get("files/changing/sha256", parameters: ["size": 500_000, "version": version])
         ).get()
-        let changed = try await repository.performRequest(
-            Endpoint<DownloadedFile>.get("files/changing", parameters: ["size": 500_000, "version": 2])
+        let restarted = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/changing", parameters: parameters)
                 .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
         ).get()
-        #expect(changed.statusCode == 200 && changed.resumedFrom == 0 && changed.size == 500_000)
-        // A server that ignores ranges.
-        let key2 = UUID().uuidString
-        _ = await repository.performRequest(
-            Endpoint<DownloadedFile>.get("files/plain", parameters: ["size": 400_000, "cut_once": key2, "cut_after": 100_000])
-                .downloading(to: destination, resumable: true))
-        let ignored = try await repository.performRequest(
-            Endpoint<DownloadedFile>.get("files/plain", parameters: ["size": 400_000, "ignore_range": 1])
-                .downloading(to: destination, resumable: true)
-        ).get()
-        #expect(ignored.statusCode == 200 && ignored.size == 400_000)
+        // The second call asked for the rest, conditionally, and got the whole file instead.
+        let asked = try #require(sent.last)
+        #expect(asked["Range"]?.hasPrefix("bytes=200000-") == true)
+        #expect(asked["If-Range"] != nil)
+        #expect(restarted.statusCode == 200 && restarted.resumedFrom == 0 && restarted.size == 500_000)
+        #expect(try Self.sha256(of: destination) == digest.sha256)
         #expect(Self.contents(of: folder) == ["changing.bin"])
+    }
+
+    @Test("A body cut midway without resumable leaves nothing behind", arguments: TransportUnderTest.all)
+    func cutWithoutResume(transport: TransportUnderTest) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        let cut = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/cut", parameters: ["size": 300_000, "cut_after": 100_000])
+                .downloading(to: folder.appendingPathComponent("cut.bin")))
+        guard case .noNetworkConnection(.connectionLost, _)? = cut.failure else {
+            Issue.record("expected a lost connection, got \(cut)")
+            return
+        }
+        #expect(Self.contents(of: folder).isEmpty)
     }
 
     @Test("nginx resumes from a kept partial file: Range and If-Range with its ETag give 206")
@@ -205,6 +226,19 @@ struct DownloadIntegrationTests {
         #expect(file.size == 1_048_576)
         let wrong = await repository.performRawRequest(.route("blob"))
         #expect(wrong.failure?.description.contains("saves its answer to a file") == true)
+    }
+}
+
+/// The header fields of the requests an interceptor saw going out, thread-safe.
+final class SentHeaders: Interceptor {
+    private let seen = Mutex<[HTTPHeaders]>([])
+    var position: InterceptorPosition { .nextToWire }
+    var last: HTTPHeaders? { seen.withLock { $0.last } }
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        seen.withLock { $0.append(request.headers) }
+        return try await next(request)
     }
 }
 
