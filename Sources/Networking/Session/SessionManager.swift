@@ -333,9 +333,15 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         gate.runSoon(now: { clear(ifSession: session) != nil }, later: { [self] in _ = endStored(with: .expired) })
     }
 
-    /// Waits until every transition started so far has reached the store and the subscribers,
-    /// those that requests started included.
-    func settle() {
+    /// Waits until every transition started so far has reached the credential store and the
+    /// subscribers — those that requests started in the background included (a 401 that ended
+    /// the session, a refreshed token).
+    ///
+    /// Requests never wait for the store: they see the new state at once, and the store hears of
+    /// it in order shortly after. Call this before the process exits, or in a test, to be sure the
+    /// store is up to date. It blocks the calling thread; from inside a credential store it
+    /// returns at once.
+    public func waitUntilStored() {
         gate.settle()
     }
 

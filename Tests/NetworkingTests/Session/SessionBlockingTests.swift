@@ -305,6 +305,82 @@ struct SessionBlockingTests {
         }
     }
 
+    @Test(
+        "20 requests answered 401 — ending the session, or refreshing it — complete while another transition's store write is held",
+        arguments: [false, true])
+    func rejectedRequestsDoNotWaitForTheStore(refreshes: Bool) async throws {
+        // Given: a session (with a refresher or not) whose next store write, an update(user:), is held
+        let store = GatedStore()
+        let refresher = ClosureRefresher { _ in .success(Credential(accessToken: "t2", refreshToken: "r2")) }
+        let manager = SessionManager<User>(store: store, refresher: refreshes ? refresher : nil)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        store.holdNextOperation()
+        let transitionDone = DispatchSemaphore(value: 0)
+        let transitionOutcome = Recorder<String>()
+        Thread {
+            transitionOutcome.record(outcome { () throws(SessionError) in try manager.update(user: bob) })
+            transitionDone.signal()
+        }.start()
+        try #require(await signalled(store.entered, within: 10), "the transition never reached the store")
+
+        // When: 20 requests that the server answers 401 for t1 (and 200 for t2)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books/1") { request throws(TransportError) in
+                let accepted = request.headers["Authorization"] == "Bearer t2"
+                return TransportResponse(
+                    statusCode: accepted ? 200 : 401, headers: ["Content-Type": "application/json"],
+                    body: Data((accepted ? bookJSON : #"{"message": "expired"}"#).utf8), url: request.url)
+            }
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let requestsDone = DispatchSemaphore(value: 0)
+        let watchdog = Recorder<String>()
+        Thread {
+            if requestsDone.wait(timeout: .now() + 15) == .timedOut {
+                watchdog.record("the requests waited for the store")
+                store.release()
+            }
+        }.start()
+        let results = await withTaskGroup(of: Result<Book, RepositoryError>.self) { group in
+            for _ in 0..<20 { group.addTask { await repository.performRequest(.get("books/1")) } }
+            return await group.reduce(into: [Result<Book, RepositoryError>]()) { $0.append($1) }
+        }
+        let stillHeld = store.isHolding && transitionOutcome.all.isEmpty
+        requestsDone.signal()
+
+        // Then: they all finished while the store was held — replayed with t2, or failed as unauthenticated
+        #expect(watchdog.all.isEmpty)
+        #expect(stillHeld, "the store was released before the requests finished")
+        #expect(results.count == 20)
+        if refreshes {
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+            #expect(manager.sessionToken == "t2")
+        } else {
+            // Answered 401, or not sent at all once the session had ended.
+            for result in results {
+                guard case .unauthenticatedSession? = result.failure else {
+                    Issue.record("expected .unauthenticatedSession, got \(result)")
+                    continue
+                }
+            }
+            #expect(!manager.isLoggedIn)
+        }
+
+        // When the store is released, the held transition ends, then what the requests left reaches the store
+        store.release()
+        #expect(await signalled(transitionDone, within: 10), "the transition did not complete once released")
+        manager.waitUntilStored()
+        if refreshes {
+            #expect(transitionOutcome.all == ["ok"])
+            #expect(store.stored?.credential.accessToken == "t2")
+            #expect(store.stored?.user == ["id": 2, "name": "Bob"])
+        } else {
+            // The session ended while update(user:) was writing: it reports so, and the store ends empty.
+            #expect(transitionOutcome.all == ["\(SessionError.notLoggedIn)"])
+            #expect(store.stored == nil)
+        }
+    }
+
     @Test("A store that reads the manager in save and delete does not deadlock, and sees the documented state")
     func storeReadsManager() async throws {
         // Given
