@@ -154,6 +154,41 @@ struct OfflineQueueIntegrationTests {
         #expect(reports.last?.delivered.count == 3)
     }
 
+    @Test("When the batch request itself fails (here a 404 for the batch endpoint), no item ran, so every item stays")
+    func batchCallFailureKeepsEveryItem() async throws {
+        let setup = try await Self.setUp(batch: ("no-such-batch-endpoint", 10))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        for number in 1...3 { _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": number]), with: setup.repository) }
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered.isEmpty && report.rejected.isEmpty)
+        #expect(report.remaining == 3 && setup.queue.count == 3)
+        #expect(report.stoppedBy?.statusCode == 404)
+        #expect(try await setup.direct.journal(setup.stream).entries.isEmpty)
+    }
+
+    @Test("A signed request whose session names no user is not queued: it could be sent with another user's token")
+    func anonymousSessionsAreNotQueued() async throws {
+        let base = try OfflineTestServers.apiURL()
+        let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration, sessionManager: FixedTokenSession(token: "some-token"))
+        queue.connect(repository)
+        proxy.goDown()
+        let outcome = await queue.perform(repository.note(UUID().uuidString, ["n": 1]), with: repository)
+        guard case .failed(let error) = outcome else {
+            Issue.record("expected failed, got \(outcome)")
+            return
+        }
+        #expect(error.description.contains("not queued offline"))
+        #expect(queue.count == 0)
+    }
+
     @Test("Queued requests survive reopening the queue (a restart); a connectivity signal flushes them")
     func restart() async throws {
         let folder = try temporaryFolder()
@@ -204,4 +239,14 @@ final class ReportLog: Sendable {
     private let reports = Mutex<[FlushReport]>([])
     func record(_ report: FlushReport) { reports.withLock { $0.append(report) } }
     var last: FlushReport? { reports.withLock { $0.last } }
+}
+
+/// A session that signs with a fixed token and does not say whose it is (the protocol's default identity).
+struct FixedTokenSession: SessionAuthorizing {
+    let token: String
+    func authorize() async throws(RepositoryError) -> SessionAuthorization? {
+        SessionAuthorization(headerValue: "Bearer \(token)", version: 1)
+    }
+    func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? { nil }
+    func replayRejected(_ authorization: SessionAuthorization) async {}
 }

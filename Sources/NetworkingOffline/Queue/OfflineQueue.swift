@@ -207,6 +207,13 @@ public final class OfflineQueue: Interceptor {
     private func keep(_ request: TransportRequest, context: RequestContext, because failure: RepositoryError)
         async throws(RepositoryError) -> RepositoryError
     {
+        // A signed request must name its user, or the queue could send it with another user's token.
+        if context.requiresSession, context.session != nil, context.session?.sessionIdentity == nil {
+            throw .invalidRequest(
+                reason:
+                    "not queued offline: its session names no user (SessionAuthorizing.sessionIdentity is nil, for example a SessionManager whose User is not Identifiable), so the queue could not keep it from another user's token; it failed with: \(failure)",
+                request: request.summary)
+        }
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: context.requiresSession ? context.session?.sessionIdentity : nil,
             request: OfflineItem.storable(request), requiresSession: context.requiresSession, name: context.name)
@@ -349,7 +356,21 @@ public final class OfflineQueue: Interceptor {
                 configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
                 ?? [items[position]]
             position += group.count
-            let results = await send(group.map(\.id), through: repository)
+            // A logout and another login during the flush: the rest waits for its own user.
+            guard repository.sessionManager?.sessionIdentity == user else {
+                _ = state.withLock { $0.machine.record(group[0].id, .deferred) }
+                report.stoppedBy = .invalidRequest(reason: "the session changed users during the flush", request: nil)
+                break flushing
+            }
+            let results: [Result<TransportResponse, RepositoryError>]
+            switch await send(group.map(\.id), through: repository) {
+            case .answers(let answers): results = answers
+            case .batchFailed(let error):
+                // The batch call itself failed: none of its items ran, so all of them stay.
+                _ = state.withLock { $0.machine.record(group[0].id, .deferred) }
+                report.stoppedBy = error
+                break flushing
+            }
             for (id, result) in zip(group.map(\.id), results) {
                 let outcome = classify(result)
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
@@ -370,8 +391,16 @@ public final class OfflineQueue: Interceptor {
         return report
     }
 
+    /// What sending a group of items gave.
+    private enum Sent {
+        /// Each item's own answer or failure, in order.
+        case answers([Result<TransportResponse, RepositoryError>])
+        /// The batch request itself failed (the network, or the batch endpoint's own status): no item ran.
+        case batchFailed(RepositoryError)
+    }
+
     /// Sends items (one, or a batch), signed by the repository's session.
-    private func send(_ ids: [UUID], through repository: AbstractRepository) async -> [Result<TransportResponse, RepositoryError>] {
+    private func send(_ ids: [UUID], through repository: AbstractRepository) async -> Sent {
         let items = state.withLock { state in ids.compactMap { state.items[$0] } }
         let requests = items.map { item -> TransportRequest in
             var request = item.request
@@ -383,8 +412,8 @@ public final class OfflineQueue: Interceptor {
         if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
             switch await client.sendRaw(requests.map { .success($0) }, options: marker) {
-            case .success(let answers): return answers.map { $0.map { $0 } }
-            case .failure(let error): return requests.map { _ in .failure(error) }
+            case .success(let answers): return .answers(answers.map { $0.map { $0 } })
+            case .failure(let error): return .batchFailed(error)
             }
         }
         var results: [Result<TransportResponse, RepositoryError>] = []
@@ -398,7 +427,7 @@ public final class OfflineQueue: Interceptor {
                     return answered
                 })
         }
-        return results
+        return .answers(results)
     }
 
     /// Whether a send ended the request's stay in the queue.
