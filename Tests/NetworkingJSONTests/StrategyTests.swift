@@ -90,6 +90,13 @@ import Testing
         Configuration(name: "secondsSince1970") { $0.dateDecodingStrategy = .secondsSince1970 },
         Configuration(name: "millisecondsSince1970") { $0.dateDecodingStrategy = .millisecondsSince1970 },
         Configuration(name: "iso8601") { $0.dateDecodingStrategy = .iso8601 },
+        Configuration(name: "formatted") { decoder in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(secondsFromGMT: 0)
+            formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXXXXX"
+            decoder.dateDecodingStrategy = .formatted(formatter)
+        },
         Configuration(name: "custom string") { decoder in
             decoder.dateDecodingStrategy = .custom { decoder in
                 let text = try decoder.singleValueContainer().decode(String.self)
@@ -184,7 +191,11 @@ import Testing
     func fallbackOptions(_ json: String) {
         let json5 = Configuration(name: "json5") { $0.allowsJSON5 = true }
         let topLevel = Configuration(name: "assumesTopLevelDictionary") { $0.assumesTopLevelDictionary = true }
-        for configuration in [json5, topLevel] {
+        let both = Configuration(name: "json5 and assumesTopLevelDictionary") { decoder in
+            decoder.allowsJSON5 = true
+            decoder.assumesTopLevelDictionary = true
+        }
+        for configuration in [json5, topLevel, both] {
             assertSameAsJSONDecoder(Wrapper<Int>.self, json, configuration)
             assertSameAsJSONDecoder(Wrapper<Int>.self, json, configuration, keyPath: ["value"])
             assertSameAsJSONDecoder(Int.self, json, configuration, keyPath: ["value"])

@@ -19,15 +19,15 @@ import Foundation
 /// numbers are only read when asked for. Its rules are `JSONDecoder`'s (swift-foundation),
 /// including what `JSONDecoder` only checks lazily, so both give the same value or the same
 /// `DecodingError` (case, coding path, description) for the same input. Options it does not
-/// implement (`allowsJSON5`, `assumesTopLevelDictionary`), and documents over 1 GiB, are handed to a
-/// `JSONDecoder` with the same settings.
+/// implement (`allowsJSON5`, `assumesTopLevelDictionary`, the `.formatted` date strategy), and
+/// documents over 1 GiB, are handed to a `JSONDecoder` with the same settings.
 public struct FastJSONDecoder: Sendable {
     let options: FastJSONOptions
 
     /// A decoder with every setting of `decoder`, copied now: key strategies (default, snake case,
-    /// custom), date strategies (deferred, seconds and milliseconds since 1970, ISO 8601, formatted,
-    /// custom), data strategies (deferred, base64, custom), non-conforming floats and `userInfo`.
-    /// Later changes to `decoder` do not reach it.
+    /// custom), date strategies (deferred, seconds and milliseconds since 1970, ISO 8601, custom;
+    /// `.formatted` goes to a copy of `decoder`), data strategies (deferred, base64, custom),
+    /// non-conforming floats and `userInfo`. Later changes to `decoder` do not reach it.
     public init(_ decoder: JSONDecoder = JSONDecoder()) {
         options = FastJSONOptions(decoder)
     }

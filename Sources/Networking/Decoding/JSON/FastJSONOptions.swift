@@ -111,6 +111,7 @@ final class FastJSONOptions: Sendable {
             copy.nonConformingFloatDecodingStrategy = floats
             copy.userInfo = decoder.userInfo
             copy.allowsJSON5 = decoder.allowsJSON5
+            copy.assumesTopLevelDictionary = decoder.assumesTopLevelDictionary
             fallback = copy
         } else {
             fallback = nil
