@@ -37,16 +37,45 @@ enum TransferBenchmarks {
         }()
         let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: host, port: url.port, timeout: 3600)
         let name = file.lastPathComponent
+        // Downloads: two rounds, the second in the opposite order, keeping each one's faster run:
+        // how fast a 1 GiB file lands in the page cache depends on what the disk and the cache
+        // were doing just before, which would otherwise favour whoever comes later.
+        let downloaders: [(String, () async throws -> Void)] =
+            transports.map { label, transport in
+                let repository = BooksRepository(configuration: configuration, transport: transport)
+                let destination = workFolder.appendingPathComponent("download-\(label).bin")
+                return (
+                    label,
+                    {
+                        _ = try await repository.performRequest(
+                            Endpoint<DownloadedFile>.get(name).downloading(to: destination).withoutSession()
+                        ).get()
+                        try? FileManager.default.removeItem(at: destination)
+                    }
+                )
+            } + [
+                (
+                    "curl",
+                    {
+                        // Flushed to disk like the library's downloads (which fsync before the
+                        // atomic move), so that both leave a durable file.
+                        let target = workFolder.appendingPathComponent("download-curl.bin")
+                        try curl(["-o", target.path, "\(baseURL)/\(name)"])
+                        try flush(target)
+                        try? FileManager.default.removeItem(at: target)
+                    }
+                )
+            ]
+        var fastest: [String: Result] = [:]
+        for round in 0..<2 {
+            for (label, download) in round == 0 ? downloaders : downloaders.reversed() {
+                let result = try await measure("\(label)-download", bytes: size, download)
+                if fastest[label].map({ $0.seconds > result.seconds }) ?? true { fastest[label] = result }
+            }
+        }
+        results += downloaders.compactMap { fastest[$0.0] }
         for (label, transport) in transports {
             let repository = BooksRepository(configuration: configuration, transport: transport)
-            let destination = workFolder.appendingPathComponent("download-\(label).bin")
-            results.append(
-                try await measure("\(label)-download", bytes: size) {
-                    _ = try await repository.performRequest(
-                        Endpoint<DownloadedFile>.get(name).downloading(to: destination).withoutSession()
-                    ).get()
-                })
-            try? FileManager.default.removeItem(at: destination)
             results.append(
                 try await measure("\(label)-upload-raw", bytes: size) {
                     try await repository.performRequest(Endpoint<Void>.upload(.post, "sink", body: .file(file)).withoutSession()).get()
@@ -59,15 +88,6 @@ enum TransferBenchmarks {
                     try await repository.performRequest(Endpoint<Void>.upload(.post, "sink", form: form).withoutSession()).get()
                 })
         }
-        let target = workFolder.appendingPathComponent("download-curl.bin")
-        // Then flushed to disk like the library's downloads (which fsync before the atomic move),
-        // so that both leave a durable file.
-        results.append(
-            try await measure("curl-download", bytes: size) {
-                try curl(["-o", target.path, "\(baseURL)/\(name)"])
-                try flush(target)
-            })
-        try? FileManager.default.removeItem(at: target)
         results.append(try await measure("curl-upload-raw", bytes: size) { try curl(["-T", file.path, "-X", "POST", "\(baseURL)/sink"]) })
         results.append(
             try await measure("curl-upload-multipart", bytes: size) { try curl(["-F", "file=@\(file.path)", "\(baseURL)/sink"]) })
