@@ -1123,7 +1123,8 @@ def parse_content_digest(value):
 #   {"size", "sha256" (hex), "md5_base64", "content_type" (header or null),
 #    "content_length" (header as an integer, or null), "transfer_encoding" (header or null),
 #    "content_encoding" (header or null), "inflated_size", "inflated_sha256"
-#    (null unless Content-Encoding: gzip), "json"}
+#    (null unless Content-Encoding: gzip), "json", "content_md5_checked" and
+#    "content_digest_checked" (whether that header came, and so matched)}
 #   size/sha256/md5 cover the bytes as received (before any inflation).
 #   "json": the body (the inflated one for gzip) parsed as JSON when it is
 #   smaller than 1 MiB and valid JSON, else null.
@@ -1265,6 +1266,8 @@ def upload_raw():
         "inflated_size": inflated_size if gzipped else None,
         "inflated_sha256": inflated_sha256.hexdigest() if gzipped else None,
         "json": parsed,
+        "content_md5_checked": content_md5 is not None,
+        "content_digest_checked": content_digest is not None,
     })
 
 

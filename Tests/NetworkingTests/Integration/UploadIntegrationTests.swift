@@ -18,6 +18,8 @@ struct UploadIntegrationTests {
         let inflatedSize: Int?
         let inflatedSha256: String?
         let json: JSONValue?
+        let contentMd5Checked: Bool
+        let contentDigestChecked: Bool
     }
 
     struct MultipartReceipt: Decodable, Sendable {
@@ -67,6 +69,28 @@ struct UploadIntegrationTests {
         #expect(receipt.sha256 == sha256)
         #expect(receipt.contentLength == receipt.size)
         #expect(receipt.contentType == "image/jpeg")
+        // Both digests came (and matched: the server refuses a wrong one with 400).
+        #expect(receipt.contentMd5Checked && receipt.contentDigestChecked)
+    }
+
+    @Test(
+        "A file compressed with gzip as it is sent arrives chunked and inflates to the file; digests cover the compressed bytes",
+        arguments: TransportUnderTest.all)
+    func gzipFile(transport: TransportUnderTest) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("log.txt")
+        let text = Data((0..<40_000).map { "line \($0 % 300) of a log that compresses well\n" }.joined().utf8)
+        try text.write(to: file)
+        let receipt: RawReceipt = try await Self.repository(transport).performRequest(
+            Endpoint.upload(.post, "uploads/raw", body: .file(file)).gzipped().withContentDigests([.md5, .sha256]).withoutSession()
+        ).get()
+        #expect(receipt.contentEncoding == "gzip")
+        #expect(receipt.inflatedSize == text.count)
+        #expect(receipt.inflatedSha256 == Self.hex(text))
+        #expect(receipt.size < text.count / 5)
+        #expect(receipt.contentMd5Checked && receipt.contentDigestChecked)
     }
 
     @Test("A range of a file, bytes in memory and a stream of unknown length (chunked) arrive intact", arguments: TransportUnderTest.all)
@@ -89,6 +113,17 @@ struct UploadIntegrationTests {
         ).get()
         #expect(streamed.size == 100_000)
         #expect(streamed.sha256 == Self.hex(whole))
+        #expect(streamed.contentDigestChecked)
+        // A stream whose length is known goes with Content-Length instead.
+        let known = AsyncStream<Data> { continuation in
+            for index in 0..<40 { continuation.yield(whole[(index * 2500)..<((index + 1) * 2500)]) }
+            continuation.finish()
+        }
+        let counted: RawReceipt = try await repository.performRequest(
+            Endpoint.upload(.post, "uploads/raw", body: .stream(known, length: 100_000)).withoutSession()
+        ).get()
+        #expect(counted.size == 100_000 && counted.contentLength == 100_000 && counted.transferEncoding == nil)
+        #expect(counted.sha256 == Self.hex(whole))
     }
 
     @Test("A gzip-compressed JSON body is inflated by the server; digests cover the compressed bytes", arguments: TransportUnderTest.all)
