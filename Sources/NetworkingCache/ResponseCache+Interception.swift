@@ -233,7 +233,8 @@ extension ResponseCache {
             let code: String
             let message: String
         }
-        let message = "\(request.method) \(request.summary.description): the call is cache-only and \(reason)"
+        // The summary names the method already ("GET https://…").
+        let message = "\(request.summary.description): the call is cache-only and \(reason)"
         let body = (try? JSONEncoder().encode(Body(code: "not_cached", message: message))) ?? Data(#"{"code":"not_cached"}"#.utf8)
         return TransportResponse(
             statusCode: 504,

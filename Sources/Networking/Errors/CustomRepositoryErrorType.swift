@@ -7,6 +7,16 @@
 public protocol CustomRepositoryErrorType: Error, Sendable {
     /// A stable name for the error, for logs and analytics.
     var name: String { get }
+
+    /// What ``RepositoryError``'s description says instead of "failed with the API error …", for
+    /// errors that a step of the chain raises rather than the API answers (an offline queue's
+    /// "queued to send later"). Default `nil`: the generic sentence, with the status and body.
+    var explanation: String? { get }
+}
+
+extension CustomRepositoryErrorType {
+    /// None: the generic sentence.
+    public var explanation: String? { nil }
 }
 
 extension CustomRepositoryErrorType where Self: RawRepresentable {

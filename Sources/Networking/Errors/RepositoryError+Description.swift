@@ -30,6 +30,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return "\(request)the session could not be refreshed: \(failure). Log in again if the session has ended."
         case .requestError(let context):
             return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"
+        case .customError(_, let error, let context) where error.explanation != nil:
+            return "\(context.request): \(error.explanation ?? "")"
         case .customError(let name, _, let context):
             return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
         case .authenticationFailed(let context):

@@ -24,6 +24,9 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
     public let reason: String
 
     public var name: String { "queuedOffline" }
+
+    /// Says the request was kept to send later, under which ticket, and why.
+    public var explanation: String? { "not sent now but queued offline as \(ticket), to be sent later (\(reason))" }
 }
 
 /// A call the offline queue would have kept, but it is full: the request was not kept.
@@ -32,6 +35,9 @@ public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
     public let capacity: Int
 
     public var name: String { "offlineQueueFull" }
+
+    /// Says the request was not kept because the queue is full.
+    public var explanation: String? { "failed and was not queued offline: the queue holds its maximum of \(capacity) requests" }
 }
 
 /// Stands for one queued request, to await how it ends.

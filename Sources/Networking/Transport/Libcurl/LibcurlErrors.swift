@@ -56,6 +56,9 @@
             case CURLE_URL_MALFORMAT, CURLE_SEND_FAIL_REWIND, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION,
                 CURLE_SETOPT_OPTION_SYNTAX, CURLE_NOT_BUILT_IN:
                 return .invalidRequest(message)
+            case _ where answered:
+                // The server was reached and its answer had begun: not a connectivity failure.
+                return .invalidResponse("libcurl error \(code.rawValue) after the response began: \(message)")
             default:
                 return .network(.other("libcurl error \(code.rawValue): \(message)"))
             }

@@ -21,6 +21,14 @@
             #expect(map(CURLE_OPERATION_TIMEDOUT, "Operation timed out after 1000 milliseconds") == .timedOut)
         }
 
+        @Test("An unknown code is a network failure before the answer began, an invalid response after")
+        func unknownCodes() {
+            let code = CURLE_FTP_WEIRD_PASV_REPLY
+            #expect(map(code, "odd") == .network(.other("libcurl error \(code.rawValue): odd")))
+            let answered = LibcurlErrors.map(code, message: "odd", host: "h", maximumResponseSize: 1, answered: true)
+            #expect(answered == .invalidResponse("libcurl error \(code.rawValue) after the response began: odd"))
+        }
+
         @Test("TLS failures are told apart by OpenSSL's message")
         func tls() {
             #expect(
