@@ -181,6 +181,53 @@ import Testing
         #expect(try await api.hits(key).requests == 2)
     }
 
+    @Test func onDiskInvalidationLeavesNoFileAndADamagedEntryIsFetchedAgain() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        func diskRepository() throws -> CacheFixtures.Repository {
+            let cache = try ResponseCache(configuration: .init(memoryEntryLimit: 0, diskFolder: folder.url))
+            var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+            configuration.routes = try RouteTable([
+                Route(name: "resource", path: "cache/resource/{key}", requiresSession: false, cacheTTL: 600),
+                Route(
+                    name: "page", path: "cache/resource/{key}", requiresSession: false, cacheTTL: 600,
+                    cacheIgnoreQueryParameters: true),
+                Route(
+                    name: "touch", method: .post, path: "cache/resource/{key}/touch", requiresSession: false,
+                    invalidatesCachedRouteNames: ["resource", "page"]),
+            ])
+            return CacheFixtures.Repository(configuration: configuration)
+        }
+        let routed = try diskRepository()
+        let key = CacheFixtures.uniqueKey("disk")
+        let read = Endpoint<RepositoryResponse<CacheFixtures.Resource>>.route("resource", pathVariables: ["key": key])
+        func page(_ number: Int) -> Endpoint<RepositoryResponse<CacheFixtures.Resource>> {
+            .route("page", pathVariables: ["key": key], parameters: ["page": number])
+        }
+        #expect(try await routed.performRequest(read).get().source == .network)
+        // Query parameters ignored: page 2 is page 1's entry.
+        #expect(try await routed.performRequest(page(1)).get().source == .network)
+        #expect(try await routed.performRequest(page(2)).get().source == .cache)
+        #expect(folder.files().count == 2)
+
+        // A damaged file is dropped and fetched again by a new cache over the folder, never a crash.
+        for name in folder.files() {
+            let file = folder.url.appendingPathComponent(name)
+            let bytes = try Data(contentsOf: file)
+            try bytes.prefix(bytes.count / 2).write(to: file)
+        }
+        let reopened = try diskRepository()
+        #expect(try await reopened.performRequest(read).get().source == .network)
+        #expect(try await reopened.performRequest(read).get().source == .cache)
+        #expect(try await api.hits(key).requests == 3)
+
+        // A successful write removes both routes' entries: no file is left behind.
+        try await reopened.performRequest(Endpoint<Void>.route("touch", pathVariables: ["key": key])).get()
+        #expect(folder.files().isEmpty)
+        let after = try await reopened.performRequest(read).get()
+        #expect((after.source, after.value.version) == (.network, 2))
+    }
+
     @Test func concurrentIdenticalGetsReachTheServerOnce() async throws {
         // A step after the cache holds the request back until all eight callers wait for it; the
         // answer is never stored, so only coalescing can keep the others from the server.
