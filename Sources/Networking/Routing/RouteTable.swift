@@ -23,8 +23,11 @@ import Foundation
 /// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout`,
 /// `preventUserInteraction`, `gzip`, `saveAsResource`, `cacheTTL`, `invalidatesCachedRouteNames`,
 /// `cacheIgnoreQueryParameters`, `offline`, and `name` (equal to the route's key when given).
-/// Unknown keys, wrong types, malformed JSON (with its line and column) and options of features
-/// this version does not have are refused when the file is loaded.
+/// Unknown keys, wrong types and malformed JSON (with its line and column) are refused when the
+/// file is loaded. Every key above loads; the options of features in other products (the cache's
+/// and the offline queue's keys) travel with the call as options that must be handled, and a call
+/// through a chain where no interceptor handles them (see ``Interceptor/handledOptions``) fails
+/// with ``RepositoryError/invalidRequest(reason:request:)`` naming the product to add.
 public struct RouteTable: Sendable {
     /// The named routes.
     public private(set) var routes: [String: Route] = [:]

@@ -209,10 +209,7 @@ public final class OfflineQueue: Interceptor {
     {
         // A signed request must name its user, or the queue could send it with another user's token.
         if context.requiresSession, context.session != nil, context.session?.sessionIdentity == nil {
-            throw .invalidRequest(
-                reason:
-                    "not queued offline: its session names no user (SessionAuthorizing.sessionIdentity is nil, for example a SessionManager whose User is not Identifiable), so the queue could not keep it from another user's token; it failed with: \(failure)",
-                request: request.summary)
+            throw .invalidRequest(reason: "\(Self.anonymousSession); it failed with: \(failure)", request: request.summary)
         }
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: context.requiresSession ? context.session?.sessionIdentity : nil,
@@ -287,6 +284,10 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
+    /// Why a signed request whose session names no user is never kept.
+    static let anonymousSession =
+        "not queued offline: nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
+
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
     ///
     /// - Returns: its ticket, or why it cannot be kept (an invalid endpoint, a streamed body, a full queue).
@@ -297,6 +298,10 @@ public final class OfflineQueue: Interceptor {
             var request = try repository.makeRequest(for: endpoint)
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let identity = endpoint.requiresSession ? repository.sessionManager?.sessionIdentity : nil
+            // A signed request must name its user, or the queue could send it with another user's token.
+            if endpoint.requiresSession, repository.sessionManager != nil, identity == nil {
+                throw .invalidRequest(reason: Self.anonymousSession, request: request.summary)
+            }
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
                 requiresSession: endpoint.requiresSession, name: endpoint.name)
@@ -445,7 +450,10 @@ public final class OfflineQueue: Interceptor {
             return .rejected
         case .failure(let error):
             switch error {
-            case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession: return .deferred
+            // An invalid response (a garbled answer, a batch item the server did not run) may or
+            // may not have been acted on: kept, and sent again under the same Idempotency-Key.
+            case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession, .invalidResponse:
+                return .deferred
             default: return .rejected
             }
         }
