@@ -142,17 +142,19 @@ extension SessionManager {
             }
             guard kept else { return }
             // Stored with the turn, on the transitions' queue: never a request's wait.
-            gate.runSoon(now: { true }) { [self] in
-                // A later transition (logout, another login) has the last word.
-                let (current, user) = state.withLock { ($0.credential, $0.user) }
-                guard current == new else { return }
-                do throws(SessionError) {
-                    try persist(new, user)
-                } catch {
-                    if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
-                }
-                emit(.credentialUpdated)
-            }
+            gate.runSoon(
+                now: { true },
+                later: { [self] in
+                    // A later transition (logout, another login) has the last word.
+                    let (current, user) = state.withLock { ($0.credential, $0.user) }
+                    guard current == new else { return }
+                    do throws(SessionError) {
+                        try persist(new, user)
+                    } catch {
+                        if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+                    }
+                    emit(.credentialUpdated)
+                })
         case .failure(let error):
             let keepsSession = error.isConnectivityFailure && !refreshPolicy.expiresSessionWhenUnreachable
             let outcome = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))

@@ -34,10 +34,12 @@ struct DownloadStateMachineTests {
 
     @Test("206 at the partial file's end appends; anywhere else, or unreadable, starts over")
     func partialContent() {
-        #expect(Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-4999/5000"], start: resume)
-            == .append(at: 1000, total: 5000))
-        #expect(Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-4999/*"], start: resume)
-            == .append(at: 1000, total: nil))
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-4999/5000"], start: resume)
+                == .append(at: 1000, total: 5000))
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-4999/*"], start: resume)
+                == .append(at: 1000, total: nil))
         guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 0-4999/5000"], start: resume) else {
             Issue.record("a 206 at the wrong offset must start over")
             return
@@ -75,8 +77,9 @@ struct DownloadStateMachineTests {
     @Test("The validator kept is a strong ETag, else Last-Modified; weak ETags cannot serve If-Range")
     func validator() {
         #expect(Machine.validator(in: ["ETag": "\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]) == "\"abc\"")
-        #expect(Machine.validator(in: ["ETag": "W/\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"])
-            == "Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(
+            Machine.validator(in: ["ETag": "W/\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"])
+                == "Mon, 01 Jan 2024 00:00:00 GMT")
         #expect(Machine.validator(in: ["ETag": "W/\"abc\""]) == nil)
         #expect(Machine.validator(in: [:]) == nil)
     }
