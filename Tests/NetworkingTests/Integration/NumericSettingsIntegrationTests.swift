@@ -240,6 +240,18 @@ extension NumericSettingCase {
 
     static let sessionCases: [NumericSettingCase] =
         doubles.map { value in
+            NumericSettingCase(setting: "NetworkActivity(slowCallDelay:)", value: describe(value)) { servers in
+                // A call marked preventUserInteraction, which arms the slow-call timer.
+                var configuration = try apiConfiguration(servers)
+                configuration.activity = NetworkActivity(slowCallDelay: value)
+                configuration.routes = try RouteTable([
+                    Route(name: "health", path: "health", requiresSession: false, preventUserInteraction: true)
+                ])
+                let repository = TestAPI.Repository(configuration: configuration)
+                return SettingOutcome(await repository.performRequest(Endpoint<Void>.route("health")))
+            }
+        }
+        + doubles.map { value in
             NumericSettingCase(setting: "RefreshPolicy.leeway", value: describe(value)) { servers in
                 try await refreshing(servers, policy: RefreshPolicy(leeway: value))
             }

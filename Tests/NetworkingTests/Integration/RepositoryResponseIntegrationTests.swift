@@ -32,6 +32,18 @@ struct RepositoryResponseIntegrationTests {
         #expect(response.source == .network)
     }
 
+    @Test("After redirects, the URL is the final one and the request the one that was made", arguments: TransportUnderTest.all)
+    func finalURLAfterRedirects(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let repository = try TestAPI.anonymous(servers.httpbinURL, transport: transport.shared)
+        let result: Result<RepositoryResponse<JSONValue>, RepositoryError> = await repository.performRequest(
+            Endpoint.get("redirect/2").withoutSession())
+        let response = try result.get()
+        #expect(response.statusCode == 200)
+        #expect(response.url?.path == "/get")
+        #expect(response.request.url.path == "/redirect/2")
+    }
+
     @Test("Void with metadata: a 204 has its status and no body")
     func voidWithMetadata() async throws {
         // Given
