@@ -168,6 +168,36 @@ struct OfflineQueueIntegrationTests {
         #expect(try await setup.direct.journal(setup.stream).entries.isEmpty)
     }
 
+    @Test("Every attempt of a retried write carries the same Idempotency-Key, so a server that got two counts one")
+    func retriesKeepTheIdempotencyKey() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let answers = Mutex(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                let status = answers.withLock { count -> Int in
+                    count += 1
+                    return count == 1 ? 503 : 201
+                }
+                return TransportResponse(statusCode: status, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        configuration.retryPolicy = RetryPolicy(retryableMethods: [.post], baseDelay: 0)
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        queue.connect(repository)
+        let outcome = await queue.perform(Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession(), with: repository)
+        guard case .sent = outcome else {
+            Issue.record("expected sent, got \(outcome)")
+            return
+        }
+        let keys = transport.requests.map { $0.headers["Idempotency-Key"] }
+        #expect(keys.count == 2)
+        #expect(keys[0] != nil && keys[0] == keys[1])
+    }
+
     @Test("A signed request whose session names no user is not queued: it could be sent with another user's token")
     func anonymousSessionsAreNotQueued() async throws {
         let base = try OfflineTestServers.apiURL()

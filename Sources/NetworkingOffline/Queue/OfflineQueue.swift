@@ -173,7 +173,9 @@ public final class OfflineQueue: Interceptor {
             return response
         }
         var request = request
-        if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
+        // The call's identity, the same for every attempt the retry step makes: a retried write
+        // that the server got twice is recognised as one.
+        if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
         if state.withLock({ $0.machine.hasItems(for: user) }) {
             throw try await keep(
                 request, context: context, because: .invalidRequest(reason: "earlier requests wait to be sent", request: nil))
