@@ -22,11 +22,15 @@ public struct PersistedSession: Sendable, Hashable, Codable {
     public var credential: Credential
     /// The user as JSON, or `nil` when not known yet.
     public var user: JSONValue?
+    /// The session's ``SessionManager/sessionIdentity`` for a `User` that is not `Identifiable`,
+    /// kept so that the identity outlives user updates and restarts; `nil` in files written before it existed.
+    public var identity: String?
 
     /// Creates a persisted session.
-    public init(credential: Credential, user: JSONValue? = nil) {
+    public init(credential: Credential, user: JSONValue? = nil, identity: String? = nil) {
         self.credential = credential
         self.user = user
+        self.identity = identity
     }
 }
 

@@ -133,17 +133,18 @@ extension SessionManager {
     private func finishRefresh(of old: Credential, with result: Result<Credential, RepositoryError>) {
         switch result {
         case .success(let new):
-            let kept = state.withLock { state -> Bool in
-                let (keep, woken) = state.refresh.refreshSucceeded()
-                let replaces = keep && state.credential == old
-                if replaces { state.credential = new }
-                for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
-                return replaces
-            }
-            guard kept else { return }
-            // Stored with the turn, on the transitions' queue: never a request's wait.
+            // In memory at once (under the gate's lock, so no transition starts in between);
+            // stored with the turn, on the transitions' queue: never a request's wait.
             gate.runSoon(
-                now: { true },
+                now: {
+                    state.withLock { state -> Bool in
+                        let (keep, woken) = state.refresh.refreshSucceeded()
+                        let replaces = keep && state.credential == old
+                        if replaces { state.credential = new }
+                        for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
+                        return replaces
+                    }
+                },
                 later: { [self] in
                     // A later transition (logout, another login) has the last word.
                     let (current, user) = state.withLock { ($0.credential, $0.user) }

@@ -34,6 +34,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var sessionID = 0
         var waits: [Int: Wait] = [:]
         var nextWaiter = 0
+        /// The identity of a session whose `User` is not `Identifiable`: fixed when it starts.
+        var identity: String?
 
         /// Changes the state when `session` is still the current one; `false` when it has ended.
         mutating func apply(to session: Int, _ change: (inout State) -> Void) -> Bool {
@@ -109,12 +111,18 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     public var credential: Credential? { state.withLock { $0.credential } }
 
     /// Whose session this is, for data kept per user: the user's `id` when `User` is
-    /// `Identifiable`, else a digest of the user's JSON form (or of the access token while the
-    /// user is not known yet); `nil` when logged out.
+    /// `Identifiable`, else a digest of the user's JSON form (or of the access token when the
+    /// user was not known) taken when the session started — it stays the same through user
+    /// updates, refreshes and restarts; `nil` when logged out.
     public var sessionIdentity: String? {
-        let (user, token) = state.withLock { ($0.user, $0.credential?.accessToken) }
+        let (user, token, identity) = state.withLock { ($0.user, $0.credential?.accessToken, $0.identity) }
         guard let token else { return nil }
         if let identifiable = user as? any Identifiable { return "user:\(identifiable.id)" }
+        return identity ?? Self.digestIdentity(user: user, token: token)
+    }
+
+    /// The digest that names a session whose `User` is not `Identifiable`.
+    static func digestIdentity(user: User?, token: String) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = user.flatMap { try? encoder.encode($0) } ?? Data(token.utf8)
@@ -145,10 +153,12 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
         try gate.run { () throws(SessionError) in
             guard !isLoggedIn else { throw .alreadyLoggedIn }
-            try persist(credential, user)
+            let identity = user is any Identifiable ? nil : Self.digestIdentity(user: user, token: credential.accessToken)
+            try persist(credential, user, identity: identity)
             state.withLock { state in
                 state.credential = credential
                 state.user = user
+                state.identity = identity
                 state.sessionID += 1
                 state.refresh.credentialReplaced()
             }
@@ -163,8 +173,9 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Replaces the current user and stores it.
     ///
-    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/storeFailed(_:)`` (then nothing
-    ///   changed) or ``SessionError/transitionInProgress``.
+    /// - Throws: ``SessionError/notLoggedIn`` (also when a 401 ended the session while the store
+    ///   was being written; its removal from the store follows), ``SessionError/storeFailed(_:)``
+    ///   (then nothing changed) or ``SessionError/transitionInProgress``.
     public func update(user: User) throws(SessionError) {
         try gate.run { () throws(SessionError) in
             guard let (credential, session) = state.withLock({ state in state.credential.map { ($0, state.sessionID) } }) else {
@@ -179,7 +190,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Replaces the credential (after a token refresh done by hand, for example) and stores it.
     ///
-    /// - Throws: ``SessionError/notLoggedIn``, ``SessionError/invalidCredential(_:)``,
+    /// - Throws: ``SessionError/notLoggedIn`` (also when a 401 ended the session while the store
+    ///   was being written; its removal from the store follows), ``SessionError/invalidCredential(_:)``,
     ///   ``SessionError/storeFailed(_:)`` (then nothing changed) or ``SessionError/transitionInProgress``.
     public func update(credential: Credential) throws(SessionError) {
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
@@ -216,9 +228,11 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Ends the session because its token is no longer accepted; does nothing when logged out.
     ///
-    /// Repositories call it (through ``authorizationRejected(_:)``) when the server answers 401
-    /// and no refresh is possible. A store failure is reported as a `.storeFailed` event. Called
-    /// from inside another transition on the same thread (from a credential store), it does nothing.
+    /// Call it to end the session yourself; it waits for its turn among transitions and writes the
+    /// store before it returns. (When the server answers 401 and no refresh is possible, requests
+    /// end the session the same way without waiting: see ``waitUntilStored()``.) A store failure is
+    /// reported as a `.storeFailed` event. Called from inside another transition on the same
+    /// thread (from a credential store), it does nothing.
     public func expire() {
         guard gate.enter() else { return }
         defer { gate.leave() }
@@ -264,8 +278,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             return .restored(user: user)
         case .failure(.unauthenticatedSession), .failure(.authenticationFailed):
             // The server rejected the stored token (also when the fetcher does not sign with this session).
-            _ = clear()
-            _ = endStored(with: .expired)
+            // Unless a 401 of another request has ended this session meanwhile (and told everyone).
+            if clear(ifSession: session) != nil { _ = endStored(with: .expired) }
             return .expired
         case .failure(let error):
             return .userUnavailable(error)
@@ -291,6 +305,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             guard state.credential == nil else { return nil }
             state.credential = stored.credential
             state.user = user
+            state.identity =
+                user is any Identifiable ? nil : stored.identity ?? Self.digestIdentity(user: user, token: stored.credential.accessToken)
             state.sessionID += 1
             state.refresh.credentialReplaced()
             return state.sessionID
@@ -307,6 +323,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             let ended = state.sessionID
             state.credential = nil
             state.user = nil
+            state.identity = nil
             state.sessionID += 1
             state.refresh.credentialReplaced()
             return ended
@@ -339,8 +356,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     ///
     /// Requests never wait for the store: they see the new state at once, and the store hears of
     /// it in order shortly after. Call this before the process exits, or in a test, to be sure the
-    /// store is up to date. It blocks the calling thread; from inside a credential store it
-    /// returns at once.
+    /// store is up to date. It blocks the calling thread (from async code, one of Swift's pool
+    /// threads, for as long as the store takes); from inside a credential store it returns at once.
     public func waitUntilStored() {
         gate.settle()
     }
@@ -351,10 +368,12 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     /// Writes the session to the store; called with the turn and without the state's lock.
-    func persist(_ credential: Credential, _ user: User?) throws(SessionError) {
+    /// `identity`: the session's digest identity; the current one when not given.
+    func persist(_ credential: Credential, _ user: User?, identity: String?? = nil) throws(SessionError) {
         let userJSON = user.flatMap { try? JSONValue(parsing: JSONEncoder().encode($0)) }
+        let kept = identity ?? state.withLock { $0.identity }
         do throws(CredentialStoreError) {
-            try store.save(PersistedSession(credential: credential, user: userJSON))
+            try store.save(PersistedSession(credential: credential, user: userJSON, identity: kept))
         } catch {
             throw .storeFailed(error)
         }

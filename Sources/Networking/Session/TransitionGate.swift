@@ -22,8 +22,9 @@ final class TransitionGate: @unchecked Sendable {
     private var owner: ObjectIdentifier?
     /// Work left by requests, run with the turn after the current transition.
     private var deferred: [@Sendable () -> Void] = []
-    /// Runs deferred work: never a thread of Swift's cooperative pool, which requests need.
-    private static let queue = DispatchQueue(label: "Networking.SessionManager.transitions")
+    /// Runs deferred work: never a thread of Swift's cooperative pool, which requests need. One per
+    /// gate, so one manager's slow store never holds up another's.
+    private let queue = DispatchQueue(label: "Networking.SessionManager.transitions")
 
     /// Waits until no other transition runs, then takes the turn; `false` when the current
     /// thread holds the turn already.
@@ -45,7 +46,7 @@ final class TransitionGate: @unchecked Sendable {
         guard deferred.isEmpty else {
             // Still busy: the queue runs what requests left before anyone else gets the turn.
             condition.unlock()
-            Self.queue.async { self.drain() }
+            queue.async { self.drain() }
             return
         }
         busy = false
@@ -77,7 +78,7 @@ final class TransitionGate: @unchecked Sendable {
         let startsQueue = !busy
         busy = true
         condition.unlock()
-        if startsQueue { Self.queue.async { self.drain() } }
+        if startsQueue { queue.async { self.drain() } }
     }
 
     /// Waits until every transition started so far, deferred ones included, has finished.

@@ -454,6 +454,40 @@ struct SessionBlockingTests {
     }
 }
 
+extension SessionBlockingTests {
+    @Test(
+        "A store that starts a transition from the transitions' queue (a 401's removal) is refused, not deadlocked",
+        arguments: [ReentrantStoreAction.logout, .read])
+    func storeReentersFromTheQueue(action: ReentrantStoreAction) async throws {
+        // Given: a session whose store acts on the manager from inside delete
+        let store = ReentrantStore(action: action)
+        let manager = SessionManager<User>(store: store)
+        store.attach(manager)
+        defer { store.detach() }
+        let loggedIn = await onThread(within: 10) { () -> Bool in
+            _ = outcome { () throws(SessionError) in try manager.login(user: ann, token: "t1") }
+            return manager.isLoggedIn
+        }
+        #expect(loggedIn == true)
+        // When: a request answered 401 ends the session; the removal runs on the transitions' queue
+        let transport = StubTransport(routes: [.status(.get, "books/1", 401, json: #"{"message": "expired"}"#)])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        #expect(result.failure?.statusCode == 401)
+        // Then: everything settles, and the store saw the documented state
+        let settled = await onThread(within: 10) { () -> Bool in
+            manager.waitUntilStored()
+            return true
+        }
+        #expect(settled == true)
+        switch action {
+        case .logout: #expect(store.seen.all.suffix(1) == ["delete: transitionInProgress"])
+        default: #expect(store.seen.all.suffix(1) == ["delete: loggedIn=false token=none user=none"])
+        }
+        #expect(try store.load() == nil)
+    }
+}
+
 @Suite("SessionManager transitions reach the store in order", .timeLimit(.minutes(1)))
 struct SessionTransitionOrderTests {
     @Test("Concurrent update(user:) calls: the store's write order is the event order, and the last one wins")
