@@ -216,7 +216,47 @@ struct OfflineQueueIntegrationTests {
             return
         }
         #expect(error.description.contains("not queued offline"))
+        let enqueued = await queue.enqueue(repository.note(UUID().uuidString, ["n": 2]), through: repository)
+        guard case .failure(let refused) = enqueued else {
+            Issue.record("expected enqueue to refuse, got \(enqueued)")
+            return
+        }
+        #expect(refused.description.contains("not queued offline"))
         #expect(queue.count == 0)
+    }
+
+    @Test("A flush stops when the session changes users midway: the rest waits for its own user, unsent")
+    func flushStopsWhenTheUserChanges() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let online = Mutex(false)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                // Delivering Ann's first write, the app switches to Bob.
+                try? session.logout()
+                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+                return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        queue.connect(repository)
+        for number in 1...3 {
+            guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes", parameters: ["n": number]), with: repository) else {
+                Issue.record("expected queued")
+                return
+            }
+        }
+        online.withLock { $0 = true }
+        let report = await queue.flush()
+        #expect(report.delivered.count == 1 && report.remaining == 2)
+        #expect(report.stoppedBy?.description.contains("changed users") == true)
+        #expect(!transport.requests.contains { $0.headers["Authorization"] == "Bearer bob-token" })
     }
 
     @Test("Queued requests survive reopening the queue (a restart); a connectivity signal flushes them")

@@ -3,6 +3,9 @@ import Networking
 
 /// The Facebook Graph batch format, both ways.
 enum BatchWire {
+    /// Why an item has no answer: the server did not run it (its answer is `null`).
+    static let notRunReason = "the batch did not run this item (its answer is null)"
+
     /// Header fields an item does not carry: the batch request's own carry them (its
     /// `Authorization` is inherited), and the rest describe the batch's transfer, not the item's.
     static let droppedHeaders: Set<String> = ["authorization", "content-length", "host", "accept-encoding", "connection", "cookie"]
@@ -50,7 +53,7 @@ enum BatchWire {
             items.map { item in
                 switch item {
                 case .null:
-                    return .failure(.invalidResponse(reason: "the batch did not run this item (its answer is null)", context: context))
+                    return .failure(.invalidResponse(reason: notRunReason, context: context))
                 case .object(let fields):
                     guard case .int(let code)? = fields["code"], (100...999).contains(code) else {
                         return .failure(.invalidResponse(reason: "a batch item's answer has no valid \"code\"", context: context))

@@ -365,8 +365,9 @@ public final class OfflineQueue: Interceptor {
             position += group.count
             // A logout and another login during the flush: the rest waits for its own user.
             guard repository.sessionManager?.sessionIdentity == user else {
+                let summary = state.withLock { $0.items[group[0].id]?.request.summary }
                 _ = state.withLock { $0.machine.record(group[0].id, .deferred) }
-                report.stoppedBy = .invalidRequest(reason: "the session changed users during the flush", request: nil)
+                report.stoppedBy = .invalidRequest(reason: "the session changed users during the flush", request: summary)
                 break flushing
             }
             let results: [Result<TransportResponse, RepositoryError>]
@@ -452,10 +453,9 @@ public final class OfflineQueue: Interceptor {
             return .rejected
         case .failure(let error):
             switch error {
-            // An invalid response (a garbled answer, a batch item the server did not run) may or
-            // may not have been acted on: kept, and sent again under the same Idempotency-Key.
-            case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession, .invalidResponse:
-                return .deferred
+            case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession: return .deferred
+            // A batch item the server did not run: kept for the next flush.
+            case .invalidResponse(let reason, _) where reason == BatchWire.notRunReason: return .deferred
             default: return .rejected
             }
         }
