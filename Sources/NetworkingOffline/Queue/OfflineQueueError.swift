@@ -42,7 +42,7 @@ public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
 
 /// Stands for one queued request, to await how it ends.
 public struct OfflineTicket: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The request's identity in the queue (also its `Idempotency-Key`).
+    /// The request's identity in the queue (its `Idempotency-Key` header is the call's own identity).
     public let id: UUID
 
     public var description: String { id.uuidString }
