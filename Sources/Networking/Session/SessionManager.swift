@@ -115,14 +115,16 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// user was not known) taken when the session started — it stays the same through user
     /// updates, refreshes and restarts; `nil` when logged out.
     public var sessionIdentity: String? {
-        let (user, token, identity) = state.withLock { ($0.user, $0.credential?.accessToken, $0.identity) }
-        guard let token else { return nil }
+        let (user, loggedIn, identity) = state.withLock { ($0.user, $0.credential != nil, $0.identity) }
+        guard loggedIn else { return nil }
         if let identifiable = user as? any Identifiable { return "user:\(identifiable.id)" }
-        return identity ?? Self.digestIdentity(user: user, token: token)
+        return identity
     }
 
-    /// The digest that names a session whose `User` is not `Identifiable`.
-    static func digestIdentity(user: User?, token: String) -> String {
+    /// The identity fixed when a session starts: `nil` for an `Identifiable` user (named by its
+    /// `id`), else a digest of the user's JSON form, or of the access token when the user is not known.
+    static func startingIdentity(user: User?, token: String) -> String? {
+        if user is any Identifiable { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = user.flatMap { try? encoder.encode($0) } ?? Data(token.utf8)
@@ -153,7 +155,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         guard !credential.accessToken.isEmpty else { throw .invalidCredential("the access token is empty") }
         try gate.run { () throws(SessionError) in
             guard !isLoggedIn else { throw .alreadyLoggedIn }
-            let identity = user is any Identifiable ? nil : Self.digestIdentity(user: user, token: credential.accessToken)
+            let identity = Self.startingIdentity(user: user, token: credential.accessToken)
             try persist(credential, user, identity: identity)
             state.withLock { state in
                 state.credential = credential
@@ -305,8 +307,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             guard state.credential == nil else { return nil }
             state.credential = stored.credential
             state.user = user
-            state.identity =
-                user is any Identifiable ? nil : stored.identity ?? Self.digestIdentity(user: user, token: stored.credential.accessToken)
+            state.identity = stored.identity ?? Self.startingIdentity(user: user, token: stored.credential.accessToken)
             state.sessionID += 1
             state.refresh.credentialReplaced()
             return state.sessionID

@@ -209,13 +209,12 @@ public final class OfflineQueue: Interceptor {
     private func keep(_ request: TransportRequest, context: RequestContext, because failure: RepositoryError)
         async throws(RepositoryError) -> RepositoryError
     {
-        // A signed request must name its user, or the queue could send it with another user's token.
-        if context.requiresSession, context.session != nil, context.session?.sessionIdentity == nil {
-            throw .invalidRequest(reason: "\(Self.anonymousSession); it failed with: \(failure)", request: request.summary)
-        }
+        let user = try Self.owner(
+            requiresSession: context.requiresSession, session: context.session, request: request.summary,
+            failure: "; it failed with: \(failure)")
         let item = OfflineItem(
-            id: UUID(), enqueuedAt: configuration.clock.now(), user: context.requiresSession ? context.session?.sessionIdentity : nil,
-            request: OfflineItem.storable(request), requiresSession: context.requiresSession, name: context.name)
+            id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
+            requiresSession: context.requiresSession, name: context.name)
         let ticket = try await store(item, failure: failure)
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: failure.description),
@@ -286,9 +285,22 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
-    /// Why a signed request whose session names no user is never kept.
-    static let anonymousSession =
-        "not queued offline: nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
+    /// Whose turn a request waits for: its session's user, or `nil` for one sent unsigned.
+    ///
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for a signed request whose
+    ///   session names no user: the queue could not keep it from another user's token.
+    private static func owner(
+        requiresSession: Bool, session: (any SessionAuthorizing)?, request: RequestSummary, failure: String = ""
+    ) throws(RepositoryError) -> String? {
+        guard requiresSession, let session else { return nil }
+        guard let identity = session.sessionIdentity else {
+            throw .invalidRequest(
+                reason:
+                    "not queued offline: nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token\(failure)",
+                request: request)
+        }
+        return identity
+    }
 
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
     ///
@@ -299,11 +311,8 @@ public final class OfflineQueue: Interceptor {
         do throws(RepositoryError) {
             var request = try repository.makeRequest(for: endpoint)
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
-            let identity = endpoint.requiresSession ? repository.sessionManager?.sessionIdentity : nil
-            // A signed request must name its user, or the queue could send it with another user's token.
-            if endpoint.requiresSession, repository.sessionManager != nil, identity == nil {
-                throw .invalidRequest(reason: Self.anonymousSession, request: request.summary)
-            }
+            let identity = try Self.owner(
+                requiresSession: endpoint.requiresSession, session: repository.sessionManager, request: request.summary)
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
                 requiresSession: endpoint.requiresSession, name: endpoint.name)

@@ -171,6 +171,29 @@ private func onThread<T: Sendable>(within seconds: Double, _ body: @escaping @Se
     return result.all.first
 }
 
+/// Sends 20 concurrent `GET books/1` while `store` holds a write, with a watchdog that releases the
+/// store if they wait for it (15 s). Returns their results, what the watchdog saw, and `sample()`
+/// taken once they all ended, before the watchdog stops.
+private func twentyRequests<Sample>(
+    through repository: TestRepository, whileHolding store: GatedStore, sample: () -> Sample
+) async -> ([Result<Book, RepositoryError>], [String], Sample) {
+    let requestsDone = DispatchSemaphore(value: 0)
+    let watchdog = Recorder<String>()
+    Thread {
+        if requestsDone.wait(timeout: .now() + 15) == .timedOut {
+            watchdog.record("the requests waited for the store")
+            store.release()
+        }
+    }.start()
+    let results = await withTaskGroup(of: Result<Book, RepositoryError>.self) { group in
+        for _ in 0..<20 { group.addTask { await repository.performRequest(.get("books/1")) } }
+        return await group.reduce(into: [Result<Book, RepositoryError>]()) { $0.append($1) }
+    }
+    let sampled = sample()
+    requestsDone.signal()
+    return (results, watchdog.all, sampled)
+}
+
 /// The outcome of a transition, as a comparable text.
 private func outcome(_ body: () throws(SessionError) -> Void) -> String {
     do throws(SessionError) {
@@ -245,24 +268,12 @@ struct SessionBlockingTests {
         // When: 20 concurrent requests, with a watchdog that releases the store if they wait for it
         let transport = StubTransport(routes: [.json(.get, "books/1", bookJSON)])
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
-        let requestsDone = DispatchSemaphore(value: 0)
-        let watchdog = Recorder<String>()
-        Thread {
-            if requestsDone.wait(timeout: .now() + 15) == .timedOut {
-                watchdog.record("the requests waited for the store")
-                store.release()
-            }
-        }.start()
-        let results = await withTaskGroup(of: Result<Book, RepositoryError>.self) { group in
-            for _ in 0..<20 { group.addTask { await repository.performRequest(.get("books/1")) } }
-            return await group.reduce(into: [Result<Book, RepositoryError>]()) { $0.append($1) }
+        let (results, watchdog, (stillHeld, readsWhileHeld)) = await twentyRequests(through: repository, whileHolding: store) {
+            (store.isHolding && transitionOutcome.all.isEmpty, (manager.isLoggedIn, manager.sessionToken, manager.currentUser?.name))
         }
-        let stillHeld = store.isHolding && transitionOutcome.all.isEmpty
-        let readsWhileHeld = (manager.isLoggedIn, manager.sessionToken, manager.currentUser?.name)
-        requestsDone.signal()
 
         // Then: every request finished while the store was still held
-        #expect(watchdog.all.isEmpty)
+        #expect(watchdog.isEmpty)
         #expect(stillHeld, "the store was released before the requests finished")
         #expect(results.count == 20)
         switch transition {
@@ -333,23 +344,12 @@ struct SessionBlockingTests {
             }
         ])
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
-        let requestsDone = DispatchSemaphore(value: 0)
-        let watchdog = Recorder<String>()
-        Thread {
-            if requestsDone.wait(timeout: .now() + 15) == .timedOut {
-                watchdog.record("the requests waited for the store")
-                store.release()
-            }
-        }.start()
-        let results = await withTaskGroup(of: Result<Book, RepositoryError>.self) { group in
-            for _ in 0..<20 { group.addTask { await repository.performRequest(.get("books/1")) } }
-            return await group.reduce(into: [Result<Book, RepositoryError>]()) { $0.append($1) }
+        let (results, watchdog, stillHeld) = await twentyRequests(through: repository, whileHolding: store) {
+            store.isHolding && transitionOutcome.all.isEmpty
         }
-        let stillHeld = store.isHolding && transitionOutcome.all.isEmpty
-        requestsDone.signal()
 
         // Then: they all finished while the store was held — replayed with t2, or failed as unauthenticated
-        #expect(watchdog.all.isEmpty)
+        #expect(watchdog.isEmpty)
         #expect(stillHeld, "the store was released before the requests finished")
         #expect(results.count == 20)
         if refreshes {
