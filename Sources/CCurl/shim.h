@@ -7,9 +7,6 @@
 #define NETWORKING_CCURL_SHIM_H
 
 #include <curl/curl.h>
-// The loop waits on libcurl's sockets with epoll (this target is built on Linux only).
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 
 static const long networking_curl_global_default = CURL_GLOBAL_DEFAULT;
 static const long networking_curl_pipe_multiplex = CURLPIPE_MULTIPLEX;
@@ -75,22 +72,5 @@ static inline CURLcode networking_curl_easy_getinfo_pointer(CURL *handle, CURLIN
 static inline CURLMcode networking_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
-
-static inline CURLMcode networking_curl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
-    return curl_multi_setopt(handle, option, value);
-}
-
-static inline CURLMcode networking_curl_multi_setopt_socket_function(CURLM *handle, curl_socket_callback value) {
-    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, value);
-}
-
-// MARK: multi socket interface
-
-static const curl_socket_t networking_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
-static const int networking_curl_poll_in = CURL_POLL_IN;
-static const int networking_curl_poll_out = CURL_POLL_OUT;
-static const int networking_curl_poll_remove = CURL_POLL_REMOVE;
-static const int networking_curl_cselect_in = CURL_CSELECT_IN;
-static const int networking_curl_cselect_out = CURL_CSELECT_OUT;
 
 #endif
