@@ -102,19 +102,33 @@ extension NetworkingConfiguration {
 
 /// Checks that header fields can be sent as given.
 enum HeaderValidation {
-    private static let tokenCharacters = Set(
-        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
+    /// Whether a byte may appear in a token (a header name, a method): RFC 9110's `tchar`, all
+    /// ASCII, so a token is checked byte by byte on its UTF-8 form (this runs for every request).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
 
-    /// Whether a character may appear in a token (a header name, a method).
-    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool { tokenCharacters.contains(scalar) }
+    /// Whether the text is a non-empty token.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
 
     /// What is wrong with the headers, or `nil` when every field can be sent.
     static func problem(in headers: HTTPHeaders) -> String? {
         for field in headers {
-            if field.name.isEmpty || !field.name.unicodeScalars.allSatisfy(tokenCharacters.contains) {
+            if !isToken(field.name) {
                 return "\"\(field.name)\" is not a valid header name"
             }
-            if field.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            // CR, LF and NUL are single bytes in UTF-8, never part of another character.
+            if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
                 return "the value of \(field.name) contains a line break or NUL, which would split the request"
             }
         }

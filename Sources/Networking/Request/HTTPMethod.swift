@@ -51,7 +51,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// Whether the method is a valid token (RFC 9110 §5.6.2): not empty, no spaces, line breaks or
     /// separators, so that it cannot change the request line.
     public var isValidToken: Bool {
-        !rawValue.isEmpty && rawValue.unicodeScalars.allSatisfy(HeaderValidation.isTokenCharacter)
+        HeaderValidation.isToken(rawValue)
     }
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2).

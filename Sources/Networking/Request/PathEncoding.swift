@@ -1,24 +1,69 @@
 /// Percent-encoding of path segments and query components (RFC 3986).
 enum PathEncoding {
-    /// Unreserved characters: never encoded anywhere.
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-    /// Characters a path segment may hold unencoded besides unreserved ones (sub-delims, ":" and "@").
-    private static let segmentExtras = Set("!$&'()*+,;=:@".utf8)
+    /// Unreserved characters (letters, digits, `-._~`): never encoded anywhere.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// Characters a path segment may hold unencoded (`pchar`): unreserved ones, sub-delims, `:` and `@`.
+    private static func isSegmentByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"),
+            UInt8(ascii: "@"):
+            true
+        default: isUnreserved(byte)
+        }
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+
+    /// The path's non-empty segments joined with `/` (no leading, trailing or repeated slash),
+    /// each encoded as ``encodeSegment(_:)`` does unless `encodes` is `false`; one pass, as it
+    /// runs for every request.
+    static func joinedSegments(of path: String, encodes: Bool) -> String {
+        let slash = UInt8(ascii: "/")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(path.utf8.count)
+        var slashPending = false
+        for byte in path.utf8 {
+            if byte == slash {
+                slashPending = !bytes.isEmpty
+                continue
+            }
+            if slashPending {
+                bytes.append(slash)
+                slashPending = false
+            }
+            if !encodes || isSegmentByte(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// A path segment with everything outside `pchar` encoded; `/`, `?`, `#` and `%` included,
     /// so the segment is taken literally.
     static func encodeSegment(_ segment: String) -> String {
-        encode(segment) { unreserved.contains($0) || segmentExtras.contains($0) }
+        encode(segment, keeping: isSegmentByte)
     }
 
     /// A query name or value with everything but unreserved characters encoded, so `&`, `=`, `+`
     /// and spaces in values cannot change the query's meaning.
     static func encodeQueryComponent(_ text: String) -> String {
-        encode(text) { unreserved.contains($0) }
+        encode(text, keeping: isUnreserved)
     }
 
     private static func encode(_ text: String, keeping: (UInt8) -> Bool) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

@@ -113,8 +113,7 @@ struct RequestBuilder {
             }
             return absolute
         }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        let suffix = segments.map { encoded ? String($0) : PathEncoding.encodeSegment(String($0)) }.joined(separator: "/")
+        let suffix = PathEncoding.joinedSegments(of: path, encodes: !encoded)
         let base = configuration.baseURL.absoluteString
         let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
         guard let url = URL(string: text) else {
@@ -125,8 +124,18 @@ struct RequestBuilder {
 
     /// Whether the path is an absolute `http` or `https` URL.
     static func isAbsolute(_ path: String) -> Bool {
-        let scheme = path.prefix(8).lowercased()
-        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+        hasPrefixIgnoringCase(path, "http://") || hasPrefixIgnoringCase(path, "https://")
+    }
+
+    /// Whether `text` starts with `prefix` (lowercase ASCII), ignoring the case of ASCII letters.
+    private static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
     }
 
     private func appendingQuery(_ query: String, to url: URL) throws(RepositoryError) -> URL {

@@ -45,7 +45,8 @@
         private let hasWork = Atomic<Bool>(false)
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
-        private var idleHandles: [UnsafeMutableRawPointer] = []
+        /// Idle easy handles, and whether each kept a plain GET's setup (see ``LibcurlTransfer/isPlain``).
+        private var idleHandles: [(easy: UnsafeMutableRawPointer, plainSetup: Bool)] = []
 
         /// Creates the multi handle and starts the loop thread (none when libcurl cannot start;
         /// every transfer then fails with a clear error).
@@ -172,30 +173,40 @@
                 finish(transfer, .failure(.cancelled))
                 return
             }
-            guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+            // A body streamed to a sink asks for a larger read buffer (CURLOPT_BUFFERSIZE), which
+            // libcurl refuses on a handle that still holds its buffer from an earlier transfer:
+            // it frees it when a transfer ends, but not when that transfer finished on an HTTP/2
+            // connection others were still using, and `curl_easy_reset` keeps it. Downloads are
+            // few and long, so they take a new handle.
+            let idle = transfer.request.responseBodySink == nil ? idleHandles.popLast() : nil
+            guard let easy = idle?.easy ?? curl_easy_init() else {
                 finish(transfer, .failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
                 return
             }
-            if let failure = transfer.configure(easy) {
-                recycle(easy, of: transfer)
+            let isPlain = transfer.isPlain
+            if idle?.plainSetup == true, !isPlain { curl_easy_reset(easy) }
+            if let failure = transfer.configure(easy, keepingPlainSetup: isPlain && idle?.plainSetup == true) {
+                recycle(easy, of: transfer, finishedCleanly: false)
                 finish(transfer, .failure(failure))
                 return
             }
             let code = curl_multi_add_handle(multi, easy)
             guard code == CURLM_OK else {
-                recycle(easy, of: transfer)
+                recycle(easy, of: transfer, finishedCleanly: false)
                 finish(transfer, .failure(.network(.other("libcurl could not start the transfer (CURLMcode \(code.rawValue))"))))
                 return
             }
             active[ObjectIdentifier(transfer)] = transfer
-            transfer.startedAt = .now
+            // The latency only matters to the spin policy, and only one request at a time: no
+            // clock reads otherwise.
+            if spinPolicy.isEnabled, active.count == 1 { transfer.startedAt = .now }
         }
 
         private func abort(_ transfer: LibcurlTransfer, in multi: UnsafeMutableRawPointer, with failure: TransportError) {
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil, let easy = transfer.easy else { return }
             // Removing a running handle closes its connection: the transfer stops on the wire.
             _ = curl_multi_remove_handle(multi, easy)
-            recycle(easy, of: transfer)
+            recycle(easy, of: transfer, finishedCleanly: false)
             finish(transfer, .failure(failure))
         }
 
@@ -244,7 +255,7 @@
                 let result = transfer.result(of: code)
                 _ = curl_multi_remove_handle(multi, easy)
                 active.removeValue(forKey: ObjectIdentifier(transfer))
-                recycle(easy, of: transfer)
+                recycle(easy, of: transfer, finishedCleanly: code == CURLE_OK)
                 finish(transfer, result)
                 finishedAny = true
             }
@@ -257,16 +268,24 @@
             transfer.complete(result)
         }
 
-        /// Resets a handle for the next transfer (or frees it when the pool is full).
-        private func recycle(_ easy: UnsafeMutableRawPointer, of transfer: LibcurlTransfer) {
-            curl_easy_reset(easy)
+        /// Readies a handle for the next transfer (or frees it when the pool is full): a plain GET
+        /// that finished cleanly keeps its setup, anything else is reset with `curl_easy_reset`.
+        private func recycle(_ easy: UnsafeMutableRawPointer, of transfer: LibcurlTransfer, finishedCleanly: Bool) {
+            let keepsSetup = finishedCleanly && transfer.isPlain
+            if keepsSetup {
+                // Nothing the finished transfer owns stays reachable from the handle.
+                _ = networking_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+                _ = networking_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
+            } else {
+                curl_easy_reset(easy)
+            }
             transfer.easy = nil
             if let list = transfer.headerList {
                 curl_slist_free_all(list)
                 transfer.headerList = nil
             }
             if idleHandles.count < Self.handlePoolLimit {
-                idleHandles.append(easy)
+                idleHandles.append((easy, keepsSetup))
             } else {
                 curl_easy_cleanup(easy)
             }
@@ -274,7 +293,7 @@
 
         private func tearDown(_ multi: UnsafeMutableRawPointer) {
             for transfer in Array(active.values) { abort(transfer, in: multi, with: .cancelled) }
-            for easy in idleHandles { curl_easy_cleanup(easy) }
+            for idle in idleHandles { curl_easy_cleanup(idle.easy) }
             idleHandles.removeAll()
             curl_multi_cleanup(multi)
         }

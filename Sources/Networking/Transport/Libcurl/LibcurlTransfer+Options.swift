@@ -3,10 +3,22 @@
     import Foundation
 
     extension LibcurlTransfer {
+        /// Whether this is a plain GET (no body, no sink, no pins, no authorities of its own): its
+        /// handle can serve the next plain GET without `curl_easy_reset`, which would undo the
+        /// options every transfer sets alike (see ``configure(_:keepingPlainSetup:)``).
+        var isPlain: Bool {
+            request.method == .get && request.body == nil && request.responseBodySink == nil
+                && !request.security.requiresPinning && request.security.certificateAuthorityFile == nil
+        }
+
         /// Sets up an easy handle (new or reset) for this transfer, on the event-loop thread.
         ///
+        /// With `keepingPlainSetup`, the handle last served a plain GET that finished and was not
+        /// reset: the options every transfer sets alike (signals, protocols, encodings, HTTP
+        /// version, callbacks) are still in place, and only this transfer's own are set.
+        ///
         /// - Returns: `nil` when every option was accepted, else the error the caller gets.
-        func configure(_ easy: UnsafeMutableRawPointer) -> TransportError? {
+        func configure(_ easy: UnsafeMutableRawPointer, keepingPlainSetup: Bool) -> TransportError? {
             self.easy = easy
             let context = Unmanaged.passUnretained(self).toOpaque()
             var failure = CURLE_OK
@@ -20,16 +32,9 @@
             }
 
             errorBuffer[0] = 0
-            set(CURLOPT_NOSIGNAL, 1)
             set(CURLOPT_PRIVATE, context)
             set(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
             set(CURLOPT_URL, request.url.absoluteString)
-            set(CURLOPT_PROTOCOLS_STR, "http,https")
-            // The URL is built by the library and taken literally: no "/../" squashing.
-            set(CURLOPT_PATH_AS_IS, 1)
-            // "" asks for every encoding this libcurl decodes (gzip, deflate, br, zstd).
-            set(CURLOPT_ACCEPT_ENCODING, "")
-            set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
             if request.responseBodySink == nil {
@@ -39,36 +44,11 @@
                 // libcurl's 16 KiB: a sixteenth of the callbacks, writes and wake-ups per byte.
                 set(CURLOPT_BUFFERSIZE, Self.streamedReadSize)
             }
-
-            check(
-                networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-                    guard let context else { return 0 }
-                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                })
             set(CURLOPT_WRITEDATA, context)
-            check(
-                networking_curl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-                    guard let context else { return 0 }
-                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                })
             set(CURLOPT_HEADERDATA, context)
-            // Always our reader: libcurl's default one would read the process's standard input.
-            check(
-                networking_curl_easy_setopt_read_function(easy) { buffer, size, count, context in
-                    guard let context else { return networking_curl_readfunc_abort }
-                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-                })
             set(CURLOPT_READDATA, context)
-            check(
-                networking_curl_easy_setopt_seek_function(easy) { context, offset, origin in
-                    guard let context, origin == SEEK_SET else { return networking_curl_seekfunc_fail }
-                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_seekfunc_cantseek
-                })
             set(CURLOPT_SEEKDATA, context)
+            if !keepingPlainSetup { configureCommonOptions(easy, check: check) }
 
             let sendsBody = configureMethod(easy, check: check)
             guard let list = makeHeaderList(sendsBody: sendsBody) else {
@@ -88,6 +68,42 @@
                 return .invalidRequest("libcurl refused an option: \(LibcurlErrors.message(code: failure, errorBuffer: errorBuffer))")
             }
             return nil
+        }
+
+        /// The options every transfer sets alike: kept by a handle that served a plain GET.
+        private func configureCommonOptions(_ easy: UnsafeMutableRawPointer, check: (CURLcode) -> Void) {
+            check(networking_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+            check(networking_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+            // The URL is built by the library and taken literally: no "/../" squashing.
+            check(networking_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1))
+            // "" asks for every encoding this libcurl decodes (gzip, deflate, br, zstd).
+            check(networking_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+            check(networking_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+            check(
+                networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
+                    guard let context else { return 0 }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                })
+            check(
+                networking_curl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
+                    guard let context else { return 0 }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                })
+            // Always our reader: libcurl's default one would read the process's standard input.
+            check(
+                networking_curl_easy_setopt_read_function(easy) { buffer, size, count, context in
+                    guard let context else { return networking_curl_readfunc_abort }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+                })
+            check(
+                networking_curl_easy_setopt_seek_function(easy) { context, offset, origin in
+                    guard let context, origin == SEEK_SET else { return networking_curl_seekfunc_fail }
+                    let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_seekfunc_cantseek
+                })
         }
 
         /// How many bytes libcurl reads at once for a body streamed to a sink (its maximum, 512 KiB).

@@ -17,6 +17,48 @@
             #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 1)
         }
 
+        @Test("Bodies streamed to a sink after multiplexed HTTP/2 requests on the same pooled handles")
+        func streamedBodiesAfterMultiplexedRequests() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let configuration = try TestServers.configuration(servers.h2URL, caFile: servers.caFile)
+            let repository = TestAPI.Repository(configuration: configuration, transport: transport)
+            for _ in 0..<3 {
+                // Eight at once share one HTTP/2 connection: most finish while others still use it.
+                let plain = await withTaskGroup(of: String?.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            (try? await repository.performRequest(Endpoint<TransportResponse>.get("protocol")).get()).map {
+                                String(decoding: $0.body, as: UTF8.self)
+                            }
+                        }
+                    }
+                    return await group.reduce(into: [String?]()) { $0.append($1) }
+                }
+                #expect(plain.allSatisfy { $0 == "HTTP/2.0" })
+                let streamed = await withTaskGroup(of: String?.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            guard
+                                let response = try? await repository.performRequest(
+                                    Endpoint<RepositoryResponse<ResponseChunks>>.get("protocol")
+                                ).get()
+                            else { return nil }
+                            var body = Data()
+                            do {
+                                for try await chunk in response.value { body += chunk }
+                            } catch {
+                                return nil
+                            }
+                            return String(decoding: body, as: UTF8.self)
+                        }
+                    }
+                    return await group.reduce(into: [String?]()) { $0.append($1) }
+                }
+                #expect(streamed.allSatisfy { $0 == "HTTP/2.0" }, "\(streamed)")
+            }
+        }
+
         @Test("Hundreds of concurrent requests all complete on one loop thread")
         func manyConcurrentRequests() async throws {
             let servers = try TestServers.require()
