@@ -9,8 +9,9 @@
     ///
     /// Callers never touch libcurl: they put transfers and cancellations in the inbox (a mutex)
     /// and wake the thread only when it sleeps in `curl_multi_poll`. The thread sets up pooled
-    /// easy handles (reset with `curl_easy_reset` between transfers), and the multi handle's
-    /// connection cache reuses connections. When the transport is used one request at a time
+    /// easy handles (reset with `curl_easy_reset` between transfers, except that a plain GET's
+    /// handle keeps the options every plain GET sets alike; downloads take a new one), and
+    /// the multi handle's connection cache reuses connections. When the transport is used one request at a time
     /// against a fast peer, the thread spins briefly instead of sleeping (``LibcurlSpinPolicy``).
     /// ``shutdown()`` stops the thread: transfers still running or waiting end with
     /// ``TransportError/cancelled``, and later ones are refused the same way.
@@ -273,7 +274,8 @@
         private func recycle(_ easy: UnsafeMutableRawPointer, of transfer: LibcurlTransfer, finishedCleanly: Bool) {
             let keepsSetup = finishedCleanly && transfer.isPlain
             if keepsSetup {
-                // Nothing the finished transfer owns stays reachable from the handle.
+                // The header list and error buffer, freed with the transfer, are unhooked; the
+                // other pointers to it are replaced by the next `configure` before any use.
                 _ = networking_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
                 _ = networking_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
             } else {

@@ -11,7 +11,7 @@
                 && !request.security.requiresPinning && request.security.certificateAuthorityFile == nil
         }
 
-        /// Sets up an easy handle (new or reset) for this transfer, on the event-loop thread.
+        /// Sets up an easy handle (new, reset, or kept from a plain GET) for this transfer, on the event-loop thread.
         ///
         /// With `keepingPlainSetup`, the handle last served a plain GET that finished and was not
         /// reset: the options every transfer sets alike (signals, protocols, encodings, HTTP
@@ -41,7 +41,7 @@
                 check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
             } else {
                 // Bodies streamed to a sink (downloads) are read in 512 KiB pieces rather than
-                // libcurl's 16 KiB: a sixteenth of the callbacks, writes and wake-ups per byte.
+                // libcurl's 16 KiB: a thirty-second of the callbacks, writes and wake-ups per byte.
                 set(CURLOPT_BUFFERSIZE, Self.streamedReadSize)
             }
             set(CURLOPT_WRITEDATA, context)

@@ -58,7 +58,8 @@
         /// Set when the caller cancels, so that no progress is reported from then on, and so that
         /// the loop does not start a transfer whose cancellation it has already seen go by.
         private let cancelRequested = Atomic<Bool>(false)
-        /// When the loop added it to the multi handle, for the loop's latency estimate.
+        /// When the loop added it to the multi handle, for the spin policy's latency estimate: set only
+        /// when spinning is allowed and the transfer starts alone (no clock reads otherwise).
         var startedAt: ContinuousClock.Instant?
 
         // Event-loop thread only, while the transfer runs.
