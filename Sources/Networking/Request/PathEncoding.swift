@@ -40,13 +40,7 @@ enum PathEncoding {
                 bytes.append(slash)
                 slashPending = false
             }
-            if !encodes || isSegmentByte(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
+            append(byte, keeping: !encodes || isSegmentByte(byte), to: &bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -66,15 +60,18 @@ enum PathEncoding {
     private static func encode(_ text: String, keeping: (UInt8) -> Bool) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if keeping(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
+        for byte in text.utf8 { append(byte, keeping: keeping(byte), to: &bytes) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the byte as it is, or percent-encoded (`%XX`, uppercase) when it is not kept.
+    private static func append(_ byte: UInt8, keeping: Bool, to bytes: inout [UInt8]) {
+        guard !keeping else {
+            bytes.append(byte)
+            return
+        }
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(hex[Int(byte >> 4)])
+        bytes.append(hex[Int(byte & 0x0F)])
     }
 }

@@ -195,6 +195,15 @@ private func twentyRequests<Sample>(
 }
 
 /// The outcome of a transition, as a comparable text.
+/// Logs `ann` in on a thread of its own (its store may act on the manager from inside a save):
+/// whether the manager is then logged in, or `nil` when that took more than 10 seconds.
+private func logInOnThread(_ manager: SessionManager<User>) async -> Bool? {
+    await onThread(within: 10) { () -> Bool in
+        _ = outcome { () throws(SessionError) in try manager.login(user: ann, token: "t1") }
+        return manager.isLoggedIn
+    }
+}
+
 private func outcome(_ body: () throws(SessionError) -> Void) -> String {
     do throws(SessionError) {
         try body()
@@ -443,10 +452,7 @@ struct SessionBlockingTests {
         store.attach(manager)
         defer { store.detach() }
         // When
-        let loggedIn = await onThread(within: 10) { () -> Bool in
-            _ = outcome { () throws(SessionError) in try manager.login(user: ann, token: "t1") }
-            return manager.isLoggedIn
-        }
+        let loggedIn = await logInOnThread(manager)
         // Then
         #expect(loggedIn == true)
         #expect(store.seen.all == ["save: expire returned"])
@@ -464,10 +470,7 @@ extension SessionBlockingTests {
         let manager = SessionManager<User>(store: store)
         store.attach(manager)
         defer { store.detach() }
-        let loggedIn = await onThread(within: 10) { () -> Bool in
-            _ = outcome { () throws(SessionError) in try manager.login(user: ann, token: "t1") }
-            return manager.isLoggedIn
-        }
+        let loggedIn = await logInOnThread(manager)
         #expect(loggedIn == true)
         // When: a request answered 401 ends the session; the removal runs on the transitions' queue
         let transport = StubTransport(routes: [.status(.get, "books/1", 401, json: #"{"message": "expired"}"#)])

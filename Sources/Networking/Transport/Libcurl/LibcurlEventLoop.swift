@@ -11,8 +11,9 @@
     /// and wake the thread only when it sleeps in `curl_multi_poll`. The thread sets up pooled
     /// easy handles (reset with `curl_easy_reset` between transfers, except that a plain GET's
     /// handle keeps the options every plain GET sets alike; downloads take a new one), and
-    /// the multi handle's connection cache reuses connections. When the transport is used one request at a time
-    /// against a fast peer, the thread spins briefly instead of sleeping (``LibcurlSpinPolicy``).
+    /// the multi handle's connection cache reuses connections. When the transport is used one
+    /// request at a time against a fast peer, the thread spins briefly instead of sleeping
+    /// (``LibcurlSpinPolicy``).
     /// ``shutdown()`` stops the thread: transfers still running or waiting end with
     /// ``TransportError/cancelled``, and later ones are refused the same way.
     ///
@@ -184,9 +185,10 @@
                 finish(transfer, .failure(.network(.other("libcurl could not create a transfer (curl_easy_init failed)"))))
                 return
             }
-            let isPlain = transfer.isPlain
-            if idle?.plainSetup == true, !isPlain { curl_easy_reset(easy) }
-            if let failure = transfer.configure(easy, keepingPlainSetup: isPlain && idle?.plainSetup == true) {
+            let hadPlainSetup = idle?.plainSetup == true
+            let keepsPlainSetup = hadPlainSetup && transfer.isPlain
+            if hadPlainSetup, !keepsPlainSetup { curl_easy_reset(easy) }
+            if let failure = transfer.configure(easy, keepingPlainSetup: keepsPlainSetup) {
                 recycle(easy, of: transfer, finishedCleanly: false)
                 finish(transfer, .failure(failure))
                 return
