@@ -5,7 +5,8 @@ import Foundation
 /// Each of the `concurrency` workers runs its share one after another, so exactly
 /// `concurrency` requests are in flight until the end.
 func measure(
-    _ name: String, requests: Int, concurrency: Int, operation: @escaping @Sendable () async -> Bool
+    _ name: String, requests: Int, concurrency: Int, executor: (any TaskExecutor)? = nil,
+    operation: @escaping @Sendable () async -> Bool
 ) async -> BenchmarkResult? {
     let start = ResidentMemory.current()
     let cpu = CPUTime.current()
@@ -14,7 +15,7 @@ func measure(
     let failures = await withTaskGroup(of: Int.self) { group in
         for worker in 0..<concurrency {
             let share = requests / concurrency + (worker < requests % concurrency ? 1 : 0)
-            group.addTask {
+            group.addTask(executorPreference: executor) {
                 var failed = 0
                 for _ in 0..<share {
                     if await !operation() { failed += 1 }

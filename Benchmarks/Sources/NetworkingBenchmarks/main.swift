@@ -150,6 +150,22 @@ func run() async throws {
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
         }
+        if options.cases.contains("libcurl") {
+            // The callers' tasks on the transport's loop thread (LibcurlTransport.taskExecutor).
+            let transport = LibcurlTransport()
+            let repository = try makeRepository(baseURL: options.baseURL, transport: transport)
+            for _ in 0..<2_000 { _ = await repository.book() }
+            for concurrency in [1, 8] {
+                let name = "libcurl-executor-small-\(concurrency == 1 ? "sequential" : "concurrent")"
+                if let only = options.only, only != name { continue }
+                let result = await measure(
+                    name, requests: options.requests, concurrency: concurrency, executor: transport.taskExecutor
+                ) {
+                    (try? await repository.book().get()) != nil
+                }
+                if let result { results.append(result) }
+            }
+        }
         if options.cases.contains("libcurl"), options.only == nil {
             // What the loop thread's spinning buys, and costs in CPU: the same case without it.
             let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport(spinsWhenSequential: false))
@@ -180,7 +196,7 @@ func run() async throws {
     if options.cases.contains("urlsession") {
         results += try await repositoryCases("urlsession", transport: URLSessionTransport(), options: options)
     }
-    if options.cases.contains("raw"), let url = URL(string: options.baseURL + "/book.json") {
+    if options.cases.contains("raw"), options.only == nil, let url = URL(string: options.baseURL + "/book.json") {
         results += await RawURLSession.cases(url: url, requests: options.requests)
     }
     #if os(Linux)
@@ -189,6 +205,7 @@ func run() async throws {
             _ = RawLibcurl.sequential(url: url, requests: 500)
             for concurrency in [1, 8] {
                 let name = "raw-libcurl-small-\(concurrency == 1 ? "sequential" : "concurrent")"
+                if let only = options.only, only != name { continue }
                 let result = measureSynchronously(name, requests: options.requests, concurrency: concurrency) {
                     concurrency == 1
                         ? RawLibcurl.sequential(url: url, requests: options.requests)

@@ -27,6 +27,8 @@
             var cancellations: [LibcurlTransfer] = []
             /// Transfers paused for their body (a stream with no bytes yet, a full sink) that can go on.
             var resumptions: [LibcurlTransfer] = []
+            /// Jobs of tasks that prefer this loop as their executor (``LibcurlTransport/taskExecutor``).
+            var jobs: [UnownedJob] = []
             var isShutDown = false
             /// The loop is in (or about to enter) `curl_multi_poll` and must be woken.
             var isWaiting = false
@@ -48,7 +50,12 @@
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
         /// Idle easy handles, and whether each kept a plain GET's setup (see ``LibcurlTransfer/isPlain``).
+        /// The loop thread's `Thread` (an identifier: the thread holds the loop, not the reverse).
+        private var threadIdentifier: ObjectIdentifier?
         private var idleHandles: [(easy: UnsafeMutableRawPointer, plainSetup: Bool)] = []
+        /// When the two spins of the loop thread are skipped because they kept running out of time.
+        private var spinsForWork = LibcurlSpinPolicy.Backoff()
+        private var spinsForAnswers = LibcurlSpinPolicy.Backoff()
 
         /// Creates the multi handle and starts the loop thread (none when libcurl cannot start;
         /// every transfer then fails with a clear error).
@@ -60,8 +67,12 @@
             _ = networking_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, networking_curl_pipe_multiplex)
             let thread = Thread { [self] in run() }
             thread.name = "Networking.LibcurlEventLoop"
+            threadIdentifier = ObjectIdentifier(thread)
             thread.start()
         }
+
+        /// Whether the caller runs on the loop thread.
+        var isCurrentThread: Bool { threadIdentifier == ObjectIdentifier(Thread.current) }
 
         /// Queues a transfer; it fails with ``TransportError/cancelled`` once the loop is shut down.
         func submit(_ transfer: LibcurlTransfer) {
@@ -128,12 +139,20 @@
             var submissions: [LibcurlTransfer] = []
             var cancellations: [LibcurlTransfer] = []
             var resumptions: [LibcurlTransfer] = []
+            var jobs: [UnownedJob] = []
             submissions.reserveCapacity(16)
             cancellations.reserveCapacity(16)
             var running: Int32 = 0
             while true {
+                // Tasks running here first: the transfers they submit start in this pass.
+                inbox.withLock { inbox in swap(&inbox.jobs, &jobs) }
+                if !jobs.isEmpty {
+                    let executor = asUnownedTaskExecutor()
+                    for job in jobs { job.runSynchronously(on: executor) }
+                    jobs.removeAll(keepingCapacity: true)
+                }
                 let isShutDown = inbox.withLock { inbox -> Bool in
-                    hasWork.store(false, ordering: .relaxed)
+                    hasWork.store(!inbox.jobs.isEmpty, ordering: .relaxed)
                     swap(&inbox.submissions, &submissions)
                     swap(&inbox.cancellations, &cancellations)
                     swap(&inbox.resumptions, &resumptions)
@@ -155,11 +174,20 @@
                 // One request at a time (see LibcurlSpinPolicy): a caller that just got its answer
                 // often sends the next request within microseconds, and a fast peer answers
                 // sooner than a sleeping thread wakes up; wait for both without sleeping.
-                if finished, active.isEmpty, spinPolicy.isSequential, spinForWork() { continue }
-                if !finished, active.count == 1, spinPolicy.favoursSpinning, pollBriefly(multi) { continue }
+                if finished, active.isEmpty, spinPolicy.isSequential, spinsForWork.allowsSpin() || hasWork.load(ordering: .acquiring) {
+                    let arrived = spinForWork()
+                    spinsForWork.record(succeeded: arrived)
+                    if arrived { continue }
+                }
+                if !finished, active.count == 1, spinPolicy.favoursSpinning, spinsForAnswers.allowsSpin() {
+                    let ready = pollBriefly(multi)
+                    spinsForAnswers.record(succeeded: ready)
+                    if ready { continue }
+                }
 
                 let mayWait = inbox.withLock { inbox -> Bool in
-                    guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.resumptions.isEmpty, !inbox.isShutDown
+                    guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.resumptions.isEmpty, inbox.jobs.isEmpty,
+                        !inbox.isShutDown
                     else { return false }
                     inbox.isWaiting = true
                     return true
@@ -215,6 +243,7 @@
 
         /// Spins (no system call) until work arrives or ``LibcurlSpinPolicy/spinLimit`` passes; `true` when work arrived.
         private func spinForWork() -> Bool {
+            if hasWork.load(ordering: .acquiring) { return true }
             let clock = ContinuousClock()
             let deadline = clock.now + LibcurlSpinPolicy.spinLimit
             repeat {
@@ -300,6 +329,33 @@
             for idle in idleHandles { curl_easy_cleanup(idle.easy) }
             idleHandles.removeAll()
             curl_multi_cleanup(multi)
+            // Tasks that still prefer this loop go on elsewhere (see `enqueue`).
+            let orphans = inbox.withLock { inbox -> [UnownedJob] in
+                defer { inbox.jobs.removeAll() }
+                return inbox.jobs
+            }
+            for job in orphans { runElsewhere(job) }
+        }
+    }
+
+    extension LibcurlEventLoop: TaskExecutor {
+        /// Runs the job on the loop thread, between two passes over the sockets; once the loop has
+        /// stopped (or never started), on Dispatch's global queue so that no task is ever stranded.
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let accepted = inbox.withLock { inbox -> Bool in
+                guard let multi, !inbox.isShutDown else { return false }
+                inbox.jobs.append(job)
+                hasWork.store(true, ordering: .releasing)
+                Self.wakeIfWaiting(&inbox, multi)
+                return true
+            }
+            if !accepted { runElsewhere(job) }
+        }
+
+        private func runElsewhere(_ job: UnownedJob) {
+            let executor = asUnownedTaskExecutor()
+            DispatchQueue.global().async { job.runSynchronously(on: executor) }
         }
     }
 #endif

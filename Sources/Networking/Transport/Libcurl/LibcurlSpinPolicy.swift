@@ -28,7 +28,10 @@
         let isEnabled: Bool
 
         private let inFlight = Atomic<Int>(0)
+        /// The most in flight over the last full window (or since, when more).
         private let recentPeak = Atomic<Int>(0)
+        /// The most in flight over the window under way.
+        private let windowPeak = Atomic<Int>(0)
         private let completions = Atomic<Int>(0)
         private let lastLatencyNanoseconds = Atomic<Int>(Int.max)
 
@@ -43,13 +46,17 @@
         func submitted() {
             let now = inFlight.add(1, ordering: .relaxed).newValue
             if now > recentPeak.load(ordering: .relaxed) { recentPeak.store(now, ordering: .relaxed) }
+            if now > windowPeak.load(ordering: .relaxed) { windowPeak.store(now, ordering: .relaxed) }
         }
 
         /// Notes a completed transfer and how long it took on the wire, when it got there.
         func finished(after latency: Duration?) {
-            let left = inFlight.subtract(1, ordering: .relaxed).newValue
+            inFlight.subtract(1, ordering: .relaxed)
+            // The peak of the window that ends here, not the count in flight now: when a batch of
+            // requests finishes in one pass, none is in flight for a moment, which says nothing
+            // about how many the callers keep going.
             if completions.add(1, ordering: .relaxed).newValue % Self.peakWindow == 0 {
-                recentPeak.store(left + 1, ordering: .relaxed)
+                recentPeak.store(windowPeak.exchange(0, ordering: .relaxed), ordering: .relaxed)
             }
             if let latency {
                 let (seconds, attoseconds) = latency.components
@@ -66,5 +73,30 @@
 
         /// Whether the loop should poll for the answer without sleeping.
         var favoursSpinning: Bool { isSequential && peerIsFast }
+
+        /// When a kind of spin keeps running out of time (a caller that decodes a large body
+        /// before it sends the next request, an answer that takes longer than ``spinLimit``), it
+        /// only burns a core the caller or the server could use: after a miss the loop skips that
+        /// spin for the next 1, 2, 4 … 256 chances and sleeps instead; a spin that succeeds
+        /// starts over. Used by the loop thread only.
+        struct Backoff {
+            /// The most chances skipped after consecutive misses.
+            static let maximumSkips = 256
+            private var skips = 0
+            private var skipsLeft = 0
+
+            /// Whether to spin at this chance.
+            mutating func allowsSpin() -> Bool {
+                guard skipsLeft > 0 else { return true }
+                skipsLeft -= 1
+                return false
+            }
+
+            /// Notes how the spin went.
+            mutating func record(succeeded: Bool) {
+                skips = succeeded ? 0 : min(max(1, skips * 2), Self.maximumSkips)
+                skipsLeft = skips
+            }
+        }
     }
 #endif

@@ -93,6 +93,27 @@
         /// against a fast server (see the type's documentation). Default `true`.
         public let spinsWhenSequential: Bool
 
+        /// The loop thread as a task executor: tasks that prefer it run their code on the loop
+        /// thread between two passes over the sockets, so a request they send starts without
+        /// waking another thread and its answer resumes them without one either.
+        ///
+        /// Use it for many small requests in flight, where the hand-over between threads costs
+        /// more than the exchange:
+        ///
+        /// ```swift
+        /// await withTaskExecutorPreference(transport.taskExecutor) {
+        ///     await withTaskGroup(of: Void.self) { group in
+        ///         for id in ids { group.addTask { _ = await books.book(id: id) } }
+        ///     }
+        /// }
+        /// ```
+        ///
+        /// While such code runs, no transfer of this transport makes progress: keep long
+        /// computations (decoding megabytes) and blocking calls off it, and never wait
+        /// synchronously there for a request of this transport. Once the transport is gone, the
+        /// tasks go on on Dispatch's global queue.
+        public var taskExecutor: any TaskExecutor { loop }
+
         let loop: LibcurlEventLoop
         private let redirectPolicy: RedirectPolicy
 

@@ -41,6 +41,41 @@
             #expect(policy.favoursSpinning)
         }
 
+        @Test("A batch that finishes together does not look like one request at a time")
+        func batchFinishingTogether() {
+            let policy = LibcurlSpinPolicy()
+            for _ in 0..<(4 * LibcurlSpinPolicy.peakWindow / 8) {
+                for _ in 0..<8 { policy.submitted() }
+                for _ in 0..<8 { policy.finished(after: .microseconds(50)) }
+                #expect(!policy.isSequential, "8 in flight at every window's end")
+            }
+        }
+
+        @Test("A spin that keeps running out of time is skipped for 1, 2, 4 … 256 chances; one that succeeds starts over")
+        func backoff() {
+            var backoff = LibcurlSpinPolicy.Backoff()
+            var first = backoff.allowsSpin()
+            #expect(first)
+            func skippedChances() -> Int {
+                var skipped = 0
+                while !backoff.allowsSpin() { skipped += 1 }
+                return skipped
+            }
+            var expected = 1
+            for _ in 0..<10 {
+                backoff.record(succeeded: false)
+                let skipped = skippedChances()
+                #expect(skipped == expected)
+                expected = min(expected * 2, LibcurlSpinPolicy.Backoff.maximumSkips)
+            }
+            backoff.record(succeeded: true)
+            first = backoff.allowsSpin()
+            #expect(first, "a success starts over")
+            backoff.record(succeeded: false)
+            let skipped = skippedChances()
+            #expect(skipped == 1)
+        }
+
         @Test("A failed transfer that never reached the wire keeps the last latency")
         func noLatency() {
             let policy = LibcurlSpinPolicy()

@@ -130,6 +130,53 @@
             #expect(statuses.allSatisfy { $0 == 200 })
         }
 
+        @Test("Tasks that prefer the transport's executor run on its loop thread, and their requests complete")
+        func tasksOnTheLoopThread() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let request = try Wire.request(servers.apiURL + "/health")
+            let outcomes = await withTaskExecutorPreference(transport.taskExecutor) {
+                await withTaskGroup(of: (status: Int, onLoop: Bool).self) { group in
+                    for _ in 0..<40 {
+                        group.addTask {
+                            let status = (try? await transport.send(request))?.statusCode ?? -1
+                            return (status, transport.loop.isCurrentThread)
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            #expect(outcomes.count == 40)
+            #expect(outcomes.map(\.status) == Array(repeating: 200, count: 40))
+            #expect(outcomes.filter(\.onLoop).count == 40, "every task resumed on the loop thread")
+            // Cancellation still reaches the transfer from there.
+            let hang = try Wire.request(servers.faultURL + "/hang", timeout: 60)
+            let hanging = Task(executorPreference: transport.taskExecutor) { await Wire.send(hang, over: transport) }
+            try await Task.sleep(for: .milliseconds(100))
+            hanging.cancel()
+            #expect(await hanging.value.failure == .cancelled)
+        }
+
+        @Test("Tasks that prefer a transport's executor go on elsewhere once its loop has stopped")
+        func tasksOutliveTheLoop() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let hang = try Wire.request(servers.faultURL + "/hang", timeout: 60)
+            let task = Task(executorPreference: transport.taskExecutor) { () -> (TransportError?, Bool) in
+                let failure = await Wire.send(hang, over: transport).failure
+                // Suspends and resumes again after the loop is gone.
+                try? await Task.sleep(for: .milliseconds(10))
+                return (failure, transport.loop.isCurrentThread)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            transport.shutdown()
+            let (failure, onLoop) = await task.value
+            #expect(failure == .cancelled)
+            #expect(!onLoop)
+            let later = await Task(executorPreference: transport.taskExecutor) { transport.loop.isCurrentThread }.value
+            #expect(!later)
+        }
+
         @Test("Cancellation reaches a caller waiting on the fast path (one request at a time, fast peer)")
         func cancellationOnFastPath() async throws {
             let servers = try TestServers.require()
