@@ -392,3 +392,24 @@ enum PipelineArticle {
         books.performBlockingRequest(.get("books/1"), maximumWait: 10)
     }
 }
+
+// MARK: Performance
+
+#if canImport(CCurl)
+    enum PerformanceArticle {
+        typealias Book = GettingStartedArticle.Book
+        typealias LibraryRepository = GettingStartedArticle.LibraryRepository
+
+        static func manyInFlight(configuration: NetworkingConfiguration, ids: [Int]) async -> [Book] {
+            let transport = LibcurlTransport()
+            let library = LibraryRepository(configuration: configuration, transport: transport)
+            let books = await withTaskExecutorPreference(transport.taskExecutor) {
+                await withTaskGroup(of: Book?.self) { group in
+                    for id in ids { group.addTask { try? await library.book(id: id).get() } }
+                    return await group.reduce(into: [Book]()) { books, book in if let book { books.append(book) } }
+                }
+            }
+            return books
+        }
+    }
+#endif

@@ -35,6 +35,18 @@ struct ArticleSamplesTests {
         }
     }
 
+    #if canImport(CCurl)
+        @Test("the performance article's requests on the transport's loop thread all arrive (test API)")
+        func manyInFlightOnTheLoopThread() async throws {
+            let servers = try TestServers.require()
+            let (_, _, login) = try await TestAPI.loggedIn()
+            let configuration = try TestServers.configuration(
+                servers.apiURL, defaultHeaders: ["Authorization": "Bearer \(login.token)"])
+            let books = await PerformanceArticle.manyInFlight(configuration: configuration, ids: Array(1...20))
+            #expect(books.map(\.id).sorted() == Array(1...20))
+        }
+    #endif
+
     @Test("metadata on success, a decoding step, a changed setting and an interceptor position, as the articles show them")
     func seamSamples() async throws {
         let transport = StubTransport(routes: [

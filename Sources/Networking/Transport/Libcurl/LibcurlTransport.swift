@@ -20,11 +20,14 @@
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
     ///   and the call throws ``TransportError/cancelled`` at once.
     /// - Used one request at a time against a fast server (one that answered within 1 ms, as on
-    ///   loopback), the loop thread waits up to 100 µs without sleeping (for the answer, and for
-    ///   the caller's next request), because a thread wake-up costs more than such an exchange:
-    ///   lower latency for some CPU time (`script/bench` prints both). With several requests in
+    ///   loopback), the loop thread waits up to 250 µs without sleeping (for the answer, and for
+    ///   the caller's next request, which may first decode a body), because a thread wake-up costs
+    ///   more than such an exchange: lower latency for some CPU time (`script/bench` prints both).
+    ///   A wait that keeps running out of time is skipped for a while. With several requests in
     ///   flight or a slower server nothing spins, and `spinsWhenSequential: false` turns it off.
     ///   The calling task never spins: it suspends until the loop hands it the answer.
+    /// - Tasks that prefer ``taskExecutor`` run on the loop thread itself: no hand-over between
+    ///   threads at all, for the least CPU per request.
     /// - A response head (status line and header fields) larger than ``maximumResponseHeadSize``
     ///   fails with ``TransportError/invalidResponse(_:)``, as do a malformed head and broken chunked framing.
     /// - Pinning: with ``TransportSecurity/pinnedPublicKeys``, the server's certificate must be
@@ -97,16 +100,11 @@
         /// thread between two passes over the sockets, so a request they send starts without
         /// waking another thread and its answer resumes them without one either.
         ///
-        /// Use it for many small requests in flight, where the hand-over between threads costs
-        /// more than the exchange:
-        ///
-        /// ```swift
-        /// await withTaskExecutorPreference(transport.taskExecutor) {
-        ///     await withTaskGroup(of: Void.self) { group in
-        ///         for id in ids { group.addTask { _ = await books.book(id: id) } }
-        ///     }
-        /// }
-        /// ```
+        /// Use it for small requests, where the hand-over between threads costs more than the
+        /// exchange: `withTaskExecutorPreference(transport.taskExecutor) { … }` around the calls,
+        /// or `Task(executorPreference: transport.taskExecutor)` (see <doc:Performance>). The rate
+        /// with many in flight is then bound by this one thread, for about a quarter less CPU
+        /// per request.
         ///
         /// While such code runs, no transfer of this transport makes progress: keep long
         /// computations (decoding megabytes) and blocking calls off it, and never wait
