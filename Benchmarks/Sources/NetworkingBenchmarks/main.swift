@@ -90,6 +90,8 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
         ("libcurl_vs_urlsession_large_concurrent", ratio("libcurl-large-concurrent", "urlsession-large-concurrent")),
         ("libcurl_vs_raw_small_sequential", ratio("libcurl-small-sequential", "raw-libcurl-small-sequential")),
         ("libcurl_vs_raw_small_concurrent", ratio("libcurl-small-concurrent", "raw-libcurl-small-concurrent")),
+        ("libcurl_executor_vs_raw_small_sequential", ratio("libcurl-executor-small-sequential", "raw-libcurl-small-sequential")),
+        ("libcurl_executor_vs_raw_small_concurrent", ratio("libcurl-executor-small-concurrent", "raw-libcurl-small-concurrent")),
         ("libcurl_spinning_vs_not_small_sequential", ratio("libcurl-small-sequential", "libcurl-nospin-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_sequential", ratio("urlsession-small-sequential", "raw-urlsession-small-sequential")),
         ("urlsession_vs_raw_urlsession_small_concurrent", ratio("urlsession-small-concurrent", "raw-urlsession-small-concurrent")),
@@ -150,7 +152,7 @@ func run() async throws {
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
         }
-        if options.cases.contains("libcurl") {
+        if options.cases.contains("libcurl"), options.only?.hasPrefix("libcurl-executor-") ?? true {
             // The callers' tasks on the transport's loop thread (LibcurlTransport.taskExecutor).
             let transport = LibcurlTransport()
             let repository = try makeRepository(baseURL: options.baseURL, transport: transport)

@@ -400,9 +400,15 @@ enum PipelineArticle {
         typealias Book = GettingStartedArticle.Book
         typealias LibraryRepository = GettingStartedArticle.LibraryRepository
 
-        static func manyInFlight(configuration: NetworkingConfiguration, ids: [Int]) async -> [Book] {
+        static func makeLibrary(configuration: NetworkingConfiguration) -> (LibcurlTransport, LibraryRepository) {
+            // One transport for the app's life (it owns a thread and a connection pool).
             let transport = LibcurlTransport()
             let library = LibraryRepository(configuration: configuration, transport: transport)
+            return (transport, library)
+        }
+
+        static func manyInFlight(_ library: LibraryRepository, on transport: LibcurlTransport, ids: [Int]) async -> [Book] {
+            // Later, many small requests at once:
             let books = await withTaskExecutorPreference(transport.taskExecutor) {
                 await withTaskGroup(of: Book?.self) { group in
                     for id in ids { group.addTask { try? await library.book(id: id).get() } }

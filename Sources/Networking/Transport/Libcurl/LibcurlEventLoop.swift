@@ -14,13 +14,17 @@
     /// the multi handle's connection cache reuses connections. When the transport is used one
     /// request at a time against a fast peer, the thread spins briefly instead of sleeping
     /// (``LibcurlSpinPolicy``).
+    /// The loop is also a `TaskExecutor` (``LibcurlTransport/taskExecutor``): jobs of tasks that
+    /// prefer it go through the inbox too and run at the top of each pass, outside the lock.
     /// ``shutdown()`` stops the thread: transfers still running or waiting end with
-    /// ``TransportError/cancelled``, and later ones are refused the same way.
+    /// ``TransportError/cancelled``, and later ones are refused the same way; jobs then run on
+    /// Dispatch's global queue.
     ///
     /// Thread-safety (hence `@unchecked Sendable`): the inbox is behind a mutex, `hasWork`,
     /// `connectionsOpened` and the spin policy are atomics; `multi` is used by the loop thread,
     /// except `curl_multi_wakeup` (thread-safe), which is called while holding the inbox lock so
-    /// that it never races the cleanup; `active` and `idleHandles` belong to the loop thread.
+    /// that it never races the cleanup; `active`, `idleHandles` and the two spin backoffs
+    /// belong to the loop thread.
     final class LibcurlEventLoop: @unchecked Sendable {
         private struct Inbox {
             var submissions: [LibcurlTransfer] = []
@@ -50,8 +54,6 @@
         private let multi: UnsafeMutableRawPointer?
         private var active: [ObjectIdentifier: LibcurlTransfer] = [:]
         /// Idle easy handles, and whether each kept a plain GET's setup (see ``LibcurlTransfer/isPlain``).
-        /// The loop thread's `Thread` (an identifier: the thread holds the loop, not the reverse).
-        private var threadIdentifier: ObjectIdentifier?
         private var idleHandles: [(easy: UnsafeMutableRawPointer, plainSetup: Bool)] = []
         /// When the two spins of the loop thread are skipped because they kept running out of time.
         private var spinsForWork = LibcurlSpinPolicy.Backoff()
@@ -67,12 +69,16 @@
             _ = networking_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, networking_curl_pipe_multiplex)
             let thread = Thread { [self] in run() }
             thread.name = "Networking.LibcurlEventLoop"
-            threadIdentifier = ObjectIdentifier(thread)
             thread.start()
         }
 
-        /// Whether the caller runs on the loop thread.
-        var isCurrentThread: Bool { threadIdentifier == ObjectIdentifier(Thread.current) }
+        /// Tells loops apart in ``isCurrentThread``.
+        private static let counter = Atomic<Int>(0)
+        private static let threadKey = "Networking.LibcurlEventLoop"
+        private let number = LibcurlEventLoop.counter.add(1, ordering: .relaxed).newValue
+
+        /// Whether the caller runs on this loop's thread (a mark the thread sets, which ends with it); for tests.
+        var isCurrentThread: Bool { Thread.current.threadDictionary[Self.threadKey] as? Int == number }
 
         /// Queues a transfer; it fails with ``TransportError/cancelled`` once the loop is shut down.
         func submit(_ transfer: LibcurlTransfer) {
@@ -143,9 +149,11 @@
             submissions.reserveCapacity(16)
             cancellations.reserveCapacity(16)
             var running: Int32 = 0
+            Thread.current.threadDictionary[Self.threadKey] = number
             while true {
-                // Tasks running here first: the transfers they submit start in this pass.
-                inbox.withLock { inbox in swap(&inbox.jobs, &jobs) }
+                // Tasks running here first: the transfers they submit start in this pass. (An
+                // enqueued job sets `hasWork`, which stays set while jobs are queued.)
+                if hasWork.load(ordering: .acquiring) { inbox.withLock { inbox in swap(&inbox.jobs, &jobs) } }
                 if !jobs.isEmpty {
                     let executor = asUnownedTaskExecutor()
                     for job in jobs { job.runSynchronously(on: executor) }
@@ -174,7 +182,10 @@
                 // One request at a time (see LibcurlSpinPolicy): a caller that just got its answer
                 // often sends the next request within microseconds, and a fast peer answers
                 // sooner than a sleeping thread wakes up; wait for both without sleeping.
-                if finished, active.isEmpty, spinPolicy.isSequential, spinsForWork.allowsSpin() || hasWork.load(ordering: .acquiring) {
+                // (Work already there is no spin: neither a success nor a miss for the backoff.)
+                if finished, active.isEmpty, spinPolicy.isSequential, !hasWork.load(ordering: .acquiring),
+                    spinsForWork.allowsSpin()
+                {
                     let arrived = spinForWork()
                     spinsForWork.record(succeeded: arrived)
                     if arrived { continue }
@@ -243,7 +254,6 @@
 
         /// Spins (no system call) until work arrives or ``LibcurlSpinPolicy/spinLimit`` passes; `true` when work arrived.
         private func spinForWork() -> Bool {
-            if hasWork.load(ordering: .acquiring) { return true }
             let clock = ContinuousClock()
             let deadline = clock.now + LibcurlSpinPolicy.spinLimit
             repeat {
@@ -330,10 +340,8 @@
             idleHandles.removeAll()
             curl_multi_cleanup(multi)
             // Tasks that still prefer this loop go on elsewhere (see `enqueue`).
-            let orphans = inbox.withLock { inbox -> [UnownedJob] in
-                defer { inbox.jobs.removeAll() }
-                return inbox.jobs
-            }
+            var orphans: [UnownedJob] = []
+            inbox.withLock { inbox in swap(&inbox.jobs, &orphans) }
             for job in orphans { runElsewhere(job) }
         }
     }

@@ -8,9 +8,12 @@
     /// transport is used one request at a time (``isSequential``) and the last answer came
     /// quickly (``peerIsFast``), two waits of the loop thread become short spins of at most
     /// ``spinLimit``: waiting for the caller's next request, and waiting for the answer. The
-    /// calling task never spins (it runs on Swift's cooperative pool, which has one thread per
-    /// core). With several requests in flight, or a slower server, nothing spins: the CPU is
-    /// better spent elsewhere, and sleeping costs little against a long wait.
+    /// calling task never spins (on Swift's cooperative pool, which has one thread per core, or
+    /// on the loop thread itself when it prefers ``LibcurlTransport/taskExecutor``). With
+    /// several requests in flight, or a slower server, nothing spins: the CPU is better spent
+    /// elsewhere, and sleeping costs little against a long wait. A spin that keeps running out
+    /// of time is skipped for a while (``Backoff``); after a change of workload it may take up
+    /// to 256 chances, or two windows of ``peakWindow`` completions, before spinning resumes.
     ///
     /// Thread-safety: atomics only (`Sendable`); the figures are hints, so relaxed ordering suffices.
     final class LibcurlSpinPolicy: Sendable {
@@ -57,7 +60,8 @@
             // requests finishes in one pass, none is in flight for a moment, which says nothing
             // about how many the callers keep going.
             if completions.add(1, ordering: .relaxed).newValue % Self.peakWindow == 0 {
-                recentPeak.store(windowPeak.exchange(0, ordering: .relaxed), ordering: .relaxed)
+                recentPeak.store(
+                    windowPeak.exchange(inFlight.load(ordering: .relaxed), ordering: .relaxed), ordering: .relaxed)
             }
             if let latency {
                 let (seconds, attoseconds) = latency.components

@@ -177,6 +177,21 @@
             #expect(!later)
         }
 
+        @Test("Jobs still queued on the loop when it stops go on elsewhere")
+        func queuedJobsOutliveTheLoop() async throws {
+            let transport = LibcurlTransport()
+            let onLoop = await Task(executorPreference: transport.taskExecutor) { () -> [Bool] in
+                await withTaskGroup(of: Bool.self) { group in
+                    // Queued on the loop while this job runs there; the loop sees the shutdown
+                    // before it takes them, so they reach its tear-down.
+                    for _ in 0..<20 { group.addTask { transport.loop.isCurrentThread } }
+                    transport.shutdown()
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }.value
+            #expect(onLoop == Array(repeating: false, count: 20))
+        }
+
         @Test("Cancellation reaches a caller waiting on the fast path (one request at a time, fast peer)")
         func cancellationOnFastPath() async throws {
             let servers = try TestServers.require()
