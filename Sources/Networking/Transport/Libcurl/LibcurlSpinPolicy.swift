@@ -32,8 +32,8 @@
         let isEnabled: Bool
 
         private let inFlight = Atomic<Int>(0)
-        /// The most in flight over the last full window (or since, when more).
-        private let recentPeak = Atomic<Int>(0)
+        /// The most in flight over the last full window.
+        private let lastWindowPeak = Atomic<Int>(0)
         /// The most in flight over the window under way.
         private let windowPeak = Atomic<Int>(0)
         private let completions = Atomic<Int>(0)
@@ -49,7 +49,6 @@
         /// Notes a transfer handed to the loop.
         func submitted() {
             let now = inFlight.add(1, ordering: .relaxed).newValue
-            if now > recentPeak.load(ordering: .relaxed) { recentPeak.store(now, ordering: .relaxed) }
             if now > windowPeak.load(ordering: .relaxed) { windowPeak.store(now, ordering: .relaxed) }
         }
 
@@ -60,7 +59,7 @@
             // requests finishes in one pass, none is in flight for a moment, which says nothing
             // about how many the callers keep going.
             if completions.add(1, ordering: .relaxed).newValue % Self.peakWindow == 0 {
-                recentPeak.store(
+                lastWindowPeak.store(
                     windowPeak.exchange(inFlight.load(ordering: .relaxed), ordering: .relaxed), ordering: .relaxed)
             }
             if let latency {
@@ -70,8 +69,11 @@
             }
         }
 
-        /// Whether the transport was used one request at a time lately.
-        var isSequential: Bool { isEnabled && recentPeak.load(ordering: .relaxed) <= 1 }
+        /// Whether the transport was used one request at a time lately: over the last full window
+        /// and the one under way.
+        var isSequential: Bool {
+            isEnabled && max(lastWindowPeak.load(ordering: .relaxed), windowPeak.load(ordering: .relaxed)) <= 1
+        }
 
         /// Whether the last transfer was answered within ``fastPeerNanoseconds``.
         var peerIsFast: Bool { lastLatencyNanoseconds.load(ordering: .relaxed) < Self.fastPeerNanoseconds }
