@@ -56,7 +56,7 @@ enum DecodeCases {
         return results
     }
 
-    private static func body(_ address: String) async -> Data? {
+    static func body(_ address: String) async -> Data? {
         guard let url = URL(string: address) else { return nil }
         return try? await URLSessionTransport().send(TransportRequest(method: .get, url: url)).body
     }

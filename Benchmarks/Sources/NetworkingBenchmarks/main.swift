@@ -3,7 +3,7 @@ import Networking
 
 /// script/bench's measuring program. Usage:
 ///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
-///                        [--cases libcurl,memory,urlsession,raw,asynchttpclient,decode,transfers,cache]
+///                        [--cases libcurl,memory,urlsession,raw,asynchttpclient,decode,pipeline,transfers,cache]
 ///                        [--cache-entries N] [--json]
 /// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
 struct Options {
@@ -11,7 +11,9 @@ struct Options {
     var requests = 20_000
     var memoryRequests = 100_000
     var json = false
-    var cases: Set<String> = ["libcurl", "memory", "urlsession", "raw", "asynchttpclient", "decode", "transfers", "cache"]
+    var cases: Set<String> = [
+        "libcurl", "memory", "urlsession", "raw", "asynchttpclient", "decode", "pipeline", "transfers", "cache",
+    ]
     var cacheEntries = 10_000
     /// Only the repository case of this name (for profiling one case), e.g. libcurl-small-concurrent.
     var only: String?
@@ -133,9 +135,10 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
                 + lpad("\(result.rssEndKB) kB", 10))
     }
     for result in decode {
+        let what = result.name.hasPrefix("pipeline-") ? "CPU per call, no wire: " : "decoding alone: "
         print(
             pad(result.name, 38) + lpad("\(result.rounds)", 9)
-                + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
+                + lpad(what + String(format: "%.1f µs", result.microseconds), 35))
     }
     print("")
     for (name, value) in ratios { print(pad(name, 52) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
@@ -220,7 +223,12 @@ func run() async throws {
     if options.cases.contains("asynchttpclient") {
         results += try await AsyncHTTPClientCases.cases(baseURL: options.baseURL, requests: options.requests)
     }
-    let decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
+    var decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
+    if options.cases.contains("pipeline"), options.only == nil,
+        let pipeline = await PipelineCases.run(baseURL: options.baseURL, requests: options.requests * 5)
+    {
+        decode.append(pipeline)
+    }
     if !results.isEmpty || memory != nil || !decode.isEmpty { report(results, memory: memory, decode: decode, json: options.json) }
     if options.cases.contains("cache") {
         let outcome = try await CacheBenchmarks.run(

@@ -1,0 +1,43 @@
+import Foundation
+import Networking
+
+/// The library's own work per typed call, without a wire: a transport that answers at once with
+/// the 148-byte book and nginx's headers, so that request building, the interceptor chain, the
+/// status check and decoding are all that is measured. Set beside a case on the wire, it tells
+/// the library's share of a request from the transport's.
+enum PipelineCases {
+    /// Answers every request with the same response, without I/O.
+    struct CannedTransport: Transport {
+        let body: Data
+
+        func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+            TransportResponse(statusCode: 200, headers: Self.headers, body: body, url: request.url)
+        }
+
+        /// The headers nginx sends with a static JSON file.
+        static let headers: HTTPHeaders = [
+            "Server": "nginx/1.22.1", "Date": "Tue, 24 Nov 2026 10:00:00 GMT", "Content-Type": "application/json",
+            "Content-Length": "148", "Last-Modified": "Tue, 24 Nov 2026 09:00:00 GMT", "Connection": "keep-alive",
+            "ETag": "\"6743a0c0-94\"", "Accept-Ranges": "bytes",
+        ]
+    }
+
+    /// CPU time per typed call of the small case, in microseconds, over `requests` calls
+    /// (`nil`, reported, when the book cannot be fetched or a call fails).
+    static func run(baseURL: String, requests: Int) async -> DecodeCases.Result? {
+        guard let body = await DecodeCases.body(baseURL + "/book.json"),
+            let repository = try? makeRepository(baseURL: baseURL, transport: CannedTransport(body: body))
+        else {
+            FileHandle.standardError.write(Data("pipeline case: could not fetch the book\n".utf8))
+            return nil
+        }
+        for _ in 0..<2_000 { _ = await repository.book() }
+        let cpu = CPUTime.current()
+        for _ in 0..<requests where (try? await repository.book().get()) == nil {
+            FileHandle.standardError.write(Data("pipeline case: a call failed\n".utf8))
+            return nil
+        }
+        return DecodeCases.Result(
+            name: "pipeline-small-canned", rounds: requests, microseconds: (CPUTime.current() - cpu) / Double(requests) * 1e6)
+    }
+}
