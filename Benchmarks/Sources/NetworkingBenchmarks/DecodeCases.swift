@@ -56,6 +56,8 @@ enum DecodeCases {
         return results
     }
 
+    /// The body of a GET over `URLSessionTransport`, whatever its status (the files are nginx's
+    /// own); also used by the pipeline case.
     static func body(_ address: String) async -> Data? {
         guard let url = URL(string: address) else { return nil }
         return try? await URLSessionTransport().send(TransportRequest(method: .get, url: url)).body

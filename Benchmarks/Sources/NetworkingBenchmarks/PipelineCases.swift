@@ -6,7 +6,20 @@ import Networking
 /// status check and decoding are all that is measured. Set beside a case on the wire, it tells
 /// the library's share of a request from the transport's.
 enum PipelineCases {
-    /// Answers every request with the same response, without I/O.
+    /// The CPU time (user + system, the whole process) per call over one pass of `calls` calls.
+    struct Result: Sendable {
+        static let name = "pipeline-small-canned"
+        let calls: Int
+        let cpuMicroseconds: Double
+
+        var json: String {
+            #"{"case":"\#(Self.name)","calls":\#(calls),"cpu_microseconds_per_call":\#((cpuMicroseconds * 100).rounded() / 100)}"#
+        }
+    }
+
+    /// Answers every request with the same response, without I/O. Not `StubTransport` (from
+    /// `NetworkingTestSupport`): it records every request and matches routes, which would add its
+    /// own cost to what is measured.
     struct CannedTransport: Transport {
         let body: Data
 
@@ -22,22 +35,24 @@ enum PipelineCases {
         ]
     }
 
-    /// CPU time per typed call of the small case, in microseconds, over `requests` calls
-    /// (`nil`, reported, when the book cannot be fetched or a call fails).
-    static func run(baseURL: String, requests: Int) async -> DecodeCases.Result? {
-        guard let body = await DecodeCases.body(baseURL + "/book.json"),
-            let repository = try? makeRepository(baseURL: baseURL, transport: CannedTransport(body: body))
-        else {
+    /// Measures `calls` typed calls of the small case after 2,000 to warm up; `nil`, reported,
+    /// when the book cannot be fetched or a call fails.
+    static func run(baseURL: String, calls: Int) async -> Result? {
+        guard let body = await DecodeCases.body(baseURL + "/book.json") else {
             FileHandle.standardError.write(Data("pipeline case: could not fetch the book\n".utf8))
             return nil
         }
+        guard let repository = try? makeRepository(baseURL: baseURL, transport: CannedTransport(body: body)) else {
+            FileHandle.standardError.write(Data("pipeline case: could not make the repository\n".utf8))
+            return nil
+        }
         for _ in 0..<2_000 { _ = await repository.book() }
+        let calls = max(1, calls)
         let cpu = CPUTime.current()
-        for _ in 0..<requests where (try? await repository.book().get()) == nil {
+        for _ in 0..<calls where (try? await repository.book().get()) == nil {
             FileHandle.standardError.write(Data("pipeline case: a call failed\n".utf8))
             return nil
         }
-        return DecodeCases.Result(
-            name: "pipeline-small-canned", rounds: requests, microseconds: (CPUTime.current() - cpu) / Double(requests) * 1e6)
+        return Result(calls: calls, cpuMicroseconds: (CPUTime.current() - cpu) / Double(calls) * 1e6)
     }
 }

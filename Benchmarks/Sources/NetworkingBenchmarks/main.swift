@@ -4,7 +4,7 @@ import Networking
 /// script/bench's measuring program. Usage:
 ///   NetworkingBenchmarks --base-url http://127.0.0.1:PORT [--requests N] [--memory-requests N]
 ///                        [--cases libcurl,memory,urlsession,raw,asynchttpclient,decode,pipeline,transfers,cache]
-///                        [--cache-entries N] [--json]
+///                        [--cache-entries N] [--only CASE] [--transfer-file PATH] [--work-folder PATH] [--json]
 /// The server must serve /book.json (148 bytes) and /books.json (~15 KB).
 struct Options {
     var baseURL = ""
@@ -15,7 +15,8 @@ struct Options {
         "libcurl", "memory", "urlsession", "raw", "asynchttpclient", "decode", "pipeline", "transfers", "cache",
     ]
     var cacheEntries = 10_000
-    /// Only the repository case of this name (for profiling one case), e.g. libcurl-small-concurrent.
+    /// Only the case of this name (for profiling one case), e.g. libcurl-small-concurrent: a
+    /// repository, raw libcurl or pipeline case; the decode cases run unless left out of --cases.
     var only: String?
     var transferFile = ""
     var workFolder = NSTemporaryDirectory()
@@ -72,7 +73,10 @@ func repositoryCases(_ label: String, transport: any Transport, options: Options
     return results
 }
 
-func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [DecodeCases.Result], json: Bool) {
+func report(
+    _ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [DecodeCases.Result], pipeline: PipelineCases.Result?,
+    json: Bool
+) {
     func rate(_ name: String) -> Double? { results.first { $0.name == name }?.requestsPerSecond }
     func ratio(_ first: String, _ second: String) -> Double? {
         guard let a = rate(first), let b = rate(second), b > 0 else { return nil }
@@ -109,6 +113,7 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
     if json {
         for result in results + (memory.map { [$0] } ?? []) { print(result.json) }
         for result in decode { print(result.json) }
+        if let pipeline { print(pipeline.json) }
         var fields = ratios.compactMap { name, value in value.map { "\"\(name)\":\($0)" } }
         if let memory, let growth {
             fields.append("\"memory_requests\":\(memory.requests)")
@@ -135,10 +140,14 @@ func report(_ results: [BenchmarkResult], memory: BenchmarkResult?, decode: [Dec
                 + lpad("\(result.rssEndKB) kB", 10))
     }
     for result in decode {
-        let what = result.name.hasPrefix("pipeline-") ? "CPU per call, no wire: " : "decoding alone: "
         print(
             pad(result.name, 38) + lpad("\(result.rounds)", 9)
-                + lpad(what + String(format: "%.1f µs", result.microseconds), 35))
+                + lpad("decoding alone: " + String(format: "%.1f µs", result.microseconds), 35))
+    }
+    if let pipeline {
+        print(
+            pad(PipelineCases.Result.name, 38) + lpad("\(pipeline.calls)", 9)
+                + lpad("CPU per call, no wire: " + String(format: "%.1f µs", pipeline.cpuMicroseconds), 35))
     }
     print("")
     for (name, value) in ratios { print(pad(name, 52) + (value.map { String(format: "%.2f×", $0) } ?? "n/a")) }
@@ -151,6 +160,12 @@ func run() async throws {
     let options = try Options(CommandLine.arguments)
     var results: [BenchmarkResult] = []
     var memory: BenchmarkResult?
+    // First, while no other client's threads linger: the library alone, 5 × --requests calls
+    // (100,000 by default), enough CPU time for getrusage to resolve a few microseconds per call.
+    var pipeline: PipelineCases.Result?
+    if options.cases.contains("pipeline"), options.only.map({ $0 == PipelineCases.Result.name }) ?? true {
+        pipeline = await PipelineCases.run(baseURL: options.baseURL, calls: options.requests * 5)
+    }
     #if os(Linux)
         if options.cases.contains("libcurl") {
             results += try await repositoryCases("libcurl", transport: LibcurlTransport(), options: options)
@@ -223,13 +238,10 @@ func run() async throws {
     if options.cases.contains("asynchttpclient") {
         results += try await AsyncHTTPClientCases.cases(baseURL: options.baseURL, requests: options.requests)
     }
-    var decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
-    if options.cases.contains("pipeline"), options.only == nil,
-        let pipeline = await PipelineCases.run(baseURL: options.baseURL, requests: options.requests * 5)
-    {
-        decode.append(pipeline)
+    let decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
+    if !results.isEmpty || memory != nil || !decode.isEmpty || pipeline != nil {
+        report(results, memory: memory, decode: decode, pipeline: pipeline, json: options.json)
     }
-    if !results.isEmpty || memory != nil || !decode.isEmpty { report(results, memory: memory, decode: decode, json: options.json) }
     if options.cases.contains("cache") {
         let outcome = try await CacheBenchmarks.run(
             baseURL: options.baseURL, workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true),
