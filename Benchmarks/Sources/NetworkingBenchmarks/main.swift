@@ -164,7 +164,7 @@ func run() async throws {
     // (100,000 by default), enough CPU time for getrusage to resolve a few microseconds per call.
     var pipeline: PipelineCases.Result?
     if options.cases.contains("pipeline"), options.only.map({ $0 == PipelineCases.Result.name }) ?? true {
-        pipeline = await PipelineCases.run(baseURL: options.baseURL, calls: options.requests * 5)
+        pipeline = await PipelineCases.run(baseURL: options.baseURL, calls: min(options.requests, Int.max / 5) * 5)
     }
     #if os(Linux)
         if options.cases.contains("libcurl") {
