@@ -168,6 +168,28 @@ struct OfflineQueueIntegrationTests {
         #expect(try await setup.direct.journal(setup.stream).entries.isEmpty)
     }
 
+    @Test("NaN retry delays mean the defaults: a write queued by a network failure waits, nothing traps")
+    func nanRetryDelays() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: .nan, maximumRetryDelay: .nan))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionLost) }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        queue.connect(repository)
+        let outcome = await queue.perform(Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession(), with: repository)
+        guard case .queued = outcome else {
+            Issue.record("expected queued, got \(outcome)")
+            return
+        }
+        // The flush the retry timer plans stops on the network again, and plans the next one.
+        let report = await queue.flush()
+        #expect(report.remaining == 1)
+    }
+
     @Test("Every attempt of a retried write carries the same Idempotency-Key, so a server that got two counts one")
     func retriesKeepTheIdempotencyKey() async throws {
         let folder = try temporaryFolder()

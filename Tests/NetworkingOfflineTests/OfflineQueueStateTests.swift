@@ -63,6 +63,19 @@ struct OfflineQueueStateTests {
         #expect(state.stoppedFlushes == 0)
     }
 
+    @Test("NaN backoff settings mean the defaults (1 and 60 seconds), never a NaN wait")
+    func nanBackoff() {
+        var state = OfflineQueueState(capacity: 10)
+        _ = state.admit(a)
+        var delays: [Double?] = []
+        for _ in 0..<8 {
+            _ = state.beginFlush(for: "ann")
+            _ = state.record(a.id, .deferred)
+            delays.append(state.endFlush(for: "ann", base: .nan, maximum: .nan))
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60])
+    }
+
     @Test("Other users' requests are discarded on demand; restore puts requests back in order")
     func discardAndRestore() {
         var state = OfflineQueueState(capacity: 10)

@@ -61,24 +61,35 @@ enum SetCookieParser {
     static func split(_ joined: String) -> [String] {
         var fields: [String] = []
         var current = ""
+        // Whether `current` ends inside an `Expires` date ("Expires=Wed" before the comma: the
+        // comma belongs to the date). Kept piece by piece, so that the split stays linear in
+        // the value however many commas a server sends ("expires=" never spans a comma).
+        var inDate = false
         for piece in joined.split(separator: ",", omittingEmptySubsequences: false) {
-            let lowered = current.lowercased()
-            // "Expires=Wed" before the comma: the comma belongs to the date.
-            let inDate =
-                lowered.range(of: "expires=", options: .backwards).map { range in
-                    !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
-                } ?? false
             if current.isEmpty {
                 current = String(piece)
+                inDate = Self.endsInDate(after: false, piece)
             } else if inDate || !piece.contains("=") {
                 current += "," + piece
+                inDate = Self.endsInDate(after: inDate, piece)
             } else {
                 fields.append(current.trimmingCharacters(in: .whitespaces))
                 current = String(piece)
+                inDate = Self.endsInDate(after: false, piece)
             }
         }
         if !current.isEmpty { fields.append(current.trimmingCharacters(in: .whitespaces)) }
         return fields
+    }
+
+    /// Whether text ends inside an `Expires` date once `piece` is added to text that did
+    /// (`wasInDate`): its last `expires=` has no `;` or `:` after it.
+    private static func endsInDate(after wasInDate: Bool, _ piece: Substring) -> Bool {
+        let lowered = piece.lowercased()
+        guard let range = lowered.range(of: "expires=", options: .backwards) else {
+            return wasInDate && !piece.contains(";") && !piece.contains(":")
+        }
+        return !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
     }
 }
 

@@ -81,20 +81,33 @@ struct Redaction: Sendable {
 
     /// Redacts `"name": "value"` and `name=value` pairs whose name is secret, for text that is
     /// not complete JSON (such as a truncated body or a form).
+    ///
+    /// Linear in the text, whatever a server sends: a name starts where a run of name characters
+    /// starts (the look-behind), so a long run without `=` is scanned once, not from each of its
+    /// characters; and the result is built in one pass, not by replacing in place match by match.
     func redactText(_ text: String) -> String {
         var result = text
-        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"([A-Za-z0-9_\-\.\[\]]+=)[^&\s]*"#] {
+        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"(?<![A-Za-z0-9_\-\.\[\]])([A-Za-z0-9_\-\.\[\]]+=)[^&\s]*"#] {
             guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
-            let matches = expression.matches(in: result, range: NSRange(result.startIndex..., in: result))
-            for match in matches.reversed() {
-                guard let whole = Range(match.range, in: result), let name = Range(match.range(at: 1), in: result) else {
-                    continue
-                }
-                let bare = result[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
+            let source = result
+            let matches = expression.matches(in: source, range: NSRange(source.startIndex..., in: source))
+            var redacted = ""
+            var cursor = source.startIndex
+            for match in matches {
+                guard let whole = Range(match.range, in: source), let name = Range(match.range(at: 1), in: source),
+                    whole.lowerBound >= cursor
+                else { continue }
+                let bare = source[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
                 guard isSecret(bare) else { continue }
-                let quoted = result[name].hasPrefix("\"")
-                result.replaceSubrange(whole, with: result[name] + (quoted ? "\"\(Self.placeholder)\"" : Self.placeholder))
+                if redacted.isEmpty { redacted.reserveCapacity(source.utf8.count) }
+                redacted += source[cursor..<whole.lowerBound]
+                redacted += source[name]
+                redacted += source[name].hasPrefix("\"") ? "\"\(Self.placeholder)\"" : Self.placeholder
+                cursor = whole.upperBound
             }
+            guard cursor > source.startIndex else { continue }
+            redacted += source[cursor...]
+            result = redacted
         }
         return result
     }

@@ -223,7 +223,7 @@ extension AbstractRepository {
         -> Result<RepositoryResponse<ResponseChunks>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
-            let chunks = ResponseChunks()
+            let chunks = ResponseChunks(method: endpoint.method)
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink
             let sink = chunks.sink

@@ -16,15 +16,18 @@ import Synchronization
 /// network until the reader catches up (``URLSessionTransport`` cannot pause, so it keeps
 /// buffering). The sequence ends when the body is complete, or throws the call's
 /// ``RepositoryError`` when the transfer fails midway. Dropping the sequence (or cancelling the
-/// task that reads it) cancels the transfer. It can be iterated once.
+/// task that reads it) cancels the transfer. It can be iterated once, by one task at a time: a
+/// second task asking for a chunk while one waits gets ``RepositoryError/invalidRequest(reason:request:)``.
 public final class ResponseChunks: AsyncSequence, Sendable {
     public typealias Element = Data
     public typealias Failure = RepositoryError
 
-    let sink = ChunkSink()
+    let sink: ChunkSink
     private let transfer = Mutex<Task<Void, Never>?>(nil)
 
-    init() {}
+    init(method: HTTPMethod) {
+        sink = ChunkSink(method: method)
+    }
 
     deinit {
         transfer.withLock { $0 }?.cancel()
@@ -47,7 +50,13 @@ public final class ResponseChunks: AsyncSequence, Sendable {
         let chunks: ResponseChunks
 
         public mutating func next() async throws(RepositoryError) -> Data? {
-            try await chunks.sink.next()
+            // Cancelling the reading task cancels the transfer, whose end then wakes the read.
+            let chunks = chunks
+            return try await withTaskCancellationHandler {
+                await chunks.sink.next()
+            } onCancel: {
+                chunks.cancel()
+            }.get()
         }
     }
 }
@@ -76,12 +85,27 @@ final class ChunkSink: ResponseBodySink {
     static let highWater = 1024 * 1024
 
     private let state = Mutex(State())
+    /// The call's method, for the context of a failure the sink finds itself.
+    private let method: HTTPMethod
+
+    init(method: HTTPMethod) {
+        self.method = method
+    }
 
     func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
         guard (200..<300).contains(head.statusCode) else { return false }
         let waiter = state.withLock { state -> CheckedContinuation<Start, Never>? in
             state.resume = canPause ? resume : nil
-            guard state.head == nil else { return nil }
+            guard state.head == nil else {
+                // A retry after this body had begun: its bytes would follow the first attempt's
+                // and duplicate them, so the sequence fails instead (and refuses the bytes).
+                guard !state.ended else { return nil }
+                state.ended = true
+                state.failure = .invalidResponse(
+                    reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
+                    context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
+                return nil
+            }
             state.head = head
             defer { state.startWaiter = nil }
             return state.startWaiter
@@ -114,8 +138,9 @@ final class ChunkSink: ResponseBodySink {
     /// The call ended: the sequence finishes after the buffered chunks, or fails with `error`.
     func end(_ error: RepositoryError?) {
         let (reader, waiter) = state.withLock { state in
+            // A failure found by the sink itself (see `begin`) stays the one the reader sees.
+            if !state.ended { state.failure = error }
             state.ended = true
-            state.failure = error
             defer {
                 state.reader = nil
                 state.startWaiter = nil
@@ -139,9 +164,9 @@ final class ChunkSink: ResponseBodySink {
         }
     }
 
-    /// The next chunk, `nil` at the end.
-    func next() async throws(RepositoryError) -> Data? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, RepositoryError>, Never>) in
+    /// The next chunk, `nil` at the end; a failure when another reader is already waiting.
+    func next() async -> Result<Data?, RepositoryError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, RepositoryError>, Never>) in
             let (ready, resume) = state.withLock { state -> (Result<Data?, RepositoryError>?, (@Sendable () -> Void)?) in
                 if !state.chunks.isEmpty {
                     let chunk = state.chunks.removeFirst()
@@ -151,6 +176,9 @@ final class ChunkSink: ResponseBodySink {
                     return (.success(chunk), state.resume)
                 }
                 if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), nil) }
+                guard state.reader == nil else {
+                    return (.failure(.invalidRequest(reason: "a ResponseChunks is read by one task at a time", request: nil)), nil)
+                }
                 state.reader = continuation
                 guard state.paused else { return (nil, nil) }
                 state.paused = false
@@ -159,6 +187,5 @@ final class ChunkSink: ResponseBodySink {
             resume?()
             if let ready { continuation.resume(returning: ready) }
         }
-        return try result.get()
     }
 }

@@ -150,6 +150,7 @@ private final class SegmentSource: BodySource {
 
     init(_ segments: [BodySegment]) throws(TransportError) {
         var pieces: [Piece] = []
+        var total: Int64 = 0
         for segment in segments {
             guard let length = segment.resolvedLength else {
                 if case .file(let url, _, _) = segment {
@@ -157,10 +158,17 @@ private final class SegmentSource: BodySource {
                 }
                 continue
             }
+            // Ranges past the largest file offset, and totals past Int64.max, cannot be sent.
+            if case .file(let url, let offset, _) = segment, offset < 0 || offset.addingReportingOverflow(length).overflow {
+                throw .invalidRequest("the body's range of \(url.path) lies outside any file (offset \(offset), \(length) bytes)")
+            }
+            let (sum, overflow) = total.addingReportingOverflow(length)
+            guard !overflow else { throw .invalidRequest("the body is larger than \(Int64.max) bytes") }
+            total = sum
             pieces.append(Piece(segment: segment, length: length))
         }
         self.pieces = pieces
-        length = pieces.reduce(0) { $0 + $1.length }
+        length = total
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
@@ -287,6 +295,8 @@ private final class StreamBuffer: Sendable {
         var failure: String?
         var readerWaits = false
         var producerWaits: CheckedContinuation<Void, Never>?
+        /// The reader closed: the producer never waits again.
+        var closed = false
     }
 
     /// The most bytes buffered ahead of the transport.
@@ -298,7 +308,7 @@ private final class StreamBuffer: Sendable {
     func waitForSpace() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let wait = state.withLock { state -> Bool in
-                guard state.buffered >= Self.highWater else { return false }
+                guard state.buffered >= Self.highWater, !state.closed else { return false }
                 state.producerWaits = continuation
                 return true
             }
@@ -326,9 +336,10 @@ private final class StreamBuffer: Sendable {
         }
     }
 
-    /// Lets a waiting producer go on (it then sees that it was cancelled).
+    /// Lets a waiting producer go on (it then sees that it was cancelled), now and from now on.
     func wakeProducer() {
         let waiting = state.withLock { state in
+            state.closed = true
             defer { state.producerWaits = nil }
             return state.producerWaits
         }

@@ -33,7 +33,12 @@ enum BodySpool {
                 case .end:
                     return file
                 case .wouldBlock:
-                    await signal.wait()
+                    // A stream with nothing yet: cancelling wakes the wait, and the loop throws.
+                    await withTaskCancellationHandler {
+                        await signal.wait()
+                    } onCancel: {
+                        signal.fire()
+                    }
                 case .failed(let error):
                     throw error
                 }

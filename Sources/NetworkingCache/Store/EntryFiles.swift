@@ -31,12 +31,15 @@ enum EntryFiles {
     static let temporaryPrefix = ".tmp-"
 
     /// The whole contents of the file at `path`, refusing files larger than `limit` bytes.
+    /// Anything but a regular file (a named pipe, a device put in the folder) counts as oversized,
+    /// so that it is removed; opening does not block on a pipe without a writer.
     static func read(_ path: String, limit: Int) -> ReadResult {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return .missing }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .missing }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .oversized }
         let size = Int(status.st_size)
         guard size >= 0, size <= limit else { return .oversized }
         var data = Data(count: size)

@@ -22,9 +22,10 @@ struct LRUIndex<Key: Hashable & Sendable>: Sendable {
     /// The total cost of every entry.
     private(set) var totalCost = 0
 
-    /// An empty index with these limits.
+    /// An empty index with these limits. The cost limit is at most `Int.max / 2`, so that the
+    /// total, which may exceed it by one entry before eviction, never overflows.
     init(costLimit: Int, countLimit: Int) {
-        self.costLimit = max(0, costLimit)
+        self.costLimit = min(max(0, costLimit), Int.max / 2)
         self.countLimit = max(0, countLimit)
     }
 

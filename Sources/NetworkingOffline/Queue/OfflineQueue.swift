@@ -74,9 +74,10 @@ public final class OfflineQueue: Interceptor {
         public var queuedStatusCodes: Set<Int>
         /// What happens to other users' requests at a flush. Default ``OthersRequests/keep``.
         public var othersRequests: OthersRequests
-        /// The wait before the first retry of a flush stopped by the network, in seconds. Default 1.
+        /// The wait before the first retry of a flush stopped by the network, in seconds. Default 1
+        /// (also for NaN); negative values mean 0.
         public var retryDelay: TimeInterval
-        /// The longest wait between flush retries, in seconds. Default 60.
+        /// The longest wait between flush retries, in seconds (at most a day). Default 60 (also for NaN).
         public var maximumRetryDelay: TimeInterval
         /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
         public var batch: (path: String, limit: Int)?
@@ -508,7 +509,8 @@ public final class OfflineQueue: Interceptor {
     /// Flushes again after `delay`, unless a retry is already planned.
     private func scheduleRetry(after delay: TimeInterval) {
         let clock = configuration.clock
-        let wait = min(max(delay, 0), 86_400)
+        // NaN (a configuration's retryDelay) means the default; `Duration` cannot hold it.
+        let wait = delay.isNaN ? 1 : min(max(delay, 0), 86_400)
         let now = clock.now()
         state.withLock { state in
             guard state.retry == nil || state.retry?.isCancelled == true else { return }

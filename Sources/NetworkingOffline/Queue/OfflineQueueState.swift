@@ -92,7 +92,10 @@ struct OfflineQueueState: Sendable, Hashable {
         }
         stoppedFlushes += 1
         let exponent = Double(min(stoppedFlushes - 1, 30))
-        return min(max(maximum, 0), max(base, 0) * pow(2, exponent))
+        // NaN settings mean the defaults (1 and 60 seconds), never a NaN wait.
+        let base = base.isNaN ? 1 : max(base, 0)
+        let maximum = maximum.isNaN ? 60 : max(maximum, 0)
+        return min(maximum, base * pow(2, exponent))
     }
 
     /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.

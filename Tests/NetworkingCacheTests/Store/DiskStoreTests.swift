@@ -41,6 +41,19 @@ import Testing
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aNamedPipeUnderAnEntrysNameIsDroppedWithoutWaiting() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let key = Entries.key("pipe")
+        let file = folder.url.appendingPathComponent(key.storeName.description).path
+        // Opened for reading, a pipe without a writer would block the calling thread for good.
+        #expect(mkfifo(file, 0o600) == 0)
+        #expect(store.record(key.storeName) == nil)
+        #expect(!FileManager.default.fileExists(atPath: file))
+    }
+
     @Test func evictsTheLeastRecentlyUsedFiles() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

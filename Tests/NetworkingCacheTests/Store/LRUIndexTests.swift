@@ -14,6 +14,17 @@ import Testing
         #expect(index.count == 3)
     }
 
+    @Test func anUnlimitedTierNeverOverflowsItsTotal() {
+        // Files of exabytes (sparse) found at start-up under a limit of Int.max.
+        var index = LRUIndex<String>(costLimit: .max, countLimit: .max)
+        let cost = Int.max / 2
+        #expect(index.insertAsOldest("a", cost: cost).isEmpty)
+        #expect(index.insertAsOldest("b", cost: cost) == ["b"])
+        #expect(index.insert("c", cost: cost) == ["a"])
+        #expect(index.totalCost == cost)
+        #expect(index.keysByAge == ["c"])
+    }
+
     @Test func evictsBeyondTheBytesAndRefusesWhatCannotFit() {
         var index = LRUIndex<String>(costLimit: 100, countLimit: 10)
         _ = index.insert("a", cost: 40)

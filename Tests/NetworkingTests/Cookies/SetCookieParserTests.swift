@@ -227,6 +227,14 @@ struct SetCookieParserTests {
         #expect(SetCookieParser.split(joined) == expected)
     }
 
+    @Test("Splitting takes linear time, however many commas a server sends", .timeLimit(.minutes(1)))
+    func splitIsLinear() throws {
+        let fields = SetCookieParser.split("a=b" + String(repeating: ",", count: 100_000))
+        #expect(fields.count == 1)
+        let dated = SetCookieParser.split("a=1; Expires=Wed" + String(repeating: ",", count: 100_000) + " b=2")
+        #expect(dated.count == 1)
+    }
+
     @Test("Cookie descriptions never show the value")
     func description() {
         let cookie = Cookie(name: "session", value: "s3cr3t", domain: "api.example.com")

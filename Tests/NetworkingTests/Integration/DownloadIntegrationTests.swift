@@ -294,6 +294,31 @@ struct ResponseChunksIntegrationTests {
         }
     }
 
+    @Test("Cancelling the reading task cancels the transfer and ends the read with cancelled")
+    func readerCancellation() async throws {
+        let servers = try TestServers.require()
+        let stream = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
+            Endpoint<ResponseChunks>.get("drip", parameters: ["numbytes": 100, "duration": 30, "delay": 0]).withoutSession()
+        ).get()
+        let start = ContinuousClock.now
+        let reader = Task { () async -> RepositoryError? in
+            do throws(RepositoryError) {
+                for try await _ in stream {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        reader.cancel()
+        guard case .cancelled? = await reader.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        // Not the 30 seconds the server would take to finish.
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
     @Test("Dropping the sequence cancels the transfer")
     func dropCancels() async throws {
         let servers = try TestServers.require()

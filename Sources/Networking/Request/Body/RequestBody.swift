@@ -68,7 +68,9 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
             var total: Int64 = 0
             for segment in segments {
                 guard let length = segment.resolvedLength else { return nil }
-                total += length
+                let (sum, overflow) = total.addingReportingOverflow(length)
+                guard !overflow else { return nil }
+                total = sum
             }
             return total
         }
@@ -130,10 +132,12 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
             if let data = try segment.decodeIfPresent(Data.self, forKey: .data) {
                 segments.append(.data(data))
             } else {
+                // Clamped as `file(_:offset:length:)` does, so that a stored body never holds what
+                // that cannot make; a range past any file fails when the body is sent.
+                let offset = try segment.decode(Int64.self, forKey: .offset)
+                let length = try segment.decode(Int64.self, forKey: .length)
                 segments.append(
-                    .file(
-                        try segment.decode(URL.self, forKey: .file), offset: try segment.decode(Int64.self, forKey: .offset),
-                        length: try segment.decode(Int64.self, forKey: .length)))
+                    .file(try segment.decode(URL.self, forKey: .file), offset: max(0, offset), length: length < 0 ? -1 : length))
             }
         }
         self.init(source: .segments(segments), isGzipped: try container.decode(Bool.self, forKey: .gzip))
@@ -171,7 +175,8 @@ extension BodySegment {
         case .file(let url, let offset, let length):
             if length >= 0 { return length }
             guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else { return nil }
-            return max(0, size.int64Value - offset)
+            let (rest, overflow) = size.int64Value.subtractingReportingOverflow(offset)
+            return overflow ? nil : max(0, rest)
         }
     }
 }
