@@ -185,7 +185,7 @@ struct OfflineQueueIntegrationTests {
             Issue.record("expected queued, got \(outcome)")
             return
         }
-        // The flush the retry timer plans stops on the network again, and plans the next one.
+        // A flush stops on the network again and plans the next retry, without a NaN wait.
         let report = await queue.flush()
         #expect(report.remaining == 1)
     }

@@ -78,6 +78,8 @@ final class ChunkSink: ResponseBodySink {
         var resume: (@Sendable () -> Void)?
         var reader: CheckedContinuation<Result<Data?, RepositoryError>, Never>?
         var head: ResponseHead?
+        /// Whether any body byte was taken (a retry from then on would repeat bytes).
+        var delivered = false
         var startWaiter: CheckedContinuation<Start, Never>?
     }
 
@@ -94,25 +96,32 @@ final class ChunkSink: ResponseBodySink {
 
     func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
         guard (200..<300).contains(head.statusCode) else { return false }
-        let waiter = state.withLock { state -> CheckedContinuation<Start, Never>? in
+        let failure = RepositoryError.invalidResponse(
+            reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
+            context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
+        let (waiter, reader) = state.withLock {
+            state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             state.resume = canPause ? resume : nil
             guard state.head == nil else {
-                // A retry after this body had begun: its bytes would follow the first attempt's
-                // and duplicate them, so the sequence fails instead (and refuses the bytes).
-                guard !state.ended else { return nil }
+                // A retry after bytes of this body were taken: its bytes would follow them and
+                // repeat them, so the sequence fails instead (and refuses the bytes).
+                guard state.delivered, !state.ended else { return (nil, nil) }
                 state.ended = true
-                state.failure = .invalidResponse(
-                    reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
-                    context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
-                return nil
+                state.failure = failure
+                defer { state.reader = nil }
+                return (nil, state.chunks.isEmpty ? state.reader : nil)
             }
             state.head = head
             defer { state.startWaiter = nil }
-            return state.startWaiter
+            return (state.startWaiter, nil)
         }
         waiter?.resume(returning: .head(head))
+        reader?.resume(returning: .failure(failure))
         return true
     }
+
+    /// Whether a reader waits for the next chunk (for tests).
+    var hasWaitingReader: Bool { state.withLock { $0.reader != nil } }
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         let chunk = Data(bytes)
@@ -123,6 +132,7 @@ final class ChunkSink: ResponseBodySink {
                 state.paused = true
                 return (.paused, nil)
             }
+            state.delivered = true
             if let reader = state.reader {
                 state.reader = nil
                 return (.accepted, reader)
@@ -137,7 +147,7 @@ final class ChunkSink: ResponseBodySink {
 
     /// The call ended: the sequence finishes after the buffered chunks, or fails with `error`.
     func end(_ error: RepositoryError?) {
-        let (reader, waiter) = state.withLock { state in
+        let (reader, waiter, failure) = state.withLock { state in
             // A failure found by the sink itself (see `begin`) stays the one the reader sees.
             if !state.ended { state.failure = error }
             state.ended = true
@@ -145,10 +155,10 @@ final class ChunkSink: ResponseBodySink {
                 state.reader = nil
                 state.startWaiter = nil
             }
-            return (state.chunks.isEmpty ? state.reader : nil, state.head == nil ? state.startWaiter : nil)
+            return (state.chunks.isEmpty ? state.reader : nil, state.head == nil ? state.startWaiter : nil, state.failure)
         }
-        reader?.resume(returning: error.map { .failure($0) } ?? .success(nil))
-        waiter?.resume(returning: .ended(error))
+        reader?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+        waiter?.resume(returning: .ended(failure))
     }
 
     /// Waits for the accepted head, or for the end of a call that had none.

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Body spool")
 struct BodySpoolTests {
-    @Test("Cancelling while a stream has nothing to give stops the staging at once", .timeLimit(.minutes(1)))
+    @Test("Cancelling while a stream has nothing to give stops the staging at once")
     func cancelWhileTheStreamWaits() async throws {
         let (chunks, producer) = AsyncStream<Data>.makeStream()
         defer { producer.finish() }
@@ -20,6 +20,6 @@ struct BodySpoolTests {
         }
         try await Task.sleep(for: .milliseconds(200))
         staging.cancel()
-        #expect(await staging.value == .cancelled)
+        #expect(await value(of: staging, within: .seconds(10)) == .some(.cancelled))
     }
 }

@@ -132,8 +132,9 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
             if let data = try segment.decodeIfPresent(Data.self, forKey: .data) {
                 segments.append(.data(data))
             } else {
-                // Clamped as `file(_:offset:length:)` does, so that a stored body never holds what
-                // that cannot make; a range past any file fails when the body is sent.
+                // A negative offset means 0 and a negative length "to the end" (written as -1), so
+                // that a stored body never holds what cannot be sent; a range past any file fails
+                // when the body is sent.
                 let offset = try segment.decode(Int64.self, forKey: .offset)
                 let length = try segment.decode(Int64.self, forKey: .length)
                 segments.append(

@@ -21,7 +21,7 @@ struct RequestBodyRangeTests {
         return try JSONDecoder().decode(RequestBody.self, from: Data(text.utf8))
     }
 
-    @Test("A stored negative offset or length is clamped as file(_:offset:length:) does")
+    @Test("A stored negative offset means 0, a negative length the rest of the file")
     func negativeNumbersAreClamped() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -31,7 +31,7 @@ struct RequestBodyRangeTests {
         #expect(body.length == 5)
     }
 
-    @Test("Lengths whose sum or range passes Int64.max give an unknown length and a request error")
+    @Test("Ranges or sums past Int64.max fail to send (a sum's length is unknown), never trap")
     func overflowingRanges() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
