@@ -96,27 +96,26 @@ final class ChunkSink: ResponseBodySink {
 
     func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
         guard (200..<300).contains(head.statusCode) else { return false }
-        let failure = RepositoryError.invalidResponse(
-            reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
-            context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
-        let (waiter, reader) = state.withLock {
-            state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
+        let (waiter, reader, failure) = state.withLock {
+            state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?, RepositoryError?) in
             state.resume = canPause ? resume : nil
             guard state.head == nil else {
                 // A retry after bytes of this body were taken: its bytes would follow them and
                 // repeat them, so the sequence fails instead (and refuses the bytes).
-                guard state.delivered, !state.ended else { return (nil, nil) }
+                guard state.delivered, !state.ended else { return (nil, nil, nil) }
                 state.ended = true
-                state.failure = failure
+                state.failure = .invalidResponse(
+                    reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
+                    context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
                 defer { state.reader = nil }
-                return (nil, state.chunks.isEmpty ? state.reader : nil)
+                return (nil, state.chunks.isEmpty ? state.reader : nil, state.failure)
             }
             state.head = head
             defer { state.startWaiter = nil }
-            return (state.startWaiter, nil)
+            return (state.startWaiter, nil, nil)
         }
         waiter?.resume(returning: .head(head))
-        reader?.resume(returning: .failure(failure))
+        if let reader, let failure { reader.resume(returning: .failure(failure)) }
         return true
     }
 

@@ -159,7 +159,7 @@ private final class SegmentSource: BodySource {
                 continue
             }
             // Ranges past the largest file offset, and totals past Int64.max, cannot be sent.
-            if case .file(let url, let offset, _) = segment, offset < 0 || offset.addingReportingOverflow(length).overflow {
+            if case .file(let url, let offset, _) = segment, offset.addingReportingOverflow(length).overflow {
                 throw .invalidRequest("the body's range of \(url.path) lies outside any file (offset \(offset), \(length) bytes)")
             }
             let (sum, overflow) = total.addingReportingOverflow(length)

@@ -11,6 +11,8 @@ enum BodySegment: Sendable, Hashable {
     /// Bytes held in memory.
     case data(Data)
     /// `length` bytes of the file at a `file:` URL, starting `offset` bytes in; `length` may be 0.
+    /// Every maker gives an `offset` of 0 or more (``RequestBody/file(_:offset:length:)`` and the
+    /// decoder clamp it), so the arithmetic on it only has to watch the top of `Int64`.
     case file(URL, offset: Int64, length: Int64)
 
     /// The number of bytes this segment contributes to the body.

@@ -176,8 +176,7 @@ extension BodySegment {
         case .file(let url, let offset, let length):
             if length >= 0 { return length }
             guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else { return nil }
-            let (rest, overflow) = size.int64Value.subtractingReportingOverflow(offset)
-            return overflow ? nil : max(0, rest)
+            return max(0, size.int64Value - offset)
         }
     }
 }
