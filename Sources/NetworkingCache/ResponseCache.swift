@@ -53,9 +53,12 @@ public final class ResponseCache: Interceptor, Sendable {
         memory = MemoryStore(costLimit: configuration.memoryByteLimit, countLimit: configuration.memoryEntryLimit)
         if let folder = configuration.diskFolder {
             do {
+                // A record holds one body of at most `maximumBodyBytes`, its head and a few
+                // fields; a MiB is more than the largest head libcurl accepts (300 KiB).
+                let (recordLimit, overflow) = configuration.maximumBodyBytes.addingReportingOverflow(1 << 20)
                 disk = try DiskStore(
                     folder: folder, costLimit: configuration.diskByteLimit, countLimit: configuration.diskEntryLimit,
-                    synchronizesWrites: configuration.synchronizesDiskWrites)
+                    recordLimit: overflow ? .max : recordLimit, synchronizesWrites: configuration.synchronizesDiskWrites)
             } catch {
                 throw .invalidConfiguration(
                     reason: "ResponseCache: the disk folder \(folder.path) cannot be created: \(error.localizedDescription)")

@@ -32,6 +32,8 @@ final class DiskStore: Sendable {
     let folder: URL
     private let path: String
     private let synchronizesWrites: Bool
+    /// The largest file read or written: larger ones are not records this cache wrote.
+    private let recordLimit: Int
     private let state: Mutex<State>
 
     /// A tier over `folder`, created (mode 0700) when missing.
@@ -39,9 +41,11 @@ final class DiskStore: Sendable {
     /// - Parameters:
     ///   - costLimit: the most bytes of files this process keeps there.
     ///   - countLimit: the most files this process keeps there.
+    ///   - recordLimit: the most bytes of one file. A larger file in the folder is deleted
+    ///     unread, so a huge file put there by someone else is never loaded into memory.
     ///   - synchronizesWrites: `fsync` each file before its rename and the folder after it.
     /// - Throws: when the folder cannot be created or is not a folder.
-    init(folder: URL, costLimit: Int, countLimit: Int, synchronizesWrites: Bool) throws {
+    init(folder: URL, costLimit: Int, countLimit: Int, recordLimit: Int = .max, synchronizesWrites: Bool) throws {
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var isFolder: ObjCBool = false
@@ -51,6 +55,7 @@ final class DiskStore: Sendable {
         self.folder = folder
         path = folder.path
         self.synchronizesWrites = synchronizesWrites
+        self.recordLimit = min(recordLimit, costLimit)
         state = Mutex(State(index: LRUIndex(costLimit: costLimit, countLimit: countLimit)))
     }
 
@@ -59,7 +64,7 @@ final class DiskStore: Sendable {
     func record(_ name: StoreName) -> StoredRecord? {
         listIfNeeded()
         let file = path + "/" + name.description
-        switch EntryFiles.read(file, limit: state.withLock { $0.index.costLimit }) {
+        switch EntryFiles.read(file, limit: recordLimit) {
         case .missing:
             state.withLock { _ = $0.index.remove(name) }
             return nil
@@ -87,7 +92,7 @@ final class DiskStore: Sendable {
     func store(_ record: StoredRecord, as name: StoreName) -> Bool {
         listIfNeeded()
         let data = EntryCodec.encode(record)
-        guard state.withLock({ $0.index.admits(cost: data.count) }),
+        guard data.count <= recordLimit, state.withLock({ $0.index.admits(cost: data.count) }),
             EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
         else {
             remove(name)

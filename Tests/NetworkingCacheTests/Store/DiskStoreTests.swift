@@ -62,6 +62,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file))
     }
 
+    @Test func aFileLargerThanAnyRecordIsDroppedUnreadEvenWithoutAByteLimit() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(
+            folder: folder.url, costLimit: .max, countLimit: 100, recordLimit: 4_096, synchronizesWrites: false)
+        let key = Entries.key("sparse")
+        let file = folder.url.appendingPathComponent(key.storeName.description)
+        // 64 GiB that take no disk space: read whole, they would exhaust memory.
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 64 << 30)
+        try handle.close()
+        #expect(store.record(key.storeName) == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        // Nor does it write a record it would refuse to read.
+        let big = Entries.key("big")
+        #expect(!store.store(.response(Entries.entry(for: big, body: Data(count: 5_000))), as: big.storeName))
+        #expect(folder.files().isEmpty)
+    }
+
     @Test func evictsTheLeastRecentlyUsedFiles() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
