@@ -55,6 +55,21 @@ struct OfflineJournalTests {
         #expect(try OfflineJournal(folder: folder).load() == Array(items.prefix(2)))
     }
 
+    @Test("An intact record that no longer decodes (another version wrote it) is skipped; the records after it are kept")
+    func undecodableRecordIsSkipped() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<2).map(Self.item)
+        let encoder = JSONEncoder()
+        var log = OfflineJournal.frame(try encoder.encode(OfflineJournal.Record.add(items[0])))
+        log += OfflineJournal.frame(Data(#"{"future":{"shape":1}}"#.utf8))
+        log += OfflineJournal.frame(try encoder.encode(OfflineJournal.Record.add(items[1])))
+        try log.write(to: folder.appendingPathComponent("queue.log"))
+        let journal = try OfflineJournal(folder: folder)
+        #expect(try journal.load() == items)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")) == log, "nothing is cut off")
+    }
+
     @Test("Compaction keeps exactly the live items; a second process cannot open the same folder")
     func compactionAndLock() async throws {
         let folder = try temporaryFolder()

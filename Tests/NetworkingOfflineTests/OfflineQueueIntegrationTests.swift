@@ -129,6 +129,29 @@ struct OfflineQueueIntegrationTests {
         #expect(setup.queue.count == 2)
     }
 
+    @Test("At a flush, a 503 (the server failing for a while) keeps the write and stops there; removing it lets the rest go")
+    func serverErrorAtFlushKeepsTheQueue() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        guard
+            case .queued(let failing) = await setup.queue.perform(
+                Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 503]), with: setup.repository)
+        else {
+            Issue.record("expected queued")
+            return
+        }
+        for number in 2...3 { _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": number]), with: setup.repository) }
+        try setup.proxy.comeUp()
+        let stopped = await setup.queue.flush()
+        #expect(stopped.stoppedBy?.statusCode == 503 && stopped.remaining == 3 && stopped.rejected.isEmpty)
+        #expect(try await setup.direct.journal(setup.stream).entries.isEmpty)
+        #expect(await setup.queue.remove(failing.ticket))
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 2 && report.remaining == 0)
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [2, 3])
+    }
+
     @Test("Flushing through the batch endpoint; a request queued by one user is never sent with another user's token")
     func batchAndUsers() async throws {
         let reports = ReportLog()

@@ -89,4 +89,29 @@ struct OfflineQueueStateTests {
         #expect(!result15)
         #expect(OfflineQueueState(capacity: 0).capacity == 1)
     }
+
+    @Test("Nobody logged in is not another user: discarding then removes nothing")
+    func discardWithNobodyLoggedIn() {
+        var state = OfflineQueueState(capacity: 10)
+        state.restore([a, b, anyone])
+        #expect(state.discard(notBelongingTo: nil).isEmpty)
+        #expect(state.items == [a, b, anyone])
+    }
+
+    @Test("A request not stored yet is not sent, nor is any after it, until it is stored")
+    func notStoredYet() {
+        var state = OfflineQueueState(capacity: 10)
+        let pending = OfflineQueueState.Item(id: UUID(), user: "ann", isStored: false)
+        _ = state.admit(a)
+        _ = state.admit(pending)
+        _ = state.admit(anyone)
+        #expect(state.hasItems(for: "ann"), "later requests still wait behind it")
+        #expect(state.beginFlush(for: "ann") == [a])
+        _ = state.record(a.id, .delivered)
+        #expect(state.endFlush(for: "ann", base: 1, maximum: 60) == 1)
+        #expect(state.beginFlush(for: "ann") == nil, "only the request not stored is first in line")
+        #expect(state.discard(notBelongingTo: "bob").isEmpty, "nor is it discarded while its record is written")
+        state.stored(pending.id)
+        #expect(state.beginFlush(for: "ann")?.map(\.id) == [pending.id, anyone.id])
+    }
 }

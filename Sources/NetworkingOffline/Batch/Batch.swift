@@ -14,7 +14,8 @@ import Networking
 public struct Batch: Sendable {
     /// One call of the batch: its request, and how to read its answer.
     struct Item: Sendable {
-        let request: Result<TransportRequest, RepositoryError>
+        /// Whether the call is signed with the session (then so is the batch request).
+        let requiresSession: Bool
         let interpret: @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
         let build: @Sendable (AbstractRepository) -> Result<TransportRequest, RepositoryError>
     }
@@ -32,7 +33,7 @@ public struct Batch: Sendable {
     public mutating func add<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) -> BatchHandle<T> {
         items.append(
             Item(
-                request: .failure(.invalidRequest(reason: "not built yet", request: nil)),
+                requiresSession: endpoint.requiresSession,
                 interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
                 build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
         return BatchHandle(index: items.count - 1)
@@ -43,7 +44,7 @@ public struct Batch: Sendable {
     public mutating func add(_ endpoint: Endpoint<Void>) -> BatchHandle<Void> {
         items.append(
             Item(
-                request: .failure(.invalidRequest(reason: "not built yet", request: nil)),
+                requiresSession: endpoint.requiresSession,
                 interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
                 build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
         return BatchHandle(index: items.count - 1)

@@ -10,10 +10,12 @@ import Networking
 ///   items inherit its `Authorization`); each item is read as its own call would be — its own
 ///   status, custom errors and decoding (`AbstractRepository.interpret(_:to:for:)`).
 /// - Answers are matched to calls by position, after checking that there are as many answers as
-///   calls; a batch whose answer does not fit fails every item of it with
-///   `RepositoryError.invalidResponse(reason:context:)`.
-/// - A failure of the batch call itself (network, 5xx) is told apart from failures of its items:
-///   ``send(_:)`` returns it as its own failure.
+///   calls.
+/// - A failure of the batch call itself (network, 5xx, an answer that is not a JSON array of as
+///   many items as calls) is told apart from failures of its items: ``send(_:)`` returns it as
+///   its own failure, `RepositoryError.invalidResponse(reason:context:)` for an answer that does
+///   not fit.
+/// - The batch request is signed with the session when one of its calls requires it.
 ///
 /// The originals' bugs it does not have: rebuilt items carried their parameters as headers,
 /// answers were matched by index without a count check, and item status codes were ignored.
@@ -41,7 +43,7 @@ public struct BatchClient: Sendable {
     ///   every item's own result.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let requests = batch.items.map { $0.build(repository) }
-        let answers = await sendRaw(requests)
+        let answers = await sendRaw(requests, requiresSession: batch.items.contains { $0.requiresSession })
         return answers.map { responses in
             BatchResults(
                 results: zip(batch.items, zip(requests, responses)).map { item, pair in
@@ -57,15 +59,17 @@ public struct BatchClient: Sendable {
     /// - Parameters:
     ///   - requests: the requests, in order; a failure (a request that could not be made) is
     ///     returned in its place without being sent.
+    ///   - requiresSession: whether the batch request is signed with the session (its items
+    ///     inherit the signature). Default `true`.
     ///   - options: options for the interceptors of the batch request's chain.
-    public func sendRaw(_ requests: [Result<TransportRequest, RepositoryError>], options: RequestOptions = RequestOptions()) async
-        -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
-    {
+    public func sendRaw(
+        _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
+    ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
         var answers: [Result<TransportResponse, RepositoryError>] = []
         var start = 0
         while start < requests.count {
             let slice = Array(requests[start..<min(start + limit, requests.count)])
-            switch await sendOne(slice, options: options) {
+            switch await sendOne(slice, requiresSession: requiresSession, options: options) {
             case .success(let part): answers += part
             case .failure(let error): return .failure(error)
             }
@@ -75,7 +79,7 @@ public struct BatchClient: Sendable {
     }
 
     /// One batch request for at most ``limit`` items.
-    private func sendOne(_ requests: [Result<TransportRequest, RepositoryError>], options: RequestOptions) async
+    private func sendOne(_ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool, options: RequestOptions) async
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {
         var wire: [JSONValue] = []
@@ -99,7 +103,8 @@ public struct BatchClient: Sendable {
             return .failure(error)
         }
         let response: TransportResponse
-        let context = RequestContext(requiresSession: true, name: "batch", options: options, session: repository.sessionManager)
+        let context = RequestContext(
+            requiresSession: requiresSession, name: "batch", options: options, session: repository.sessionManager)
         switch await repository.send(batchRequest, context: context) {
         case .success(let answer): response = answer
         case .failure(let error): return .failure(error)
@@ -107,15 +112,18 @@ public struct BatchClient: Sendable {
         if case .failure(let error) = repository.interpret(response, to: batchRequest, for: Endpoint<Void>.post(path)) {
             return .failure(error)
         }
-        let items = BatchWire.responses(in: response, expected: wire.count, request: batchRequest)
+        let items: [Result<TransportResponse, RepositoryError>]
+        switch BatchWire.responses(in: response, expected: wire.count, request: batchRequest) {
+        case .success(let answered): items = answered
+        // Which items ran is unknown: the batch call failed as a whole.
+        case .failure(let error): return .failure(error)
+        }
         for (offset, position) in positions.enumerated() {
             guard case .success(let original) = requests[position] else { continue }
-            answers[position] = items.flatMap { items in
-                items[offset].map { item in
-                    var item = item
-                    item.url = original.url
-                    return item
-                }
+            answers[position] = items[offset].map { item in
+                var item = item
+                item.url = original.url
+                return item
             }
         }
         return .success(answers)

@@ -11,8 +11,11 @@ import Foundation
 
 /// The offline queue's durable storage: an append-only log of records (`add` an item, `done` with
 /// an id), each framed by its length and CRC-32 and `fsync`ed before the caller is told, so a
-/// request reported as queued survives a crash or a `kill -9` at any moment. Reading stops at the
-/// first torn or corrupt record (what a crash mid-write leaves) and cuts it off. When most records
+/// request reported as queued survives a crash or a `kill -9` at any moment. An append that fails
+/// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
+/// one. Reading stops at the first torn or corrupt record (what a crash mid-write leaves) and cuts
+/// it off; an intact record that no longer decodes (written by another version) is skipped, and
+/// the records after it are kept. When most records
 /// are obsolete, the log is rewritten with the live items only, into a temporary file that is
 /// synced and renamed over the log (and the folder synced), so a crash leaves the old log or the new.
 ///
@@ -54,11 +57,14 @@ final class OfflineJournal: @unchecked Sendable {
         lockDescriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .storage("the queue's lock file cannot be opened: \(String(cString: strerror(errno)))") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
+            // `deinit` closes the lock file.
             throw .storage("another process uses the offline queue in \(folder.path)")
         }
+        let existed = FileManager.default.fileExists(atPath: logURL.path)
         descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .storage("the queue's journal cannot be opened: \(String(cString: strerror(errno)))") }
+        // A new log's name must reach the disk too, or a power loss could take it with its records.
+        if !existed { Self.synchronize(folder: folder) }
     }
 
     deinit {
@@ -91,10 +97,11 @@ final class OfflineJournal: @unchecked Sendable {
         let decoder = JSONDecoder()
         while let (record, next) = record(in: data, at: offset, decoder: decoder) {
             switch record {
-            case .add(let item):
+            case .add(let item)?:
                 if items[item.id] == nil { order.append(item.id) }
                 items[item.id] = item
-            case .done(let id): items[id] = nil
+            case .done(let id)?: items[id] = nil
+            case nil: break
             }
             count += 1
             offset = next
@@ -139,8 +146,17 @@ final class OfflineJournal: @unchecked Sendable {
             }
             bytes += Self.frame(payload)
         }
-        try writeAll(bytes, to: descriptor)
-        guard fsync(descriptor) == 0 else { throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))") }
+        do throws(OfflineQueueError) {
+            try writeAll(bytes, to: descriptor)
+            guard fsync(descriptor) == 0 else {
+                throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            // Cut off what part of it reached the file: a later record must not follow a torn
+            // one, which a restart would take for the end of the log.
+            _ = ftruncate(descriptor, off_t(size))
+            throw error
+        }
         records += new.count
         size += Int64(bytes.count)
         for record in new {
@@ -159,23 +175,33 @@ final class OfflineJournal: @unchecked Sendable {
             guard let payload = try? encoder.encode(Record.add(item)) else { return }
             bytes += Self.frame(payload)
         }
-        let file = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Opened for appending, so that once renamed it is the log that writes go on in.
+        let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard file >= 0 else { return }
-        defer { close(file) }
-        try writeAll(bytes, to: file)
-        guard fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else { return }
+        do {
+            try writeAll(bytes, to: file)
+        } catch {
+            close(file)
+            return
+        }
+        guard fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
+            close(file)
+            return
+        }
+        Self.synchronize(folder: folder)
+        close(descriptor)
+        descriptor = file
+        records = live.count
+        size = Int64(bytes.count)
+    }
+
+    /// Syncs a folder, so that the names made or replaced in it reach the disk.
+    private static func synchronize(folder: URL) {
         let directory = open(folder.path, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)
             close(directory)
         }
-        // Writes go on in the new file.
-        let reopened = open(logURL.path, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
-        guard reopened >= 0 else { return }
-        close(descriptor)
-        descriptor = reopened
-        records = live.count
-        size = Int64(bytes.count)
     }
 
     private func writeAll(_ bytes: Data, to file: Int32) throws(OfflineQueueError) {
@@ -209,8 +235,10 @@ final class OfflineJournal: @unchecked Sendable {
         return header + payload
     }
 
-    /// The record at `offset` and the offset after it, or `nil` when it is torn or corrupt.
-    static func record(in data: Data, at offset: Int, decoder: JSONDecoder) -> (Record, Int)? {
+    /// The record at `offset` and the offset after it, or `nil` when it is torn or corrupt. An
+    /// intact record (its length and checksum hold) that does not decode is read as `nil`, so it is
+    /// skipped rather than ending the log.
+    static func record(in data: Data, at offset: Int, decoder: JSONDecoder) -> (Record?, Int)? {
         guard data.count - offset >= 8 else { return nil }
         let base = data.startIndex + offset
         func word(_ at: Int) -> UInt32 {
@@ -219,8 +247,8 @@ final class OfflineJournal: @unchecked Sendable {
         let length = Int(word(0))
         guard length <= maximumRecordSize, data.count - offset - 8 >= length else { return nil }
         let payload = data.subdata(in: (base + 8)..<(base + 8 + length))
-        guard crc(payload) == word(4), let record = try? decoder.decode(Record.self, from: payload) else { return nil }
-        return (record, offset + 8 + length)
+        guard crc(payload) == word(4) else { return nil }
+        return (try? decoder.decode(Record.self, from: payload), offset + 8 + length)
     }
 
     static func crc(_ data: Data) -> UInt32 {

@@ -46,9 +46,10 @@ import Synchronization
 /// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
-/// the network (or gets a kept status, a 401, 408, 409 — its key still being processed — or 429)
-/// stays, and the flush stops there. After each
-/// flush, ``Configuration/onFlush`` hears what happened.
+/// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
+/// 409 — its key still being processed — 429, 500, 502, 503 or 504) stays, and the flush stops
+/// there. After each flush, ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes
+/// out a request the server keeps refusing.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
 /// survive a restart; ``Configuration/onFlush`` reports every flush). Streamed bodies cannot be
@@ -104,10 +105,16 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
+    /// A task waiting for a request's outcome.
+    private struct Waiter {
+        let id: UUID
+        let continuation: CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>
+    }
+
     private struct State {
         var machine: OfflineQueueState
         var items: [UUID: OfflineItem] = [:]
-        var waiters: [UUID: [CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>]] = [:]
+        var waiters: [UUID: [Waiter]] = [:]
         var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
         var retry: Task<Void, Never>?
         /// While a retry is planned, new calls do not try a flush first (the network is likely down).
@@ -225,7 +232,8 @@ public final class OfflineQueue: Interceptor {
     /// Admits and journals an item.
     private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
         let admitted = state.withLock { state -> Bool in
-            guard state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user)) else { return false }
+            // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
+            guard state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false)) else { return false }
             state.items[item.id] = item
             return true
         }
@@ -244,6 +252,7 @@ public final class OfflineQueue: Interceptor {
             }
             throw failure
         }
+        state.withLock { $0.machine.stored(item.id) }
         scheduleRetry(after: configuration.retryDelay)
         return OfflineTicket(id: item.id)
     }
@@ -326,18 +335,51 @@ public final class OfflineQueue: Interceptor {
 
     /// Waits until the queued request is sent for good (delivered, or answered with an error),
     /// and returns its raw answer — or its failure (discarded, or never sendable).
+    ///
+    /// Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the request
+    /// itself stays queued.
     public func outcome(of ticket: OfflineTicket) async -> Result<TransportResponse, RepositoryError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<TransportResponse, RepositoryError>? in
-                if let outcome = state.outcomes[ticket.id] { return outcome }
-                guard state.items[ticket.id] != nil else {
-                    return .failure(.invalidRequest(reason: "no queued request has the ticket \(ticket)", request: nil))
+        let waiter = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Result<TransportResponse, RepositoryError>? in
+                    if let outcome = state.outcomes[ticket.id] { return outcome }
+                    guard state.items[ticket.id] != nil else {
+                        return .failure(.invalidRequest(reason: "no queued request has the ticket \(ticket)", request: nil))
+                    }
+                    if Task.isCancelled { return .failure(.cancelled(nil)) }
+                    state.waiters[ticket.id, default: []].append(Waiter(id: waiter, continuation: continuation))
+                    return nil
                 }
-                state.waiters[ticket.id, default: []].append(continuation)
-                return nil
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Waiter? in
+                guard let index = state.waiters[ticket.id]?.firstIndex(where: { $0.id == waiter }) else { return nil }
+                return state.waiters[ticket.id]?.remove(at: index)
+            }
+            cancelled?.continuation.resume(returning: .failure(.cancelled(nil)))
         }
+    }
+
+    /// Removes a waiting request for good — one the server keeps refusing to take (a lasting
+    /// `409`, say, that ``FlushReport/stoppedBy`` shows): it is never sent, and its waiters get
+    /// `RepositoryError.cancelled`.
+    ///
+    /// - Returns: whether the request was waiting.
+    @discardableResult
+    public func remove(_ ticket: OfflineTicket) async -> Bool {
+        let waiting = state.withLock { $0.machine.items.contains { $0.id == ticket.id && $0.isStored } }
+        guard waiting else { return false }
+        try? await journal.append([.done(ticket.id)])
+        let (removed, waiters) = state.withLock { state in
+            let removed = state.machine.remove(ticket.id)
+            state.items[ticket.id] = nil
+            state.outcomes[ticket.id] = .failure(.cancelled(nil))
+            return (removed, state.waiters.removeValue(forKey: ticket.id) ?? [])
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .failure(.cancelled(nil))) }
+        return removed
     }
 
     // MARK: - Flushing
@@ -419,23 +461,31 @@ public final class OfflineQueue: Interceptor {
 
     /// Sends items (one, or a batch), signed by the repository's session.
     private func send(_ ids: [UUID], through repository: AbstractRepository) async -> Sent {
-        let items = state.withLock { state in ids.compactMap { state.items[$0] } }
-        let requests = items.map { item -> TransportRequest in
-            var request = item.request
+        let items = state.withLock { state in ids.map { state.items[$0] } }
+        let requests = items.map { item -> Result<TransportRequest, RepositoryError> in
+            guard var request = item?.request else {
+                return .failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil))
+            }
             request.headers = request.headers.merging(repository.configuration.defaultHeaders)
-            return request
+            return .success(request)
         }
         var marker = RequestOptions()
         marker[FlushTraffic.self] = true
         if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
-            switch await client.sendRaw(requests.map { .success($0) }, options: marker) {
-            case .success(let answers): return .answers(answers.map { $0.map { $0 } })
+            // Signed when one of its requests needs the session; items inherit the signature.
+            let requiresSession = items.contains { $0?.requiresSession ?? false }
+            switch await client.sendRaw(requests, requiresSession: requiresSession, options: marker) {
+            case .success(let answers): return .answers(answers)
             case .failure(let error): return .batchFailed(error)
             }
         }
         var results: [Result<TransportResponse, RepositoryError>] = []
         for (item, request) in zip(items, requests) {
+            guard let item, case .success(let request) = request else {
+                results.append(.failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil)))
+                continue
+            }
             let context = RequestContext(
                 requiresSession: item.requiresSession, name: item.name, options: marker, session: repository.sessionManager)
             results.append(
@@ -448,6 +498,9 @@ public final class OfflineQueue: Interceptor {
         return .answers(results)
     }
 
+    /// The statuses a flush keeps a request for, whatever ``Configuration/queuedStatusCodes`` says.
+    static let deferredStatusCodes: Set<Int> = [401, 408, 409, 429, 500, 502, 503, 504]
+
     /// Whether a send ended the request's stay in the queue.
     private func classify(_ result: Result<TransportResponse, RepositoryError>) -> OfflineQueueState.Outcome {
         switch result {
@@ -456,14 +509,19 @@ public final class OfflineQueue: Interceptor {
             // Not an answer for good: 401 (the session ended or must be refreshed; the request
             // waits for one that works), 408 and 429 (try later), 409 (the Idempotency-Key draft's
             // "a request with this key is still being processed": the server got a copy of this
-            // very request just before a crash, and has not finished it yet).
-            if [401, 408, 409, 429].contains(response.statusCode) || configuration.queuedStatusCodes.contains(response.statusCode) {
+            // very request just before a crash, and has not finished it yet), and the server
+            // errors: the caller was told the request is kept, and a server failing for a while
+            // (a deploy, a gateway) must not empty the queue. The key makes sending it again safe.
+            if Self.deferredStatusCodes.contains(response.statusCode) || configuration.queuedStatusCodes.contains(response.statusCode) {
                 return .deferred
             }
             return .rejected
         case .failure(let error):
             switch error {
             case .noNetworkConnection, .timeout, .cancelled, .sessionRefreshFailed, .unauthenticatedSession: return .deferred
+            // Not the server's answer: a network that intercepts TLS (a captive portal) shows
+            // another certificate; the request waits for the real server.
+            case .tlsError, .pinningFailed: return .deferred
             // A batch item the server did not run: kept for the next flush.
             case .invalidResponse(let reason, _) where reason == BatchWire.notRunReason: return .deferred
             default: return .rejected
@@ -482,7 +540,7 @@ public final class OfflineQueue: Interceptor {
             state.outcomes[id] = result
             return state.waiters.removeValue(forKey: id) ?? []
         }
-        for waiter in waiters { waiter.resume(returning: result) }
+        for waiter in waiters { waiter.continuation.resume(returning: result) }
         switch (outcome, result) {
         case (.delivered, _): report.delivered.append(OfflineTicket(id: id))
         case (_, .failure(let error)): report.rejected.append((OfflineTicket(id: id), error))
@@ -497,13 +555,13 @@ public final class OfflineQueue: Interceptor {
         try? await journal.append(removed.map { .done($0.id) })
         let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
         let waiters = state.withLock { state in
-            removed.flatMap { item -> [CheckedContinuation<Result<TransportResponse, RepositoryError>, Never>] in
+            removed.flatMap { item -> [Waiter] in
                 state.items[item.id] = nil
                 state.outcomes[item.id] = .failure(error)
                 return state.waiters.removeValue(forKey: item.id) ?? []
             }
         }
-        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+        for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
     }
 
     /// Flushes again after `delay`, unless a retry is already planned.

@@ -64,7 +64,9 @@ public struct QueuedRequest<Value: Sendable>: Sendable {
     public let ticket: OfflineTicket
     let wait: @Sendable () async -> Result<Value, RepositoryError>
 
-    /// Waits until the queue has sent it (or given up on it), and reads the answer as the original call would.
+    /// Waits until the queue has sent it (or given up on it), and reads the answer as the original
+    /// call would. Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the
+    /// request stays queued.
     public func result() async -> Result<Value, RepositoryError> { await wait() }
 }
 

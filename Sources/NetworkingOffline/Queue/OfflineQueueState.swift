@@ -9,6 +9,9 @@ import Foundation
 /// - Requests wait in the order they were queued, each for the user that queued it (`nil`: a
 ///   request that needs no session).
 /// - At most ``capacity`` requests wait; one more is refused.
+/// - A request admitted is sent only once it is stored (its journal record is on disk): a flush
+///   sends the requests before the first one not stored yet, never one that a crash could lose
+///   after the server got it.
 /// - A flush for a user sends, in order, that user's requests and those of nobody; one flush runs
 ///   at a time.
 /// - A request that was delivered (2xx) or rejected (the server answered it for good, such as a
@@ -17,10 +20,11 @@ import Foundation
 /// - After a flush that stopped on a deferred request, the next try waits `base × 2^(n−1)`
 ///   (capped at `maximum`) for the n-th flush in a row that stopped so; a flush that completes resets it.
 struct OfflineQueueState: Sendable, Hashable {
-    /// A waiting request: its identity and its user.
+    /// A waiting request: its identity, its user, and whether its journal record is on disk.
     struct Item: Sendable, Hashable {
         let id: UUID
         let user: String?
+        var isStored = true
     }
 
     /// How a sent request ended.
@@ -44,11 +48,17 @@ struct OfflineQueueState: Sendable, Hashable {
         self.capacity = max(1, capacity)
     }
 
-    /// Queues a request; `false` when the queue is full.
+    /// Queues a request (one admitted before its record is on disk has `isStored` false until
+    /// ``stored(_:)``); `false` when the queue is full.
     mutating func admit(_ item: Item) -> Bool {
         guard items.count < capacity else { return false }
         items.append(item)
         return true
+    }
+
+    /// Marks an admitted request as stored: flushes may send it now.
+    mutating func stored(_ id: UUID) {
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].isStored = true }
     }
 
     /// Puts back requests read from the journal, in their order.
@@ -61,11 +71,11 @@ struct OfflineQueueState: Sendable, Hashable {
         items.contains { $0.user == nil || $0.user == user }
     }
 
-    /// Starts a flush for `user`: the requests to send, in order; `nil` when a flush runs already
-    /// or none waits for this user.
+    /// Starts a flush for `user`: the requests to send, in order, up to the first one not stored
+    /// yet; `nil` when a flush runs already or none of this user's can go.
     mutating func beginFlush(for user: String?) -> [Item]? {
         guard !isFlushing else { return nil }
-        let sendable = items.filter { $0.user == nil || $0.user == user }
+        let sendable = Array(items.lazy.filter { $0.user == nil || $0.user == user }.prefix { $0.isStored })
         guard !sendable.isEmpty else { return nil }
         isFlushing = true
         return sendable
@@ -99,9 +109,11 @@ struct OfflineQueueState: Sendable, Hashable {
     }
 
     /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.
+    /// Nobody logged in (`user` is `nil`) is not another user: then nothing is removed.
     mutating func discard(notBelongingTo user: String?) -> [Item] {
-        let others = items.filter { $0.user != nil && $0.user != user }
-        items.removeAll { $0.user != nil && $0.user != user }
+        guard let user else { return [] }
+        let others = items.filter { $0.user != nil && $0.user != user && $0.isStored }
+        items.removeAll { $0.user != nil && $0.user != user && $0.isStored }
         return others
     }
 

@@ -20,6 +20,6 @@ struct BodySpoolTests {
         }
         try await Task.sleep(for: .milliseconds(200))
         staging.cancel()
-        #expect(await value(of: staging, within: .seconds(10)) == .some(.cancelled))
+        #expect(await staging.value(within: .seconds(10)) == .some(.cancelled))
     }
 }

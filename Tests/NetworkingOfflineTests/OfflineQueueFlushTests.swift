@@ -1,0 +1,201 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import NetworkingOffline
+
+/// What a flush does with answers that are not the server's last word, over a stub transport: the
+/// caller was told these requests are kept, so nothing short of a real answer may drop them.
+@Suite("Offline queue flushes")
+struct OfflineQueueFlushTests {
+    /// A queue and a repository whose `notes` route answers with `answer` once `online` is set
+    /// (before that, the network is down).
+    struct Setup {
+        let queue: OfflineQueue
+        let repository: APIRepository
+        let transport: StubTransport
+        let session: SessionManager<APIUser>
+        let online: Switch
+        let folder: URL
+    }
+
+    /// A flag shared with the transport's answers.
+    final class Switch: Sendable {
+        private let state = Mutex(false)
+        var isOn: Bool { state.withLock { $0 } }
+        func turnOn() { state.withLock { $0 = true } }
+    }
+
+    static func setUp(
+        batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
+        answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
+    ) throws -> Setup {
+        let folder = try temporaryFolder()
+        let queue = try OfflineQueue(
+            OfflineQueue.Configuration(folder: folder, othersRequests: othersRequests, retryDelay: 3600, batch: batch))
+        let online = Switch()
+        let gate = { @Sendable (request: TransportRequest) throws(TransportError) -> TransportResponse in
+            guard online.isOn else { throw .network(.connectionRefused) }
+            return try answer(request)
+        }
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes", respond: gate), StubTransport.Route(.post, "batch", respond: gate),
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        queue.connect(repository)
+        return Setup(queue: queue, repository: repository, transport: transport, session: session, online: online, folder: folder)
+    }
+
+    /// Queues `count` notes while the network is down; their tickets.
+    static func queueNotes(_ setup: Setup, count: Int, withoutSession: Bool = false) async throws -> [OfflineTicket] {
+        var tickets: [OfflineTicket] = []
+        for number in 1...count {
+            var endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": number])
+            if withoutSession { endpoint = endpoint.withoutSession() }
+            guard case .queued(let queued) = await setup.queue.perform(endpoint, with: setup.repository) else {
+                throw QueueingFailed()
+            }
+            tickets.append(queued.ticket)
+        }
+        return tickets
+    }
+
+    struct QueueingFailed: Error {}
+
+    static func status(_ code: Int) -> @Sendable (TransportRequest) throws(TransportError) -> TransportResponse {
+        { request throws(TransportError) in TransportResponse(statusCode: code, headers: [:], body: Data(), url: request.url) }
+    }
+
+    @Test(
+        "Server errors and TLS failures at a flush keep every request (a deploy or a captive portal must not empty the queue)",
+        arguments: [500, 502, 503, 504])
+    func serverErrorsKeepTheQueue(status: Int) async throws {
+        let setup = try Self.setUp(answer: Self.status(status))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 3)
+        setup.online.turnOn()
+        let sentBefore = setup.transport.requests.count
+        let report = await setup.queue.flush()
+        #expect(report.delivered.isEmpty && report.rejected.isEmpty && report.remaining == 3)
+        #expect(report.stoppedBy?.statusCode == status)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).count == 3, "still on disk")
+        #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
+    }
+
+    @Test("A TLS failure at a flush (another certificate: a captive portal) keeps the requests")
+    func tlsFailureKeepsTheQueue() async throws {
+        let setup = try Self.setUp { _ throws(TransportError) in throw .tls(.untrustedCertificate("self-signed")) }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.isEmpty && report.remaining == 2)
+    }
+
+    @Test("A request the server keeps refusing can be removed: its waiter hears so, and the ones behind it go")
+    func removeATicket() async throws {
+        let refused = Mutex(true)
+        let setup = try Self.setUp { request throws(TransportError) in
+            let conflict = refused.withLock { first in
+                defer { first = false }
+                return first
+            }
+            return TransportResponse(statusCode: conflict ? 409 : 201, headers: [:], body: Data(), url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 3)
+        setup.online.turnOn()
+        let stopped = await setup.queue.flush()
+        #expect(stopped.stoppedBy?.statusCode == 409 && stopped.remaining == 3)
+        let waiter = Task { await setup.queue.outcome(of: tickets[0]) }
+        #expect(await setup.queue.remove(tickets[0]))
+        #expect(!(await setup.queue.remove(tickets[0])), "removed once")
+        guard case .failure(.cancelled) = await waiter.value else {
+            Issue.record("the waiter must hear the removal")
+            return
+        }
+        #expect(try OfflineJournal.liveItems(in: setup.folder).map(\.id) == tickets.dropFirst().map(\.id))
+        let report = await setup.queue.flush()
+        #expect(report.delivered == Array(tickets.dropFirst()) && report.remaining == 0)
+    }
+
+    @Test("Cancelling a task that waits for a queued request's outcome ends the wait; the request stays queued")
+    func cancelledWaitEnds() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 1)
+        let waiter = Task { await setup.queue.outcome(of: tickets[0]) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiter.cancel()
+        let outcome = await waiter.value(within: .seconds(10))
+        guard case .failure(.cancelled) = outcome else {
+            Issue.record("expected cancelled, got \(outcome)")
+            return
+        }
+        #expect(setup.queue.count == 1)
+        setup.online.turnOn()
+        #expect(await setup.queue.flush().delivered == tickets)
+    }
+
+    @Test("With .discard, nobody logged in is not another user: a flush then keeps the last user's requests")
+    func discardKeepsRequestsWhileLoggedOut() async throws {
+        let setup = try Self.setUp(othersRequests: .discard, answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 2)
+        try setup.session.logout()
+        setup.online.turnOn()
+        _ = await setup.queue.flush()
+        #expect(setup.queue.count == 2)
+        try setup.session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        #expect(await setup.queue.flush().delivered == tickets)
+    }
+
+    @Test("A batch answer that does not fit (not an array, the wrong count) fails the batch as a whole: every request stays")
+    func malformedBatchAnswerKeepsEveryItem() async throws {
+        for body in [#"<html>proxy error</html>"#, #"[{"code": 201}]"#, #"{"ok": true}"#] {
+            let setup = try Self.setUp(batch: ("batch", 10)) { request throws(TransportError) in
+                TransportResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+            }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            _ = try await Self.queueNotes(setup, count: 3)
+            setup.online.turnOn()
+            let report = await setup.queue.flush()
+            #expect(report.delivered.isEmpty && report.rejected.isEmpty && report.remaining == 3, "answer: \(body)")
+            guard case .invalidResponse? = report.stoppedBy else {
+                Issue.record("expected invalidResponse, got \(String(describing: report.stoppedBy))")
+                continue
+            }
+            // The batch client says so the same way: the batch call failed, not its items.
+            var batch = Batch()
+            batch.add(Endpoint<Void>.post("notes"))
+            batch.add(Endpoint<Void>.post("notes"))
+            guard case .failure(.invalidResponse) = await BatchClient(repository: setup.repository).send(batch) else {
+                Issue.record("expected the batch call to fail with invalidResponse")
+                continue
+            }
+        }
+    }
+
+    @Test("A batch of requests that need no session goes unsigned, so it is sent while nobody is logged in")
+    func unsignedBatchWhileLoggedOut() async throws {
+        let setup = try Self.setUp(batch: ("batch", 10)) { request throws(TransportError) in
+            TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": 201}, {"code": 201}]"#.utf8),
+                url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        try setup.session.logout()
+        let tickets = try await Self.queueNotes(setup, count: 2, withoutSession: true)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == tickets)
+        let batch = try #require(setup.transport.requests.last { $0.url.path.hasSuffix("batch") })
+        #expect(batch.headers["Authorization"] == nil)
+    }
+}
