@@ -17,18 +17,13 @@ func baseURL() -> String? {
 }
 
 func makeConfiguration(_ text: String, hook: @escaping DecodingFailureHandler) throws -> NetworkingConfiguration {
-    guard let components = URLComponents(string: text), let host = components.host, let scheme = components.scheme else {
-        throw RepositoryError.invalidConfiguration(reason: "\(text) is not an absolute URL such as http://127.0.0.1:8000/api/v1")
-    }
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.dateDecodingStrategy = .iso8601
-    let encoder = NetworkingConfiguration.makeDefaultEncoder()
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    return try NetworkingConfiguration(
-        useSecureConnection: scheme == "https", domainURL: host, port: components.port,
-        subdomainURL: components.path.isEmpty ? nil : components.path, timeout: 10,
-        jsonDecoder: decoder, jsonEncoder: encoder, decodingFailureHandler: hook)
+    var configuration = try NetworkingConfiguration(baseURL: text)
+    configuration.timeout = 10
+    configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+    configuration.jsonDecoder.dateDecodingStrategy = .iso8601
+    configuration.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
+    configuration.decodingFailureHandler = hook
+    return configuration
 }
 
 guard let base = baseURL() else {

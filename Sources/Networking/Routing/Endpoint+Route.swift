@@ -24,8 +24,8 @@ extension Endpoint {
     ///
     /// - Parameters:
     ///   - name: the route's name.
-    ///   - pathVariables: the placeholders' values: a dictionary, or an `Encodable` object whose
-    ///     JSON form holds them (dotted placeholders walk into it).
+    ///   - pathVariables: the placeholders' values: a dictionary, or `Parameters(value)` of an
+    ///     `Encodable` value whose JSON form holds them (dotted placeholders walk into it).
     ///   - parameters: the parameters, sent as the route's serialization says.
     ///   - query: query items sent whatever the serialization.
     ///   - headers: header fields for this call; they win over the route's.
@@ -46,6 +46,40 @@ extension Endpoint {
         headers: HTTPHeaders = [:]
     ) -> Endpoint {
         route(name, pathVariables: pathVariables, parameters: Parameters(body), query: query, headers: headers)
+    }
+
+    /// A call of a named route whose path variables are a dictionary variable; see
+    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    @_disfavoredOverload
+    public static func route<Value: Sendable>(
+        _ name: String, pathVariables: [String: Value]?, parameters: Parameters? = nil, query: Parameters? = nil,
+        headers: some HTTPHeadersConvertible = HTTPHeaders()
+    ) -> Endpoint {
+        route(
+            name, pathVariables: pathVariables.map { Parameters(dictionary: $0) }, parameters: parameters, query: query,
+            headers: headers.httpHeaders)
+    }
+
+    /// A call of a named route whose parameters are a dictionary variable; see
+    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    @_disfavoredOverload
+    public static func route<Value: Sendable>(
+        _ name: String, pathVariables: Parameters? = nil, parameters: [String: Value]?, query: Parameters? = nil,
+        headers: some HTTPHeadersConvertible = HTTPHeaders()
+    ) -> Endpoint {
+        route(
+            name, pathVariables: pathVariables, parameters: parameters.map { Parameters(dictionary: $0) }, query: query,
+            headers: headers.httpHeaders)
+    }
+
+    /// A call of a named route whose headers are a dictionary variable; see
+    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    @_disfavoredOverload
+    public static func route(
+        _ name: String, pathVariables: Parameters? = nil, parameters: Parameters? = nil, query: Parameters? = nil,
+        headers: [String: String]
+    ) -> Endpoint {
+        route(name, pathVariables: pathVariables, parameters: parameters, query: query, headers: HTTPHeaders(headers))
     }
 
     /// A call of the object route registered for `object`'s type and `method`

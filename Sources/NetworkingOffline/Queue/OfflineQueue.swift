@@ -186,17 +186,19 @@ public final class OfflineQueue: Interceptor {
         if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
         if state.withLock({ $0.machine.hasItems(for: user) }) {
             throw try await keep(
-                request, context: context, because: .invalidRequest(reason: "earlier requests wait to be sent", request: nil))
+                request, context: context, reason: "earlier requests wait to be sent",
+                failure: .invalidRequest(reason: "not sent: earlier requests wait to be sent, and this one could not be kept", request: nil)
+            )
         }
         let response: TransportResponse
         do {
             response = try await next(request)
         } catch  where error.isConnectivityFailure {
-            throw try await keep(request, context: context, because: error)
+            throw try await keep(request, context: context, reason: error.description, failure: error)
         }
         if configuration.queuedStatusCodes.contains(response.statusCode) {
-            throw try await keep(
-                request, context: context, because: .requestError(ErrorContext(request: request.summary, response: response)))
+            let failure = RepositoryError.requestError(ErrorContext(request: request.summary, response: response))
+            throw try await keep(request, context: context, reason: failure.description, failure: failure)
         }
         return response
     }
@@ -213,19 +215,20 @@ public final class OfflineQueue: Interceptor {
         if waiting { Task { _ = await self.flush() } }
     }
 
-    /// Keeps a request; returns the error that tells the caller it was queued (or why it was not).
-    private func keep(_ request: TransportRequest, context: RequestContext, because failure: RepositoryError)
+    /// Keeps a request; returns the error that tells the caller it was queued and why
+    /// (`reason`), or throws why it was not (`failure`, when it cannot be kept).
+    private func keep(_ request: TransportRequest, context: RequestContext, reason: String, failure: RepositoryError)
         async throws(RepositoryError) -> RepositoryError
     {
         let user = try Self.owner(
             requiresSession: context.requiresSession, session: context.session, request: request.summary,
-            failure: "; it failed with: \(failure)")
+            failure: "; it was not sent: \(reason)")
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             requiresSession: context.requiresSession, name: context.name)
         let ticket = try await store(item, failure: failure)
         return .customError(
-            name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: failure.description),
+            name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
             context: ErrorContext(request: request.summary, response: failure.context?.response))
     }
 

@@ -28,7 +28,7 @@ enum OfflineArticle {
     static func save(_ book: NewBook, library: LibraryRepository, queue: OfflineQueue) async {
         switch await queue.perform(Endpoint<Void>.post("books", body: book), with: library) {
         case .sent: print("saved")
-        case .queued(let later): print("offline: kept as", later.ticket)   // `await later.result()` waits for it
+        case .queued(let later): print("offline: kept as", later.ticket)   // a QueuedRequest: `await later.result()` waits for it
         case .failed(let error): print(error.localizedDescription)
         }
     }

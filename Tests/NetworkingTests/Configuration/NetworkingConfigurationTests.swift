@@ -19,6 +19,37 @@ struct NetworkingConfigurationTests {
         }
     }
 
+    // MARK: - A base URL written whole
+
+    @Test(
+        "A base URL written whole gives the same configuration as its parts",
+        arguments: [
+            ("http://127.0.0.1:8000/api/v1", "http://127.0.0.1:8000/api/v1"),
+            ("https://api.example.com", "https://api.example.com"),
+            ("HTTPS://API.example.com/", "https://API.example.com"),
+            ("https://api.example.com/v1/", "https://api.example.com/v1"),
+            ("http://[::1]:8080/v2", "http://[::1]:8080/v2"),
+        ])
+    func wholeBaseURL(text: String, expected: String) throws {
+        #expect(try NetworkingConfiguration(baseURL: text).baseURL.absoluteString == expected)
+    }
+
+    @Test(
+        "A base URL that is not http(s) with a host, or that has a user, query or fragment, is refused saying so",
+        arguments: [
+            ("api.example.com", "not an http or https URL"),
+            ("ftp://api.example.com", "not an http or https URL"),
+            ("https://", "has no host"),
+            ("https://user:pw@api.example.com", "user, a query or a fragment"),
+            ("https://api.example.com/v1?key=1", "user, a query or a fragment"),
+            ("https://api.example.com/#top", "user, a query or a fragment"),
+            ("https://api.example.com:70000", "port"),
+        ])
+    func rejectsWholeBaseURL(text: String, expected: String) {
+        let reason = rejection { () throws(RepositoryError) in try NetworkingConfiguration(baseURL: text) }
+        #expect(reason?.contains(expected) == true, "\(reason ?? "nil")")
+    }
+
     // MARK: - Rejections
 
     @Test(

@@ -15,8 +15,13 @@ enum Readme {
     struct Book: Decodable, Sendable { let id: Int; let title: String }
     struct BooksPage: Decodable, Sendable { let data: [Book] }
     struct NewBook: Encodable, Sendable { let title: String; let author: String }
+    struct Login: Decodable, Sendable { let user: User; let token: String }
 
     final class BooksRepository: AbstractRepository, @unchecked Sendable {
+        func logIn(email: String, password: String) async -> Result<Login, RepositoryError> {
+            await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
         func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
             await performRequest(.get("books", parameters: ["page": page]))
         }
@@ -32,6 +37,11 @@ enum Readme {
         let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
         let books = BooksRepository(configuration: configuration, sessionManager: session)
 
+        await session.bootstrap()    // restores the session an earlier run saved, if any
+        if !session.isLoggedIn {
+            let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
+            try session.login(user: login.user, token: login.token)
+        }
         switch await books.fetchBooks(page: 1) {
         case .success(let page): print(page.data.map(\.title))
         case .failure(let error): print(error.localizedDescription)
@@ -49,5 +59,22 @@ struct ReadmeSamplesTests {
         let books = Readme.BooksRepository(configuration: configuration, transport: transport)
         #expect(try await books.fetchBooks(page: 1).get().data.map(\.title) == ["Dune"])
         #expect(transport.requests.first?.url.absoluteString == "http://127.0.0.1:8000/api/v1/books?page=1")
+    }
+
+    @Test("the quick start's login logs the session in, and the next calls are signed with its token")
+    func quickStartLogin() async throws {
+        let transport = StubTransport(routes: [
+            .json(.post, "auth/login", #"{"user": {"id": 1, "name": "Reader"}, "token": "t0k3n"}"#),
+            .json(.get, "books", #"{"data": []}"#),
+        ])
+        let configuration = try NetworkingConfiguration(
+            useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")
+        let session = SessionManager<Readme.User>()
+        let books = Readme.BooksRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
+        try session.login(user: login.user, token: login.token)
+        #expect(try await books.fetchBooks(page: 1).get().data.isEmpty)
+        #expect(transport.requests.last?.headers["Authorization"] == "Bearer t0k3n")
+        #expect(transport.requests.first?.headers["Authorization"] == nil)
     }
 }

@@ -88,6 +88,23 @@ struct RouteCallTests {
         #expect(transport.requests.first?.pathAfterBase == "x/42/2.5/3/true")
     }
 
+    @Test("Path variables, parameters and headers take dictionary variables, and an Encodable value through Parameters")
+    func dictionaryVariables() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "book", path: "books/:id")], transport: transport)
+        struct BookID: Encodable, Sendable { let id: Int }
+        let ids: [String: Int] = ["id": 7]
+        let query: [String: String] = ["lang": "en"]
+        let headers: [String: String] = ["X-Custom": "variable"]
+        try await repository.performRequest(Endpoint<Void>.route("book", pathVariables: ids)).get()
+        try await repository.performRequest(Endpoint<Void>.route("book", pathVariables: ["id": 8], parameters: query)).get()
+        try await repository.performRequest(Endpoint<Void>.route("book", pathVariables: ids, headers: headers)).get()
+        try await repository.performRequest(Endpoint<Void>.route("book", pathVariables: ["id": 9], headers: headers)).get()
+        try await repository.performRequest(Endpoint<Void>.route("book", pathVariables: Parameters(BookID(id: 10)))).get()
+        #expect(transport.requests.map(\.pathAfterBase) == ["books/7", "books/8?lang=en", "books/7", "books/9", "books/10"])
+        #expect(transport.requests.map { $0.headers["X-Custom"] } == [nil, nil, "variable", "variable", nil])
+    }
+
     // MARK: - Headers, content type, serialization
 
     @Test("A call's headers win over the route's, whatever their case")

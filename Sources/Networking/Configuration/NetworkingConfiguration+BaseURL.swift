@@ -1,0 +1,37 @@
+import Foundation
+
+extension NetworkingConfiguration {
+    /// Creates and validates a configuration from a base URL written whole, as a server's address
+    /// usually comes (from an environment variable, a settings screen):
+    /// `https://api.example.com/v1` is the same as `useSecureConnection: true`,
+    /// `domainURL: "api.example.com"` and `subdomainURL: "/v1"`.
+    ///
+    /// ```swift
+    /// var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:8000/api/v1")
+    /// configuration.timeout = 10
+    /// ```
+    ///
+    /// Every other setting has its default; change it on the value afterwards.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for text that is not an
+    ///   `http` or `https` URL with a host, or that has a user, a query or a fragment; and for
+    ///   parts the initializer that takes them one by one refuses (a port outside 1...65535).
+    public init(baseURL text: String) throws(RepositoryError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else {
+            throw .invalidConfiguration(reason: "baseURL \"\(text)\" is not an http or https URL such as \"https://api.example.com/v1\"")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw .invalidConfiguration(reason: "baseURL \"\(text)\" has no host")
+        }
+        guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil else {
+            throw .invalidConfiguration(
+                reason: "baseURL \"\(text)\" has a user, a query or a fragment: give scheme, host, port and path only")
+        }
+        let path = components.path
+        try self.init(
+            useSecureConnection: scheme == "https", domainURL: host, port: components.port,
+            subdomainURL: path.isEmpty || path == "/" ? nil : path)
+    }
+}
