@@ -130,15 +130,15 @@ extension ResponseCache {
         let responseDate = clock.now()
 
         if response.statusCode == 304, sentConditionally, let entry {
-            // RFC 9111 §4.3.4: a 304 naming another strong ETag does not select the stored answer;
-            // ask again without conditions.
-            if let etag = response.headers["ETag"], let stored = entry.headers["ETag"], !etag.hasPrefix("W/"), etag != stored {
+            // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly) does not select the
+            // stored answer; ask again without conditions.
+            if let etag = response.headers["ETag"], let stored = entry.headers["ETag"], Self.opaqueTag(etag) != Self.opaqueTag(stored) {
                 var plain = outgoing
                 for name in ["If-None-Match", "If-Modified-Since"] { plain.headers[name] = nil }
                 return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
             }
             let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
-            if !refreshed.directives.noStore, generation == removals.load(ordering: .relaxed) {
+            if !refreshed.directives.noStore, !call.requestDirectives.noStore, generation == removals.load(ordering: .relaxed) {
                 save(refreshed, key: key)
             }
             return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
@@ -147,9 +147,13 @@ extension ResponseCache {
         invalidateRoutes(after: response, call: call)
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
-            policy: call.policy)
+            policy: call.policy, hasCookie: call.request.headers.contains("Cookie"))
         let directives = CacheControl(response.headers)
-        if rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil,
+        // The transport followed a redirect: the answer is another resource's, and stored under
+        // this URL it would lend its freshness to the URL that redirected (RFC 9111 §3 stores a
+        // redirect only by its own explicit freshness). An interceptor's query item is no redirect.
+        let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
+        if rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil, !redirected,
             response.body.count <= configuration.maximumBodyBytes, generation == removals.load(ordering: .relaxed)
         {
             let vary: [VaryField]
@@ -170,6 +174,12 @@ extension ResponseCache {
             forget(key)
         }
         return response
+    }
+
+    /// An entity tag without its weak marker, for the weak comparison of RFC 9110 §8.8.3.2.
+    static func opaqueTag(_ tag: String) -> Substring {
+        let trimmed = Substring(tag.trimmingWhitespace())
+        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
     }
 
     /// The entry stored for `key` that a request with these headers selects, from memory or disk.

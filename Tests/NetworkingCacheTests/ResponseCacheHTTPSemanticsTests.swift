@@ -167,4 +167,79 @@ import Testing
         #expect(second.n == 3)
         #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, "\"mine\"", nil])
     }
+
+    /// A repository over a stub whose `resource` route answers `200` with `fields` and a body
+    /// counting the calls, or `304` with `notModified` when the request is conditional.
+    static func revalidating(
+        _ fields: HTTPHeaders, notModified: HTTPHeaders, clock: TestClock? = nil, url: (@Sendable (URL) -> URL)? = nil
+    ) throws -> (CacheRepository, StubTransport) {
+        var settings = ResponseCache.Configuration()
+        if let clock { settings.clock = clock.networkingClock }
+        let cache = try ResponseCache(configuration: settings)
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                let answered = url?(request.url) ?? request.url
+                if request.headers["If-None-Match"] != nil {
+                    return TransportResponse(statusCode: 304, headers: notModified, url: answered)
+                }
+                var headers = fields
+                headers["Content-Type"] = "application/json"
+                return TransportResponse(statusCode: 200, headers: headers, body: Data(#"{"n": \#(count.current)}"#.utf8), url: answered)
+            }
+        ])
+        return (CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport), transport)
+    }
+
+    @Test func a304WithoutADateRestartsTheAnswersAgeInsteadOfKeepingTheFirstOnes() async throws {
+        let clock = TestClock()
+        // The first answer's Date is the test clock's start; a 304 an hour later carries no Date.
+        let (repository, transport) = try Self.revalidating(
+            ["Date": "Tue, 14 Nov 2023 22:13:20 GMT", "Cache-Control": "max-age=60", "ETag": "\"v\"", "Age": "5"],
+            notModified: ["ETag": "\"v\""], clock: clock)
+        _ = try await repository.fetch(.get("resource")).get()
+        clock.advance(by: 3_600)
+        let revalidated = try await repository.fetch(.get("resource")).get()
+        #expect(revalidated.source == .revalidated)
+        #expect(revalidated.headers["Age"] == "0")
+        #expect(revalidated.headers["Date"] == "Tue, 14 Nov 2023 23:13:20 GMT")
+        clock.advance(by: 30)
+        #expect(try await repository.fetch(.get("resource")).get().source == .cache, "fresh again for its max-age")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func a304ForAnotherWeakETagIsNotTrustedEither() async throws {
+        let (repository, transport) = try Self.revalidating(["ETag": "W/\"a\""], notModified: ["ETag": "W/\"b\""])
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect(second.source == .network && second.n == 3)
+        #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, "W/\"a\"", nil])
+        // The same opaque tag, weak or strong, selects the stored answer.
+        let (same, _) = try Self.revalidating(["ETag": "W/\"a\""], notModified: ["ETag": "\"a\""])
+        _ = try await same.fetch(.get("resource")).get()
+        #expect(try await same.fetch(.get("resource")).get().source == .revalidated)
+    }
+
+    @Test func anAnswerFromARedirectsTargetIsNotStoredUnderTheURLThatRedirected() async throws {
+        let (repository, transport) = try Self.revalidating(
+            ["Cache-Control": "max-age=600"], notModified: [:],
+            url: { $0.deletingLastPathComponent().appendingPathComponent("releases/42") })
+        let first = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect([first.source, second.source] == [.network, .network])
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func anAnswerVaryingOnCookiesIsStoredOnlyWhenTheCacheSeesTheCookie() async throws {
+        let (repository, transport) = try Self.revalidating(["Cache-Control": "private, max-age=60", "Vary": "Cookie"], notModified: [:])
+        // Cookies from the cookie storage are added after the cache: it cannot keep users apart.
+        let unseen = try await [repository.fetch(.get("resource")).get(), repository.fetch(.get("resource")).get()]
+        #expect(unseen.map(\.source) == [.network, .network])
+        // A Cookie the call sets itself is seen, and keys the variant.
+        let own = Endpoint<RepositoryResponse<JSONValue>>.get("resource", headers: ["Cookie": "session=a"])
+        let seen = try await [repository.fetch(own).get(), repository.fetch(own).get()]
+        #expect(seen.map(\.source) == [.network, .cache])
+        #expect(transport.requests.count == 3)
+    }
 }

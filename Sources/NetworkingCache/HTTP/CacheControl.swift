@@ -69,7 +69,7 @@ struct CacheControl: Sendable, Hashable {
         var result: TimeInterval?
         for value in values {
             guard let value, !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }) else { return 0 }
-            let parsed = value.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(Int(value) ?? 0), 2_147_483_648)
+            let parsed = value.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(value) ?? 0, 2_147_483_648)
             if let result, result != parsed { return 0 }
             result = parsed
         }

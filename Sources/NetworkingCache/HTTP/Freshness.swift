@@ -63,7 +63,7 @@ struct Freshness: Sendable, Hashable {
         guard let field = headers["Age"] else { return nil }
         let first = String(field.split(separator: ",").first ?? "").trimmingWhitespace()
         guard !first.isEmpty, first.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        return first.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(Int(first) ?? 0), 2_147_483_648)
+        return first.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(first) ?? 0, 2_147_483_648)
     }
 }
 

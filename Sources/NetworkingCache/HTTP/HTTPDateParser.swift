@@ -39,6 +39,24 @@ enum HTTPDateParser {
         }
     }
 
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form a `Date` field takes.
+    static func text(of date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return "Thu, 01 Jan 1970 00:00:00 GMT" }
+        let days = Int((seconds / 86_400).rounded(.down))
+        let second = Int(seconds - TimeInterval(days) * 86_400)
+        let year = year(of: date)
+        var month = 12
+        while month > 1, daysFromEpoch(year: year, month: month, day: 1) > days { month -= 1 }
+        let day = days - daysFromEpoch(year: year, month: month, day: 1) + 1
+        // 1970-01-01 was a Thursday.
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(weekday), \(two(day)) \(monthNames[month - 1].capitalized) \(yearText) "
+            + "\(two(second / 3_600)):\(two(second % 3_600 / 60)):\(two(second % 60)) GMT"
+    }
+
     private static func number(_ text: Substring) -> Int? {
         guard !text.isEmpty, text.count <= 4, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
         return Int(text)
@@ -55,8 +73,9 @@ enum HTTPDateParser {
             let second = number(parts[2]), hour < 24, minute < 60, second <= 60, year >= 1, day >= 1,
             day <= daysIn(month: month, year: year)
         else { return nil }
-        let seconds = daysFromEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + min(second, 59)
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        // In floating point: the seconds of years past 2038 do not fit a 32-bit `Int` (watchOS).
+        let days = TimeInterval(daysFromEpoch(year: year, month: month, day: day))
+        return Date(timeIntervalSince1970: days * 86_400 + TimeInterval(hour * 3_600 + minute * 60 + min(second, 59)))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
@@ -80,7 +99,7 @@ enum HTTPDateParser {
     /// The UTC year of `date` (1970 for dates outside years 1...9999).
     static func year(of date: Date) -> Int {
         let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else { return 1970 }
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return 1970 }
         let days = Int((seconds / 86_400).rounded(.down))
         var year = 1970 + Int((Double(days) / 365.2425).rounded(.down))
         while daysFromEpoch(year: year + 1, month: 1, day: 1) <= days { year += 1 }

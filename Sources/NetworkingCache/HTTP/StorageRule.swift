@@ -6,7 +6,9 @@ import Networking
 ///
 /// - only answers to `GET`, and only `2xx` statuses other than `206 Partial Content`;
 /// - never when the request or the response says `Cache-Control: no-store`, nor when the
-///   response varies on `*`;
+///   response varies on `*`, nor when it varies on `Cookie` and the request has no `Cookie` of
+///   its own: cookies from the configuration's cookie storage are added after the cache, so it
+///   could not tell one user's answer from another's;
 /// - an answer to a request that is signed by the session, or carries its own `Authorization`,
 ///   is stored only when the response explicitly allows it — `public`, `private`, `s-maxage` or
 ///   `must-revalidate` — or the call has a time to live (RFC 9111 §3.5 names the first, third
@@ -22,6 +24,7 @@ struct StorageRule: Sendable, Hashable {
         case status
         case noStore
         case variesOnEverything
+        case variesOnCookiesItCannotSee
         case authorizedWithoutPermission
         case nothingToReuse
     }
@@ -34,13 +37,19 @@ struct StorageRule: Sendable, Hashable {
     var isAuthorized: Bool
     /// The policy of the call.
     var policy: EffectivePolicy
+    /// Whether the request, as the cache sees it, carries a `Cookie` field.
+    var hasCookie = false
 
     /// `nil` when the answer may be stored, else why not.
     func refusal(status: Int, headers: HTTPHeaders, directives: CacheControl) -> Refusal? {
         guard method == .get else { return .method }
         guard (200..<300).contains(status), status != 206 else { return .status }
         if requestDirectives.noStore || directives.noStore { return .noStore }
-        if VaryRule.fields(of: headers) == .any { return .variesOnEverything }
+        switch VaryRule.fields(of: headers) {
+        case .any: return .variesOnEverything
+        case .names(let names) where !hasCookie && names.contains("cookie"): return .variesOnCookiesItCannotSee
+        default: break
+        }
         if isAuthorized, policy.timeToLive == nil,
             !(directives.isPublic || directives.isPrivate || directives.sharedMaxAge != nil || directives.mustRevalidate)
         {

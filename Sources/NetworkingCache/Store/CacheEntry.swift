@@ -57,10 +57,14 @@ struct CacheEntry: Sendable, Hashable {
 
     /// The entry after a `304 Not Modified` (RFC 9111 §4.3.4): the stored header fields are
     /// replaced by those the 304 carries — except the framing fields, which describe the 304
-    /// itself — and the dates restart.
+    /// itself — and the dates restart. The stored `Date` and `Age` described the first answer:
+    /// a 304 without them gets the time it was received as its `Date` (RFC 9110 §6.6.1) and no
+    /// `Age`, or the refreshed answer would be as old as the first one.
     func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
         let excluded: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
         var merged = headers
+        merged["Date"] = notModified.contains("Date") ? merged["Date"] : HTTPDateParser.text(of: responseDate)
+        if !notModified.contains("Age") { merged["Age"] = nil }
         for name in notModified.names where !excluded.contains(name.lowercased()) {
             merged[name] = nil
             for value in notModified.values(for: name) { merged.add(name: name, value: value) }

@@ -31,4 +31,16 @@ import Testing
         let inPast = HTTPDateParser.date(from: "Saturday, 01-Jan-99 00:00:00 GMT", now: now)
         #expect(inPast.map { HTTPDateParser.year(of: $0) } == 1999)
     }
+
+    @Test func writesIMFFixdatesThatReadBack() {
+        #expect(HTTPDateParser.text(of: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDateParser.text(of: Date(timeIntervalSince1970: 1_709_208_000)) == "Thu, 29 Feb 2024 12:00:00 GMT")
+        #expect(HTTPDateParser.text(of: Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDateParser.text(of: Date(timeIntervalSince1970: -86_400)) == "Wed, 31 Dec 1969 00:00:00 GMT")
+        // Past 2038, where seconds no longer fit a 32-bit Int.
+        for text in ["Thu, 31 Dec 2099 23:59:59 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Mon, 01 Jan 0001 00:00:00 GMT"] {
+            let date = HTTPDateParser.date(from: text, now: now)
+            #expect(date.map(HTTPDateParser.text(of:)) == text)
+        }
+    }
 }

@@ -97,6 +97,14 @@ import Testing
         #expect(second.body == first.body)
     }
 
+    @Test func aRedirectsTargetIsNotStoredUnderTheURLThatRedirected() async throws {
+        // /cache/60 is public for a minute; the URL that redirects there says nothing of its own.
+        let query = ["url": "/cache/60", "id": UUID().uuidString]
+        let first = try await get("redirect-to", query)
+        #expect(first.headers["Cache-Control"] == "public, max-age=60")
+        #expect(try await get("redirect-to", query).source == .network)
+    }
+
     @Test func etagIsRevalidated() async throws {
         let tag = "tag-\(UUID().uuidString.prefix(8))"
         let first = try await get("etag/\(tag)")
