@@ -139,7 +139,7 @@ extension ResponseCache {
             }
             let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
             if !refreshed.directives.noStore, !call.requestDirectives.noStore, generation == removals.load(ordering: .relaxed) {
-                save(refreshed, key: key)
+                save(refreshed, key: key, generation: generation)
             }
             return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
         }
@@ -168,7 +168,7 @@ extension ResponseCache {
                     routeName: key.routeName, discriminator: key.discriminator, statusCode: response.statusCode,
                     headers: response.headers, body: response.body, requestDate: requestDate, responseDate: responseDate,
                     vary: vary),
-                key: key)
+                key: key, generation: generation)
         } else if entry != nil, response.isSuccess {
             // A new answer that may not be stored replaces the old one: never serve the old one again.
             forget(key)
@@ -200,20 +200,24 @@ extension ResponseCache {
     }
 
     /// Stores `entry` in both tiers; a varying answer under its variant's name, beside the list of
-    /// fields it varies on.
-    func save(_ entry: CacheEntry, key: CacheKey) {
+    /// fields it varies on. When a removal ran since `generation` (the count of ``removals`` taken
+    /// before the answer was asked for) — it may have come between the two tiers' writes — what
+    /// was written goes again.
+    func save(_ entry: CacheEntry, key: CacheKey, generation: UInt64) {
         if entry.vary.isEmpty {
             write(.response(entry), as: key.storeName)
         } else {
             write(.variants(key: key.text, fields: entry.vary.map(\.name)), as: key.storeName)
             write(.response(entry), as: key.storeName.variant(VaryRule.variantTag(entry.vary)))
         }
+        if generation != removals.load(ordering: .relaxed) { forget(key) }
     }
 
     private func read(_ name: StoreName) -> StoredRecord? {
         if let record = memory.record(name) { return record }
+        let generation = memory.removals
         guard let record = disk?.record(name) else { return nil }
-        memory.store(record, as: name)
+        memory.store(record, as: name, unlessRemovedSince: generation)
         return record
     }
 

@@ -106,9 +106,13 @@ public final class ResponseCache: Interceptor, Sendable {
     }
 
     /// Removes the records whose names match from both tiers; answers in flight are not stored.
+    ///
+    /// The disk goes first: a lookup that reads a file before it is deleted puts it in memory
+    /// only if memory was not cleared meanwhile (``MemoryStore/store(_:as:unlessRemovedSince:)``),
+    /// and one that starts after memory is cleared finds no file.
     func remove(where matches: (StoreName) -> Bool) {
         removals.add(1, ordering: .relaxed)
-        memory.removeAll(where: matches)
         disk?.removeAll(where: matches)
+        memory.removeAll(where: matches)
     }
 }

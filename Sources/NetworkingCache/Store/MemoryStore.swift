@@ -11,6 +11,8 @@ final class MemoryStore: Sendable {
     private struct State {
         var records: [StoreName: StoredRecord] = [:]
         var index: LRUIndex<StoreName>
+        /// Counts the calls of ``MemoryStore/removeAll(where:)``.
+        var removals: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -29,10 +31,16 @@ final class MemoryStore: Sendable {
         }
     }
 
+    /// How many times ``removeAll(where:)`` ran: give it to ``store(_:as:unlessRemovedSince:)``.
+    var removals: UInt64 { state.withLock { $0.removals } }
+
     /// Stores `record` under `name`, evicting the least recently used beyond the limits. A record
-    /// too large for the tier is not kept (and replaces nothing).
-    func store(_ record: StoredRecord, as name: StoreName) {
+    /// too large for the tier is not kept (and replaces nothing). With `removals`, it is not
+    /// stored when ``removeAll(where:)`` ran since that count was taken — the record may be one it
+    /// removed, read from disk just before.
+    func store(_ record: StoredRecord, as name: StoreName, unlessRemovedSince removals: UInt64? = nil) {
         let evicted: [StoredRecord] = state.withLock { state in
+            if let removals, removals != state.removals { return [] }
             let victims = state.index.insert(name, cost: record.cost)
             var dropped = victims.compactMap { state.records.removeValue(forKey: $0) }
             if state.index.contains(name) {
@@ -56,6 +64,7 @@ final class MemoryStore: Sendable {
     @discardableResult
     func removeAll(where matches: (StoreName) -> Bool) -> Int {
         let removed: [StoredRecord] = state.withLock { state in
+            state.removals &+= 1
             let names = state.records.keys.filter(matches)
             return names.compactMap { name in
                 state.index.remove(name)

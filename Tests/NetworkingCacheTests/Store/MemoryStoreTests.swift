@@ -29,6 +29,20 @@ import Testing
         #expect(store.record(huge.storeName) == nil)
     }
 
+    @Test func aRecordReadBeforeARemovalIsNotPutBackAfterIt() {
+        let store = MemoryStore(costLimit: 1 << 20, countLimit: 100)
+        let (a, b) = (Entries.key("a"), Entries.key("b"))
+        // A lookup takes the count, then reads the record from disk; a removal runs meanwhile.
+        let before = store.removals
+        store.removeAll { _ in true }
+        store.store(.response(Entries.entry(for: a)), as: a.storeName, unlessRemovedSince: before)
+        #expect(store.record(a.storeName) == nil)
+        // Without a removal in between, it is kept.
+        let now = store.removals
+        store.store(.response(Entries.entry(for: b)), as: b.storeName, unlessRemovedSince: now)
+        #expect(store.record(b.storeName) != nil)
+    }
+
     @Test func removesByName() {
         let store = MemoryStore(costLimit: 1 << 20, countLimit: 100)
         let mine = Entries.key("a", route: "books", user: "1")
