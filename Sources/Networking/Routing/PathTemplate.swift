@@ -15,8 +15,12 @@ import Foundation
 ///
 /// Values: strings as they are, numbers and booleans in their JSON form. Each value is
 /// percent-encoded as one path segment (a `/` in a value is sent as `%2F`), so a value can never
-/// change the path's shape. A missing, `null`, empty, object or array value is an error naming the
-/// placeholder — never `(null)` or an empty segment.
+/// change the path's shape; after a `?` in the template, as one query component (`&`, `=` and `+`
+/// encoded too), so it cannot add query items. The one exception: an absolute `http` or `https`
+/// URL filling a placeholder that starts the template is kept whole (WebApiClient's
+/// `:baseURL/reports`), so a route can name its server at call time; the session still signs only
+/// requests to its own hosts. A missing, `null`, empty, object or array value is an error naming
+/// the placeholder — never `(null)` or an empty segment.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -53,17 +57,34 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: a reason naming the placeholder whose value is missing, empty or not a scalar.
     func render(_ values: JSONValue) throws(PathTemplateError) -> String {
         var path = ""
-        for part in parts {
+        var inQuery = false
+        for (index, part) in parts.enumerated() {
             switch part {
-            case .literal(let text): path += text
+            case .literal(let text):
+                path += text
+                if text.contains("?") { inQuery = true }
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
                 let text = try Self.text(of: value, name: name)
-                // "." and ".." would be read as a path's dot segments and change its shape.
-                path += text == "." ? "%2E" : text == ".." ? "%2E%2E" : PathEncoding.encodeSegment(text)
+                if index == 0, Self.isAbsoluteWebURL(text) {
+                    // The next part's "/" joins it: "https://host/" + "/reports" would leave "//".
+                    path += parts.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
+                } else if inQuery {
+                    path += PathEncoding.encodeQueryComponent(text)
+                } else {
+                    // "." and ".." would be read as a path's dot segments and change its shape.
+                    path += text == "." ? "%2E" : text == ".." ? "%2E%2E" : PathEncoding.encodeSegment(text)
+                }
             }
         }
         return path
+    }
+
+    /// Whether `text` is an absolute `http` or `https` URL with a host and nothing URLs forbid.
+    private static func isAbsoluteWebURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: text) else { return false }
+        return url.host?.isEmpty == false && !text.contains(where: \.isWhitespace)
     }
 
     private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {

@@ -50,11 +50,15 @@ extension RouteTable {
                         false
                     }
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+                // OpenAPI's placeholders are `{name}` only: a colon is text (`/v1/{name}:cancel`).
+                let template = (base.isEmpty ? relative : base + "/" + relative)
+                    .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
                 do {
                     try add(
                         Route(
-                            name: name, method: HTTPMethod(method), path: base.isEmpty ? relative : base + "/" + relative,
-                            serialization: Self.serialization(of: .object(operation), swagger2: isSwagger2, document: document),
+                            name: name, method: HTTPMethod(method), path: template,
+                            serialization: Self.serialization(
+                                of: .object(operation), method: method, swagger2: isSwagger2, document: document),
                             requiresSession: requiresSession))
                 } catch {
                     throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
@@ -104,18 +108,28 @@ extension RouteTable {
         return []
     }
 
-    private static func serialization(of operation: JSONValue, swagger2: Bool, document: JSONValue) -> RouteSerialization? {
+    /// The serialization of an operation's parameters: its body's media type; the query when it
+    /// has no body (`nil` for `GET`, `HEAD` and `DELETE`, which send them there anyway).
+    private static func serialization(of operation: JSONValue, method: String, swagger2: Bool, document: JSONValue)
+        -> RouteSerialization?
+    {
+        let bodiless: RouteSerialization? = ["get", "head", "delete"].contains(method) ? nil : .query
         let mediaTypes: [String]
         if swagger2 {
             let parameters = Self.array(operation["parameters"])
             let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
-            guard locations.contains("body") || locations.contains("formData") else { return nil }
+            guard locations.contains("body") || locations.contains("formData") else {
+                // A parameter given by reference may be the body: then the method decides.
+                return parameters.contains { $0["$ref"] != nil } ? nil : bodiless
+            }
             let consumes = operation["consumes"] ?? document["consumes"]
             let declared = Self.array(consumes).compactMap(\.stringValue)
             mediaTypes =
                 declared.isEmpty ? [locations.contains("body") ? "application/json" : "application/x-www-form-urlencoded"] : declared
         } else {
-            guard case .object(let content)? = operation["requestBody"]?["content"] else { return nil }
+            guard let body = operation["requestBody"] else { return bodiless }
+            // A body given by reference (`$ref`) is not followed: JSON, the common case.
+            guard case .object(let content)? = body["content"] else { return .json }
             mediaTypes = content.keys.sorted()
         }
         let lowered = mediaTypes.map { $0.lowercased() }

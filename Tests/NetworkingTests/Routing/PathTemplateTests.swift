@@ -164,4 +164,19 @@ struct PathTemplateTests {
         #expect(try PathTemplate("books/:id") == PathTemplate("books/:id"))
         #expect(try PathTemplate("books/:id") != PathTemplate("books/{id}"))
     }
+
+    @Test("After a ? in the template, a value is one query component: it cannot add query items")
+    func valuesInTheQuery() throws {
+        #expect(try render("search?q=:term&page=:page", ["term": "a&admin=true+b", "page": 2]) == "search?q=a%26admin%3Dtrue%2Bb&page=2")
+    }
+
+    @Test(
+        "An absolute http(s) URL filling the template's first placeholder is kept whole (WebApiClient's :baseURL); anywhere else it is one segment"
+    )
+    func absoluteURLAtTheStart() throws {
+        #expect(try render(":baseURL/yes/i/can", ["baseURL": "https://example.com"]) == "https://example.com/yes/i/can")
+        #expect(try render(":baseURL/yes", ["baseURL": "http://example.com:8080/api/"]) == "http://example.com:8080/api/yes")
+        #expect(try render("files/:name", ["name": "https://example.com"]) == "files/https:%2F%2Fexample.com")
+        #expect(try render(":name/x", ["name": "javascript://example.com"]) == "javascript:%2F%2Fexample.com/x")
+    }
 }

@@ -105,6 +105,14 @@ struct RouteCallTests {
         #expect(transport.requests.map { $0.headers["X-Custom"] } == [nil, nil, "variable", "variable", nil])
     }
 
+    @Test("A route starting with a placeholder filled by an absolute URL calls that server (WebApiClient's elsewhere fixture)")
+    func absoluteURLInAPathVariable() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "elsewhere", path: ":baseURL/yes/i/can")], transport: transport)
+        try await repository.performRequest(Endpoint<Void>.route("elsewhere", pathVariables: ["baseURL": "https://example.com"])).get()
+        #expect(transport.requests.first?.url.absoluteString == "https://example.com/yes/i/can")
+    }
+
     // MARK: - Headers, content type, serialization
 
     @Test("A call's headers win over the route's, whatever their case")

@@ -203,4 +203,20 @@ struct RouteTableOpenAPITests {
         #expect(routes["blob"]?.serialization == .raw)
     }
 
+    @Test(
+        "A colon in an OpenAPI path is text (Google-style custom methods); a body-less POST sends its parameters in the query; a body by $ref is JSON"
+    )
+    func colonsBodilessAndReferences() throws {
+        let json = #"""
+            {"openapi": "3.0.0", "paths": {
+              "/v1/{name}:cancel": {"post": {"operationId": "cancel"}},
+              "/items/{id}/archive": {"post": {"operationId": "archive", "parameters": [{"name": "force", "in": "query"}]}},
+              "/items": {"post": {"operationId": "create", "requestBody": {"$ref": "#/components/requestBodies/Item"}}}}}
+            """#
+        let routes = try RouteTable(openAPI: Data(json.utf8))
+        let cancel = try #require(routes["cancel"])
+        #expect(cancel.path.variables == ["name"])
+        #expect(routes["archive"]?.serialization == .query)
+        #expect(routes["create"]?.serialization == .json)
+    }
 }
