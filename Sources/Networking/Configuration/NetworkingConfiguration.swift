@@ -81,7 +81,7 @@ public struct NetworkingConfiguration: Sendable {
     /// over several hosts (`files.example.com`). A call to any other host — an absolute route path
     /// — goes without the session's `Authorization`. Default none.
     public var sessionHosts: [String] = []
-    /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)``
+    /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
     /// and the repositories' object methods. Default none.
     public var routes = RouteTable.empty
     /// Where cookies are kept between requests, or `nil` (the default) to neither send nor keep

@@ -40,7 +40,7 @@ extension Endpoint {
     }
 
     /// A call of the named route whose body is an `Encodable` value (wrapped in the route's
-    /// request root key, when it has one); see ``route(_:pathVariables:parameters:query:headers:)``.
+    /// request root key, when it has one); see ``route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``.
     public static func route(
         _ name: String, pathVariables: Parameters? = nil, body: some Encodable & Sendable, query: Parameters? = nil,
         headers: HTTPHeaders = [:]
@@ -49,7 +49,7 @@ extension Endpoint {
     }
 
     /// A call of a named route whose path variables are a dictionary variable; see
-    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    /// ``route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``.
     @_disfavoredOverload
     public static func route<Value: Sendable>(
         _ name: String, pathVariables: [String: Value]?, parameters: Parameters? = nil, query: Parameters? = nil,
@@ -61,7 +61,7 @@ extension Endpoint {
     }
 
     /// A call of a named route whose parameters are a dictionary variable; see
-    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    /// ``route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``.
     @_disfavoredOverload
     public static func route<Value: Sendable>(
         _ name: String, pathVariables: Parameters? = nil, parameters: [String: Value]?, query: Parameters? = nil,
@@ -73,7 +73,7 @@ extension Endpoint {
     }
 
     /// A call of a named route whose headers are a dictionary variable; see
-    /// ``route(_:pathVariables:parameters:query:headers:)``.
+    /// ``route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``.
     @_disfavoredOverload
     public static func route(
         _ name: String, pathVariables: Parameters? = nil, parameters: Parameters? = nil, query: Parameters? = nil,
