@@ -73,7 +73,7 @@ struct OfflineQueueFlushTests {
     }
 
     @Test(
-        "Server errors and TLS failures at a flush keep every request (a deploy or a captive portal must not empty the queue)",
+        "Server errors at a flush keep every request (a deploy must not empty the queue)",
         arguments: [500, 502, 503, 504])
     func serverErrorsKeepTheQueue(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))

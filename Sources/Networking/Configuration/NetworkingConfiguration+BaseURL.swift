@@ -34,4 +34,9 @@ extension NetworkingConfiguration {
             useSecureConnection: scheme == "https", domainURL: host, port: components.port,
             subdomainURL: path.isEmpty || path == "/" ? nil : path)
     }
+
+    /// Creates and validates a configuration from a base `URL`; see ``init(baseURL:)-(String)``.
+    public init(baseURL url: URL) throws(RepositoryError) {
+        try self.init(baseURL: url.absoluteString)
+    }
 }

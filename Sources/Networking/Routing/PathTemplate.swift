@@ -16,10 +16,11 @@ import Foundation
 /// Values: strings as they are, numbers and booleans in their JSON form. Each value is
 /// percent-encoded as one path segment (a `/` in a value is sent as `%2F`), so a value can never
 /// change the path's shape; after a `?` in the template, as one query component (`&`, `=` and `+`
-/// encoded too), so it cannot add query items. The one exception: an absolute `http` or `https`
-/// URL filling a placeholder that starts the template is kept whole (WebApiClient's
-/// `:baseURL/reports`), so a route can name its server at call time; the session still signs only
-/// requests to its own hosts. A missing, `null`, empty, object or array value is an error naming
+/// encoded too), so it cannot add query items. The one exception, which a route opts into by its
+/// template: a template that starts with `:baseURL` takes an absolute `http` or `https` URL there,
+/// kept whole (WebApiClient's `:baseURL/reports`), so the route names its server at call time; a
+/// URL with a user, query or fragment is refused, and the session still signs only requests to its
+/// own hosts. A missing, `null`, empty, object or array value is an error naming
 /// the placeholder — never `(null)` or an empty segment.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
@@ -66,7 +67,8 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
                 let text = try Self.text(of: value, name: name)
-                if index == 0, Self.isAbsoluteWebURL(text) {
+                if index == 0, name == "baseURL", self.text.hasPrefix(":baseURL") {
+                    guard Self.isAbsoluteWebURL(text) else { throw .notBaseURL(name) }
                     // The next part's "/" joins it: "https://host/" + "/reports" would leave "//".
                     path += parts.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
                 } else if inQuery {
@@ -80,11 +82,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         return path
     }
 
-    /// Whether `text` is an absolute `http` or `https` URL with a host and nothing URLs forbid.
+    /// Whether `text` is an absolute `http` or `https` URL with a host, and no user, query or fragment.
     private static func isAbsoluteWebURL(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: text) else { return false }
-        return url.host?.isEmpty == false && !text.contains(where: \.isWhitespace)
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+        else { return false }
+        return components.user == nil && components.password == nil && components.query == nil && components.fragment == nil
     }
 
     private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {
@@ -170,6 +173,7 @@ enum PathTemplateError: Error, Equatable {
     case missing(String)
     case empty(String)
     case notScalar(String, String)
+    case notBaseURL(String)
 
     /// A sentence naming the placeholder, for a route's error.
     var reason: String {
@@ -177,6 +181,8 @@ enum PathTemplateError: Error, Equatable {
         case .missing(let name): "the path variable \"\(name)\" is missing (or null)"
         case .empty(let name): "the path variable \"\(name)\" is empty, which would leave an empty path segment"
         case .notScalar(let name, let kind): "the path variable \"\(name)\" is \(kind), not a string, number or boolean"
+        case .notBaseURL(let name):
+            "the path variable \"\(name)\" must be an absolute http or https URL without a user, query or fragment"
         }
     }
 }

@@ -51,14 +51,14 @@ extension RouteTable {
                     }
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
                 // OpenAPI's placeholders are `{name}` only: a colon is text (`/v1/{name}:cancel`).
-                let template = (base.isEmpty ? relative : base + "/" + relative)
-                    .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
+                let template = Self.escapingText(base.isEmpty ? relative : base + "/" + relative)
                 do {
                     try add(
                         Route(
                             name: name, method: HTTPMethod(method), path: template,
                             serialization: Self.serialization(
-                                of: .object(operation), method: method, swagger2: isSwagger2, document: document),
+                                of: .object(operation), pathParameters: Self.array(item["parameters"]), method: method,
+                                swagger2: isSwagger2, document: document),
                             requiresSession: requiresSession))
                 } catch {
                     throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
@@ -103,6 +103,23 @@ extension RouteTable {
         return trimmed.isEmpty ? "" : "/" + trimmed
     }
 
+    /// An OpenAPI path as a ``PathTemplate``: its `{name}` placeholders kept, and the `:` and `\`
+    /// of its text escaped, since OpenAPI knows no `:name` placeholders.
+    private static func escapingText(_ path: String) -> String {
+        var escaped = ""
+        var inPlaceholder = false
+        for character in path {
+            switch character {
+            case "{": inPlaceholder = true
+            case "}": inPlaceholder = false
+            case ":" where !inPlaceholder, "\\" where !inPlaceholder: escaped.append("\\")
+            default: break
+            }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     private static func array(_ value: JSONValue?) -> [JSONValue] {
         if case .array(let elements)? = value { return elements }
         return []
@@ -110,13 +127,14 @@ extension RouteTable {
 
     /// The serialization of an operation's parameters: its body's media type; the query when it
     /// has no body (`nil` for `GET`, `HEAD` and `DELETE`, which send them there anyway).
-    private static func serialization(of operation: JSONValue, method: String, swagger2: Bool, document: JSONValue)
-        -> RouteSerialization?
-    {
+    private static func serialization(
+        of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, document: JSONValue
+    ) -> RouteSerialization? {
         let bodiless: RouteSerialization? = ["get", "head", "delete"].contains(method) ? nil : .query
         let mediaTypes: [String]
         if swagger2 {
-            let parameters = Self.array(operation["parameters"])
+            // Parameters of the path item apply to each of its operations (Swagger 2.0 §4.3.4).
+            let parameters = Self.array(operation["parameters"]) + pathParameters
             let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
             guard locations.contains("body") || locations.contains("formData") else {
                 // A parameter given by reference may be the body: then the method decides.

@@ -40,8 +40,9 @@ enum EntryFiles {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .missing }
         guard status.st_mode & S_IFMT == S_IFREG else { return .oversized }
+        // Compared before it is made an `Int`, which is 32 bits on watchOS.
+        guard status.st_size >= 0, Int64(status.st_size) <= Int64(limit) else { return .oversized }
         let size = Int(status.st_size)
-        guard size >= 0, size <= limit else { return .oversized }
         var data = Data(count: size)
         let read = data.withUnsafeMutableBytes { buffer -> Int in
             guard let base = buffer.baseAddress else { return 0 }
@@ -128,7 +129,7 @@ enum EntryFiles {
                 continue
             }
             guard !name.hasPrefix(".") else { continue }
-            listed.append(Listed(name: name, size: Int(status.st_size), modified: modified))
+            listed.append(Listed(name: name, size: Int(clamping: Int64(status.st_size)), modified: modified))
         }
         return listed
     }

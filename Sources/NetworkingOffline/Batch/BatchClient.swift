@@ -39,8 +39,9 @@ public struct BatchClient: Sendable {
 
     /// Sends every call of `batch`; the results are read by handle.
     ///
-    /// - Returns: the failure of a batch request itself (then no item's result is known), else
-    ///   every item's own result.
+    /// - Returns: the failure of a batch request itself, else every item's own result. With more
+    ///   items than ``limit``, the batches before the one that failed ran, but their results are
+    ///   not returned: send at most ``limit`` items to know exactly what ran.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let requests = batch.items.map { $0.build(repository) }
         let answers = await sendRaw(requests, requiresSession: batch.items.contains { $0.requiresSession })

@@ -15,7 +15,8 @@ import Foundation
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
 /// one. Reading stops at the first torn or corrupt record (what a crash mid-write leaves) and cuts
 /// it off; an intact record that no longer decodes (written by another version) is skipped, and
-/// the records after it are kept. When most records
+/// the records after it are kept (a compaction then drops it). A record of length 0 counts as torn:
+/// a tail of zeros (a power loss on some file systems) has a valid checksum. When most records
 /// are obsolete, the log is rewritten with the live items only, into a temporary file that is
 /// synced and renamed over the log (and the folder synced), so a crash leaves the old log or the new.
 ///
@@ -245,7 +246,7 @@ final class OfflineJournal: @unchecked Sendable {
             (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[base + at + $1]) << (8 * UInt32($1)) }
         }
         let length = Int(word(0))
-        guard length <= maximumRecordSize, data.count - offset - 8 >= length else { return nil }
+        guard length > 0, length <= maximumRecordSize, data.count - offset - 8 >= length else { return nil }
         let payload = data.subdata(in: (base + 8)..<(base + 8 + length))
         guard crc(payload) == word(4) else { return nil }
         return (try? decoder.decode(Record.self, from: payload), offset + 8 + length)

@@ -249,10 +249,12 @@ public final class OfflineQueue: Interceptor {
             try await journal.append([.add(item)])
         } catch {
             // Not on disk, so not queued: the call fails as it would have without the queue.
-            _ = state.withLock { state in
+            let waiters = state.withLock { state in
                 state.items[item.id] = nil
-                return state.machine.remove(item.id)
+                _ = state.machine.remove(item.id)
+                return state.waiters.removeValue(forKey: item.id) ?? []
             }
+            for waiter in waiters { waiter.continuation.resume(returning: .failure(failure)) }
             throw failure
         }
         state.withLock { $0.machine.stored(item.id) }
@@ -369,10 +371,14 @@ public final class OfflineQueue: Interceptor {
     /// `409`, say, that ``FlushReport/stoppedBy`` shows): it is never sent, and its waiters get
     /// `RepositoryError.cancelled`.
     ///
-    /// - Returns: whether the request was waiting.
+    /// - Returns: whether it was removed: `false` when no stored request has the ticket, or while
+    ///   a flush runs (which may be sending it; call it again after the flush, from
+    ///   ``Configuration/onFlush`` for example).
     @discardableResult
     public func remove(_ ticket: OfflineTicket) async -> Bool {
-        let waiting = state.withLock { $0.machine.items.contains { $0.id == ticket.id && $0.isStored } }
+        let waiting = state.withLock { state in
+            !state.machine.isFlushing && state.machine.items.contains { $0.id == ticket.id && $0.isStored }
+        }
         guard waiting else { return false }
         try? await journal.append([.done(ticket.id)])
         let (removed, waiters) = state.withLock { state in

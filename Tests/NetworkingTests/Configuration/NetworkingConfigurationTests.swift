@@ -32,6 +32,8 @@ struct NetworkingConfigurationTests {
         ])
     func wholeBaseURL(text: String, expected: String) throws {
         #expect(try NetworkingConfiguration(baseURL: text).baseURL.absoluteString == expected)
+        let url = try #require(URL(string: text))
+        #expect(try NetworkingConfiguration(baseURL: url).baseURL.absoluteString == expected)
     }
 
     @Test(

@@ -171,9 +171,14 @@ struct PathTemplateTests {
     }
 
     @Test(
-        "An absolute http(s) URL filling the template's first placeholder is kept whole (WebApiClient's :baseURL); anywhere else it is one segment"
+        "An absolute http(s) URL filling a template's leading :baseURL is kept whole (WebApiClient's fixture); anywhere else it is one segment"
     )
     func absoluteURLAtTheStart() throws {
+        #expect(try render(":tenant/items", ["tenant": "https://evil.example"]) == "https:%2F%2Fevil.example/items")
+        #expect(try render("{baseURL}/items", ["baseURL": "https://evil.example"]) == "https:%2F%2Fevil.example/items")
+        for value in ["https://h/p?a=1", "https://user@h", "https://h/#top", "not a url"] {
+            #expect(throws: PathTemplateError.notBaseURL("baseURL")) { try PathTemplate(":baseURL/x").render(["baseURL": .string(value)]) }
+        }
         #expect(try render(":baseURL/yes/i/can", ["baseURL": "https://example.com"]) == "https://example.com/yes/i/can")
         #expect(try render(":baseURL/yes", ["baseURL": "http://example.com:8080/api/"]) == "http://example.com:8080/api/yes")
         #expect(try render("files/:name", ["name": "https://example.com"]) == "files/https:%2F%2Fexample.com")

@@ -211,12 +211,22 @@ struct RouteTableOpenAPITests {
             {"openapi": "3.0.0", "paths": {
               "/v1/{name}:cancel": {"post": {"operationId": "cancel"}},
               "/items/{id}/archive": {"post": {"operationId": "archive", "parameters": [{"name": "force", "in": "query"}]}},
-              "/items": {"post": {"operationId": "create", "requestBody": {"$ref": "#/components/requestBodies/Item"}}}}}
+              "/items": {"post": {"operationId": "create", "requestBody": {"$ref": "#/components/requestBodies/Item"}}},
+              "/odd/{a:b}": {"get": {"operationId": "odd"}}}}
             """#
         let routes = try RouteTable(openAPI: Data(json.utf8))
         let cancel = try #require(routes["cancel"])
         #expect(cancel.path.variables == ["name"])
+        #expect(routes["odd"]?.path.variables == ["a:b"], "a colon inside braces is part of the name")
         #expect(routes["archive"]?.serialization == .query)
         #expect(routes["create"]?.serialization == .json)
+    }
+
+    @Test("Swagger 2: a body parameter declared on the path item applies to its operations")
+    func pathItemParameters() throws {
+        let json = #"""
+            {"swagger": "2.0", "paths": {"/notes": {"parameters": [{"name": "note", "in": "body"}], "post": {"operationId": "add"}}}}
+            """#
+        #expect(try RouteTable(openAPI: Data(json.utf8))["add"]?.serialization == .json)
     }
 }

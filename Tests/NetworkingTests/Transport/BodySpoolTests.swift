@@ -1,4 +1,5 @@
 import Foundation
+import NetworkingTestSupport
 import Testing
 
 @testable import Networking
