@@ -77,8 +77,9 @@ enum HTTPDate {
             let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
             hour < 24, minute < 60, second <= 60, year >= 1, day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+        // In floating point: the seconds of years past 2038 do not fit a 32-bit `Int` (watchOS).
+        let days = TimeInterval(daysSinceEpoch(year: year, month: month, day: day))
+        return Date(timeIntervalSince1970: days * 86_400 + TimeInterval(hour * 3_600 + minute * 60 + second))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

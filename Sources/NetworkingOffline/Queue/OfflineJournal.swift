@@ -179,13 +179,7 @@ final class OfflineJournal: @unchecked Sendable {
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard file >= 0 else { return }
-        do {
-            try writeAll(bytes, to: file)
-        } catch {
-            close(file)
-            return
-        }
-        guard fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
+        guard (try? writeAll(bytes, to: file)) != nil, fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
             close(file)
             return
         }
