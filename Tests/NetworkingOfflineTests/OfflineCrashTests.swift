@@ -40,6 +40,17 @@ struct OfflineCrashTests {
         return (process, output)
     }
 
+    /// Waits for `process` on a plain thread, so the cooperative pool's few threads stay free for
+    /// the tests running alongside.
+    static func waitForExit(of process: Process) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume()
+            }.start()
+        }
+    }
+
     /// The complete lines of what a finished process wrote.
     static func lines(of pipe: Pipe) -> [String] {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -69,11 +80,11 @@ struct OfflineCrashTests {
                 kill(process.processIdentifier, SIGKILL)
                 kills += 1
             }
-            process.waitUntilExit()
+            await Self.waitForExit(of: process)
             for line in Self.lines(of: output) where line.hasPrefix("queued ") { acknowledged.insert(String(line.dropFirst(7))) }
         }
         let (drainer, drained) = try Self.start(worker, common + ["--run", "drain", "--drain"])
-        drainer.waitUntilExit()
+        await Self.waitForExit(of: drainer)
         let last = Self.lines(of: drained).last ?? ""
         #expect(drainer.terminationStatus == 0, "the last worker could not drain the queue: \(last)")
         // What the server received.

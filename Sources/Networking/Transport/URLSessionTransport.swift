@@ -155,8 +155,8 @@ private final class TaskHandle: Sendable {
             return
         }
         task.resume()
-        let timer = Task { [weak delegate] in
-            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+        let timer = DeadlineTimer(after: seconds) { [weak delegate, weak task] in
+            guard let task else { return }
             delegate?.finish(task, with: .timedOut)
             task.cancel()
         }

@@ -17,7 +17,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var streams = false
         var rejectedChallenge = false
         var failure: TransportError?
-        var timer: Task<Void, Never>?
+        var timer: DeadlineTimer?
         var progress = TransferProgress()
 
         /// Tells the request's progress handler, unless the exchange has already failed.
@@ -43,7 +43,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
-    func attach(_ timer: Task<Void, Never>, to task: URLSessionTask) {
+    func attach(_ timer: DeadlineTimer, to task: URLSessionTask) {
         let attached = exchanges.withLock { exchanges -> Bool in
             guard exchanges[task.taskIdentifier] != nil else { return false }
             exchanges[task.taskIdentifier]?.timer = timer

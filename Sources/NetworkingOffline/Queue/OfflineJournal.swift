@@ -118,7 +118,9 @@ final class OfflineJournal: @unchecked Sendable {
     /// Appends records and syncs them to disk before returning.
     func append(_ new: [Record]) async throws(OfflineQueueError) {
         let result: Result<Void, OfflineQueueError> = await withCheckedContinuation { continuation in
-            queue.async {
+            // Unowned: the caller holds the journal while it waits, and a closure still holding it
+            // after the resume would delay `deinit`, and with it the lock's release.
+            queue.async { [unowned self] in
                 continuation.resume(returning: Result { () throws(OfflineQueueError) in try self.write(new) })
             }
         }
@@ -129,7 +131,7 @@ final class OfflineJournal: @unchecked Sendable {
     /// are the journal's own record of what it wrote, so a record appended meanwhile is never dropped.
     func compactIfWorthIt() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
+            queue.async { [unowned self] in
                 if self.records > 64, self.records > self.live.count * 4 { try? self.compact(self.live) }
                 continuation.resume()
             }

@@ -150,11 +150,3 @@ final class RecordingLogger: NetworkLogging {
 
     func log(_ record: LogRecord) { stored.withLock { $0.append(record) } }
 }
-
-/// Runs `body` on a new thread that is not part of Swift concurrency, and returns its result.
-func onPlainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
-        thread.start()
-    }
-}

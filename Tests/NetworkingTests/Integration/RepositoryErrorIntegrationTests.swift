@@ -161,8 +161,8 @@ struct RepositoryErrorIntegrationTests {
 
     @Test("cancelling the calling task is .cancelled, promptly")
     func cancellation() async throws {
-        let repository = try TestAPI.anonymous(timeout: 30)
-        let task = Task { await repository.performRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 10])) }
+        let repository = try TestAPI.anonymous(timeout: 60)
+        let task = Task { await repository.performRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 30])) }
         try await Task.sleep(for: .milliseconds(200))
         // Measured from the cancellation: a busy test run may be slow to get here at all.
         let started = ContinuousClock.now
@@ -172,7 +172,8 @@ struct RepositoryErrorIntegrationTests {
             Issue.record("expected .cancelled, got \(String(describing: result.failure))")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(8), "the request was not aborted")
+        // Far below the server's 30 s: only a request that was not aborted comes near it.
+        #expect(ContinuousClock.now - started < .seconds(20), "the request was not aborted")
     }
 
     @Test("a task cancelled before the call is .cancelled(nil) and sends nothing")

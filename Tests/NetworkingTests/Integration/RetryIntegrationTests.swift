@@ -150,7 +150,8 @@ struct RetryIntegrationTests {
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.value
-        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+        // Half the 30-second wait, however busy the machine.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(15))
         guard case .cancelled(let context?)? = result.failure else {
             Issue.record("expected .cancelled, got \(String(describing: result.failure))")
             return

@@ -64,12 +64,12 @@ struct MD5Tests {
     }
 
     @Test("Matches openssl md5 around every padding boundary")
-    func matchesOpenSSL() throws {
+    func matchesOpenSSL() async throws {
         let openssl = try #require(Subprocess.find("openssl"), "openssl is not installed")
         var generator = SeededGenerator(seed: 99)
         for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 4097] {
             let message = generator.bytes(length)
-            let result = try Subprocess.run(openssl, ["dgst", "-md5", "-r"], input: Data(message))
+            let result = try await Subprocess.run(openssl, ["dgst", "-md5", "-r"], input: Data(message))
             let expected = String(decoding: result.output, as: UTF8.self).split(separator: " ").first.map(String.init)
             #expect(result.status == 0)
             #expect(hex(MD5.hash(message)) == expected, "length \(length)")

@@ -44,28 +44,13 @@ struct SHA256Tests {
     }
 
     @Test("Matches openssl dgst -sha256 around every padding boundary")
-    func matchesOpenSSL() throws {
-        let openssl = try #require(
-            ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
-            },
-            "openssl is needed (script/bootstrap installs it)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sha256-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+    func matchesOpenSSL() async throws {
+        let openssl = try #require(Subprocess.find("openssl"), "openssl is needed (script/bootstrap installs it)")
         for length in [1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4099] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ length) }
-            let file = folder.appendingPathComponent("\(length).bin")
-            try Data(bytes).write(to: file)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: openssl)
-            process.arguments = ["dgst", "-sha256", "-r", file.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let expected = output.split(separator: " ").first.map(String.init)
+            let result = try await Subprocess.run(openssl, ["dgst", "-sha256", "-r"], input: Data(bytes))
+            let expected = String(decoding: result.output, as: UTF8.self).split(separator: " ").first.map(String.init)
+            #expect(result.status == 0)
             #expect(hex(SHA256.hash(bytes)) == expected, "length \(length)")
         }
     }

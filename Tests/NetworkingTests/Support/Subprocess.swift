@@ -17,13 +17,18 @@ enum Subprocess {
     static func pythonHas(_ modules: [String]) -> Bool {
         guard let python = find("python3") else { return false }
         let script = modules.map { "import \($0)" }.joined(separator: "; ")
-        return (try? run(python, ["-c", script]))?.status == 0
+        return (try? runBlocking(python, ["-c", script]))?.status == 0
     }
 
     /// Runs `executable` with `arguments`, feeding `input` on standard input (through a temporary
     /// file, so large inputs and outputs cannot deadlock on pipes), and returns the exit status and
     /// standard output. Standard error is discarded.
-    static func run(_ executable: URL, _ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data) {
+    static func run(_ executable: URL, _ arguments: [String], input: Data = Data()) async throws -> (status: Int32, output: Data) {
+        try await onPlainThread { Result { try runBlocking(executable, arguments, input: input) } }.get()
+    }
+
+    /// ``run(_:_:input:)`` on the calling thread, for the checks that decide whether a test runs.
+    static func runBlocking(_ executable: URL, _ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data) {
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-\(UUID().uuidString)")
         try input.write(to: inputFile)
         defer { try? FileManager.default.removeItem(at: inputFile) }

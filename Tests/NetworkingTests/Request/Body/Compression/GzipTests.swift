@@ -92,19 +92,19 @@ struct GzipTests {
     }
 
     @Test("gzip -d and python's gzip.decompress read our output", arguments: [0, 1, 100_000])
-    func readableByReferenceTools(size: Int) throws {
+    func readableByReferenceTools(size: Int) async throws {
         let data = Self.sample(size, seed: 5)
         let compressed = try GzipCompressor.compress(data)
         var checked = 0
         if let gzip = Subprocess.find("gzip") {
-            let result = try Subprocess.run(gzip, ["-dc"], input: compressed)
+            let result = try await Subprocess.run(gzip, ["-dc"], input: compressed)
             #expect(result.status == 0)
             #expect(result.output == data)
             checked += 1
         }
         if let python = Subprocess.find("python3") {
             let script = "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"
-            let result = try Subprocess.run(python, ["-c", script], input: compressed)
+            let result = try await Subprocess.run(python, ["-c", script], input: compressed)
             #expect(result.status == 0)
             #expect(result.output == data)
             checked += 1
@@ -113,12 +113,12 @@ struct GzipTests {
     }
 
     @Test("The decompressor reads gzip's output, including concatenated members")
-    func readsReferenceOutput() throws {
+    func readsReferenceOutput() async throws {
         let gzip = try #require(Subprocess.find("gzip"), "gzip is not installed")
         let first = Self.sample(50_000, seed: 6)
         let second = Data("second member".utf8)
-        let a = try Subprocess.run(gzip, ["-c", "-9"], input: first).output
-        let b = try Subprocess.run(gzip, ["-c", "-1"], input: second).output
+        let a = try await Subprocess.run(gzip, ["-c", "-9"], input: first).output
+        let b = try await Subprocess.run(gzip, ["-c", "-1"], input: second).output
         #expect(try GzipDecompressor.decompress(a, maximumOutputSize: first.count) == first)
         #expect(try GzipDecompressor.decompress(a + b, maximumOutputSize: first.count + second.count) == first + second)
         #expect(try GzipDecompressor.decompress(a + (try GzipCompressor.compress(second)), maximumOutputSize: 1 << 20) == first + second)

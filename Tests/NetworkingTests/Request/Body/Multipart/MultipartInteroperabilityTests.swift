@@ -31,7 +31,7 @@ struct MultipartInteroperabilityTests {
     @Test(
         "Names, file names, types and contents survive, with a random and with a quoted boundary",
         arguments: [nil, "a:b=c?d (e)"])
-    func werkzeugReadsTheForm(boundary: String?) throws {
+    func werkzeugReadsTheForm(boundary: String?) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var generator = SeededGenerator(seed: 2046)
@@ -50,7 +50,7 @@ struct MultipartInteroperabilityTests {
 
         let python = try #require(Subprocess.find("python3"))
         let body = try form.encodedData(maximumSize: 1 << 20)
-        let result = try Subprocess.run(python, ["-c", Self.script, form.contentType], input: body)
+        let result = try await Subprocess.run(python, ["-c", Self.script, form.contentType], input: body)
         #expect(result.status == 0)
         let parsed = try JSONDecoder().decode(Parsed.self, from: result.output)
 
