@@ -30,6 +30,18 @@ struct OfflineJournalTests {
         #expect(try reopened.load() == [items[0], items[2], items[4]])
     }
 
+    @Test("A journal closed right after an append releases its lock at once: reopening never finds it taken")
+    func lockReleasedOnClose() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for number in 0..<100 {
+            let journal = try OfflineJournal(folder: folder)
+            _ = try journal.load()
+            try await journal.append([.add(try Self.item(number))])
+        }
+        #expect(try OfflineJournal(folder: folder).load().count == 100)
+    }
+
     @Test("A torn or corrupt tail (a crash mid-write) is cut off; what came before is kept")
     func tornTail() async throws {
         let folder = try temporaryFolder()

@@ -2,6 +2,7 @@ import Dispatch
 
 /// A one-shot timer on a dispatch queue, for deadlines that must fire on time even when Swift's
 /// cooperative pool is busy or blocked by the app (a sleeping task would wait for a free thread).
+/// It runs while someone holds it: a timer nobody holds is cancelled.
 ///
 /// Thread-safety (hence `@unchecked Sendable`): a dispatch source may be cancelled from any thread,
 /// and the source is set up completely before `init` returns.
@@ -14,6 +15,10 @@ final class DeadlineTimer: @unchecked Sendable {
         source.setEventHandler(handler: action)
         source.schedule(deadline: .now() + (seconds >= 0 ? min(seconds, 3e9) : 0))
         source.resume()
+    }
+
+    deinit {
+        source.cancel()
     }
 
     /// Stops the timer; `action` does not run unless it has started already.
