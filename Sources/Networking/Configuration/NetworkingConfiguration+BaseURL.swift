@@ -17,21 +17,25 @@ extension NetworkingConfiguration {
     ///   `http` or `https` URL with a host, or that has a user, a query or a fragment; and for
     ///   parts the initializer that takes them one by one refuses (a port outside 1...65535).
     public init(baseURL text: String) throws(RepositoryError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https"
-        else {
-            throw .invalidConfiguration(reason: "baseURL \"\(text)\" is not an http or https URL such as \"https://api.example.com/v1\"")
-        }
-        guard let host = components.host, !host.isEmpty else {
-            throw .invalidConfiguration(reason: "baseURL \"\(text)\" has no host")
-        }
-        guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil else {
-            throw .invalidConfiguration(
-                reason: "baseURL \"\(text)\" has a user, a query or a fragment: give scheme, host, port and path only")
+        let scheme: String
+        let components: URLComponents
+        do {
+            (scheme, components) = try BaseURLText.components(of: text)
+        } catch {
+            switch error {
+            case .notWebURL:
+                throw .invalidConfiguration(
+                    reason: "baseURL \"\(text)\" is not an http or https URL such as \"https://api.example.com/v1\"")
+            case .noHost:
+                throw .invalidConfiguration(reason: "baseURL \"\(text)\" has no host")
+            case .userQueryOrFragment:
+                throw .invalidConfiguration(
+                    reason: "baseURL \"\(text)\" has a user, a query or a fragment: give scheme, host, port and path only")
+            }
         }
         let path = components.path
         try self.init(
-            useSecureConnection: scheme == "https", domainURL: host, port: components.port,
+            useSecureConnection: scheme == "https", domainURL: components.host ?? "", port: components.port,
             subdomainURL: path.isEmpty || path == "/" ? nil : path)
     }
 

@@ -68,7 +68,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
                 let text = try Self.text(of: value, name: name)
                 if index == 0, name == "baseURL", self.text.hasPrefix(":baseURL") {
-                    guard Self.isAbsoluteWebURL(text) else { throw .notBaseURL(name) }
+                    guard (try? BaseURLText.components(of: text)) != nil else { throw .notBaseURL(name) }
                     // The next part's "/" joins it: "https://host/" + "/reports" would leave "//".
                     path += parts.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
                 } else if inQuery {
@@ -80,14 +80,6 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return path
-    }
-
-    /// Whether `text` is an absolute `http` or `https` URL with a host, and no user, query or fragment.
-    private static func isAbsoluteWebURL(_ text: String) -> Bool {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false
-        else { return false }
-        return components.user == nil && components.password == nil && components.query == nil && components.fragment == nil
     }
 
     private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {
