@@ -120,7 +120,7 @@ public struct RetryPolicy: Sendable {
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        guard let date = HTTPDate.parse(text, now: now) else { return nil }
+        guard let date = HTTPDate.date(from: text, now: now) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }

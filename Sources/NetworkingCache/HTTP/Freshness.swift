@@ -84,9 +84,9 @@ struct HeaderDates: Sendable, Hashable {
 
     /// The dates of `headers`, for a response received at `receivedAt` (which places two-digit years).
     init(_ headers: HTTPHeaders, receivedAt: Date) {
-        date = headers["Date"].flatMap { HTTPDateParser.date(from: $0, now: receivedAt) }
+        date = headers["Date"].flatMap { HTTPDate.date(from: $0, now: receivedAt) }
         if let text = headers["Expires"] {
-            expires = HTTPDateParser.date(from: text, now: receivedAt).map { .date($0) } ?? .invalid
+            expires = HTTPDate.date(from: text, now: receivedAt).map { .date($0) } ?? .invalid
         } else {
             expires = .absent
         }

@@ -63,7 +63,7 @@ struct CacheEntry: Sendable, Hashable {
     func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
         let excluded: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
         var merged = headers
-        merged["Date"] = notModified.contains("Date") ? merged["Date"] : HTTPDateParser.text(of: responseDate)
+        merged["Date"] = notModified.contains("Date") ? merged["Date"] : HTTPDate.text(of: responseDate)
         if !notModified.contains("Age") { merged["Age"] = nil }
         for name in notModified.names where !excluded.contains(name.lowercased()) {
             merged[name] = nil

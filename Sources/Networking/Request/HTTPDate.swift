@@ -1,19 +1,29 @@
 import Foundation
 
-/// Reads the HTTP date forms (RFC 9110 §5.6.7) a server may put in `Retry-After`:
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
-/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
+/// Reads and writes HTTP dates (RFC 9110 §5.6.7), as servers send them in `Date`, `Expires`,
+/// `Last-Modified` and `Retry-After`: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete
+/// RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
 ///
-/// A strict parser of its own rather than `DateFormatter`: the header comes from the server, and
-/// on Linux `DateFormatter` leaks memory on some malformed values (found by `script/fuzz`), besides
-/// costing far more. Anything that is not exactly one of the three forms, or names a day that
-/// does not exist, is `nil`.
-enum HTTPDate {
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+/// A strict parser of its own rather than `DateFormatter`: the text comes from a server, and on
+/// Linux `DateFormatter` leaks memory on some malformed values (found by `script/fuzz`), besides
+/// costing far more. Anything that is not one of the three forms, or names a day that does not
+/// exist, is `nil`. Two leniencies that real servers need: month names in any case, and `UTC`
+/// where `GMT` belongs.
+///
+/// ```swift
+/// let modified = response.headers["Last-Modified"].flatMap { HTTPDate.date(from: $0) }
+/// let header = HTTPDate.text(of: Date())  // "Tue, 24 Nov 2026 09:12:45 GMT"
+/// ```
+public enum HTTPDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-    /// The instant `text` names, or `nil` when it is not an HTTP date. `now` places the RFC 850
-    /// form's two-digit year: in the century that puts it at most 50 years ahead of `now`.
-    static func parse(_ text: String, now: Date) -> Date? {
+    /// The instant `text` names, or `nil` when it is not an HTTP date.
+    ///
+    /// - Parameters:
+    ///   - text: a header's value.
+    ///   - now: places the RFC 850 form's two-digit year, in the century that puts it at most
+    ///     50 years ahead of `now`.
+    public static func date(from text: String, now: Date = Date()) -> Date? {
         let parts = text.split(separator: " ")
         switch parts.count {
         case 6:
@@ -43,6 +53,25 @@ enum HTTPDate {
         }
     }
 
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP sends, to the
+    /// second below. A date outside years 1...9999 (a clock gone wrong) is written as the epoch.
+    public static func text(of date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return "Thu, 01 Jan 1970 00:00:00 GMT" }
+        let days = Int((seconds / 86_400).rounded(.down))
+        let second = Int(seconds - TimeInterval(days) * 86_400)
+        let year = year(of: date)
+        var month = 12
+        while month > 1, daysSinceEpoch(year: year, month: month, day: 1) > days { month -= 1 }
+        let day = days - daysSinceEpoch(year: year, month: month, day: 1) + 1
+        // 1970-01-01 was a Thursday.
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(weekday), \(two(day)) \(months[month - 1].capitalized) \(yearText) "
+            + "\(two(second / 3_600)):\(two(second % 3_600 / 60)):\(two(second % 60)) GMT"
+    }
+
     private static func isDayName(_ text: Substring, comma: Bool) -> Bool {
         var name = text
         if comma {
@@ -65,9 +94,10 @@ enum HTTPDate {
         return value
     }
 
-    /// 1...12 for `Jan`...`Dec`.
+    /// 1...12 for `Jan`...`Dec`, in any case.
     private static func month(_ text: Substring) -> Int? {
-        months.firstIndex { $0 == text }.map { $0 + 1 }
+        guard text.count == 3 else { return nil }
+        return months.firstIndex(of: text.lowercased()).map { $0 + 1 }
     }
 
     /// The instant of a day and an `HH:MM:SS` time in UTC, when both exist.
@@ -79,7 +109,8 @@ enum HTTPDate {
         else { return nil }
         // In floating point: the seconds of years past 2038 do not fit a 32-bit `Int` (watchOS).
         let days = TimeInterval(daysSinceEpoch(year: year, month: month, day: day))
-        return Date(timeIntervalSince1970: days * 86_400 + TimeInterval(hour * 3_600 + minute * 60 + second))
+        // A leap second (`23:59:60`) is read as the last second of its minute.
+        return Date(timeIntervalSince1970: days * 86_400 + TimeInterval(hour * 3_600 + minute * 60 + min(second, 59)))
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
@@ -101,10 +132,10 @@ enum HTTPDate {
     }
 
     /// The UTC calendar year `date` falls in.
-    private static func year(of date: Date) -> Int {
+    static func year(of date: Date) -> Int {
         // Outside years 1...9999 (a clock gone wrong), any century will do.
         let seconds = date.timeIntervalSince1970
-        guard seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return 1970 }
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return 1970 }
         let days = Int((seconds / 86_400).rounded(.down))
         // Search near the estimate instead of inverting daysSinceEpoch.
         var year = 1970 + Int((Double(days) / 365.2425).rounded(.down))
