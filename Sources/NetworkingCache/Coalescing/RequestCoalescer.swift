@@ -21,6 +21,10 @@ final class RequestCoalescer: Sendable {
         let request: TransportRequest
         let discriminator: String?
         let isSigned: Bool
+        /// What the answer is stored under and how (a call that stores for an hour must not take
+        /// the answer of one that stores nothing).
+        let key: CacheKey
+        let policy: EffectivePolicy
     }
 
     private let flights = Mutex<[Identity: Flight]>([:])

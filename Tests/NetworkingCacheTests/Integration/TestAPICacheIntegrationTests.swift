@@ -242,6 +242,24 @@ import Testing
         #expect(versions == Array(repeating: 1, count: 8))
         #expect(try await api.hits(key).requests == 1)
     }
+
+    @Test func concurrentGetsWithDifferentPoliciesDoNotShareAnAnswer() async throws {
+        // The same request, once under the response's headers (it has none: nothing is kept) and
+        // once with a time to live: each is sent and handled under its own policy, so the second
+        // is stored.
+        let key = CacheFixtures.uniqueKey("coalesced-policies")
+        let cache = self.cache
+        let slowed = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(
+                servers.apiURL, interceptors: [cache, HoldBack { cache.coalescer.inFlight.exchanges >= 2 }]))
+        let plain = Task { await slowed.resource(key) }
+        let kept = Task { await slowed.resource(key, policy: CachePolicy(timeToLive: 60)) }
+        _ = try await (plain.value.get(), kept.value.get())
+        #expect(try await api.hits(key).requests == 2)
+        let again = try await slowed.resource(key, policy: CachePolicy(timeToLive: 60)).get()
+        #expect(again.source == .cache)
+        #expect(try await api.hits(key).requests == 2)
+    }
 }
 
 /// Holds every request back (for at most 30 seconds) until `released` says so.
