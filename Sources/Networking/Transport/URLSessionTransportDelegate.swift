@@ -20,11 +20,22 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var timer: DeadlineTimer?
         var progress = TransferProgress()
 
-        /// Tells the request's progress handler, unless the exchange has already failed.
-        mutating func report(_ update: (inout TransferProgress) -> Void) {
+        /// Updates the progress and returns what to tell the request's progress handler, unless
+        /// the exchange has already failed. The caller delivers it after releasing the lock: a
+        /// handler may cancel its own call, which takes the lock again.
+        mutating func report(_ update: (inout TransferProgress) -> Void) -> ProgressReport? {
             update(&progress)
-            guard failure == nil, let handler = request.progress else { return }
-            let snapshot = progress
+            guard failure == nil, let handler = request.progress else { return nil }
+            return ProgressReport(handler: handler, snapshot: progress)
+        }
+    }
+
+    /// A progress update to deliver outside the lock.
+    private struct ProgressReport {
+        let handler: ProgressHandler
+        let snapshot: TransferProgress
+
+        func deliver() {
             BlockingGuard.runningTransportCallback { handler(snapshot) }
         }
     }
@@ -81,54 +92,57 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let sink = exchanges.withLock({ $0[dataTask.taskIdentifier].flatMap { $0.streams ? $0.request.responseBodySink : nil } }) {
             // Outside the lock: the sink writes (to a file, say) on this thread.
             let status = data.withUnsafeBytes { sink.receive($0) }
-            let failed = exchanges.withLock { exchanges -> Bool in
+            let (failed, report) = exchanges.withLock { exchanges -> (Bool, ProgressReport?) in
                 if case .failed(let error) = status {
-                    guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return false }
+                    guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return (false, nil) }
                     exchanges[dataTask.taskIdentifier]?.failure = error
-                    return true
+                    return (true, nil)
                 }
                 let expected = dataTask.response?.expectedContentLength ?? -1
-                exchanges[dataTask.taskIdentifier]?.report {
+                let report = exchanges[dataTask.taskIdentifier]?.report {
                     $0.bytesReceived += Int64(data.count)
                     $0.totalBytesToReceive = expected >= 0 ? expected : nil
                 }
-                return false
+                return (false, report)
             }
             if failed { dataTask.cancel() }
+            report?.deliver()
             return
         }
-        let cancelNow = exchanges.withLock { exchanges -> Bool in
-            guard let received = exchanges[dataTask.taskIdentifier]?.body.count else { return false }
+        let (cancelNow, report) = exchanges.withLock { exchanges -> (Bool, ProgressReport?) in
+            guard let received = exchanges[dataTask.taskIdentifier]?.body.count else { return (false, nil) }
             guard received + data.count <= maximumResponseSize else {
                 // Cancel once: the bytes that keep arriving until URLSession processes the
                 // cancellation are dropped. (`cancel()` waits for FoundationNetworking's
                 // process-wide work queue; calling it for every chunk of a flood piles up
                 // blocked threads.)
-                guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return false }
+                guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return (false, nil) }
                 exchanges[dataTask.taskIdentifier]?.failure = .responseTooLarge(limit: maximumResponseSize)
-                return true
+                return (true, nil)
             }
             exchanges[dataTask.taskIdentifier]?.body.append(data)
             let expected = dataTask.response?.expectedContentLength ?? -1
-            exchanges[dataTask.taskIdentifier]?.report {
+            let report = exchanges[dataTask.taskIdentifier]?.report {
                 $0.bytesReceived += Int64(data.count)
                 $0.totalBytesToReceive = expected >= 0 ? expected : nil
             }
-            return false
+            return (false, report)
         }
         if cancelNow { dataTask.cancel() }
+        report?.deliver()
     }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        exchanges.withLock { exchanges in
+        let report = exchanges.withLock { exchanges in
             exchanges[task.taskIdentifier]?.report {
                 $0.bytesSent = totalBytesSent
                 if totalBytesExpectedToSend > 0 { $0.totalBytesToSend = totalBytesExpectedToSend }
             }
         }
+        report?.deliver()
     }
 
     func urlSession(

@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import NetworkingTestSupport
 import Synchronization
 import Testing
 
@@ -75,5 +76,34 @@ struct ProgressIntegrationTests {
             return
         }
         #expect(lateReports.withLock { $0 } == 0)
+    }
+
+    @Test(
+        "a progress handler may cancel its own call, downloading or uploading",
+        arguments: TransportUnderTest.all, [false, true])
+    func handlerCancelsItsCall(transport: TransportUnderTest, uploading: Bool) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make(), timeout: 30)
+        let call = Mutex<Task<Result<TransportResponse, RepositoryError>, Never>?>(nil)
+        let endpoint =
+            uploading
+            ? Endpoint<TransportResponse>.post("echo", parameters: Parameters(json: .string(String(repeating: "x", count: 20_000_000))))
+            : Endpoint<TransportResponse>.get("bytes/50000000")
+        let started = Mutex(false)
+        let task = Task {
+            // The handler waits until the task exists, then cancels it from its own thread.
+            while !started.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+            return await repository.performRawRequest(
+                endpoint.withoutSession().reportingProgress { _ in call.withLock { $0 }?.cancel() })
+        }
+        call.withLock { $0 = task }
+        started.withLock { $0 = true }
+        guard let result = await task.value(within: .seconds(20)) else {
+            Issue.record("the call never ended")
+            return
+        }
+        guard case .cancelled? = result.failure else {
+            Issue.record("expected .cancelled, got \(String(describing: result.failure))")
+            return
+        }
     }
 }
