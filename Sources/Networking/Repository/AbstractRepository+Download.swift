@@ -51,6 +51,8 @@ extension AbstractRepository {
                 progress: endpoint.progress)
             var attempt = endpoint
             for field in DownloadStateMachine.headers(for: start) { attempt.headers.setIfAbsent(field.name, field.value) }
+            // The file holds the bytes as sent: a compressed answer's length and ranges would not fit it.
+            attempt.headers.setIfAbsent("Accept-Encoding", "identity")
             attempt.responseBodySink = sink
             attempt.progress = nil
             let response: TransportResponse
@@ -58,14 +60,23 @@ extension AbstractRepository {
             do {
                 (request, response) = try await exchange(attempt)
             } catch {
-                if case .alreadyComplete? = sink.decision, case .requestError(let context) = error, context.statusCode == 416 {
+                // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
+                if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
                     return try finalize(sink: sink, files: files, options: options, context: context, complete: true)
                 }
                 if case .restart? = sink.decision {
                     files.removePartial()
                     continue
                 }
-                files.abandon(keepingPartial: options.resumable && sink.written > 0)
+                // A kept partial file stays when the attempt failed before touching it (no network,
+                // a 503, a cancellation before the head): the next one resumes from it.
+                let untouched: Bool =
+                    switch sink.decision {
+                    case nil, .notADownload?: true
+                    default: false
+                    }
+                let resuming = if case .resume = start { true } else { false }
+                files.abandon(keepingPartial: options.resumable && (sink.written > 0 || (resuming && untouched)))
                 if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
                 throw error
             }
@@ -133,8 +144,12 @@ extension AbstractRepository {
 
     /// A new file in the temporary folder named after the URL: `<name>.<random>.<extension>`.
     static func temporaryDestination(for url: URL) -> URL {
-        let last = url.lastPathComponent
-        let name = last.isEmpty || last == "/" ? "download.dat" : last
+        // The last segment is percent-decoded: an encoded "/" or a leading ".." must not lead
+        // out of the temporary folder, nor a leading "." hide the file.
+        var last = url.lastPathComponent.split(separator: "/").last.map(String.init) ?? ""
+        last.removeAll { $0 == "\0" }
+        while last.hasPrefix(".") { last.removeFirst() }
+        let name = last.isEmpty ? "download.dat" : last
         let stem = (name as NSString).deletingPathExtension
         let pathExtension = (name as NSString).pathExtension
         let random = UUID().uuidString.prefix(8)

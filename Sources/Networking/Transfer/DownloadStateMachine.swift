@@ -4,8 +4,13 @@ import Foundation
 /// a partial file (RFC 9110 §14: `Range` with `If-Range`), and what to do with each response head.
 ///
 /// - A partial file is resumed only when it was kept for the same URL, with a validator: a strong
-///   `ETag`, else `Last-Modified` (weak ETags cannot be used in `If-Range`).
-/// - `206` starting exactly where the partial file ends: append. Any other `206`: start over.
+///   `ETag`, else a strong `Last-Modified` (RFC 9110 §13.1.5: never a date when the answer had an
+///   ETag, weak ones included, and only a date at least 60 s before the answer's `Date`).
+/// - An answer with a `Content-Encoding` is written as the transport decodes it, so its length
+///   says nothing of the file: it has no known total and is never resumed (ranges count encoded bytes).
+/// - `206` starting exactly where the partial file ends, with the validator the request sent (or
+///   none): append. Any other `206`: start over (a server that ignores `If-Range` would otherwise
+///   join an old file's start to a new file's end).
 /// - `200` (the server ignored the range, or `If-Range` found the file changed): write from the start.
 /// - `416` with `Content-Range: bytes */N` where `N` is the partial file's size: the file is
 ///   already complete. Any other `416` while resuming: start over.
@@ -58,14 +63,19 @@ enum DownloadStateMachine {
 
     /// What to do with a response head, given how the download started.
     static func decide(status: Int, headers: HTTPHeaders, start: Start) -> Decision {
-        let length = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let encoded = isEncoded(headers)
+        let length = encoded ? nil : headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         switch status {
         case 206:
             guard let range = headers["Content-Range"].flatMap(contentRange) else {
                 return .restart(reason: "the server answered 206 without a readable Content-Range")
             }
-            if case .resume(let from, _) = start, range.first == from { return .append(at: from, total: range.total) }
-            if case .fresh = start, range.first == 0 { return .writeFromStart(total: range.total) }
+            if case .resume(let from, let validator) = start, range.first == from {
+                guard !encoded else { return .restart(reason: "the server sent the rest of the file compressed") }
+                guard matches(validator, headers) else { return .restart(reason: "the file changed since the partial file was written") }
+                return .append(at: from, total: range.total)
+            }
+            if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : range.total) }
             return .restart(reason: "the server sent bytes from \(range.first), not from where the partial file ends")
         case 416:
             guard case .resume(let from, _) = start else { return .notADownload }
@@ -78,10 +88,36 @@ enum DownloadStateMachine {
         }
     }
 
-    /// The value to resume with later: a strong ETag, else Last-Modified.
+    /// The value to resume with later: a strong ETag, else a strong Last-Modified; `nil` for an
+    /// encoded answer, or one with a weak ETag only.
     static func validator(in headers: HTTPHeaders) -> String? {
-        if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), etag.hasPrefix("\""), etag.count >= 2 { return etag }
-        return headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces)
+        guard !isEncoded(headers) else { return nil }
+        if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
+            return etag.hasPrefix("\"") && etag.count >= 2 ? etag : nil
+        }
+        guard let text = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), let modified = HTTPDate.date(from: text)
+        else { return nil }
+        // A date is a strong validator only when the file was not changed within a second of
+        // being sent: RFC 9110 §8.8.2.2 asks for 60 s between it and the answer's Date.
+        guard let sent = headers["Date"].flatMap({ HTTPDate.date(from: $0) }), sent.timeIntervalSince(modified) >= 60 else { return nil }
+        return text
+    }
+
+    /// Whether a 206's validators agree with the `If-Range` value sent: an ETag must equal it, a
+    /// Last-Modified must name the same instant; an answer without one of that kind is taken as is.
+    static func matches(_ sent: String, _ headers: HTTPHeaders) -> Bool {
+        if sent.hasPrefix("\"") {
+            guard let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return true }
+            return etag == sent
+        }
+        guard let text = headers["Last-Modified"] else { return true }
+        return HTTPDate.date(from: text.trimmingCharacters(in: .whitespaces)) == HTTPDate.date(from: sent)
+    }
+
+    /// Whether the body has a content coding (gzip, say) that the transport undoes.
+    static func isEncoded(_ headers: HTTPHeaders) -> Bool {
+        guard let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces) else { return false }
+        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     /// `bytes first-last/total` (total `*` when unknown).

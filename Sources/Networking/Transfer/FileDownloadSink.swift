@@ -67,9 +67,14 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
             hasher = prefixHasher
             self.total = total
         }
-        if let resumptionURL, let validator = DownloadStateMachine.validator(in: head.headers) {
-            let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
-            try? JSONEncoder().encode(record).write(to: resumptionURL, options: .atomic)
+        if let resumptionURL {
+            if let validator = DownloadStateMachine.validator(in: head.headers) {
+                let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
+                try? JSONEncoder().encode(record).write(to: resumptionURL, options: .atomic)
+            } else {
+                // An older record would resume these new bytes with another file's validator.
+                try? FileManager.default.removeItem(at: resumptionURL)
+            }
         }
         report()
         return true

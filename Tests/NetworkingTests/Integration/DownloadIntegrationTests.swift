@@ -76,6 +76,19 @@ struct DownloadIntegrationTests {
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(Self.contents(of: folder) == [".big.bin.download", ".big.bin.download.json"])
+        // An attempt that fails before any answer (cancelled at once, as when the app quits
+        // offline) leaves the kept partial file for the next one.
+        let cancelled = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await repository.performRequest(
+                Endpoint<DownloadedFile>.get(path, parameters: ["size": 1_200_000, "cut_once": key, "cut_after": 400_000])
+                    .downloading(to: destination, resumable: true))
+        }.value
+        guard case .cancelled? = cancelled.failure else {
+            Issue.record("expected .cancelled, got \(cancelled)")
+            return
+        }
+        #expect(Self.contents(of: folder) == [".big.bin.download", ".big.bin.download.json"])
         let second = try await repository.performRequest(
             Endpoint<DownloadedFile>.get(path, parameters: ["size": 1_200_000, "cut_once": key, "cut_after": 400_000])
                 .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
@@ -85,6 +98,22 @@ struct DownloadIntegrationTests {
         #expect(second.size == 1_200_000)
         #expect(try Self.sha256(of: destination) == digest.sha256)
         #expect(Self.contents(of: folder) == ["big.bin"])
+    }
+
+    @Test("A compressed answer is downloaded as the transport decodes it, whatever its Content-Length", arguments: TransportUnderTest.all)
+    func compressedAnswer(transport: TransportUnderTest) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        let destination = folder.appendingPathComponent("payload.json")
+        // The test API compresses this answer whatever the request accepts.
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("gzip").withoutSession().downloading(to: destination, resumable: true)
+        ).get()
+        let contents = try Data(contentsOf: destination)
+        #expect(file.size == Int64(contents.count))
+        #expect(try JSONSerialization.jsonObject(with: contents) is [String: Any])
+        #expect(Self.contents(of: folder) == ["payload.json"])
     }
 
     @Test(

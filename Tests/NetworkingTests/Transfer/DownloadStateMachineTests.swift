@@ -74,14 +74,76 @@ struct DownloadStateMachineTests {
         #expect(Machine.decide(status: 500, headers: [:], start: .fresh) == .notADownload)
     }
 
-    @Test("The validator kept is a strong ETag, else Last-Modified; weak ETags cannot serve If-Range")
+    @Test("The validator kept is a strong ETag, else a strong Last-Modified (60 s before Date); never a date beside a weak ETag")
     func validator() {
-        #expect(Machine.validator(in: ["ETag": "\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]) == "\"abc\"")
-        #expect(
-            Machine.validator(in: ["ETag": "W/\"abc\"", "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"])
-                == "Mon, 01 Jan 2024 00:00:00 GMT")
+        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        let later = "Mon, 01 Jan 2024 00:01:00 GMT"
+        #expect(Machine.validator(in: ["ETag": "\"abc\"", "Last-Modified": modified]) == "\"abc\"")
+        #expect(Machine.validator(in: ["ETag": "W/\"abc\"", "Last-Modified": modified, "Date": later]) == nil)
         #expect(Machine.validator(in: ["ETag": "W/\"abc\""]) == nil)
+        #expect(Machine.validator(in: ["Last-Modified": modified, "Date": later]) == modified)
+        #expect(
+            Machine.validator(in: ["Last-Modified": modified, "Date": "Mon, 01 Jan 2024 00:00:59 GMT"]) == nil,
+            "weak: changed within the minute")
+        #expect(Machine.validator(in: ["Last-Modified": modified]) == nil, "no Date to prove it strong")
+        #expect(Machine.validator(in: ["Last-Modified": "yesterday", "Date": later]) == nil)
+        #expect(Machine.validator(in: ["ETag": "\"abc\"", "Content-Encoding": "gzip"]) == nil, "ranges would count encoded bytes")
         #expect(Machine.validator(in: [:]) == nil)
+    }
+
+    @Test("A 206 whose validator differs from the one sent starts over; one without a validator, or the same, appends")
+    func partialContentValidator() {
+        let range = "bytes 1000-4999/5000"
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": range, "ETag": "\"v1\""], start: resume)
+                == .append(at: 1000, total: 5000))
+        guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": range, "ETag": "\"v2\""], start: resume) else {
+            Issue.record("a 206 of another version (If-Range ignored) must start over")
+            return
+        }
+        let byDate = Machine.Start.resume(from: 1000, validator: "Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": range, "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], start: byDate)
+                == .append(at: 1000, total: 5000))
+        guard
+            case .restart = Machine.decide(
+                status: 206, headers: ["Content-Range": range, "Last-Modified": "Tue, 02 Jan 2024 00:00:00 GMT"], start: byDate)
+        else {
+            Issue.record("a 206 modified since the partial file was written must start over")
+            return
+        }
+    }
+
+    @Test("A compressed answer has no known total, and is never appended to a partial file")
+    func encodedAnswer() {
+        #expect(
+            Machine.decide(status: 200, headers: ["Content-Length": "500", "Content-Encoding": "gzip"], start: .fresh)
+                == .writeFromStart(total: nil))
+        #expect(
+            Machine.decide(status: 200, headers: ["Content-Length": "500", "Content-Encoding": "identity"], start: .fresh)
+                == .writeFromStart(total: 500))
+        guard
+            case .restart = Machine.decide(
+                status: 206, headers: ["Content-Range": "bytes 1000-4999/5000", "Content-Encoding": "gzip"], start: resume)
+        else {
+            Issue.record("a compressed 206 must start over")
+            return
+        }
+    }
+
+    @Test("A download with no destination stays in the temporary folder, whatever the URL's last segment decodes to")
+    func temporaryDestination() throws {
+        let folder = FileManager.default.temporaryDirectory.standardizedFileURL.path
+        for text in [
+            "http://h/a/..%2F..%2Fx%2Fy.sh", "http://h/a/%2E%2E", "http://h/.hidden", "http://h/", "http://h/a%00b.txt",
+            "http://h/report.csv",
+        ] {
+            let destination = AbstractRepository.temporaryDestination(for: try #require(URL(string: text)))
+            #expect(destination.deletingLastPathComponent().standardizedFileURL.path == folder, "\(text)")
+            #expect(!destination.lastPathComponent.hasPrefix("."), "\(text)")
+            #expect(!destination.lastPathComponent.contains("\0"), "\(text)")
+        }
+        #expect(AbstractRepository.temporaryDestination(for: try #require(URL(string: "http://h/r/report.csv"))).pathExtension == "csv")
     }
 
     @Test("Content-Range values are read strictly")
