@@ -87,7 +87,7 @@ struct Redaction: Sendable {
     /// characters; and the result is built in one pass, not by replacing in place match by match.
     func redactText(_ text: String) -> String {
         var result = text
-        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"(?<![A-Za-z0-9_\-\.\[\]])([A-Za-z0-9_\-\.\[\]]+=)[^&\s]*"#] {
+        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"(?<![A-Za-z0-9_\-\.\[\]%])([A-Za-z0-9_\-\.\[\]%]+=)[^&\s]*"#] {
             guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
             let source = result
             let matches = expression.matches(in: source, range: NSRange(source.startIndex..., in: source))
@@ -98,7 +98,8 @@ struct Redaction: Sendable {
                     whole.lowerBound >= cursor
                 else { continue }
                 let bare = source[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
-                guard isSecret(bare) else { continue }
+                // A form's names are percent-encoded: `user%5Bpassword%5D` is `user[password]`.
+                guard isSecret(bare.removingPercentEncoding ?? bare) else { continue }
                 if redacted.isEmpty { redacted.reserveCapacity(source.utf8.count) }
                 redacted += source[cursor..<whole.lowerBound]
                 redacted += source[name]

@@ -30,7 +30,10 @@ struct LoggingInterceptor: Interceptor {
             response = try await next(request)
         } catch {
             let duration = clock.now().timeIntervalSince(start)
-            log(.error, "✗ \(summary) [\(Self.format(duration))]: \(error)", loggedRequest, duration: duration)
+            // The error's own description redacts with the built-in names only; the configured
+            // secret fields apply to it here too.
+            let reason = redaction.redactText(String(describing: error))
+            log(.error, "✗ \(summary) [\(Self.format(duration))]: \(reason)", loggedRequest, duration: duration)
             throw error
         }
         let duration = clock.now().timeIntervalSince(start)

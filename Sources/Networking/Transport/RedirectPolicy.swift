@@ -44,6 +44,14 @@ struct RedirectPolicy: Sendable {
         }
     }
 
+    /// A `Location` as it may appear in an error: its credentials and secret query values redacted.
+    private static func redacted(_ location: String) -> String {
+        if let url = URL(string: location) { return Redaction.standard.url(url) }
+        // Not a URL: its user part, if it looks like one, goes too.
+        let text = Redaction.standard.redactText(location)
+        return text.replacingOccurrences(of: #"://[^/?#@]*@"#, with: "://\(Redaction.placeholder)@", options: .regularExpression)
+    }
+
     /// The request to send after `response` answered `request`, or `nil` when the response is final.
     ///
     /// - Throws: ``TransportError/invalidResponse(_:)`` for one redirect too many, a `Location`
@@ -56,13 +64,14 @@ struct RedirectPolicy: Sendable {
         }
         guard redirectsSoFar < maximumRedirects else {
             throw .invalidResponse(
-                "too many redirects: more than \(maximumRedirects), the last from \(Redaction.standard.url(request.url)) to \(location)")
+                "too many redirects: more than \(maximumRedirects), the last from \(Redaction.standard.url(request.url)) to \(Self.redacted(location))"
+            )
         }
         let trimmed = location.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, let target = URL(string: trimmed, relativeTo: request.url)?.absoluteURL,
             target.host != nil
         else {
-            throw .invalidResponse("the redirect location \"\(location)\" is not a valid URL")
+            throw .invalidResponse("the redirect location \"\(Self.redacted(location))\" is not a valid URL")
         }
         let scheme = target.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {

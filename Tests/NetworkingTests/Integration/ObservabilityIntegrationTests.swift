@@ -46,6 +46,33 @@ struct ObservabilityIntegrationTests {
         #expect(logger.records.first?.duration != nil)
     }
 
+    @Test("a failure's log line redacts the configured secret fields in the error's description too")
+    func failureLineRedactsSecretFields() async throws {
+        let logger = RecordingLogger()
+        // Nothing listens on port 9 of loopback: the call fails before any answer.
+        var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9")
+        configuration.logging = LoggingConfiguration(level: .error, logger: logger)
+        configuration.secretFields = ["key"]
+        configuration.retryPolicy = .never
+        let repository = TestRepository(configuration: configuration)
+        _ = await repository.performRequest(Endpoint<Void>.get("geo", parameters: ["key": "s3cr3t", "city": "Paris"]).withoutSession())
+        let text = logger.records.map(\.message).joined(separator: "\n")
+        #expect(logger.records.count == 1)
+        #expect(text.contains("Paris"))
+        #expect(!text.contains("s3cr3t"), "\(text)")
+    }
+
+    @Test("a form's nested secret names are redacted in debug text and cURL descriptions, though percent-encoded")
+    func nestedFormNames() throws {
+        let request = TransportRequest(
+            method: .post, url: URL(string: "https://api.example.com/login")!,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data("user%5Bname%5D=ada&user%5Bpassword%5D=hunter2".utf8))
+        let command = request.cURLDescription
+        #expect(!command.contains("hunter2"), "\(command)")
+        #expect(command.contains("ada"))
+    }
+
     @Test("a cURL description of a login has the password and Authorization redacted")
     func cURL() throws {
         let request = TransportRequest(

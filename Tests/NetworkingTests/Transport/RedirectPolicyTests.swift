@@ -77,6 +77,17 @@ struct RedirectPolicyTests {
         }
     }
 
+    @Test("A Location's token never reaches the error", arguments: [3, 0])
+    func locationRedacted(redirectsSoFar: Int) {
+        let location = redirectsSoFar == 3 ? "https://other.example.com/x?access_token=t0k3n" : "https://u:t0k3n@[::1"
+        do {
+            _ = try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: redirectsSoFar)
+            Issue.record("expected a failure")
+        } catch {
+            #expect(!String(describing: error).contains("t0k3n"), "\(error)")
+        }
+    }
+
     @Test("A pinned request never leaves https")
     func pinnedDowngrade() throws {
         var pinned = request(.get, body: nil)
