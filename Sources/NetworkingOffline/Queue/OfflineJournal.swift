@@ -57,7 +57,7 @@ final class OfflineJournal: @unchecked Sendable {
         }
         lockDescriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .storage("the queue's lock file cannot be opened: \(String(cString: strerror(errno)))") }
-        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(lockDescriptor) else {
             // `deinit` closes the lock file.
             throw .storage("another process uses the offline queue in \(folder.path)")
         }
@@ -66,6 +66,18 @@ final class OfflineJournal: @unchecked Sendable {
         guard descriptor >= 0 else { throw .storage("the queue's journal cannot be opened: \(String(cString: strerror(errno)))") }
         // A new log's name must reach the disk too, or a power loss could take it with its records.
         if !existed { Self.synchronize(folder: folder) }
+    }
+
+    /// Takes the exclusive lock, waiting up to half a second for it: a child process this one
+    /// is starting (a fork not yet past its `exec`) briefly holds a copy of every descriptor, and
+    /// with it a lock a closed journal had. A journal open in another process keeps it longer.
+    private static func lock(_ descriptor: Int32) -> Bool {
+        for attempt in 0..<50 {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR, attempt < 49 else { return false }
+            usleep(10_000)
+        }
+        return false
     }
 
     deinit {
