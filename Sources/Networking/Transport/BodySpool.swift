@@ -8,10 +8,11 @@ enum BodySpool {
     /// The temporary file holding the body's bytes; the caller removes it.
     ///
     /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read or written,
-    ///   ``TransportError/cancelled`` when the task is cancelled meanwhile.
-    static func spool(_ body: RequestBody, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }) async throws(TransportError)
-        -> URL
-    {
+    ///   ``TransportError/cancelled`` when the task is cancelled meanwhile,
+    ///   ``TransportError/timedOut`` when `deadline` passes first.
+    static func spool(
+        _ body: RequestBody, deadline: ContinuousClock.Instant? = nil, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }
+    ) async throws(TransportError) -> URL {
         let signal = ReadableSignal()
         let reader = try BodyReader(body) { signal.fire() }
         defer { reader.close() }
@@ -26,6 +27,7 @@ enum BodySpool {
             defer { try? handle.close() }
             while true {
                 if Task.isCancelled { throw TransportError.cancelled }
+                if let deadline, ContinuousClock.now >= deadline { throw TransportError.timedOut }
                 switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
                 case .bytes(let count):
                     buffer.withUnsafeBytes { observe(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -33,12 +35,15 @@ enum BodySpool {
                 case .end:
                     return file
                 case .wouldBlock:
-                    // A stream with nothing yet: cancelling wakes the wait, and the loop throws.
+                    // A stream with nothing yet: cancelling or the deadline wakes the wait, and
+                    // the loop throws.
+                    let timer = deadline.map { DeadlineTimer(after: ContinuousClock.now.duration(to: $0).seconds) { signal.fire() } }
                     await withTaskCancellationHandler {
                         await signal.wait()
                     } onCancel: {
                         signal.fire()
                     }
+                    timer?.cancel()
                 case .failed(let error):
                     throw error
                 }

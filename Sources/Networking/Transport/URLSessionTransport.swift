@@ -120,7 +120,8 @@ public final class URLSessionTransport: Transport {
             } else if let file = body.wholeFile {
                 uploadFile = file
             } else {
-                staged = try await BodySpool.spool(body)
+                // Staging counts against the timeout: a stream that stalls must not wait forever.
+                staged = try await BodySpool.spool(body, deadline: deadline)
                 uploadFile = staged
             }
         }

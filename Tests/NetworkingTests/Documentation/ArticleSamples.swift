@@ -273,7 +273,8 @@ enum UploadsArticle {
 
         // A body read while it arrives.
         func follow() async throws {
-            let log = try await performRequest(Endpoint<ResponseChunks>.get("logs/live")).get()
+            // The timeout covers the whole exchange: a body that never ends needs none.
+            let log = try await performRequest(Endpoint<ResponseChunks>(.get, "logs/live", timeout: .infinity)).get()
             for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
         }
     }

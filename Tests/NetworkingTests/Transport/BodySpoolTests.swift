@@ -23,4 +23,36 @@ struct BodySpoolTests {
         staging.cancel()
         #expect(await staging.value(within: .seconds(10)) == .some(.cancelled))
     }
+
+    @Test("A stream that stalls after its first chunk fails with timedOut at the deadline, also over URLSessionTransport")
+    func stallTimesOut() async throws {
+        let (chunks, producer) = AsyncStream<Data>.makeStream()
+        producer.yield(Data("first".utf8))
+        defer { producer.finish() }
+        let staging = Task { () async -> TransportError? in
+            do throws(TransportError) {
+                let file = try await BodySpool.spool(.stream(chunks), deadline: .now + .milliseconds(300))
+                try? FileManager.default.removeItem(at: file)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await staging.value(within: .seconds(10)) == .some(.timedOut))
+
+        let (stalled, stalledProducer) = AsyncStream<Data>.makeStream()
+        stalledProducer.yield(Data("first".utf8))
+        defer { stalledProducer.finish() }
+        let request = TransportRequest(
+            method: .post, url: try #require(URL(string: "http://127.0.0.1:9/upload")), body: .stream(stalled), timeout: 0.3)
+        let sending = Task { () async -> TransportError? in
+            do throws(TransportError) {
+                _ = try await URLSessionTransport.shared.send(request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
+    }
 }
