@@ -39,9 +39,11 @@ public enum RepositoryError: Error, Sendable {
     /// The server answered 401 to a call that needs no session: the credentials it carried (a
     /// password at login, an API key) were not accepted. The session is left alone.
     case authenticationFailed(ErrorContext)
-    /// The session's token had to be refreshed and the refresh failed (the session ends unless the
-    /// refresh endpoint was merely unreachable, see ``RefreshPolicy``); every request waiting for
-    /// that refresh fails with this error.
+    /// The session's token had to be refreshed and the refresh failed; every request waiting for
+    /// that refresh fails with this error. The session ends only when the refresh was rejected
+    /// (400, 401 or 403), or could not reach the server with
+    /// ``RefreshPolicy/expiresSessionWhenUnreachable`` set; any other failure (a 503, a TLS
+    /// error, an answer that does not decode) keeps it for the next try.
     case sessionRefreshFailed(RefreshFailure, ErrorContext?)
     /// The server answered with a non-2xx status that no custom error matched.
     case requestError(ErrorContext)

@@ -7,14 +7,17 @@ import Foundation
 /// The rules:
 /// - Every credential has a version; signing records the version used.
 /// - A 401 for an older version is replayed with the current credential, without a refresh:
-///   another request already refreshed since it was signed.
+///   another request already refreshed since it was signed. (``SessionManager`` asks only for a
+///   request of the current session: versions go on counting across sessions.)
 /// - A 401 for the current version starts a refresh unless one is running; either way the request
 ///   waits for it. However many requests fail at once, there is exactly one refresh.
 /// - A request that needs a credential known to be expired starts (or joins) a refresh before it
 ///   is sent.
 /// - At most ``RefreshWindow/maximumRefreshes`` refreshes may start within
 ///   ``RefreshWindow/interval``; one more fails every waiter with an excessive-refresh error,
-///   which stops refresh loops against a server that rejects every new token.
+///   which stops refresh loops against a server that rejects every new token. A refresh that
+///   failed without the server rejecting it leaves the window when it ends: it replays nothing,
+///   so it is no loop, and a device offline must not lose its session for trying.
 struct RefreshStateMachine: Sendable {
     /// What a request must do now.
     enum Decision: Equatable, Sendable {
@@ -34,6 +37,8 @@ struct RefreshStateMachine: Sendable {
     private(set) var isRefreshing = false
     private(set) var waiters: [Int] = []
     private var refreshStarts: [Date] = []
+    /// When the running refresh started: its entry in `refreshStarts`.
+    private var runningSince: Date?
     private var refreshingFrom = 0
     let window: RefreshWindow
 
@@ -70,6 +75,7 @@ struct RefreshStateMachine: Sendable {
         refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
         guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
         refreshStarts.append(now)
+        runningSince = now
         isRefreshing = true
         refreshingFrom = version
         waiters.append(waiter)
@@ -85,7 +91,16 @@ struct RefreshStateMachine: Sendable {
     }
 
     /// The refresh failed: returns the waiters to fail.
-    mutating func refreshFailed() -> [Int] { finish() }
+    ///
+    /// - Parameter counts: whether the refresh stays in the window. `false` for one the server
+    ///   did not reject (unreachable, 5xx, an answer that does not decode): it replays nothing,
+    ///   so it cannot be part of a loop, and must not use up the window of a device that is offline.
+    mutating func refreshFailed(counts: Bool = true) -> [Int] {
+        if !counts, isRefreshing, let started = runningSince, let index = refreshStarts.lastIndex(of: started) {
+            refreshStarts.remove(at: index)
+        }
+        return finish()
+    }
 
     /// The credential was replaced outside a refresh (login, logout, update, expiry): requests
     /// signed before are now stale.
@@ -100,12 +115,16 @@ struct RefreshStateMachine: Sendable {
 
     private mutating func finish() -> [Int] {
         isRefreshing = false
+        runningSince = nil
         defer { waiters.removeAll() }
         return waiters
     }
 }
 
 /// How many refreshes may start within an interval before refreshing is considered a loop.
+///
+/// A refresh that failed without the server rejecting it (the endpoint unreachable, a 5xx, an
+/// answer that does not decode) is not counted: it replays nothing, so it is no loop.
 public struct RefreshWindow: Sendable, Hashable {
     /// The most refreshes allowed within ``interval``. Default 5.
     public var maximumRefreshes: Int

@@ -5,7 +5,9 @@
 /// sessions elsewhere.
 public protocol SessionAuthorizing: Sendable {
     /// The authorization for a request that needs the session, or `nil` when nobody is logged in.
-    /// An implementation may refresh a credential known to be expired first.
+    /// An implementation may refresh a credential known to be expired first; ``SessionManager``
+    /// also answers `nil` when the session the call started in ended while it waited for that
+    /// refresh, rather than sign the request with the next session's credential.
     ///
     /// - Throws: ``RepositoryError/sessionRefreshFailed(_:_:)`` when a needed refresh failed, or
     ///   ``RepositoryError/cancelled(_:)`` when the task was cancelled while waiting.
@@ -15,8 +17,11 @@ public protocol SessionAuthorizing: Sendable {
     /// and returns the authorization to replay the request with once, or `nil` to give up (the
     /// session has ended).
     ///
-    /// A 401 for an authorization older than the current one is replayed with the current one; a
-    /// 401 for the current one is refreshed (once for all requests failing together) or ends the session.
+    /// A 401 for an authorization older than the current one of the same session is replayed with
+    /// the current one; a 401 for the current one is refreshed (once for all requests failing
+    /// together) or ends the session. An authorization of a session that has ended (see
+    /// ``SessionAuthorization/sessionID``) is never replayed with a later session's credential:
+    /// the answer is `nil`.
     func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization?
 
     /// Tells the session that a request replayed with `authorization` was answered 401 again: the

@@ -3,51 +3,71 @@ import Foundation
 extension SessionManager {
     /// What a request must do, decided under the lock and carried out after it.
     private enum Step {
-        case sign(Credential, version: Int)
+        case sign(Credential, version: Int, session: Int)
         case loggedOut
         case wait(Int)
-        case refresh(Int, Credential)
+        /// Start a refresh of the credential of `session`, then wait for it.
+        case refresh(Int, Credential, session: Int)
         /// End the session (it cannot be refreshed), then answer as logged out.
         case expire(session: Int)
         /// End the session, then fail.
         case expireAndFail(session: Int, RepositoryError)
+
+        /// Whether the request waits for a refresh, then asks again.
+        var waits: Bool {
+            switch self {
+            case .wait, .refresh: true
+            case .sign, .loggedOut, .expire, .expireAndFail: false
+            }
+        }
     }
 
     public func authorize() async throws(RepositoryError) -> SessionAuthorization? {
+        // The session the request was made in, once known: after a wait it is signed in that
+        // session or not at all, never with the credential of a user who logged in meanwhile.
+        var session: Int?
         while true {
             let now = clock.now()
-            let step = state.withLock { state -> Step in
-                guard let credential = state.credential else { return .loggedOut }
+            let expected = session
+            let (step, current) = state.withLock { state -> (Step, Int?) in
+                guard let credential = state.credential, expected == nil || expected == state.sessionID else {
+                    return (.loggedOut, nil)
+                }
                 let id = newWaiter(&state)
                 let decision = state.refresh.credentialNeeded(
                     by: id, isExpired: credential.isExpired(at: now, leeway: refreshPolicy.clampedLeeway),
                     canRefresh: canRefresh(credential), now: now)
-                return decide(decision, waiter: id, credential: credential, state: &state)
+                return (decide(decision, waiter: id, credential: credential, state: &state), state.sessionID)
             }
-            switch try await perform(step) {
-            case .some(let authorization): return authorization
-            case .none where !isLoggedIn: return nil
-            case .none: continue
-            }
+            session = current
+            let authorization = try await perform(step)
+            if authorization != nil || !step.waits { return authorization }
         }
     }
 
     public func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? {
-        let now = clock.now()
-        let step = state.withLock { state -> Step in
-            guard let credential = state.credential else { return .loggedOut }
-            let id = newWaiter(&state)
-            let decision = state.refresh.rejected(
-                id, signedVersion: authorization.version, canRefresh: canRefresh(credential), now: now)
-            return decide(decision, waiter: id, credential: credential, state: &state)
+        // Asks again after each wait: a refresh of this session has changed the version by then,
+        // and one of a session that ended meanwhile has not, so this one refreshes in turn.
+        while true {
+            let now = clock.now()
+            let step = state.withLock { state -> Step in
+                // Only the session that signed the request may replay it: never another user's.
+                guard let credential = state.credential, state.sessionID == authorization.sessionID else { return .loggedOut }
+                let id = newWaiter(&state)
+                let decision = state.refresh.rejected(
+                    id, signedVersion: authorization.version, canRefresh: canRefresh(credential), now: now)
+                return decide(decision, waiter: id, credential: credential, state: &state)
+            }
+            let replay = try await perform(step)
+            if replay != nil || !step.waits { return replay }
         }
-        if let replay = try await perform(step) { return replay }
-        return currentAuthorization()
     }
 
     public func replayRejected(_ authorization: SessionAuthorization) async {
         let session = state.withLock { state -> Int? in
-            guard state.credential != nil, state.refresh.version == authorization.version, !state.refresh.isRefreshing else {
+            guard state.credential != nil, state.sessionID == authorization.sessionID,
+                state.refresh.version == authorization.version, !state.refresh.isRefreshing
+            else {
                 return nil
             }
             return state.sessionID
@@ -55,15 +75,9 @@ extension SessionManager {
         if let session { expire(session: session) }
     }
 
-    /// The authorization for the current credential, or `nil` when logged out.
-    func currentAuthorization() -> SessionAuthorization? {
-        let current = state.withLock { state in state.credential.map { ($0, state.refresh.version) } }
-        return current.map { signing($0.0, version: $0.1) }
-    }
-
     /// The scheme's header for `credential`: user code, so never called under the lock.
-    private func signing(_ credential: Credential, version: Int) -> SessionAuthorization {
-        SessionAuthorization(headerValue: authorizationScheme.headerValue(credential), version: version)
+    private func signing(_ credential: Credential, version: Int, session: Int) -> SessionAuthorization {
+        SessionAuthorization(headerValue: authorizationScheme.headerValue(credential), version: version, sessionID: session)
     }
 
     private func canRefresh(_ credential: Credential) -> Bool {
@@ -80,13 +94,13 @@ extension SessionManager {
     ) -> Step {
         switch decision {
         case .proceed(let version):
-            return .sign(credential, version: version)
+            return .sign(credential, version: version, session: state.sessionID)
         case .wait:
             state.waits[waiter] = .registered
             return .wait(waiter)
         case .startRefresh:
             state.waits[waiter] = .registered
-            return .refresh(waiter, credential)
+            return .refresh(waiter, credential, session: state.sessionID)
         case .giveUp:
             return .expire(session: state.sessionID)
         case .excessive:
@@ -98,10 +112,10 @@ extension SessionManager {
     }
 
     /// Carries out a step: returns the authorization to sign with, or `nil` to ask again (after a
-    /// wait) or because the session ended.
+    /// wait, see `Step.waits`) or because the session ended.
     private func perform(_ step: Step) async throws(RepositoryError) -> SessionAuthorization? {
         switch step {
-        case .sign(let credential, let version): return signing(credential, version: version)
+        case .sign(let credential, let version, let session): return signing(credential, version: version, session: session)
         case .loggedOut: return nil
         case .expire(let session):
             expire(session: session)
@@ -109,8 +123,8 @@ extension SessionManager {
         case .expireAndFail(let session, let error):
             expire(session: session)
             throw error
-        case .refresh(let waiter, let credential):
-            startRefresh(of: credential)
+        case .refresh(let waiter, let credential, let session):
+            startRefresh(of: credential, in: session)
             try await wait(for: waiter)
             return nil
         case .wait(let waiter):
@@ -120,17 +134,23 @@ extension SessionManager {
     }
 
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
-    private func startRefresh(of credential: Credential) {
+    private func startRefresh(of credential: Credential, in session: Int) {
         guard let refresher else { return }
         Task {
             let result = await refresher.refreshCredential(credential)
-            finishRefresh(of: credential, with: result)
+            finishRefresh(of: credential, in: session, with: result)
         }
     }
 
     /// Takes the refresh's outcome: the new credential is used (and the waiters woken) at once;
     /// the store and the subscribers hear of it afterwards, with the turn.
-    private func finishRefresh(of old: Credential, with result: Result<Credential, RepositoryError>) {
+    ///
+    /// A failure ends the session only when the server rejected the refresh
+    /// (`RepositoryError.isRefreshRejection`), or could not be reached and
+    /// ``RefreshPolicy/expiresSessionWhenUnreachable`` says so; any other failure fails the
+    /// waiters and keeps the session and the store. A failed refresh of a credential that is no
+    /// longer the current one (the session ended or was given another) fails nobody: its waiters ask again.
+    private func finishRefresh(of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>) {
         switch result {
         case .success(let new):
             // In memory at once (under the gate's lock, so no transition starts in between);
@@ -139,7 +159,7 @@ extension SessionManager {
                 now: {
                     state.withLock { state -> Bool in
                         let (keep, woken) = state.refresh.refreshSucceeded()
-                        let replaces = keep && state.credential == old
+                        let replaces = keep && state.sessionID == session && state.credential == old
                         if replaces { state.credential = new }
                         for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
                         return replaces
@@ -157,11 +177,15 @@ extension SessionManager {
                     emit(.credentialUpdated)
                 })
         case .failure(let error):
-            let keepsSession = error.isConnectivityFailure && !refreshPolicy.expiresSessionWhenUnreachable
-            let outcome = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
+            let rejected = error.isRefreshRejection
+            let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
+            let failure = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
             let ending = state.withLock { state -> Int? in
-                for waiter in state.refresh.refreshFailed() { resolve(waiter, with: outcome, in: &state) }
-                return !keepsSession && state.credential == old ? state.sessionID : nil
+                let current = state.sessionID == session && state.credential == old
+                let outcome = current ? failure : WaitOutcome.superseded
+                // Only a rejection stays in the refresh window (see `RefreshWindow`).
+                for waiter in state.refresh.refreshFailed(counts: rejected && current) { resolve(waiter, with: outcome, in: &state) }
+                return endsSession && current ? session : nil
             }
             if let ending { expire(session: ending) }
         }
@@ -202,17 +226,23 @@ extension SessionManager {
     }
 }
 
-/// The `Authorization` a request was signed with, and the version of the credential it came from.
+/// The `Authorization` a request was signed with, the version of the credential it came from,
+/// and the session it was signed in.
 public struct SessionAuthorization: Sendable, Hashable {
     /// The header value, for example `Bearer abc`.
     public let headerValue: String
     /// Increases whenever the credential is replaced, so a 401 can be matched to the credential it rejected.
     public let version: Int
+    /// The session it was signed in; ``SessionManager`` gives each login and restore a new one,
+    /// so that a request is never signed or replayed with the credential of a later session
+    /// (another user's). Default 0, which is no ``SessionManager`` session.
+    public let sessionID: Int
 
     /// Creates an authorization.
-    public init(headerValue: String, version: Int) {
+    public init(headerValue: String, version: Int, sessionID: Int = 0) {
         self.headerValue = headerValue
         self.version = version
+        self.sessionID = sessionID
     }
 }
 
@@ -231,11 +261,17 @@ public struct RefreshPolicy: Sendable {
     /// Refresh this many seconds before the known expiry, so a token does not expire in flight. Default 30.
     public var leeway: TimeInterval
     /// At most this many refreshes within an interval; more end the session with
-    /// ``RefreshFailure/excessiveRefresh(maximum:interval:)``. Default 5 per 30 seconds.
+    /// ``RefreshFailure/excessiveRefresh(maximum:interval:)``. Default 5 per 30 seconds. A
+    /// refresh that failed without the server rejecting it is not counted.
     public var window: RefreshWindow
-    /// Whether a refresh that fails because the server cannot be reached ends the session.
-    /// Default `false`: the waiting requests fail, but the session is kept to try again later;
-    /// a refresh the server rejects always ends it.
+    /// Whether a refresh that fails because the server cannot be reached
+    /// (``RepositoryError/isConnectivityFailure``) ends the session.
+    /// Default `false`: the waiting requests fail, but the session is kept to try again later.
+    ///
+    /// Whatever this says, a refresh the server rejects — an answer of 400, 401 or 403 — always
+    /// ends the session, and any other failed refresh (a 5xx or 429, a TLS failure, an answer
+    /// that does not decode, a cancellation) never does: its waiting requests fail, and the
+    /// session and its stored credential are kept.
     public var expiresSessionWhenUnreachable: Bool
 
     /// Creates a policy; every argument has the documented default.
@@ -252,7 +288,9 @@ public struct RefreshPolicy: Sendable {
 
 /// Why refreshing the session's token failed.
 public enum RefreshFailure: Sendable, CustomStringConvertible {
-    /// The refresher failed: the refresh endpoint rejected the refresh token, or could not be reached.
+    /// The refresher failed with the error given: the refresh endpoint rejected the refresh token
+    /// (400, 401 or 403), which ends the session, or the refresh failed otherwise — unreachable, a
+    /// 5xx, an answer that does not decode — which keeps it to try again later (see ``RefreshPolicy``).
     indirect case refresherFailed(RepositoryError)
     /// More refreshes than the ``RefreshWindow`` allows: the server keeps rejecting new tokens.
     case excessiveRefresh(maximum: Int, interval: TimeInterval)

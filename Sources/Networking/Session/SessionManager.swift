@@ -16,7 +16,14 @@ import Synchronization
 /// With a ``TokenRefresher``, an access token known to be expired is refreshed before a request is
 /// sent, and a 401 to a request signed with the current token triggers exactly one refresh however
 /// many requests fail at once; every waiting request is then replayed once with the new token (see
-/// ``RefreshPolicy``). Without one, a 401 expires the session.
+/// ``RefreshPolicy``). Without one, a 401 expires the session. A refresh the server rejects (400,
+/// 401 or 403) expires it too; any other failed refresh (unreachable, a 5xx, an answer that does not
+/// decode) fails the requests waiting for it and keeps the session and the store, to try again
+/// later (for an unreachable server, ``RefreshPolicy/expiresSessionWhenUnreachable`` changes that).
+///
+/// A request is signed, and replayed after a 401, only with the credential of the session it was
+/// made in: one made before a logout (or another login) is never sent with the next session's
+/// token; it fails as unauthenticated instead.
 ///
 /// Thread-safety: every member may be used from any task or thread. Requests read the session
 /// under a short lock that is never held across the credential store, the authorization scheme's
@@ -54,7 +61,12 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// How a wait for a refresh ended.
     enum WaitOutcome: Sendable {
+        /// The refresh ended with a credential (kept or not): ask again.
         case refreshed
+        /// The refresh failed, but its credential was no longer the current one (the session
+        /// ended or was given another): the failure says nothing about the current one, so ask again.
+        case superseded
+        /// The refresh failed, or the wait was cancelled: fail with this error.
         case failed(RepositoryError)
     }
 

@@ -48,3 +48,30 @@ struct FixedUserFetcher: CurrentUserFetcher {
 
 /// A `CredentialStoreError` for test doubles.
 let storeFailure = CredentialStoreError.writeFailed(path: "/test/session.json", reason: "disk full")
+
+/// `authorize()`'s outcome as a value.
+func authorizing(_ manager: SessionManager<User>) async -> Result<SessionAuthorization?, RepositoryError> {
+    do throws(RepositoryError) {
+        return .success(try await manager.authorize())
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// `authorizationRejected(_:)`'s outcome as a value.
+func rejecting(
+    _ authorization: SessionAuthorization, on manager: SessionManager<User>
+) async -> Result<SessionAuthorization?, RepositoryError> {
+    do throws(RepositoryError) {
+        return .success(try await manager.authorizationRejected(authorization))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// The context of a call to a refresh endpoint: answered with `status`, or not answered when `nil`.
+func refreshContext(status: Int? = nil) -> ErrorContext {
+    ErrorContext(
+        request: RequestSummary(method: .post, url: URL(fileURLWithPath: "/auth/refresh")),
+        response: status.map { TransportResponse(statusCode: $0) })
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Networking
+import Synchronization
+import Testing
+
+/// A refresher that holds every refresh until ``release()``, and tells when one has started.
+private final class HeldRefresher: TokenRefresher {
+    private struct State {
+        var released = false
+        var held: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let result: Result<Credential, RepositoryError>
+    private let state = Mutex(State())
+    /// One element for each refresh that has started.
+    let started: AsyncStream<Void>
+    private let startedContinuation: AsyncStream<Void>.Continuation
+
+    /// A refresher whose refreshes, once released, end with `result`.
+    init(result: Result<Credential, RepositoryError>) {
+        self.result = result
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        started = stream
+        startedContinuation = continuation
+    }
+
+    func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+        startedContinuation.yield()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                guard !state.released else { return true }
+                state.held.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        return result
+    }
+
+    /// Lets every held refresh end, and every later one go through at once.
+    func release() {
+        let held = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.released = true
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+}
+
+@Suite("SessionManager never signs a request with another session's credential", .timeLimit(.minutes(1)))
+struct SessionCrossSessionTests {
+    @Test("A 401 to a request of Ann's session, arriving after Bob logged in, is not replayed with Bob's token")
+    func rejectionAcrossSessions() async throws {
+        let events = try await recordEvents { manager in
+            // Given: a request signed in Ann's session, then Ann logs out and Bob logs in
+            try manager.login(user: ann, token: "ann-token")
+            let annsRequest = try #require(try await manager.authorize())
+            try manager.logout()
+            try manager.login(user: bob, token: "bob-token")
+            // When: the server's 401 to Ann's request arrives
+            let replay = try await manager.authorizationRejected(annsRequest)
+            // Then: there is nothing to replay it with, and Bob's session is untouched
+            #expect(replay == nil)
+            #expect(manager.sessionToken == "bob-token")
+            let bobsRequest = try #require(try await manager.authorize())
+            #expect(bobsRequest.headerValue == "Bearer bob-token")
+            #expect(bobsRequest.sessionID != annsRequest.sessionID)
+            // And a 401 to a replay of Ann's request does not end Bob's session either
+            await manager.replayRejected(annsRequest)
+            #expect(manager.isLoggedIn)
+        }
+        #expect(events == ["loggedIn(Ann)", "loggedOut", "loggedIn(Bob)"])
+    }
+
+    @Test(
+        "A request waiting for Ann's refresh when Ann logs out and Bob logs in is not signed with Bob's token",
+        arguments: [false, true], [false, true])
+    func waiterAcrossSessions(answeredUnauthorized: Bool, refreshSucceeds: Bool) async throws {
+        // Given: Ann's session, whose refresh is held while her request waits for it
+        let store = ScriptedCredentialStore()
+        let refreshed: Result<Credential, RepositoryError> =
+            refreshSucceeds
+            ? .success(Credential(accessToken: "ann-2", refreshToken: "ann-r2"))
+            : .failure(.requestError(refreshContext(status: 401)))
+        let refresher = HeldRefresher(result: refreshed)
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        var started = refresher.started.makeAsyncIterator()
+        let signed: SessionAuthorization?
+        if answeredUnauthorized {
+            // The request was sent, and its 401 starts the refresh.
+            try manager.login(user: ann, credential: Credential(accessToken: "ann-1", refreshToken: "ann-r1"))
+            signed = try await manager.authorize()
+        } else {
+            // The token is known to be expired: the refresh starts before the request is sent.
+            let expired = Credential(accessToken: "ann-1", refreshToken: "ann-r1", expiresAt: Date().addingTimeInterval(-60))
+            try manager.login(user: ann, credential: expired)
+            signed = nil
+        }
+        let annsRequest = Task { () async -> Result<SessionAuthorization?, RepositoryError> in
+            if let signed { return await rejecting(signed, on: manager) }
+            return await authorizing(manager)
+        }
+        _ = await started.next()
+
+        // When: Ann logs out and Bob logs in, Bob makes a request, then Ann's refresh ends
+        try manager.logout()
+        try manager.login(user: bob, credential: Credential(accessToken: "bob-1", refreshToken: "bob-r1"))
+        let bobsRequest = Task { await authorizing(manager) }
+        refresher.release()
+        let annsOutcome = await annsRequest.value
+        let bobsOutcome = await bobsRequest.value
+
+        // Then: Ann's request gets no authorization at all
+        guard case .success(nil) = annsOutcome else {
+            Issue.record("expected no authorization for Ann's request, got \(annsOutcome)")
+            return
+        }
+        // And Bob's session is untouched: in memory, in the store, and on his own request
+        manager.waitUntilStored()
+        #expect(manager.sessionToken == "bob-1")
+        #expect(manager.currentUser == bob)
+        #expect(store.stored?.credential.accessToken == "bob-1")
+        let bobsHeader = try bobsOutcome.get()?.headerValue
+        #expect(bobsHeader == "Bearer bob-1")
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+/// Refresh failures the server did not reject: each must keep the session.
+private let failuresThatKeepTheSession: [RepositoryError] = [
+    .noNetworkConnection(.notConnected, refreshContext()),
+    .timeout(refreshContext()),
+    .requestError(refreshContext(status: 503)),
+    .requestError(refreshContext(status: 500)),
+    .requestError(refreshContext(status: 429)),
+    .tlsError(.untrustedCertificate("issued by a captive portal"), refreshContext()),
+    .jsonError(
+        DecodingFailure(
+            kind: .malformedJSON, entityType: "Credential", context: refreshContext(status: 200), codingPath: "",
+            reason: "not JSON", bodyExcerpt: "<html>Sign in to the Wi-Fi</html>")),
+    .invalidResponse(reason: "not HTTP", context: refreshContext()),
+    .cancelled(refreshContext()),
+]
+
+/// Refresh failures that are the server rejecting the refresh: each must end the session.
+private let refreshRejections: [RepositoryError] = [
+    .requestError(refreshContext(status: 400)),
+    .requestError(refreshContext(status: 401)),
+    .requestError(refreshContext(status: 403)),
+    .authenticationFailed(refreshContext(status: 401)),
+    .unauthenticatedSession(refreshContext(status: 401)),
+]
+
+/// A credential whose access token expired a minute ago.
+private let expiredCredential = Credential(accessToken: "t1", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-60))
+
+@Suite("SessionManager after a failed refresh", .timeLimit(.minutes(1)))
+struct SessionRefreshFailureTests {
+    @Test("Offline with an expired token: 8 failed refreshes in a row leave the session and the store alone")
+    func offlineWithExpiredToken() async throws {
+        // Given: an expired token, and a refresher that cannot reach the server
+        let store = ScriptedCredentialStore()
+        let calls = Recorder<Int>()
+        let refresher = ClosureRefresher { _ in
+            calls.record(1)
+            return .failure(.noNetworkConnection(.notConnected, refreshContext()))
+        }
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        try manager.login(user: ann, credential: expiredCredential)
+        // When: more requests than the default window (5 refreshes per 30 s) allows refreshes
+        for attempt in 1...8 {
+            let outcome = await authorizing(manager)
+            guard case .sessionRefreshFailed(.refresherFailed(.noNetworkConnection), nil)? = outcome.failure else {
+                Issue.record("attempt \(attempt): expected the refresher's failure, got \(outcome)")
+                continue
+            }
+        }
+        // Then: each one tried a refresh, none ended the session
+        manager.waitUntilStored()
+        #expect(calls.all.count == 8)
+        #expect(manager.isLoggedIn)
+        #expect(manager.sessionToken == "t1")
+        #expect(store.stored?.credential.accessToken == "t1")
+    }
+
+    @Test(
+        "A refresh that fails without a rejection fails its waiters, keeps the session and the store, and is not counted",
+        arguments: failuresThatKeepTheSession)
+    func failureKeepsTheSession(error: RepositoryError) async throws {
+        // Given
+        let store = ScriptedCredentialStore()
+        let calls = Recorder<Int>()
+        let refresher = ClosureRefresher { _ in
+            calls.record(1)
+            return .failure(error)
+        }
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        try manager.login(user: ann, credential: expiredCredential)
+        // When: more requests than the window allows refreshes
+        for attempt in 1...8 {
+            let outcome = await authorizing(manager)
+            guard case .sessionRefreshFailed(.refresherFailed, nil)? = outcome.failure else {
+                Issue.record("attempt \(attempt): expected the refresher's failure, got \(outcome)")
+                continue
+            }
+        }
+        // Then
+        manager.waitUntilStored()
+        #expect(calls.all.count == 8)
+        #expect(manager.isLoggedIn)
+        #expect(store.stored?.credential.accessToken == "t1")
+    }
+
+    @Test("A refresh the server rejects (400, 401, 403) fails its waiter and ends the session", arguments: refreshRejections)
+    func rejectionEndsTheSession(error: RepositoryError) async throws {
+        // Given
+        let store = ScriptedCredentialStore()
+        let refresher = ClosureRefresher { _ in .failure(error) }
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        try manager.login(user: ann, credential: expiredCredential)
+        // When
+        let outcome = await authorizing(manager)
+        // Then: the waiter fails with the rejection, the session ends, and the next call finds nobody logged in
+        guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = outcome.failure else {
+            Issue.record("expected the refresher's failure, got \(outcome)")
+            return
+        }
+        #expect(cause.statusCode == error.statusCode)
+        manager.waitUntilStored()
+        #expect(!manager.isLoggedIn)
+        #expect(store.stored == nil)
+        let next = await authorizing(manager)
+        guard case .success(nil) = next else {
+            Issue.record("expected no authorization once the session ended, got \(next)")
+            return
+        }
+    }
+
+    @Test("Requests answered 401 whose refresh gets 503 fail with the refresh's error; the session and the store stay")
+    func unavailableRefreshThroughRequests() async throws {
+        // Given: a session whose token the server rejects, and a refresh endpoint that is down
+        let store = ScriptedCredentialStore()
+        let calls = Recorder<Int>()
+        let refresher = ClosureRefresher { _ in
+            calls.record(1)
+            return .failure(.requestError(refreshContext(status: 503)))
+        }
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let transport = StubTransport(routes: [.status(.get, "books/1", 401, json: #"{"message": "expired"}"#)])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        // When: more requests than the window allows refreshes
+        for attempt in 1...8 {
+            let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+            guard case .sessionRefreshFailed(.refresherFailed(let cause), let context?)? = result.failure else {
+                Issue.record("attempt \(attempt): expected the refresh's failure, got \(result)")
+                continue
+            }
+            #expect(cause.statusCode == 503)
+            #expect(context.request.url.path.hasSuffix("books/1"))
+        }
+        // Then: one refresh per request, and the session is still there to try again
+        manager.waitUntilStored()
+        #expect(calls.all.count == 8)
+        #expect(manager.isLoggedIn)
+        #expect(store.stored?.credential.accessToken == "t1")
+    }
+
+    @Test("Refreshes that produce a credential still count: a refresher that returns expired tokens is stopped by the window")
+    func windowStillStopsLoops() async throws {
+        // Given: a refresher whose every new token is already expired
+        let calls = Recorder<Int>()
+        let refresher = ClosureRefresher { credential in
+            calls.record(1)
+            return .success(Credential(accessToken: credential.accessToken, refreshToken: "r", expiresAt: .distantPast))
+        }
+        let manager = SessionManager<User>(
+            refresher: refresher, refreshPolicy: RefreshPolicy(window: RefreshWindow(maximumRefreshes: 3, interval: 60)))
+        try manager.login(user: ann, credential: expiredCredential)
+        // When
+        let outcome = await authorizing(manager)
+        // Then: three refreshes, then the loop is stopped and the session ends
+        guard case .sessionRefreshFailed(.excessiveRefresh(let maximum, _), nil)? = outcome.failure else {
+            Issue.record("expected an excessive refresh, got \(outcome)")
+            return
+        }
+        #expect(maximum == 3)
+        #expect(calls.all.count == 3)
+        #expect(!manager.isLoggedIn)
+    }
+}
