@@ -22,7 +22,9 @@ import Foundation
 /// the session's `Authorization` < the configuration's ``NetworkingConfiguration/defaultHeaders``.
 ///
 /// Status handling: 2xx succeeds. A 401 to a request that needs a session is
-/// ``RepositoryError/unauthenticatedSession(_:)`` and expires the session it was signed with.
+/// ``RepositoryError/unauthenticatedSession(_:)`` and expires the session it was signed with
+/// (unless a redirect led to another origin, which got no credential: that 401 is
+/// ``RepositoryError/authenticationFailed(_:)`` and leaves the session alone).
 /// Any other status is the first matching custom error (the endpoint's mapping, then the
 /// repository's) or ``RepositoryError/requestError(_:)``.
 ///
@@ -290,7 +292,9 @@ open class AbstractRepository: @unchecked Sendable {
     {
         guard !response.isSuccess else { return }
         let context = ErrorContext(request: request.summary, response: response)
-        if response.statusCode == 401, endpoint.requiresSession { throw .unauthenticatedSession(context) }
+        if response.statusCode == 401, endpoint.requiresSession, response.isFromOrigin(of: request.url) {
+            throw .unauthenticatedSession(context)
+        }
         for mapping in [endpoint.customErrors, customErrors] where !mapping.isEmpty {
             let match = mapping.match(response, decoder: decoder.bodyDecoder) { rule, error in
                 decoder.reportBodyFailure(error, typeName: rule.bodyTypeName ?? "error body", context: context)

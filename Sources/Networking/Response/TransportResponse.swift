@@ -31,6 +31,13 @@ public struct TransportResponse: Sendable, Hashable {
         self.source = source
     }
 
+    /// Whether the answer came from the origin (scheme, host, port) of `url`, as far as the
+    /// transport says: a redirect to another origin went there without the session's
+    /// `Authorization`, so its 401 says nothing about the session.
+    func isFromOrigin(of url: URL) -> Bool {
+        self.url.map { RedirectPolicy.sameOrigin($0, url) } ?? true
+    }
+
     /// Whether the status is in `200..<300`.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
 

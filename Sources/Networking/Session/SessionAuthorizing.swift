@@ -66,8 +66,9 @@ struct SessionInterceptor: Interceptor {
             throw .unauthenticatedSession(nil)
         }
         let response = try await next(signed(request, with: authorization))
-        // A request the session did not sign tells nothing about the session's credential.
-        guard response.statusCode == 401, !defaultHeadersAuthorize else { return response }
+        // A request the session did not sign, or a 401 from another origin a redirect led to
+        // (without the credential), tells nothing about the session's credential.
+        guard response.statusCode == 401, !defaultHeadersAuthorize, response.isFromOrigin(of: request.url) else { return response }
         let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
         guard let replay = try await withRequest(errorContext, reject) else { return response }
         let replayed = try await next(signed(request, with: replay))

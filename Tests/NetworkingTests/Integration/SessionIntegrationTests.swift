@@ -86,6 +86,21 @@ struct SessionIntegrationTests {
         #expect(session.isLoggedIn)
     }
 
+    @Test("a 401 from another origin a redirect led to is not the session's: it stays logged in", arguments: TransportUnderTest.all)
+    func crossOriginUnauthorized(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let (repository, session, _) = try await TestAPI.loggedIn(transport: transport.make())
+        // The test API redirects to httpbin (another port, so another origin), which answers 401.
+        let result = await repository.performRequest(
+            Endpoint<Void>.get("redirect/302", parameters: ["to": servers.httpbinURL + "/status/401"]))
+        guard case .authenticationFailed(let context)? = result.failure else {
+            Issue.record("expected .authenticationFailed, got \(result)")
+            return
+        }
+        #expect(context.statusCode == 401)
+        #expect(session.isLoggedIn)
+    }
+
     @Test("a 401 for an old token does not end a newer session")
     func staleRejection() async throws {
         let (repository, session, first) = try await TestAPI.loggedIn()

@@ -143,6 +143,30 @@ struct SessionRefreshFailureTests {
         #expect(store.stored?.credential.accessToken == "t1")
     }
 
+    @Test("A 401 from another origin a redirect led to neither refreshes nor ends the session")
+    func crossOriginUnauthorized() async throws {
+        let calls = Recorder<Int>()
+        let refresher = ClosureRefresher { credential in
+            calls.record(1)
+            return .success(credential)
+        }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let cdn = try #require(URL(string: "https://cdn.other.example/files/1"))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books/1") { _ throws(TransportError) in TransportResponse(statusCode: 401, url: cdn) }
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        guard case .authenticationFailed? = result.failure else {
+            Issue.record("expected .authenticationFailed, got \(result)")
+            return
+        }
+        #expect(calls.all.isEmpty)
+        #expect(manager.isLoggedIn)
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("Refreshes that produce a credential still count: a refresher that returns expired tokens is stopped by the window")
     func windowStillStopsLoops() async throws {
         // Given: a refresher whose every new token is already expired
