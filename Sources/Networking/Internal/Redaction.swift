@@ -40,6 +40,10 @@ struct Redaction: Sendable {
         if components.password != nil {
             components.password = Self.placeholder
             changed = true
+        } else if components.user != nil {
+            // A user part without a password is usually a token by itself (`https://<token>@host/`).
+            components.user = Self.placeholder
+            changed = true
         }
         if let items = components.queryItems, items.contains(where: { isSecret($0.name) }) {
             components.queryItems = items.map {

@@ -3,8 +3,10 @@ extension RepositoryError {
     /// `invalid_grant`: an unknown, expired or revoked refresh token), 401 and 403.
     static let refreshRejectionStatuses: Set<Int> = [400, 401, 403]
 
-    /// Whether a refresh that failed with this error was rejected by the server: it answered
-    /// with one of ``refreshRejectionStatuses`` (as a plain status error, a custom error or a 401).
+    /// Whether a refresh that failed with this error was rejected: the server answered with one
+    /// of ``refreshRejectionStatuses`` (as a plain status error or a custom error), or the
+    /// refresher said so with ``RepositoryError/unauthenticatedSession(_:)`` or
+    /// ``RepositoryError/authenticationFailed(_:)``, with or without a response.
     ///
     /// Only a rejection says the refresh token is no good, so only a rejection ends the session.
     /// Any other failure (unreachable, a timeout, a 5xx or 429, a TLS failure, an answer that does
@@ -12,7 +14,9 @@ extension RepositoryError {
     /// refresh again on a later request.
     var isRefreshRejection: Bool {
         switch self {
-        case .requestError, .customError, .unauthenticatedSession, .authenticationFailed:
+        case .unauthenticatedSession, .authenticationFailed:
+            return true
+        case .requestError, .customError:
             guard let statusCode else { return false }
             return Self.refreshRejectionStatuses.contains(statusCode)
         default:

@@ -251,6 +251,11 @@ public struct SessionAuthorization: Sendable, Hashable {
 ///
 /// The call must not need the session (use ``AbstractRepository/performAuthenticationRequest(_:)-(Endpoint<T>)``),
 /// or it would wait for itself.
+///
+/// How the failure is told decides what happens to the session: the server's 400, 401 or 403
+/// (as the repository reports them), or ``RepositoryError/unauthenticatedSession(_:)`` or
+/// ``RepositoryError/authenticationFailed(_:)`` from the refresher itself, say the refresh token
+/// is no good and end the session; any other error keeps it, to refresh again later.
 public protocol TokenRefresher: Sendable {
     /// Exchanges `credential` (with its refresh token) for a new one.
     func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError>

@@ -21,9 +21,10 @@ import Synchronization
 /// decode) fails the requests waiting for it and keeps the session and the store, to try again
 /// later (for an unreachable server, ``RefreshPolicy/expiresSessionWhenUnreachable`` changes that).
 ///
-/// A request is signed, and replayed after a 401, only with the credential of the session it was
-/// made in: one made before a logout (or another login) is never sent with the next session's
-/// token; it fails as unauthenticated instead.
+/// A request that waits for a refresh, or is answered 401, is signed and replayed only with the
+/// credential of the session it was made in: after a logout (or another login) it is never sent
+/// with the next session's token; it fails as unauthenticated instead. (An automatic retry is a
+/// new attempt, signed with the session of its own moment.)
 ///
 /// Thread-safety: every member may be used from any task or thread. Requests read the session
 /// under a short lock that is never held across the credential store, the authorization scheme's

@@ -68,7 +68,9 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
             self.total = total
         }
         if let resumptionURL {
-            if let validator = DownloadStateMachine.validator(in: head.headers) {
+            // Appending keeps the validator the request sent when the answer repeats none.
+            let sent: String? = if case .resume(_, let validator) = start, case .append = decision { validator } else { nil }
+            if let validator = DownloadStateMachine.validator(in: head.headers) ?? sent {
                 let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
                 try? JSONEncoder().encode(record).write(to: resumptionURL, options: .atomic)
             } else {

@@ -98,10 +98,8 @@ public final class URLSessionTransport: Transport {
     private func perform(_ request: TransportRequest, deadline: ContinuousClock.Instant)
         async throws(TransportError) -> TransportResponse
     {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .zero else { throw .timedOut }
-        let seconds = remaining.seconds
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+        guard ContinuousClock.now < deadline else { throw .timedOut }
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         if request.body?.isGzipped == true, request.headers["Content-Encoding"] == nil {
@@ -126,6 +124,11 @@ public final class URLSessionTransport: Transport {
             }
         }
 
+        // What staging left of the timeout.
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero else { throw .timedOut }
+        let seconds = remaining.seconds
+        urlRequest.timeoutInterval = seconds
         let handle = TaskHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: URLSessionTransportDelegate.Continuation) in

@@ -177,7 +177,8 @@ struct SessionManagerTests {
                         case 1: try? manager.logout()
                         case 2: manager.expire()
                         case 3: try? manager.update(user: User(id: index, name: "U\(index)"))
-                        case 4: _ = try? await manager.authorizationRejected(SessionAuthorization(headerValue: "", version: index))
+                        case 4:
+                            if let signed = try? await manager.authorize() { _ = try? await manager.authorizationRejected(signed) }
                         default: _ = (manager.isLoggedIn, manager.sessionToken, manager.currentUser, manager.credential)
                         }
                     }

@@ -26,6 +26,8 @@ private let refreshRejections: [RepositoryError] = [
     .requestError(refreshContext(status: 403)),
     .authenticationFailed(refreshContext(status: 401)),
     .unauthenticatedSession(refreshContext(status: 401)),
+    // A refresher that says so without a response (an SDK's own check of its refresh token).
+    .unauthenticatedSession(nil),
 ]
 
 /// A credential whose access token expired a minute ago.

@@ -77,9 +77,14 @@ struct RedirectPolicyTests {
         }
     }
 
-    @Test("A Location's token never reaches the error", arguments: [3, 0])
+    @Test("A Location's token never reaches the error", arguments: [3, 4, 0])
     func locationRedacted(redirectsSoFar: Int) {
-        let location = redirectsSoFar == 3 ? "https://other.example.com/x?access_token=t0k3n" : "https://u:t0k3n@[::1"
+        let location =
+            switch redirectsSoFar {
+            case 3: "https://other.example.com/x?access_token=t0k3n"
+            case 4: "https://t0k3n@other.example.com/x"
+            default: "https://u:t0k3n@[::1"
+            }
         do {
             _ = try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: redirectsSoFar)
             Issue.record("expected a failure")
