@@ -37,8 +37,6 @@ struct RefreshStateMachine: Sendable {
     private(set) var isRefreshing = false
     private(set) var waiters: [Int] = []
     private var refreshStarts: [Date] = []
-    /// When the running refresh started: its entry in `refreshStarts`.
-    private var runningSince: Date?
     private var refreshingFrom = 0
     let window: RefreshWindow
 
@@ -75,7 +73,6 @@ struct RefreshStateMachine: Sendable {
         refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
         guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
         refreshStarts.append(now)
-        runningSince = now
         isRefreshing = true
         refreshingFrom = version
         waiters.append(waiter)
@@ -96,9 +93,8 @@ struct RefreshStateMachine: Sendable {
     ///   did not reject (unreachable, 5xx, an answer that does not decode): it replays nothing,
     ///   so it cannot be part of a loop, and must not use up the window of a device that is offline.
     mutating func refreshFailed(counts: Bool = true) -> [Int] {
-        if !counts, isRefreshing, let started = runningSince, let index = refreshStarts.lastIndex(of: started) {
-            refreshStarts.remove(at: index)
-        }
+        // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
+        if !counts, isRefreshing { _ = refreshStarts.popLast() }
         return finish()
     }
 
@@ -115,7 +111,6 @@ struct RefreshStateMachine: Sendable {
 
     private mutating func finish() -> [Int] {
         isRefreshing = false
-        runningSince = nil
         defer { waiters.removeAll() }
         return waiters
     }

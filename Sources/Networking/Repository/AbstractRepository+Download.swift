@@ -68,15 +68,10 @@ extension AbstractRepository {
                     files.removePartial()
                     continue
                 }
-                // A kept partial file stays when the attempt failed before touching it (no network,
-                // a 503, a cancellation before the head): the next one resumes from it.
-                let untouched: Bool =
-                    switch sink.decision {
-                    case nil, .notADownload?: true
-                    default: false
-                    }
-                let resuming = if case .resume = start { true } else { false }
-                files.abandon(keepingPartial: options.resumable && (sink.written > 0 || (resuming && untouched)))
+                // Whatever the partial file holds stays to resume from: the bytes of this attempt,
+                // or those kept before when it failed without touching them (no network, a 503, a
+                // cancellation before the head).
+                files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
                 if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
                 throw error
             }

@@ -98,7 +98,6 @@ public final class URLSessionTransport: Transport {
     private func perform(_ request: TransportRequest, deadline: ContinuousClock.Instant)
         async throws(TransportError) -> TransportResponse
     {
-        guard ContinuousClock.now < deadline else { throw .timedOut }
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }

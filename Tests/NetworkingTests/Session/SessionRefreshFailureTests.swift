@@ -39,11 +39,7 @@ struct SessionRefreshFailureTests {
     func offlineWithExpiredToken() async throws {
         // Given: an expired token, and a refresher that cannot reach the server
         let store = ScriptedCredentialStore()
-        let calls = Recorder<Int>()
-        let refresher = ClosureRefresher { _ in
-            calls.record(1)
-            return .failure(.noNetworkConnection(.notConnected, refreshContext()))
-        }
+        let (refresher, calls) = countingRefresher { _ in .failure(.noNetworkConnection(.notConnected, refreshContext())) }
         let manager = SessionManager<User>(store: store, refresher: refresher)
         try manager.login(user: ann, credential: expiredCredential)
         // When: more requests than the default window (5 refreshes per 30 s) allows refreshes
@@ -68,11 +64,7 @@ struct SessionRefreshFailureTests {
     func failureKeepsTheSession(error: RepositoryError) async throws {
         // Given
         let store = ScriptedCredentialStore()
-        let calls = Recorder<Int>()
-        let refresher = ClosureRefresher { _ in
-            calls.record(1)
-            return .failure(error)
-        }
+        let (refresher, calls) = countingRefresher { _ in .failure(error) }
         let manager = SessionManager<User>(store: store, refresher: refresher)
         try manager.login(user: ann, credential: expiredCredential)
         // When: more requests than the window allows refreshes
@@ -119,11 +111,7 @@ struct SessionRefreshFailureTests {
     func unavailableRefreshThroughRequests() async throws {
         // Given: a session whose token the server rejects, and a refresh endpoint that is down
         let store = ScriptedCredentialStore()
-        let calls = Recorder<Int>()
-        let refresher = ClosureRefresher { _ in
-            calls.record(1)
-            return .failure(.requestError(refreshContext(status: 503)))
-        }
+        let (refresher, calls) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
         let manager = SessionManager<User>(store: store, refresher: refresher)
         try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
         let transport = StubTransport(routes: [.status(.get, "books/1", 401, json: #"{"message": "expired"}"#)])
@@ -147,11 +135,7 @@ struct SessionRefreshFailureTests {
 
     @Test("A 401 from another origin a redirect led to neither refreshes nor ends the session")
     func crossOriginUnauthorized() async throws {
-        let calls = Recorder<Int>()
-        let refresher = ClosureRefresher { credential in
-            calls.record(1)
-            return .success(credential)
-        }
+        let (refresher, calls) = countingRefresher { credential in .success(credential) }
         let manager = SessionManager<User>(refresher: refresher)
         try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
         let cdn = try #require(URL(string: "https://cdn.other.example/files/1"))
@@ -172,10 +156,8 @@ struct SessionRefreshFailureTests {
     @Test("Refreshes that produce a credential still count: a refresher that returns expired tokens is stopped by the window")
     func windowStillStopsLoops() async throws {
         // Given: a refresher whose every new token is already expired
-        let calls = Recorder<Int>()
-        let refresher = ClosureRefresher { credential in
-            calls.record(1)
-            return .success(Credential(accessToken: credential.accessToken, refreshToken: "r", expiresAt: .distantPast))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken, refreshToken: "r", expiresAt: .distantPast))
         }
         let manager = SessionManager<User>(
             refresher: refresher, refreshPolicy: RefreshPolicy(window: RefreshWindow(maximumRefreshes: 3, interval: 60)))

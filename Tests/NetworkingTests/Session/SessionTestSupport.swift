@@ -75,3 +75,15 @@ func refreshContext(status: Int? = nil) -> ErrorContext {
         request: RequestSummary(method: .post, url: URL(fileURLWithPath: "/auth/refresh")),
         response: status.map { TransportResponse(statusCode: $0) })
 }
+
+/// A refresher that answers with `answer` and records each call, to count the refreshes.
+func countingRefresher(
+    _ answer: @escaping @Sendable (Credential) -> Result<Credential, RepositoryError>
+) -> (ClosureRefresher, Recorder<Int>) {
+    let calls = Recorder<Int>()
+    let refresher = ClosureRefresher { credential in
+        calls.record(1)
+        return answer(credential)
+    }
+    return (refresher, calls)
+}
