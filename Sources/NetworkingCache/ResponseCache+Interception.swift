@@ -105,8 +105,7 @@ extension ResponseCache {
             try await self.fetch(outgoing, call: call, key: key, entry: entry, sentConditionally: !conditional.isEmpty, next: next)
         }
         guard configuration.coalescesRequests else { return try await send() }
-        let identity = RequestCoalescer.Identity(
-            request: outgoing, discriminator: call.discriminator, isSigned: call.isSigned, key: key, policy: call.policy)
+        let identity = RequestCoalescer.Identity(request: outgoing, isSigned: call.isSigned, key: key, policy: call.policy)
         return try await coalescer.run(identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send)
     }
 

@@ -10,8 +10,8 @@ import Synchronization
 /// every caller has gone is it cancelled. A cancelled follower returns at once. The leader's
 /// exchange runs the rest of the leader's own chain (the `next` an interceptor is given, which
 /// must not outlive its call), so a cancelled leader returns when the exchange ends. Requests are identical when everything about them is —
-/// method, URL, headers, body, timeout, security — and they are made for the same discriminator
-/// and signed alike, so two users never share an exchange.
+/// method, URL, headers, body, timeout, security — and they are signed alike and share the cache
+/// key (hence the discriminator: two users never share an exchange) and the cache policy.
 ///
 /// Thread-safe: a `Mutex` guards the table of exchanges in flight, and each exchange's waiters;
 /// neither is held while the exchange runs or a waiter resumes.
@@ -19,10 +19,9 @@ final class RequestCoalescer: Sendable {
     /// What makes two requests the same exchange.
     struct Identity: Hashable, Sendable {
         let request: TransportRequest
-        let discriminator: String?
         let isSigned: Bool
-        /// What the answer is stored under and how (a call that stores for an hour must not take
-        /// the answer of one that stores nothing).
+        /// What the answer is stored under (whose, too: the key holds the discriminator) and how
+        /// (a call that stores for an hour must not take the answer of one that stores nothing).
         let key: CacheKey
         let policy: EffectivePolicy
     }
