@@ -85,7 +85,8 @@ public struct RequestContext: Sendable {
     /// The session of the repository making the call, when it has one.
     public let session: (any SessionAuthorizing)?
 
-    let attemptCounter: AttemptCounter
+    /// What the chain's own steps note about the call across its attempts.
+    let record: CallRecord
 
     /// Creates a context for a new call.
     public init(
@@ -97,19 +98,29 @@ public struct RequestContext: Sendable {
         self.options = options
         self.session = session
         id = CallIdentifier.next()
-        attemptCounter = AttemptCounter()
+        record = CallRecord()
     }
 
     /// How many times the call has been sent so far (1 for the first attempt).
-    public var attempt: Int { attemptCounter.value }
+    public var attempt: Int { record.attempt }
 }
 
-/// The attempt number of one call, written by the retry step and read when the call ends.
-final class AttemptCounter: Sendable {
-    private let count = Atomic<Int>(1)
+/// What the chain's own steps note about one call across its attempts: the attempt number,
+/// written by the retry step, and the session the call was first signed in, by the session step.
+final class CallRecord: Sendable {
+    private let attemptNumber = Atomic<Int>(1)
+    private let session = Mutex<Int?>(nil)
 
-    var value: Int {
-        get { count.load(ordering: .relaxed) }
-        set { count.store(newValue, ordering: .relaxed) }
+    var attempt: Int {
+        get { attemptNumber.load(ordering: .relaxed) }
+        set { attemptNumber.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The session the call was first signed in, or `nil` before it was signed.
+    var sessionID: Int? { session.withLock { $0 } }
+
+    /// Notes that an attempt was signed in `sessionID`; only the first one counts.
+    func signed(in sessionID: Int) {
+        session.withLock { if $0 == nil { $0 = sessionID } }
     }
 }

@@ -18,6 +18,10 @@ import Foundation
 ///   which stops refresh loops against a server that rejects every new token. A refresh that
 ///   failed without the server rejecting it leaves the window when it ends: it replays nothing,
 ///   so it is no loop, and a device offline must not lose its session for trying.
+/// - A new session (login, restore, end) starts afresh: the refresh of the session before is
+///   abandoned (its waiters ask again, and its outcome, identified by its ``refreshID``, is
+///   ignored when it comes) and the window is emptied, so one user's refreshes never hold up or
+///   use up the next user's.
 struct RefreshStateMachine: Sendable {
     /// What a request must do now.
     enum Decision: Equatable, Sendable {
@@ -35,6 +39,9 @@ struct RefreshStateMachine: Sendable {
 
     private(set) var version = 0
     private(set) var isRefreshing = false
+    /// Identifies the running refresh (or the last one started): its outcome is taken only while
+    /// it is the running one.
+    private(set) var refreshID = 0
     private(set) var waiters: [Int] = []
     private var refreshStarts: [Date] = []
     private var refreshingFrom = 0
@@ -74,32 +81,50 @@ struct RefreshStateMachine: Sendable {
         guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
         refreshStarts.append(now)
         isRefreshing = true
+        refreshID += 1
         refreshingFrom = version
         waiters.append(waiter)
         return .startRefresh
     }
 
-    /// The refresh produced a credential. Returns whether to keep it (the session was not
-    /// replaced meanwhile) and the waiters to wake; they ask again and sign with the current credential.
-    mutating func refreshSucceeded() -> (keep: Bool, waiters: [Int]) {
-        let keep = isRefreshing && refreshingFrom == version
+    /// The refresh `refresh` produced a credential. Returns whether to keep it (the credential
+    /// was not replaced meanwhile) and the waiters to wake; they ask again and sign with the
+    /// current credential. A refresh that is no longer the running one (abandoned by a new
+    /// session) keeps nothing and wakes nobody.
+    mutating func refreshSucceeded(_ refresh: Int) -> (keep: Bool, waiters: [Int]) {
+        guard isRunning(refresh) else { return (false, []) }
+        let keep = refreshingFrom == version
         if keep { version += 1 }
         return (keep, finish())
     }
 
-    /// The refresh failed: returns the waiters to fail.
+    /// The refresh `refresh` failed: returns the waiters to fail (none when it is no longer the
+    /// running one).
     ///
     /// - Parameter counts: whether the refresh stays in the window. `false` for one the server
     ///   did not reject (unreachable, 5xx, an answer that does not decode): it replays nothing,
     ///   so it cannot be part of a loop, and must not use up the window of a device that is offline.
-    mutating func refreshFailed(counts: Bool = true) -> [Int] {
+    mutating func refreshFailed(_ refresh: Int, counts: Bool = true) -> [Int] {
+        guard isRunning(refresh) else { return [] }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
-        if !counts, isRefreshing { _ = refreshStarts.popLast() }
+        if !counts { _ = refreshStarts.popLast() }
         return finish()
     }
 
-    /// The credential was replaced outside a refresh (login, logout, update, expiry): requests
-    /// signed before are now stale.
+    /// A new session begins (login, restore, or the end of one): requests signed before are
+    /// stale, a running refresh is abandoned and the window emptied. Returns the abandoned
+    /// refresh's waiters, to wake so that they ask again.
+    mutating func sessionChanged() -> [Int] {
+        version += 1
+        refreshStarts.removeAll()
+        return isRefreshing ? finish() : []
+    }
+
+    private func isRunning(_ refresh: Int) -> Bool { isRefreshing && refresh == refreshID }
+
+    /// The credential was replaced within the session, outside a refresh (``SessionManager``'s
+    /// `update(credential:)`): requests signed before are now stale, and a running refresh's
+    /// result will not be kept.
     mutating func credentialReplaced() { version += 1 }
 
     /// A waiting request was cancelled; returns whether it was still waiting.

@@ -13,7 +13,7 @@ struct RetryInterceptor: Interceptor {
     {
         var attempt = 1
         while true {
-            context.attemptCounter.value = attempt
+            context.record.attempt = attempt
             let outcome: RetryPolicy.Outcome
             do {
                 outcome = .response(try await next(request))

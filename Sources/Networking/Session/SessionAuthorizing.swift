@@ -13,6 +13,17 @@ public protocol SessionAuthorizing: Sendable {
     ///   ``RepositoryError/cancelled(_:)`` when the task was cancelled while waiting.
     func authorize() async throws(RepositoryError) -> SessionAuthorization?
 
+    /// The authorization for another attempt of a call already signed in session `sessionID`
+    /// (see ``SessionAuthorization/sessionID``) — an automatic retry, for example — or `nil` when
+    /// that session has ended: a call is never sent with the credential of a later session
+    /// (another user's), however long its retries wait.
+    ///
+    /// The default asks ``authorize()`` and answers `nil` when it signs in another session;
+    /// ``SessionManager`` answers `nil` without touching the later session.
+    ///
+    /// - Throws: as ``authorize()``.
+    func authorize(inSession sessionID: Int) async throws(RepositoryError) -> SessionAuthorization?
+
     /// Tells the session that the server answered 401 to a request signed with `authorization`,
     /// and returns the authorization to replay the request with once, or `nil` to give up (the
     /// session has ended).
@@ -38,6 +49,12 @@ public protocol SessionAuthorizing: Sendable {
 extension SessionAuthorizing {
     /// No identity unless the session says so.
     public var sessionIdentity: String? { nil }
+
+    /// ``authorize()``, when it signs in session `sessionID`; `nil` otherwise.
+    public func authorize(inSession sessionID: Int) async throws(RepositoryError) -> SessionAuthorization? {
+        guard let authorization = try await authorize(), authorization.sessionID == sessionID else { return nil }
+        return authorization
+    }
 }
 
 /// Signs requests that need a session with its `Authorization`, fails them before the network
@@ -61,10 +78,16 @@ struct SessionInterceptor: Interceptor {
     {
         guard context.requiresSession, hosts.contains(request.url.host?.lowercased() ?? "") else { return try await next(request) }
         let errorContext = ErrorContext(request: request.summary)
-        let authorize = { () async throws(RepositoryError) in try await session.authorize() }
+        // Every attempt of a call (retries, an outer interceptor's repeats) is signed in the
+        // session its first attempt was signed in, or not at all.
+        let signedIn = context.record.sessionID
+        let authorize = { () async throws(RepositoryError) in
+            if let signedIn { try await session.authorize(inSession: signedIn) } else { try await session.authorize() }
+        }
         guard let authorization = try await withRequest(errorContext, authorize) else {
             throw .unauthenticatedSession(nil)
         }
+        context.record.signed(in: authorization.sessionID)
         let response = try await next(signed(request, with: authorization))
         // A request the session did not sign, or a 401 from another origin a redirect led to
         // (without the credential), tells nothing about the session's credential.

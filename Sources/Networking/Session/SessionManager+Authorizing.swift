@@ -6,8 +6,8 @@ extension SessionManager {
         case sign(Credential, version: Int, session: Int)
         case loggedOut
         case wait(Int)
-        /// Start a refresh of the credential of `session`, then wait for it.
-        case refresh(Int, Credential, session: Int)
+        /// Start the refresh `refresh` of the credential of `session`, then wait for it.
+        case refresh(Int, Credential, session: Int, refresh: Int)
         /// End the session (it cannot be refreshed), then answer as logged out.
         case expire(session: Int)
         /// End the session, then fail.
@@ -23,9 +23,18 @@ extension SessionManager {
     }
 
     public func authorize() async throws(RepositoryError) -> SessionAuthorization? {
+        try await authorize(expecting: nil)
+    }
+
+    public func authorize(inSession sessionID: Int) async throws(RepositoryError) -> SessionAuthorization? {
+        try await authorize(expecting: sessionID)
+    }
+
+    /// Signs in session `expected`, or in the current one when `nil`.
+    private func authorize(expecting pinned: Int?) async throws(RepositoryError) -> SessionAuthorization? {
         // The session the request was made in, once known: after a wait it is signed in that
         // session or not at all, never with the credential of a user who logged in meanwhile.
-        var session: Int?
+        var session = pinned
         while true {
             let now = clock.now()
             let expected = session
@@ -100,7 +109,7 @@ extension SessionManager {
             return .wait(waiter)
         case .startRefresh:
             state.waits[waiter] = .registered
-            return .refresh(waiter, credential, session: state.sessionID)
+            return .refresh(waiter, credential, session: state.sessionID, refresh: state.refresh.refreshID)
         case .giveUp:
             return .expire(session: state.sessionID)
         case .excessive:
@@ -123,8 +132,8 @@ extension SessionManager {
         case .expireAndFail(let session, let error):
             expire(session: session)
             throw error
-        case .refresh(let waiter, let credential, let session):
-            startRefresh(of: credential, in: session)
+        case .refresh(let waiter, let credential, let session, let refresh):
+            startRefresh(refresh, of: credential, in: session)
             try await wait(for: waiter)
             return nil
         case .wait(let waiter):
@@ -134,11 +143,11 @@ extension SessionManager {
     }
 
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
-    private func startRefresh(of credential: Credential, in session: Int) {
+    private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
         Task {
             let result = await refresher.refreshCredential(credential)
-            finishRefresh(of: credential, in: session, with: result)
+            finishRefresh(refresh, of: credential, in: session, with: result)
         }
     }
 
@@ -150,7 +159,7 @@ extension SessionManager {
     /// ``RefreshPolicy/expiresSessionWhenUnreachable`` says so; any other failure fails the
     /// waiters and keeps the session and the store. A failed refresh of a credential that is no
     /// longer the current one (the session ended or was given another) fails nobody: its waiters ask again.
-    private func finishRefresh(of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>) {
+    private func finishRefresh(_ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>) {
         switch result {
         case .success(let new):
             // In memory at once (under the gate's lock, so no transition starts in between);
@@ -158,10 +167,10 @@ extension SessionManager {
             gate.runSoon(
                 now: {
                     state.withLock { state -> Bool in
-                        let (keep, woken) = state.refresh.refreshSucceeded()
+                        let (keep, woken) = state.refresh.refreshSucceeded(refresh)
                         let replaces = keep && state.sessionID == session && state.credential == old
                         if replaces { state.credential = new }
-                        for waiter in woken { resolve(waiter, with: .refreshed, in: &state) }
+                        for waiter in woken { state.resolve(waiter, with: .refreshed) }
                         return replaces
                     }
                 },
@@ -184,22 +193,10 @@ extension SessionManager {
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
                 // Only a rejection stays in the refresh window (see `RefreshWindow`).
-                for waiter in state.refresh.refreshFailed(counts: rejected && current) { resolve(waiter, with: outcome, in: &state) }
+                for waiter in state.refresh.refreshFailed(refresh, counts: rejected && current) { state.resolve(waiter, with: outcome) }
                 return endsSession && current ? session : nil
             }
             if let ending { expire(session: ending) }
-        }
-    }
-
-    private func resolve(_ waiter: Int, with outcome: WaitOutcome, in state: inout State) {
-        switch state.waits[waiter] {
-        case .waiting(let continuation)?:
-            state.waits[waiter] = nil
-            continuation.resume(returning: outcome)
-        case .registered?:
-            state.waits[waiter] = .finished(outcome)
-        case .finished?, nil:
-            break
         }
     }
 
@@ -219,7 +216,7 @@ extension SessionManager {
         } onCancel: {
             state.withLock { state in
                 guard state.refresh.cancel(waiter) else { return }
-                resolve(waiter, with: .failed(.cancelled(nil)), in: &state)
+                state.resolve(waiter, with: .failed(.cancelled(nil)))
             }
         }
         if case .failed(let error) = outcome { throw error }

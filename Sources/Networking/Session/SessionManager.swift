@@ -21,10 +21,10 @@ import Synchronization
 /// decode) fails the requests waiting for it and keeps the session and the store, to try again
 /// later (for an unreachable server, ``RefreshPolicy/expiresSessionWhenUnreachable`` changes that).
 ///
-/// A request that waits for a refresh, or is answered 401, is signed and replayed only with the
-/// credential of the session it was made in: after a logout (or another login) it is never sent
-/// with the next session's token; it fails as unauthenticated instead. (An automatic retry is a
-/// new attempt, signed with the session of its own moment.)
+/// A call is signed only with the credential of the session its first attempt was signed in,
+/// through refresh waits, 401 replays and automatic retries: after a logout (or another login)
+/// it is never sent with the next session's token; it fails as unauthenticated instead. A new
+/// session also abandons a refresh of the one before, so it never waits for it.
 ///
 /// Thread-safety: every member may be used from any task or thread. Requests read the session
 /// under a short lock that is never held across the credential store, the authorization scheme's
@@ -44,6 +44,27 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var nextWaiter = 0
         /// The identity of a session whose `User` is not `Identifiable`: fixed when it starts.
         var identity: String?
+
+        /// Gives the state a new session (a login, a restore, the end of one): requests of the
+        /// one before are never signed in it, and a refresh of the one before no longer holds
+        /// anyone up — its waiters ask again (and find their session gone).
+        mutating func beginSession() {
+            sessionID += 1
+            for waiter in refresh.sessionChanged() { resolve(waiter, with: .superseded) }
+        }
+
+        /// Ends the wait of `waiter` with `outcome`, now or when it starts waiting.
+        mutating func resolve(_ waiter: Int, with outcome: WaitOutcome) {
+            switch waits[waiter] {
+            case .waiting(let continuation)?:
+                waits[waiter] = nil
+                continuation.resume(returning: outcome)
+            case .registered?:
+                waits[waiter] = .finished(outcome)
+            case .finished?, nil:
+                break
+            }
+        }
 
         /// Changes the state when `session` is still the current one; `false` when it has ended.
         mutating func apply(to session: Int, _ change: (inout State) -> Void) -> Bool {
@@ -174,8 +195,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
                 state.credential = credential
                 state.user = user
                 state.identity = identity
-                state.sessionID += 1
-                state.refresh.credentialReplaced()
+                state.beginSession()
             }
             emit(.loggedIn(user))
         }
@@ -321,8 +341,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             state.credential = stored.credential
             state.user = user
             state.identity = stored.identity ?? Self.startingIdentity(user: user, token: stored.credential.accessToken)
-            state.sessionID += 1
-            state.refresh.credentialReplaced()
+            state.beginSession()
             return state.sessionID
         }
         guard let id else { return .success(state.withLock { $0.sessionID }) }
@@ -338,8 +357,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             state.credential = nil
             state.user = nil
             state.identity = nil
-            state.sessionID += 1
-            state.refresh.credentialReplaced()
+            state.beginSession()
             return ended
         }
     }

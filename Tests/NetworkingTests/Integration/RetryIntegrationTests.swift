@@ -37,6 +37,33 @@ struct RetryIntegrationTests {
         #expect(clock.sleeps == [.milliseconds(500), .milliseconds(1000)])
     }
 
+    @Test("a retry that comes after a logout and another login is never sent with the next user's token")
+    func retryAcrossSessions() async throws {
+        // Given: a logged-in session, and an account switch just before the second attempt
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        configuration.retryPolicy = RetryPolicy(random: { 1 })
+        configuration.clock = TestClock(start: Date()).networkingClock
+        let anonymous = TestAPI.Repository(configuration: configuration)
+        let login = try await anonymous.login().get()
+        let session = SessionManager<TestAPI.User>()
+        try session.login(user: login.user, token: login.token)
+        let repository = TestAPI.Repository(
+            configuration: configuration, sessionManager: session,
+            interceptors: [AccountSwitch(session: session, next: login.user)])
+        // When: the first attempt is answered 503
+        let key = UUID().uuidString
+        let result: Result<Flaky, RepositoryError> = await repository.performRequest(
+            .get("flaky/\(key)", parameters: ["failures": 1, "status": 503]))
+        // Then: the retry was not sent (even for the same user: it is another session)
+        guard case .unauthenticatedSession? = result.failure else {
+            Issue.record("expected unauthenticatedSession, got \(result)")
+            return
+        }
+        #expect(try await attempts(key, anonymous) == 1)
+        #expect(session.sessionToken == "bob-token")
+    }
+
     @Test("Retry-After in seconds is honoured, for 503 and 429")
     func retryAfterSeconds() async throws {
         for status in [503, 429] {

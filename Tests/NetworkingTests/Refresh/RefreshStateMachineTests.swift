@@ -25,7 +25,7 @@ struct RefreshStateMachineTests {
         #expect(decision3 == .wait)
         let decision4 = machine.credentialNeeded(by: 3, isExpired: false, canRefresh: true, now: now)
         #expect(decision4 == .wait)
-        let (keep, woken) = machine.refreshSucceeded()
+        let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
         #expect(keep)
         #expect(woken == [1, 2, 3])
         #expect(machine.version == 1)
@@ -47,7 +47,7 @@ struct RefreshStateMachineTests {
         for waiter in 1...50 { decisions.append(machine.rejected(waiter, signedVersion: 0, canRefresh: true, now: now)) }
         #expect(decisions.filter { $0 == .startRefresh }.count == 1)
         #expect(decisions.filter { $0 == .wait }.count == 49)
-        let (_, woken) = machine.refreshSucceeded()
+        let (_, woken) = machine.refreshSucceeded(machine.refreshID)
         #expect(woken.sorted() == Array(1...50))
         #expect(machine.waiters.isEmpty)
     }
@@ -56,7 +56,7 @@ struct RefreshStateMachineTests {
     func staleRejection() {
         var machine = RefreshStateMachine(window: RefreshWindow())
         _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
-        _ = machine.refreshSucceeded()
+        _ = machine.refreshSucceeded(machine.refreshID)
         let decision7 = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
         #expect(decision7 == .proceed(version: 1))
         #expect(!machine.isRefreshing)
@@ -74,7 +74,7 @@ struct RefreshStateMachineTests {
         var machine = RefreshStateMachine(window: RefreshWindow())
         _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
         _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
-        let decision9 = machine.refreshFailed()
+        let decision9 = machine.refreshFailed(machine.refreshID)
         #expect(decision9 == [1, 2])
         #expect(!machine.isRefreshing)
         #expect(machine.version == 0)
@@ -88,7 +88,7 @@ struct RefreshStateMachineTests {
         for attempt in 0..<2 {
             let decision11 = machine.rejected(attempt, signedVersion: machine.version, canRefresh: true, now: now)
             #expect(decision11 == .startRefresh)
-            _ = machine.refreshSucceeded()
+            _ = machine.refreshSucceeded(machine.refreshID)
         }
         let decision12 = machine.rejected(9, signedVersion: machine.version, canRefresh: true, now: now.addingTimeInterval(10))
         #expect(decision12 == .excessive)
@@ -102,7 +102,7 @@ struct RefreshStateMachineTests {
         var machine = RefreshStateMachine(window: RefreshWindow())
         _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
         machine.credentialReplaced()
-        let (keep, woken) = machine.refreshSucceeded()
+        let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
         #expect(!keep)
         #expect(woken == [1])
         #expect(machine.version == 1)
@@ -115,9 +115,38 @@ struct RefreshStateMachineTests {
         _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
         let cancelled = machine.cancel(2)
         let cancelledTwice = machine.cancel(2)
-        let woken = machine.refreshSucceeded().waiters
+        let woken = machine.refreshSucceeded(machine.refreshID).waiters
         #expect(cancelled)
         #expect(!cancelledTwice)
         #expect(woken == [1])
+    }
+
+    @Test("a new session abandons the running refresh: its waiters are returned, its outcome ignored, the window emptied")
+    func sessionChanged() {
+        var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 1, interval: 30))
+        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        let abandoned = machine.refreshID
+        #expect(machine.sessionChanged() == [1, 2])
+        #expect(!machine.isRefreshing)
+        #expect(machine.version == 1)
+        // The new session may refresh at once: the old refresh left the window with its session
+        #expect(machine.rejected(3, signedVersion: 1, canRefresh: true, now: now) == .startRefresh)
+        // The abandoned refresh's outcome changes nothing of the new one
+        let late = machine.refreshSucceeded(abandoned)
+        #expect(!late.keep)
+        #expect(late.waiters.isEmpty)
+        #expect(machine.refreshFailed(abandoned).isEmpty)
+        #expect(machine.isRefreshing)
+        let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
+        #expect(keep)
+        #expect(woken == [3])
+    }
+
+    @Test("a session change with no refresh running wakes nobody")
+    func sessionChangedIdle() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        #expect(machine.sessionChanged().isEmpty)
+        #expect(machine.version == 1)
     }
 }

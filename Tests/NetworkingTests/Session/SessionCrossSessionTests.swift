@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import NetworkingTestSupport
 import Synchronization
 import Testing
 
@@ -123,5 +124,58 @@ struct SessionCrossSessionTests {
         #expect(store.stored?.credential.accessToken == "bob-1")
         let bobsHeader = try bobsOutcome.get()?.headerValue
         #expect(bobsHeader == "Bearer bob-1")
+    }
+
+    @Test("Bob's requests never wait for a refresh of Ann's session that is still running when he logs in")
+    func newSessionDoesNotWaitForOldRefresh() async throws {
+        // Given: Ann's request waits for a refresh that is held
+        let refresher = HeldRefresher(result: .success(Credential(accessToken: "ann-2", refreshToken: "ann-r2")))
+        let manager = SessionManager<User>(refresher: refresher)
+        var started = refresher.started.makeAsyncIterator()
+        let expired = Credential(accessToken: "ann-1", refreshToken: "ann-r1", expiresAt: Date().addingTimeInterval(-60))
+        try manager.login(user: ann, credential: expired)
+        let annsRequest = Task { await authorizing(manager) }
+        _ = await started.next()
+        // When: Ann logs out and Bob logs in
+        try manager.logout()
+        try manager.login(user: bob, credential: Credential(accessToken: "bob-1", refreshToken: "bob-r1"))
+        // Then: Ann's request gets nothing and Bob's is signed, both while Ann's refresh is still held
+        let annsOutcome = await annsRequest.value(within: .seconds(10))
+        let bobsOutcome = await Task { await authorizing(manager) }.value(within: .seconds(10))
+        refresher.release()
+        guard case .success(nil)? = annsOutcome else {
+            Issue.record("expected no authorization for Ann's request, got \(String(describing: annsOutcome))")
+            return
+        }
+        let bobsHeader = try #require(bobsOutcome).get()?.headerValue
+        #expect(bobsHeader == "Bearer bob-1")
+    }
+
+    @Test("Ann's refreshes do not count against Bob's refresh window")
+    func windowStartsAfreshWithEachSession() async throws {
+        // Given: a window of two refreshes, both used by Ann's session
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r"))
+        }
+        let manager = SessionManager<User>(
+            refresher: refresher, refreshPolicy: RefreshPolicy(window: RefreshWindow(maximumRefreshes: 2, interval: 3600)))
+        let expired = Credential(accessToken: "ann", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60))
+        try manager.login(user: ann, credential: expired)
+        _ = await authorizing(manager)
+        try manager.update(credential: expired)
+        _ = await authorizing(manager)
+        #expect(calls.all.count == 2)
+        #expect(manager.sessionToken == "ann+")
+        // When: Ann logs out, Bob logs in with an expired token
+        try manager.logout()
+        try manager.login(
+            user: bob, credential: Credential(accessToken: "bob", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
+        // Then: Bob's first request may refresh; it is not an excessive refresh
+        let bobsOutcome = await authorizing(manager)
+        #expect(calls.all.count == 3)
+        #expect(manager.isLoggedIn)
+        if case .failure(let error) = bobsOutcome {
+            Issue.record("expected Bob's request to be refreshed, got \(error)")
+        }
     }
 }

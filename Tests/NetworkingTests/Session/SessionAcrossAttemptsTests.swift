@@ -1,0 +1,103 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+/// Ends Ann's session and starts Bob's when the call reaches attempt `switchAt` — as if the
+/// user switched accounts while a retry waited — before the session step signs that attempt.
+struct AccountSwitch<User: Codable & Sendable>: Interceptor {
+    let session: SessionManager<User>
+    let next: User
+    var switchAt = 2
+
+    var position: InterceptorPosition { .beforeSigning }
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        if context.attempt == switchAt {
+            try? session.logout()
+            try? session.login(user: self.next, token: "bob-token")
+        }
+        return try await next(request)
+    }
+}
+
+/// A session kept elsewhere, whose session id the test sets: for the protocol's default
+/// `authorize(inSession:)`.
+private final class ExternalSession: SessionAuthorizing, @unchecked Sendable {
+    var current = SessionAuthorization(headerValue: "Bearer ann-token", version: 0, sessionID: 7)
+
+    func authorize() async throws(RepositoryError) -> SessionAuthorization? { current }
+    func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? { nil }
+    func replayRejected(_ authorization: SessionAuthorization) async {}
+}
+
+@Suite("A call keeps to the session it was first signed in", .timeLimit(.minutes(1)))
+struct SessionAcrossAttemptsTests {
+    @Test("A retry after a 503 that comes after Bob replaced Ann is not sent with Bob's token; it fails as unauthenticated")
+    func retryAcrossSessions() async throws {
+        // Given: Ann's session, a route that fails once with 503, and a retry policy
+        let route = SequenceRoute(statuses: [503, 200])
+        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
+        let session = SessionManager<User>()
+        try session.login(user: ann, token: "ann-token")
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
+        let repository = TestRepository(
+            configuration: configuration, sessionManager: session, transport: transport,
+            interceptors: [AccountSwitch(session: session, next: bob)])
+        // When: the retry comes after the switch
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        // Then: only Ann's first attempt went out, and the call failed as unauthenticated
+        guard case .unauthenticatedSession? = result.failure else {
+            Issue.record("expected unauthenticatedSession, got \(result)")
+            return
+        }
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token"])
+        #expect(session.sessionToken == "bob-token")
+    }
+
+    @Test("Without a switch, the retry is signed in the same session and succeeds")
+    func retryInSameSession() async throws {
+        let route = SequenceRoute(statuses: [503, 200])
+        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
+        let session = SessionManager<User>()
+        try session.login(user: ann, token: "ann-token")
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
+        let repository = TestRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        #expect(throws: Never.self) { try result.get() }
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token", "Bearer ann-token"])
+    }
+
+    @Test("SessionManager.authorize(inSession:) signs in that session only, without refreshing the next one")
+    func managerAuthorizeInSession() async throws {
+        // Given: Ann's session, then Bob's with a token known to be expired
+        let (refresher, calls) = countingRefresher { _ in .success(Credential(accessToken: "bob-2")) }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, token: "ann-token")
+        let first = try #require(try await manager.authorize())
+        let anns = try #require(try await manager.authorize(inSession: first.sessionID))
+        #expect(anns.headerValue == "Bearer ann-token")
+        try manager.logout()
+        let expired = Credential(accessToken: "bob-1", refreshToken: "bob-r", expiresAt: Date().addingTimeInterval(-60))
+        try manager.login(user: bob, credential: expired)
+        // When: an attempt of Ann's call asks to be signed
+        let again = try await manager.authorize(inSession: anns.sessionID)
+        // Then: nothing, and Bob's expired token was not refreshed for it
+        #expect(again == nil)
+        #expect(calls.all.isEmpty)
+    }
+
+    @Test("The protocol's default authorize(inSession:) answers nil when the session signs in another one")
+    func defaultAuthorizeInSession() async throws {
+        let session = ExternalSession()
+        #expect(try await session.authorize(inSession: 7)?.headerValue == "Bearer ann-token")
+        session.current = SessionAuthorization(headerValue: "Bearer bob-token", version: 0, sessionID: 8)
+        #expect(try await session.authorize(inSession: 7) == nil)
+    }
+}
