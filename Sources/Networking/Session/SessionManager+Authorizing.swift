@@ -44,7 +44,7 @@ extension SessionManager {
                 }
                 let id = newWaiter(&state)
                 let decision = state.refresh.credentialNeeded(
-                    by: id, isExpired: credential.isExpired(at: now, leeway: refreshPolicy.clampedLeeway),
+                    by: id, isExpired: state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
                     canRefresh: canRefresh(credential), now: now)
                 return (decide(decision, waiter: id, credential: credential, state: &state), state.sessionID)
             }
@@ -162,6 +162,7 @@ extension SessionManager {
     private func finishRefresh(_ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>) {
         switch result {
         case .success(let new):
+            let now = clock.now()
             // In memory at once (under the gate's lock, so no transition starts in between);
             // stored with the turn, on the transitions' queue: never a request's wait.
             gate.runSoon(
@@ -169,7 +170,10 @@ extension SessionManager {
                     state.withLock { state -> Bool in
                         let (keep, woken) = state.refresh.refreshSucceeded(refresh)
                         let replaces = keep && state.sessionID == session && state.credential == old
-                        if replaces { state.credential = new }
+                        if replaces {
+                            state.credential = new
+                            state.refreshedAt = now
+                        }
                         for waiter in woken { state.resolve(waiter, with: .refreshed) }
                         return replaces
                     }
@@ -261,6 +265,12 @@ public protocol TokenRefresher: Sendable {
 /// When a ``SessionManager`` refreshes, and how often at most.
 public struct RefreshPolicy: Sendable {
     /// Refresh this many seconds before the known expiry, so a token does not expire in flight. Default 30.
+    ///
+    /// For a token fresh from a refresh, the leeway is at most half the lifetime it arrived
+    /// with, so a token that lives less than twice the leeway is not refreshed again on
+    /// arrival; and one that arrives already expired by the device's clock (a clock running
+    /// ahead of the server's) is used until the server answers 401, instead of refreshed in a
+    /// loop until the ``window`` ends the session.
     public var leeway: TimeInterval
     /// At most this many refreshes within an interval; more end the session with
     /// ``RefreshFailure/excessiveRefresh(maximum:interval:)``. Default 5 per 30 seconds. A
@@ -284,7 +294,7 @@ public struct RefreshPolicy: Sendable {
     }
 
     /// The leeway as used: a negative or NaN one is zero; an infinite one makes every token with
-    /// a known expiry count as expired.
+    /// a known expiry count as expired (but a refreshed one, see ``leeway``).
     var clampedLeeway: TimeInterval { leeway >= 0 ? min(leeway, Duration.longestSeconds) : 0 }
 }
 

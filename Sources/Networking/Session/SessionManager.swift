@@ -44,12 +44,29 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var nextWaiter = 0
         /// The identity of a session whose `User` is not `Identifiable`: fixed when it starts.
         var identity: String?
+        /// When the current credential came from a refresh, by the manager's clock; `nil` for one
+        /// given by login, restore or update. See ``needsRefresh(at:leeway:)``.
+        var refreshedAt: Date?
+
+        /// Whether the current credential is known to have expired at `now`, counting `leeway`
+        /// early — for a credential fresh from a refresh, by the lifetime it arrived with: at
+        /// most half of it counts as leeway (a token that lives 20 s is not refreshed on
+        /// arrival by a 30 s leeway), and one already expired on arrival (the device's clock
+        /// runs ahead of the server's) is used until the server answers 401, rather than
+        /// refreshed again and again until the refresh window ends the session.
+        func needsRefresh(at now: Date, leeway: TimeInterval) -> Bool {
+            guard let credential, let expiresAt = credential.expiresAt else { return false }
+            guard let refreshedAt else { return credential.isExpired(at: now, leeway: leeway) }
+            let lifetime = expiresAt.timeIntervalSince(refreshedAt)
+            return lifetime > 0 && credential.isExpired(at: now, leeway: min(leeway, lifetime / 2))
+        }
 
         /// Gives the state a new session (a login, a restore, the end of one): requests of the
         /// one before are never signed in it, and a refresh of the one before no longer holds
         /// anyone up — its waiters ask again (and find their session gone).
         mutating func beginSession() {
             sessionID += 1
+            refreshedAt = nil
             for waiter in refresh.sessionChanged() { resolve(waiter, with: .superseded) }
         }
 
@@ -239,6 +256,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             let applied = state.withLock { state in
                 state.apply(to: session) { state in
                     state.credential = credential
+                    state.refreshedAt = nil
                     state.refresh.credentialReplaced()
                 }
             }

@@ -153,17 +153,23 @@ struct SessionRefreshFailureTests {
         #expect(transport.requests.count == 1)
     }
 
-    @Test("Refreshes that produce a credential still count: a refresher that returns expired tokens is stopped by the window")
+    @Test("Refreshes that produce a credential still count: 401s to every new token are stopped by the window")
     func windowStillStopsLoops() async throws {
-        // Given: a refresher whose every new token is already expired
+        // Given: a refresher whose every new token the server rejects (expired on arrival, too)
         let (refresher, calls) = countingRefresher { credential in
-            .success(Credential(accessToken: credential.accessToken, refreshToken: "r", expiresAt: .distantPast))
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: .distantPast))
         }
         let manager = SessionManager<User>(
             refresher: refresher, refreshPolicy: RefreshPolicy(window: RefreshWindow(maximumRefreshes: 3, interval: 60)))
         try manager.login(user: ann, credential: expiredCredential)
-        // When
-        let outcome = await authorizing(manager)
+        // When: the expired token is refreshed before sending, then every token sent is answered 401
+        var authorization = try #require(try await manager.authorize())
+        var outcome: Result<SessionAuthorization?, RepositoryError> = .success(nil)
+        for _ in 1...3 {
+            outcome = await rejecting(authorization, on: manager)
+            guard let replay = try? outcome.get() else { break }
+            authorization = replay
+        }
         // Then: three refreshes, then the loop is stopped and the session ends
         guard case .sessionRefreshFailed(.excessiveRefresh(let maximum, _), nil)? = outcome.failure else {
             Issue.record("expected an excessive refresh, got \(outcome)")

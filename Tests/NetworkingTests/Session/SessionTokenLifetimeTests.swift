@@ -1,0 +1,72 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+@Suite("SessionManager with short-lived tokens and wrong clocks", .timeLimit(.minutes(1)))
+struct SessionTokenLifetimeTests {
+    @Test("A device clock 10 minutes ahead: one refresh, then the refreshed token is used, never a refresh loop")
+    func clockAhead() async throws {
+        // Given: the device's clock runs 10 minutes ahead; the server issues 5-minute tokens by its own clock
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_600))
+        let serverNow = Date(timeIntervalSince1970: 1_700_000_000)
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: serverNow.addingTimeInterval(300)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: serverNow.addingTimeInterval(300)))
+        // When: eight requests ask for the session
+        for _ in 1...8 {
+            let header = try await manager.authorize()?.headerValue
+            #expect(header == "Bearer t+")
+        }
+        // Then: the token that looked expired on login was refreshed once; the refreshed one is
+        // used although it looks expired too, and the session lives on
+        #expect(calls.all.count == 1)
+        #expect(manager.isLoggedIn)
+    }
+
+    @Test("Tokens that live 20 s with the default 30 s leeway: refreshed at half their lifetime, not on arrival")
+    func shortLivedTokens() async throws {
+        // Given: a refresher issuing tokens that live 20 s
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(20)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(20)))
+        // When, then: the login's token is within the leeway, so it is refreshed once
+        for _ in 1...5 { _ = try await manager.authorize() }
+        #expect(calls.all.count == 1)
+        #expect(manager.sessionToken == "t+")
+        // The refreshed token is used for the first half of its life
+        clock.advance(by: 9)
+        for _ in 1...5 { _ = try await manager.authorize() }
+        #expect(calls.all.count == 1)
+        // And refreshed once past it
+        clock.advance(by: 2)
+        for _ in 1...5 { _ = try await manager.authorize() }
+        #expect(calls.all.count == 2)
+        #expect(manager.sessionToken == "t++")
+        #expect(manager.isLoggedIn)
+    }
+
+    @Test("A token set by update(credential:) that is known to be expired is still refreshed before sending")
+    func updatedExpiredToken() async throws {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(-60)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        let expired = Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(-60))
+        try manager.login(user: ann, credential: expired)
+        _ = try await manager.authorize()
+        #expect(calls.all.count == 1)
+        // A credential given by hand is taken at its word, whatever came before it
+        try manager.update(credential: expired)
+        _ = try await manager.authorize()
+        #expect(calls.all.count == 2)
+    }
+}
