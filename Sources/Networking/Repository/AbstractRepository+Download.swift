@@ -27,6 +27,8 @@ extension AbstractRepository {
     /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
     ///   included, with the total when the server says it.
     /// - A non-2xx answer fails as any call does (its body is kept for the error, not written).
+    /// - One download at a time per destination: another one running (in this process or
+    ///   another) fails this one at once with ``DownloadFailure/destinationInUse(path:)``.
     public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> DownloadedFile in try await self.download(endpoint) }
     }
@@ -39,6 +41,14 @@ extension AbstractRepository {
         }
         let destination = options.destination ?? Self.temporaryDestination(for: requestURL)
         let files = DownloadFiles(destination: destination)
+        // One download per destination at a time: two would write the same partial file.
+        let lock: DownloadFiles.Lock
+        switch files.lock() {
+        case .acquired(let acquired): lock = acquired
+        case .refused(let failure):
+            throw .downloadFailed(failure, ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
+        }
+        defer { lock.release() }
         if !options.resumable { files.removePartial() }
         for _ in 0..<2 {
             let start =
@@ -153,18 +163,65 @@ extension AbstractRepository {
     }
 }
 
-/// The files of one download: the destination, the hidden partial file beside it, and the
-/// resumption record beside that.
+/// The files of one download: the destination, the hidden partial file beside it, the
+/// resumption record beside that, and the lock file that keeps a second download out.
 struct DownloadFiles: Sendable {
     let destination: URL
     let partial: URL
     let resumptionRecord: URL
+    let lockFile: URL
 
     init(destination: URL) {
         self.destination = destination
         let folder = destination.deletingLastPathComponent()
         partial = folder.appendingPathComponent(".\(destination.lastPathComponent).download")
         resumptionRecord = folder.appendingPathComponent(".\(destination.lastPathComponent).download.json")
+        lockFile = folder.appendingPathComponent(".\(destination.lastPathComponent).download.lock")
+    }
+
+    /// An exclusive `flock` on the lock file, held while a download runs; the file goes with it.
+    struct Lock: Sendable {
+        let file: URL
+        let descriptor: Int32
+
+        /// Removes the lock file, then lets it go (in that order, so that a waiting download
+        /// that opened the removed file sees it is gone; see ``DownloadFiles/lock()``).
+        func release() {
+            _ = unlink(file.path)
+            POSIX.close(descriptor)
+        }
+    }
+
+    /// How taking the lock went.
+    enum Locking {
+        case acquired(Lock)
+        case refused(DownloadFailure)
+    }
+
+    /// Takes the destination's lock, or fails at once when another download holds it (in this
+    /// process or another: `flock` locks of two opens exclude each other either way).
+    func lock() -> Locking {
+        // A holder may remove the file between our open and our flock: then the lock we got is
+        // on a file nobody else will open, so open the current one again.
+        for _ in 0..<8 {
+            let descriptor = POSIX.open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                return .refused(.fileSystem("the download's lock file \(lockFile.path) could not be created: \(POSIX.lastError)"))
+            }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                POSIX.close(descriptor)
+                return .refused(.destinationInUse(path: destination.path))
+            }
+            var locked = stat()
+            var current = stat()
+            if fstat(descriptor, &locked) == 0, stat(lockFile.path, &current) == 0, locked.st_ino == current.st_ino,
+                locked.st_dev == current.st_dev
+            {
+                return .acquired(Lock(file: lockFile, descriptor: descriptor))
+            }
+            POSIX.close(descriptor)
+        }
+        return .refused(.destinationInUse(path: destination.path))
     }
 
     var partialSize: Int64? {

@@ -45,6 +45,9 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
     case checksumMismatch(expected: String, actual: String)
     /// The body ended before the announced size.
     case incomplete(received: Int64, expected: Int64)
+    /// Another download to the same destination is running, in this process or another: this
+    /// one sent nothing and left that one's files alone.
+    case destinationInUse(path: String)
 
     public var description: String {
         switch self {
@@ -52,6 +55,7 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
         case .checksumMismatch(let expected, let actual):
             "the file's SHA-256 is \(actual), not the expected \(expected); it was removed"
         case .incomplete(let received, let expected): "the body ended after \(received) of \(expected) bytes"
+        case .destinationInUse(let path): "another download to \(path) is running"
         }
     }
 }

@@ -233,6 +233,39 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder) == (resumable ? [".drip.bin.download"] : []))
     }
 
+    @Test("A second download to a destination one is writing fails at once and sends nothing; once it ends, the next may run")
+    func oneDownloadPerDestination() async throws {
+        // Given: a download from httpbin's /drip that takes a second
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        let destination = folder.appendingPathComponent("drip.bin")
+        let drip = Endpoint<DownloadedFile>.get("drip", parameters: ["numbytes": 20, "duration": 1, "delay": 0])
+        let started = ProgressLog()
+        let first = Task {
+            await repository.performRequest(drip.downloading(to: destination, resumable: true).reportingProgress { started.record($0) })
+        }
+        while started.last.map({ $0.bytesReceived < 1 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
+        // When: a second download to the same destination starts
+        let sent = ProgressLog()
+        let second = await repository.performRequest(drip.downloading(to: destination).reportingProgress { sent.record($0) })
+        // Then: it fails at once, without a byte, and the first one completes untouched
+        guard case .downloadFailed(.destinationInUse(let path), _)? = second.failure else {
+            Issue.record("expected destinationInUse, got \(second)")
+            return
+        }
+        #expect(path == destination.path)
+        #expect(sent.last == nil)
+        let file = try await first.value.get()
+        #expect(file.size == 20)
+        #expect(Self.contents(of: folder) == ["drip.bin"])
+        // And the destination is free again
+        let again = try await repository.performRequest(Endpoint<DownloadedFile>.get("range/64").downloading(to: destination)).get()
+        #expect(again.size == 64)
+        #expect(Self.contents(of: folder) == ["drip.bin"])
+    }
+
     @Test("httpbin's /range answers ranges; a download without a destination lands in the temporary folder")
     func httpbinRange() async throws {
         let servers = try TestServers.require()
