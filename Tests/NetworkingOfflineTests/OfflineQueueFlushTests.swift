@@ -198,4 +198,103 @@ struct OfflineQueueFlushTests {
         let batch = try #require(setup.transport.requests.last { $0.url.path.hasSuffix("batch") })
         #expect(batch.headers["Authorization"] == nil)
     }
+
+    @Test("Batch items the server answered after a kept one are done: the next flush sends only the kept one")
+    func batchItemsAfterAKeptOneAreDone() async throws {
+        let batches = Mutex(0)
+        let setup = try Self.setUp(batch: ("batch", 10)) { request throws(TransportError) in
+            let number = batches.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let body = number == 1 ? #"[{"code": 503}, {"code": 201}, {"code": 201}]"# : #"[{"code": 201}]"#
+            return TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 3)
+        setup.online.turnOn()
+        let first = await setup.queue.flush()
+        #expect(first.delivered == Array(tickets[1...]))
+        #expect(first.stoppedBy?.statusCode == 503)
+        #expect(first.remaining == 1)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).count == 1)
+        let second = await setup.queue.flush()
+        #expect(second.delivered == [tickets[0]])
+        let lastBatch = try #require(setup.transport.requests.last { $0.url.path.hasSuffix("batch") })
+        let data = try #require(lastBatch.body?.inMemoryData)
+        guard case .array(let items)? = try JSONValue(parsing: data)["batch"] else {
+            Issue.record("expected a batch array")
+            return
+        }
+        #expect(items.count == 1, "only the kept request is sent again")
+    }
+
+    @Test("A request answered with a kept status maximumRefusals times is given up with that answer; network failures never count")
+    func refusalLimit() async throws {
+        let refusing = Mutex(false)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600, maximumRefusals: 3))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                guard refusing.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                return TransportResponse(statusCode: 503, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        queue.connect(repository)
+        guard case .queued(let queued) = await queue.perform(Endpoint<Void>(.post, "notes").withoutSession(), with: repository) else {
+            Issue.record("expected the request to be queued")
+            return
+        }
+        // Offline: however many flushes, nothing is given up
+        for _ in 1...5 { _ = await queue.flush() }
+        #expect(queue.count == 1)
+        // The server refuses: kept twice, given up the third time
+        refusing.withLock { $0 = true }
+        #expect(await queue.flush().remaining == 1)
+        #expect(await queue.flush().remaining == 1)
+        let last = await queue.flush()
+        #expect(last.remaining == 0)
+        #expect(last.rejected.map(\.ticket) == [queued.ticket])
+        #expect(last.rejected.first?.error.statusCode == 503)
+        guard case .failure(let error) = await queued.result() else {
+            Issue.record("expected the waiter to hear the refusal")
+            return
+        }
+        #expect(error.statusCode == 503)
+        #expect(try OfflineJournal.liveItems(in: folder).isEmpty)
+    }
+
+    @Test("A 401 to a request sent without the session is its answer for good")
+    func unsignedUnauthorizedIsFinal() async throws {
+        let setup = try Self.setUp(answer: Self.status(401))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 1, withoutSession: true)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.map(\.ticket) == tickets)
+        #expect(report.remaining == 0)
+    }
+
+    @Test("A request with an Authorization of its own is not queued (it would be sent without it); the default header's is")
+    func ownCredentialIsNotQueued() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let own = Endpoint<Void>(.post, "notes", headers: ["Authorization": "Basic YWxpY2U6czNjcmV0"]).withoutSession()
+        guard case .failed(.invalidRequest(let reason, _)) = await setup.queue.perform(own, with: setup.repository) else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(reason.contains("Authorization"))
+        #expect(!reason.contains("YWxpY2U6czNjcmV0"))
+        guard case .failure = await setup.queue.enqueue(own, through: setup.repository) else {
+            Issue.record("expected enqueue to refuse it too")
+            return
+        }
+        #expect(setup.queue.count == 0)
+    }
 }

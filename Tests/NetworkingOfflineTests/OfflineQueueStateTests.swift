@@ -34,7 +34,7 @@ struct OfflineQueueStateTests {
         #expect(result5)
         let result6 = state.record(anyone.id, .rejected)
         #expect(result6)
-        let result7 = state.endFlush(for: "ann", base: 1, maximum: 60)
+        let result7 = state.endFlush(for: "ann", stopped: false, base: 1, maximum: 60)
         #expect(result7 == nil)
         #expect(state.items == [b], "Bob's request waits for Bob")
         let result8 = state.beginFlush(for: "ann")
@@ -52,13 +52,13 @@ struct OfflineQueueStateTests {
             _ = state.beginFlush(for: "ann")
             let result10 = state.record(a.id, .deferred)
             #expect(!result10)
-            delays.append(state.endFlush(for: "ann", base: 1, maximum: 30))
+            delays.append(state.endFlush(for: "ann", stopped: true, base: 1, maximum: 30))
         }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30])
         _ = state.beginFlush(for: "ann")
         let result11 = state.record(a.id, .delivered)
         #expect(result11)
-        let result12 = state.endFlush(for: "ann", base: 1, maximum: 30)
+        let result12 = state.endFlush(for: "ann", stopped: false, base: 1, maximum: 30)
         #expect(result12 == nil)
         #expect(state.stoppedFlushes == 0)
     }
@@ -71,9 +71,49 @@ struct OfflineQueueStateTests {
         for _ in 0..<8 {
             _ = state.beginFlush(for: "ann")
             _ = state.record(a.id, .deferred)
-            delays.append(state.endFlush(for: "ann", base: .nan, maximum: .nan))
+            delays.append(state.endFlush(for: "ann", stopped: true, base: .nan, maximum: .nan))
         }
         #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60])
+    }
+
+    @Test("A flush that sent all it had, while more was queued, tries again at once and resets the backoff")
+    func completedWithNewItems() {
+        var state = OfflineQueueState(capacity: 10)
+        _ = state.admit(a)
+        _ = state.beginFlush(for: "ann")
+        _ = state.record(a.id, .deferred)
+        #expect(state.endFlush(for: "ann", stopped: true, base: 1, maximum: 60) == 1)
+        _ = state.beginFlush(for: "ann")
+        _ = state.record(a.id, .delivered)
+        _ = state.admit(anyone)
+        #expect(state.endFlush(for: "ann", stopped: false, base: 1, maximum: 60) == 0)
+        #expect(state.stoppedFlushes == 0)
+    }
+
+    @Test("A retry delay of 0 (or less) still pauses between flushes, and grows")
+    func zeroRetryDelay() {
+        var state = OfflineQueueState(capacity: 10)
+        _ = state.admit(a)
+        var delays: [Double?] = []
+        for _ in 0..<3 {
+            _ = state.beginFlush(for: "ann")
+            _ = state.record(a.id, .deferred)
+            delays.append(state.endFlush(for: "ann", stopped: true, base: 0, maximum: 60))
+        }
+        #expect(delays == [0.05, 0.1, 0.2])
+        #expect(OfflineQueueState.retryDelay(-5) == 0.05)
+    }
+
+    @Test("A request taken out can be put back where it was")
+    func reinsert() {
+        var state = OfflineQueueState(capacity: 10)
+        state.restore([a, b, anyone])
+        _ = state.remove(b.id)
+        state.reinsert(b, at: 1)
+        #expect(state.items == [a, b, anyone])
+        _ = state.remove(b.id)
+        state.reinsert(b, at: 99)
+        #expect(state.items == [a, anyone, b])
     }
 
     @Test("Other users' requests are discarded on demand; restore puts requests back in order")
@@ -108,7 +148,7 @@ struct OfflineQueueStateTests {
         #expect(state.hasItems(for: "ann"), "later requests still wait behind it")
         #expect(state.beginFlush(for: "ann") == [a])
         _ = state.record(a.id, .delivered)
-        #expect(state.endFlush(for: "ann", base: 1, maximum: 60) == 1)
+        #expect(state.endFlush(for: "ann", stopped: false, base: 1, maximum: 60) == 0, "what waits was queued meanwhile: at once")
         #expect(state.beginFlush(for: "ann") == nil, "only the request not stored is first in line")
         #expect(state.discard(notBelongingTo: "bob").isEmpty, "nor is it discarded while its record is written")
         state.stored(pending.id)

@@ -48,13 +48,19 @@ import Synchronization
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
 /// 409 — its key still being processed — 429, 500, 502, 503 or 504) stays, and the flush stops
-/// there. After each flush, ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes
-/// out a request the server keeps refusing.
+/// there; a 401 to a request sent without the session is its answer for good. A request answered
+/// with such a status ``Configuration/maximumRefusals`` times (10) is given up with that answer.
+/// After each flush, ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a
+/// request the server keeps refusing sooner.
+///
+/// A request that carries a credential of its own (an `Authorization` that is neither the
+/// session's nor the configuration's default) is not queued: the credential would not be kept.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
 /// survive a restart; ``Configuration/onFlush`` reports every flush). Streamed bodies cannot be
 /// kept. With a batch endpoint, a request that fails for the network in the middle of a batch does
-/// not hold back the later ones of that batch. One process uses a queue folder at a time.
+/// not hold back the later ones of that batch: those the server answered are done. One process
+/// uses a queue folder at a time.
 public final class OfflineQueue: Interceptor {
     /// What to do with the requests of other users, when the one logged in is someone else.
     public enum OthersRequests: Sendable, Hashable {
@@ -76,12 +82,19 @@ public final class OfflineQueue: Interceptor {
         /// What happens to other users' requests at a flush. Default ``OthersRequests/keep``.
         public var othersRequests: OthersRequests
         /// The wait before the first retry of a flush stopped by the network, in seconds. Default 1
-        /// (also for NaN); negative values mean 0.
+        /// (also for NaN); values below 0.05 mean 0.05, so a flush that keeps stopping still pauses.
         public var retryDelay: TimeInterval
         /// The longest wait between flush retries, in seconds (at most a day). Default 60 (also for NaN).
         public var maximumRetryDelay: TimeInterval
         /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
         public var batch: (path: String, limit: Int)?
+        /// How many times a request may be answered with a status the queue keeps (a 5xx, 429,
+        /// 409, 408, a 401, or one of ``queuedStatusCodes``) before it is given up: it then leaves
+        /// the queue with that answer (in ``FlushReport/rejected``, and to its waiters), so that one
+        /// request the server never takes does not hold back its user's others for good. Failures
+        /// of the network are not counted: a device offline for a week loses nothing. Counted
+        /// within one run of the process. Default 10; `nil`, no limit; values below 1 mean 1.
+        public var maximumRefusals: Int?
         /// The time source of the retry timer. Default the system clock.
         public var clock: NetworkingClock
         /// Told what each flush did.
@@ -91,7 +104,7 @@ public final class OfflineQueue: Interceptor {
         public init(
             folder: URL, capacity: Int = 1000, queuedStatusCodes: Set<Int> = [], othersRequests: OthersRequests = .keep,
             retryDelay: TimeInterval = 1, maximumRetryDelay: TimeInterval = 60, batch: (path: String, limit: Int)? = nil,
-            clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
+            maximumRefusals: Int? = 10, clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
         ) {
             self.folder = folder
             self.capacity = capacity
@@ -100,6 +113,7 @@ public final class OfflineQueue: Interceptor {
             self.retryDelay = retryDelay
             self.maximumRetryDelay = maximumRetryDelay
             self.batch = batch
+            self.maximumRefusals = maximumRefusals
             self.clock = clock
             self.onFlush = onFlush
         }
@@ -115,12 +129,33 @@ public final class OfflineQueue: Interceptor {
         var machine: OfflineQueueState
         var items: [UUID: OfflineItem] = [:]
         var waiters: [UUID: [Waiter]] = [:]
+        /// The outcomes of the last ``OfflineQueue/keptOutcomes`` requests that left the queue,
+        /// for ``OfflineQueue/outcome(of:)`` asked after the fact; oldest first in `outcomeOrder`.
         var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
+        var outcomeOrder: [UUID] = []
+        /// How many times each waiting request was answered with a status the queue keeps.
+        var refusals: [UUID: Int] = [:]
         var retry: Task<Void, Never>?
         /// While a retry is planned, new calls do not try a flush first (the network is likely down).
         var retryAt: Date?
+        /// Whether the last flush stopped on the server's answer rather than the network's
+        /// failure: then another call's answer is no sign that it would go through now.
+        var stoppedByServer = false
         weak var repository: AbstractRepository?
+
+        /// Ends the stay of request `id`: keeps its outcome (the oldest kept one goes when there
+        /// are too many) and returns its waiters, to tell.
+        mutating func leave(_ id: UUID, with outcome: Result<TransportResponse, RepositoryError>) -> [Waiter] {
+            items[id] = nil
+            refusals[id] = nil
+            if outcomes.updateValue(outcome, forKey: id) == nil { outcomeOrder.append(id) }
+            if outcomeOrder.count > OfflineQueue.keptOutcomes { outcomes[outcomeOrder.removeFirst()] = nil }
+            return waiters.removeValue(forKey: id) ?? []
+        }
     }
+
+    /// How many outcomes of requests that left the queue are kept for ``outcome(of:)``.
+    static let keptOutcomes = 1000
 
     /// How the queue behaves.
     public let configuration: Configuration
@@ -207,7 +242,9 @@ public final class OfflineQueue: Interceptor {
     /// An answer came through while requests wait for a retry: the network is back, so flush now.
     private func flushInBackgroundIfWaiting(for user: String?) {
         let waiting = state.withLock { state -> Bool in
-            guard state.retryAt != nil, !state.machine.isFlushing, state.machine.hasItems(for: user) else { return false }
+            guard state.retryAt != nil, !state.stoppedByServer, !state.machine.isFlushing, state.machine.hasItems(for: user) else {
+                return false
+            }
             state.retryAt = nil
             state.retry?.cancel()
             state.retry = nil
@@ -224,6 +261,7 @@ public final class OfflineQueue: Interceptor {
         let user = try Self.owner(
             requiresSession: context.requiresSession, session: context.session, request: request.summary,
             failure: "; it was not sent: \(reason)")
+        try refuseOwnCredential(of: request, failure: "; it was not sent: \(reason)")
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             requiresSession: context.requiresSession, name: context.name)
@@ -259,7 +297,7 @@ public final class OfflineQueue: Interceptor {
             throw failure
         }
         state.withLock { $0.machine.stored(item.id) }
-        scheduleRetry(after: configuration.retryDelay)
+        scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay))
         return OfflineTicket(id: item.id)
     }
 
@@ -318,6 +356,18 @@ public final class OfflineQueue: Interceptor {
         return identity
     }
 
+    /// Refuses a request that carries a credential of its own — an `Authorization`, say, that
+    /// is not the configuration's default (which a flush adds again) nor the session's (added
+    /// after the queue): the queue never writes one to disk, so the request would go out without it.
+    private func refuseOwnCredential(of request: TransportRequest, failure: String = "") throws(RepositoryError) {
+        let defaults = state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]
+        guard let name = OfflineItem.credentialHeaders.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false })
+        else { return }
+        throw .invalidRequest(
+            reason: "not queued offline: the request carries its own \(name) header, which the queue never writes to disk\(failure)",
+            request: request.summary)
+    }
+
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
     ///
     /// - Returns: its ticket, or why it cannot be kept (an invalid endpoint, a streamed body, a full queue).
@@ -329,6 +379,7 @@ public final class OfflineQueue: Interceptor {
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let identity = try Self.owner(
                 requiresSession: endpoint.requiresSession, session: repository.sessionManager, request: request.summary)
+            try refuseOwnCredential(of: request)
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
                 requiresSession: endpoint.requiresSession, name: endpoint.name)
@@ -340,7 +391,8 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Waits until the queued request is sent for good (delivered, or answered with an error),
-    /// and returns its raw answer — or its failure (discarded, or never sendable).
+    /// and returns its raw answer — or its failure (discarded, given up, or never sendable). Asked
+    /// after the fact, it answers for the last 1,000 requests that left the queue.
     ///
     /// Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the request
     /// itself stays queued.
@@ -377,19 +429,25 @@ public final class OfflineQueue: Interceptor {
     ///   ``Configuration/onFlush`` for example).
     @discardableResult
     public func remove(_ ticket: OfflineTicket) async -> Bool {
-        let waiting = state.withLock { state in
-            !state.machine.isFlushing && state.machine.items.contains { $0.id == ticket.id && $0.isStored }
+        // Taken out at once, under the same lock as the check: a flush starting meanwhile never sees it.
+        let taken = state.withLock { state -> (item: OfflineQueueState.Item, index: Int)? in
+            guard !state.machine.isFlushing, let index = state.machine.items.firstIndex(where: { $0.id == ticket.id && $0.isStored })
+            else { return nil }
+            let item = state.machine.items[index]
+            _ = state.machine.remove(ticket.id)
+            return (item, index)
         }
-        guard waiting else { return false }
-        try? await journal.append([.done(ticket.id)])
-        let (removed, waiters) = state.withLock { state in
-            let removed = state.machine.remove(ticket.id)
-            state.items[ticket.id] = nil
-            state.outcomes[ticket.id] = .failure(.cancelled(nil))
-            return (removed, state.waiters.removeValue(forKey: ticket.id) ?? [])
+        guard let taken else { return false }
+        do {
+            try await journal.append([.done(ticket.id)])
+        } catch {
+            // Not removed on disk, so not removed: it would come back after a restart.
+            state.withLock { $0.machine.reinsert(taken.item, at: taken.index) }
+            return false
         }
+        let waiters = state.withLock { $0.leave(ticket.id, with: .failure(.cancelled(nil))) }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(.cancelled(nil))) }
-        return removed
+        return true
     }
 
     // MARK: - Flushing
@@ -432,6 +490,7 @@ public final class OfflineQueue: Interceptor {
                 report.stoppedBy = .invalidRequest(reason: "the session changed users during the flush", request: summary)
                 break flushing
             }
+            let signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
             let results: [Result<TransportResponse, RepositoryError>]
             switch await send(group.map(\.id), through: repository) {
             case .answers(let answers): results = answers
@@ -441,18 +500,28 @@ public final class OfflineQueue: Interceptor {
                 report.stoppedBy = error
                 break flushing
             }
-            for (id, result) in zip(group.map(\.id), results) {
-                let outcome = classify(result)
+            // Every item of a batch that got a final answer ran: it is done even when one before
+            // it is kept (else the next flush would send it again). The flush stops after the group.
+            var stop: RepositoryError?
+            for ((id, result), requiresSession) in zip(zip(group.map(\.id), results), signed) {
+                var outcome = classify(result, requiresSession: requiresSession)
+                if outcome == .deferred, refusedTooOften(id, result) { outcome = .rejected }
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
-                guard state.withLock({ $0.machine.record(id, outcome) }) else {
-                    report.stoppedBy =
-                        result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
-                    break flushing
+                if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {
+                    stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
                 }
             }
+            if let stop {
+                report.stoppedBy = stop
+                break flushing
+            }
         }
-        let delay = state.withLock {
-            $0.machine.endFlush(for: user, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
+        let stopped = report.stoppedBy
+        let delay = state.withLock { state in
+            // A status (not the network): another call's answer says nothing about this request.
+            state.stoppedByServer = stopped.map { !$0.isConnectivityFailure } ?? false
+            return state.machine.endFlush(
+                for: user, stopped: stopped != nil, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         }
         if let delay { scheduleRetry(after: delay) }
         report.remaining = count
@@ -512,10 +581,12 @@ public final class OfflineQueue: Interceptor {
     static let deferredStatusCodes: Set<Int> = [401, 408, 409, 429, 500, 502, 503, 504]
 
     /// Whether a send ended the request's stay in the queue.
-    private func classify(_ result: Result<TransportResponse, RepositoryError>) -> OfflineQueueState.Outcome {
+    private func classify(_ result: Result<TransportResponse, RepositoryError>, requiresSession: Bool) -> OfflineQueueState.Outcome {
         switch result {
         case .success(let response):
             if response.isSuccess { return .delivered }
+            // A request sent without the session gets nothing from waiting for one.
+            if response.statusCode == 401, !requiresSession { return .rejected }
             // Not an answer for good: 401 (the session ended or must be refreshed; the request
             // waits for one that works), 408 and 429 (try later), 409 (the Idempotency-Key draft's
             // "a request with this key is still being processed": the server got a copy of this
@@ -539,17 +610,24 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
+    /// Counts an answer the queue keeps (a status, not a failure of the network); `true` when
+    /// the request has now been refused ``Configuration/maximumRefusals`` times and is given up.
+    private func refusedTooOften(_ id: UUID, _ result: Result<TransportResponse, RepositoryError>) -> Bool {
+        guard case .success = result, let maximum = configuration.maximumRefusals else { return false }
+        return state.withLock { state in
+            let count = (state.refusals[id] ?? 0) + 1
+            state.refusals[id] = count
+            return count >= max(1, maximum)
+        }
+    }
+
     /// Marks an item done on disk and tells its waiters.
     private func finish(
         _ id: UUID, with result: Result<TransportResponse, RepositoryError>, outcome: OfflineQueueState.Outcome,
         into report: inout FlushReport
     ) async {
         try? await journal.append([.done(id)])
-        let waiters = state.withLock { state in
-            state.items[id] = nil
-            state.outcomes[id] = result
-            return state.waiters.removeValue(forKey: id) ?? []
-        }
+        let waiters = state.withLock { $0.leave(id, with: result) }
         for waiter in waiters { waiter.continuation.resume(returning: result) }
         switch (outcome, result) {
         case (.delivered, _): report.delivered.append(OfflineTicket(id: id))
@@ -564,20 +642,14 @@ public final class OfflineQueue: Interceptor {
         guard !removed.isEmpty else { return }
         try? await journal.append(removed.map { .done($0.id) })
         let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
-        let waiters = state.withLock { state in
-            removed.flatMap { item -> [Waiter] in
-                state.items[item.id] = nil
-                state.outcomes[item.id] = .failure(error)
-                return state.waiters.removeValue(forKey: item.id) ?? []
-            }
-        }
+        let waiters = state.withLock { state in removed.flatMap { state.leave($0.id, with: .failure(error)) } }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
     }
 
     /// Flushes again after `delay`, unless a retry is already planned.
     private func scheduleRetry(after delay: TimeInterval) {
         let clock = configuration.clock
-        // NaN (a configuration's retryDelay) means the default; `Duration` cannot hold it.
+        // Never NaN (`Duration` cannot hold it) nor more than a day.
         let wait = delay.isNaN ? 1 : min(max(delay, 0), 86_400)
         let now = clock.now()
         state.withLock { state in

@@ -18,7 +18,8 @@ import Foundation
 ///   4xx) leaves the queue; one deferred (the network failed, or a status the queue keeps) stays,
 ///   and the flush stops there, so that later requests never overtake it.
 /// - After a flush that stopped on a deferred request, the next try waits `base × 2^(n−1)`
-///   (capped at `maximum`) for the n-th flush in a row that stopped so; a flush that completes resets it.
+///   (capped at `maximum`) for the n-th flush in a row that stopped so; a flush that completes
+///   resets it, and when requests were queued while it ran, the next one starts at once.
 struct OfflineQueueState: Sendable, Hashable {
     /// A waiting request: its identity, its user, and whether its journal record is on disk.
     struct Item: Sendable, Hashable {
@@ -93,19 +94,42 @@ struct OfflineQueueState: Sendable, Hashable {
     }
 
     /// Ends the flush; the wait before the next try when requests for the user still wait,
-    /// `nil` when the flush sent everything it could.
-    mutating func endFlush(for user: String?, base: TimeInterval, maximum: TimeInterval) -> TimeInterval? {
+    /// `nil` when none does.
+    ///
+    /// - Parameters:
+    ///   - stopped: whether the flush stopped on a deferred request (else it sent all it had,
+    ///     and what waits now was queued while it ran: the next try is at once).
+    ///   - base: the first wait; NaN means 1 second, less than ``minimumRetryDelay`` means that.
+    ///   - maximum: the longest wait; NaN means 60 seconds.
+    mutating func endFlush(for user: String?, stopped: Bool, base: TimeInterval, maximum: TimeInterval) -> TimeInterval? {
         isFlushing = false
+        guard stopped else {
+            stoppedFlushes = 0
+            return hasItems(for: user) ? 0 : nil
+        }
         guard hasItems(for: user) else {
             stoppedFlushes = 0
             return nil
         }
         stoppedFlushes += 1
         let exponent = Double(min(stoppedFlushes - 1, 30))
-        // NaN settings mean the defaults (1 and 60 seconds), never a NaN wait.
-        let base = base.isNaN ? 1 : max(base, 0)
         let maximum = maximum.isNaN ? 60 : max(maximum, 0)
-        return min(maximum, base * pow(2, exponent))
+        return min(maximum, Self.retryDelay(base) * pow(2, exponent))
+    }
+
+    /// The shortest wait between flush retries, in seconds: a `retryDelay` of 0 must not make a
+    /// flush that keeps stopping start again and again without a pause.
+    static let minimumRetryDelay: TimeInterval = 0.05
+
+    /// A configured retry delay as used: NaN means 1 second; less than ``minimumRetryDelay``, that.
+    static func retryDelay(_ configured: TimeInterval) -> TimeInterval {
+        configured.isNaN ? 1 : max(configured, minimumRetryDelay)
+    }
+
+    /// Puts back a request taken out by ``remove(_:)`` (its removal could not be recorded), at
+    /// `index` or the end.
+    mutating func reinsert(_ item: Item, at index: Int) {
+        items.insert(item, at: min(max(index, 0), items.count))
     }
 
     /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.
