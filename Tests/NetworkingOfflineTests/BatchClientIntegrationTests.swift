@@ -70,4 +70,58 @@ struct BatchClientIntegrationTests {
         }
         #expect(error.statusCode == 503)
     }
+
+    @Test("A batch request the server refuses after an earlier one ran keeps what ran; the items after it are not sent")
+    func laterBatchRequestRefused() async throws {
+        // Given a limit of 51 (the server takes at most 50 items): the first batch holds 2 notes
+        // and 49 requests that could not be made, so only 2 items go on the wire; the second
+        // holds 51 notes, which the server refuses as a whole (400 batch_too_large) without
+        // running any; the third holds 1 note.
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        func note(_ number: Int) throws -> Result<TransportRequest, RepositoryError> {
+            let request = try repository.makeRequest(for: repository.note(stream, ["n": number]))
+            return .success(request)
+        }
+        let unmade = RepositoryError.invalidRequest(reason: "could not be made", request: nil)
+        var requests: [Result<TransportRequest, RepositoryError>] = []
+        for number in 0..<2 { try requests.append(note(number)) }
+        for _ in 0..<49 { requests.append(.failure(unmade)) }
+        for number in 100..<151 { try requests.append(note(number)) }
+        let last = try note(200)
+        requests.append(last)
+
+        // When they are sent.
+        let answers = try await BatchClient(repository: repository, limit: 51).sendRaw(requests).get()
+
+        // Then the first batch's notes were answered and the unmade requests keep their failure,
+        try #require(answers.count == 103)
+        #expect(try answers[0].get().statusCode == 201)
+        #expect(try answers[1].get().statusCode == 201)
+        for answer in answers[2..<51] {
+            guard case .failure(.invalidRequest(let reason, _)) = answer else {
+                Issue.record("expected the request's own failure, got \(answer)")
+                continue
+            }
+            #expect(reason == "could not be made")
+        }
+        // the refused batch's items get its error,
+        for answer in answers[51..<102] {
+            guard case .failure(let error) = answer else {
+                Issue.record("expected the batch request's 400, got \(answer)")
+                continue
+            }
+            #expect(error.statusCode == 400)
+        }
+        // the note after it was not sent, and fails as an item the server did not run,
+        guard case .failure(.invalidResponse(let reason, let context)) = answers[102], case .success(let lastRequest) = last else {
+            Issue.record("expected the not-run failure, got \(answers[102])")
+            return
+        }
+        #expect(reason == BatchWire.notRunReason)
+        #expect(context.request == lastRequest.summary)
+        // and only the first batch's notes reached the server.
+        let journal = try await repository.journal(stream)
+        #expect(journal.entries.map { $0.body["n"] } == [0, 1])
+    }
 }

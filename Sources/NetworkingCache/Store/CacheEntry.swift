@@ -60,18 +60,59 @@ struct CacheEntry: Sendable, Hashable {
     /// itself — and the dates restart. The stored `Date` and `Age` described the first answer:
     /// a 304 without them gets the time it was received as its `Date` (RFC 9110 §6.6.1) and no
     /// `Age`, or the refreshed answer would be as old as the first one.
+    ///
+    /// The merged fields are, in order: the stored ones the 304 does not replace (a stored `Date`
+    /// at the place of the first one, set to the time received, when the 304 has none), that
+    /// `Date` when nothing was stored in its place, then the 304's fields grouped by name in order
+    /// of the names' first appearance, each group spelled as its first field. Linear time in the
+    /// number of fields: a 304's fields come from the server, and one with tens of thousands of
+    /// distinct names must not cost a scan of every field per name.
     func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
         let excluded: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
-        var merged = headers
-        merged["Date"] = notModified.contains("Date") ? merged["Date"] : HTTPDate.text(of: responseDate)
-        if !notModified.contains("Age") { merged["Age"] = nil }
-        for name in notModified.names where !excluded.contains(name.lowercased()) {
-            merged[name] = nil
-            for value in notModified.values(for: name) { merged.add(name: name, value: value) }
+        // The 304's fields by name (lowercased), in order of the names' first appearance. As
+        // `HTTPHeaders` compares names, a field whose lowercased name matches but whose length
+        // in UTF-8 differs (a Kelvin sign for a `K`) is another name: it neither joins the group
+        // nor replaces a stored field of the group's name.
+        var groups: [(name: String, values: [String])] = []
+        var groupIndex: [String: Int] = [:]
+        for field in notModified {
+            let name = field.name.lowercased()
+            guard !excluded.contains(name) else { continue }
+            if let index = groupIndex[name] {
+                if groups[index].name.utf8.count == field.name.utf8.count { groups[index].values.append(field.value) }
+            } else {
+                groupIndex[name] = groups.count
+                groups.append((name: field.name, values: [field.value]))
+            }
+        }
+        // "date" and "age" are ASCII: no other spelling of them has another length.
+        let refreshesDate = groupIndex["date"] != nil
+        let received = HTTPDate.text(of: responseDate)
+        var fields: [HTTPHeaders.Field] = []
+        var dated = false
+        for field in headers {
+            let name = field.name.lowercased()
+            if let index = groupIndex[name], groups[index].name.utf8.count == field.name.utf8.count { continue }
+            switch name {
+            case "age":
+                // The 304 has no `Age` (else it replaced this one): the stored one described the first answer.
+                continue
+            case "date":
+                // The 304 has no `Date` (else it replaced this one): the first stored one takes the
+                // time received, in its place; the others go.
+                if !dated { fields.append(HTTPHeaders.Field(name: "Date", value: received)) }
+                dated = true
+            default:
+                fields.append(field)
+            }
+        }
+        if !refreshesDate, !dated { fields.append(HTTPHeaders.Field(name: "Date", value: received)) }
+        for group in groups {
+            for value in group.values { fields.append(HTTPHeaders.Field(name: group.name, value: value)) }
         }
         return CacheEntry(
             key: key, method: method, url: url, routeName: routeName, discriminator: discriminator, statusCode: statusCode,
-            headers: merged, body: body, requestDate: requestDate, responseDate: responseDate, vary: vary)
+            headers: HTTPHeaders(fields), body: body, requestDate: requestDate, responseDate: responseDate, vary: vary)
     }
 
     /// The entry as an answer: the stored status, headers and body, with `Age` set to its current

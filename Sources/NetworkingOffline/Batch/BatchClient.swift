@@ -5,16 +5,20 @@ import Networking
 /// `{"batch": [{"method", "relative_url", "headers": [{"name", "value"}], "body"}]}`, answered
 /// with `[{"code", "headers": [{"name", "value"}], "body"}]` (or `null` for an item that did not run).
 ///
-/// - Calls are split into batches of at most ``limit`` items, sent one after another.
+/// - Calls are split into batches of at most ``limit`` items, sent one after another. When a
+///   batch request fails after an earlier one was answered, what ran is not lost: the answered
+///   items keep their results, the items of the failed request get its error (whether they ran
+///   is unknown), and the later items, not sent, fail as items the server did not run
+///   (see ``sendRaw(_:requiresSession:options:)``).
 /// - The batch request goes through the repository's chain (so the session signs it once, and
 ///   items inherit its `Authorization`); each item is read as its own call would be — its own
 ///   status, custom errors and decoding (`AbstractRepository.interpret(_:to:for:)`).
 /// - Answers are matched to calls by position, after checking that there are as many answers as
 ///   calls.
 /// - A failure of the batch call itself (network, 5xx, an answer that is not a JSON array of as
-///   many items as calls) is told apart from failures of its items: ``send(_:)`` returns it as
-///   its own failure, `RepositoryError.invalidResponse(reason:context:)` for an answer that does
-///   not fit.
+///   many items as calls) is told apart from failures of its items: when nothing ran yet,
+///   ``send(_:)`` returns it as its own failure, `RepositoryError.invalidResponse(reason:context:)`
+///   for an answer that does not fit.
 /// - The batch request is signed with the session when one of its calls requires it.
 ///
 /// The originals' bugs it does not have: rebuilt items carried their parameters as headers,
@@ -39,9 +43,13 @@ public struct BatchClient: Sendable {
 
     /// Sends every call of `batch`; the results are read by handle.
     ///
-    /// - Returns: the failure of a batch request itself, else every item's own result. With more
-    ///   items than ``limit``, the batches before the one that failed ran, but their results are
-    ///   not returned: send at most ``limit`` items to know exactly what ran.
+    /// - Returns: the failure of the batch request when nothing ran, else every item's own
+    ///   result. With more items than ``limit``, a batch request that fails after an earlier one
+    ///   was answered does not hide what ran: the items of the answered batches keep their
+    ///   results, each item sent in the failed one gets the batch request's error (whether it ran
+    ///   is unknown), and each later item, not sent, gets
+    ///   `RepositoryError.invalidResponse(reason:context:)` saying the batch did not run it — as
+    ///   for an item the server answered `null`.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let requests = batch.items.map { $0.build(repository) }
         let answers = await sendRaw(requests, requiresSession: batch.items.contains { $0.requiresSession })
@@ -55,7 +63,21 @@ public struct BatchClient: Sendable {
     }
 
     /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and
-    /// returns each one's raw answer, or the failure of a batch request itself.
+    /// returns each one's raw answer, or the failure of a batch request when nothing ran.
+    ///
+    /// The requests go in batches of at most ``limit``, one after another. When a batch request
+    /// fails before any other was answered (the first one, unless it had nothing to send), the
+    /// result is that failure: nothing ran, so sending everything again is safe. When one fails
+    /// later, the result is a success, so what already ran is not lost (a caller retrying the
+    /// whole list would run it twice):
+    /// - the items of the batches answered before keep their answers;
+    /// - each item sent in the failed batch request gets its error: whether it ran is unknown;
+    /// - each item after it is not sent and gets `RepositoryError.invalidResponse(reason:context:)`
+    ///   with the same reason as an item the server answered `null` (it did not run), its
+    ///   context naming the item's own request.
+    ///
+    /// A request that could not be made, or cannot go in a batch (not under the base URL, a body
+    /// that is not UTF-8 text in memory), keeps its own failure wherever it is.
     ///
     /// - Parameters:
     ///   - requests: the requests, in order; a failure (a request that could not be made) is
@@ -63,28 +85,63 @@ public struct BatchClient: Sendable {
     ///   - requiresSession: whether the batch request is signed with the session (its items
     ///     inherit the signature). Default `true`.
     ///   - options: options for the interceptors of the batch request's chain.
+    /// - Returns: one answer per request, in order, or the failure of a batch request when
+    ///   nothing ran.
     public func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
         var answers: [Result<TransportResponse, RepositoryError>] = []
+        answers.reserveCapacity(requests.count)
+        // Whether a batch request was answered, so some items ran.
+        var answeredBefore = false
         var start = 0
         while start < requests.count {
-            let slice = Array(requests[start..<min(start + limit, requests.count)])
-            switch await sendOne(slice, requiresSession: requiresSession, options: options) {
-            case .success(let part): answers += part
-            case .failure(let error): return .failure(error)
+            // `requests.count - start` is positive and `limit` at least 1: no overflow, even for
+            // a limit of `Int.max`.
+            let end = start + min(limit, requests.count - start)
+            let chunk = await sendOne(requests[start..<end], requiresSession: requiresSession, options: options)
+            switch chunk.outcome {
+            case .answered:
+                answeredBefore = true
+            case .nothingSent:
+                break
+            case .failed(let error):
+                guard answeredBefore else { return .failure(error) }
+                answers += chunk.answers
+                for request in requests[end...] {
+                    switch request {
+                    case .success(let request): answers.append(.failure(BatchWire.notSent(request)))
+                    case .failure(let own): answers.append(.failure(own))
+                    }
+                }
+                return .success(answers)
             }
-            start += limit
+            answers += chunk.answers
+            start = end
         }
         return .success(answers)
     }
 
-    /// One batch request for at most ``limit`` items.
-    private func sendOne(_ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool, options: RequestOptions) async
-        -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
-    {
+    /// What one batch request did.
+    private enum ChunkOutcome {
+        /// It was answered: each item sent has its own answer.
+        case answered
+        /// No item could go in it, so it was not sent.
+        case nothingSent
+        /// It failed as a whole: which of its items ran is unknown.
+        case failed(RepositoryError)
+    }
+
+    /// One batch request for at most ``limit`` items: one result per item, and what the request
+    /// did. When it failed, each item sent in it has its error; an item that could not be made or
+    /// carried has its own failure either way.
+    private func sendOne(
+        _ requests: ArraySlice<Result<TransportRequest, RepositoryError>>, requiresSession: Bool, options: RequestOptions
+    ) async -> (answers: [Result<TransportResponse, RepositoryError>], outcome: ChunkOutcome) {
+        let requests = Array(requests)
         var wire: [JSONValue] = []
         var positions: [Int] = []
+        // A placeholder for each item sent, replaced below by its answer or the batch's error.
         var answers = requests.map { $0.map { _ in TransportResponse(statusCode: 0) } }
         for (position, request) in requests.enumerated() {
             guard case .success(let request) = request else { continue }
@@ -95,7 +152,30 @@ public struct BatchClient: Sendable {
             case .failure(let error): answers[position] = .failure(error)
             }
         }
-        guard !wire.isEmpty else { return .success(answers) }
+        guard !wire.isEmpty else { return (answers, .nothingSent) }
+        switch await exchange(wire, requiresSession: requiresSession, options: options) {
+        case .failure(let error):
+            for position in positions { answers[position] = .failure(error) }
+            return (answers, .failed(error))
+        case .success(let items):
+            // `exchange` checked that there is one answer per item sent.
+            for (position, answer) in zip(positions, items) {
+                guard case .success(let original) = requests[position] else { continue }
+                answers[position] = answer.map { item in
+                    var item = item
+                    item.url = original.url
+                    return item
+                }
+            }
+            return (answers, .answered)
+        }
+    }
+
+    /// Sends one batch request carrying `wire` and returns one answer per item, or the failure of
+    /// the batch request itself (network, a non-2xx status, an answer that does not fit).
+    private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
+        -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
+    {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         let batchRequest: TransportRequest
         do {
@@ -113,20 +193,7 @@ public struct BatchClient: Sendable {
         if case .failure(let error) = repository.interpret(response, to: batchRequest, for: Endpoint<Void>.post(path)) {
             return .failure(error)
         }
-        let items: [Result<TransportResponse, RepositoryError>]
-        switch BatchWire.responses(in: response, expected: wire.count, request: batchRequest) {
-        case .success(let answered): items = answered
-        // Which items ran is unknown: the batch call failed as a whole.
-        case .failure(let error): return .failure(error)
-        }
-        for (offset, position) in positions.enumerated() {
-            guard case .success(let original) = requests[position] else { continue }
-            answers[position] = items[offset].map { item in
-                var item = item
-                item.url = original.url
-                return item
-            }
-        }
-        return .success(answers)
+        // Which items ran is unknown when the answer does not fit: the batch call failed as a whole.
+        return BatchWire.responses(in: response, expected: wire.count, request: batchRequest)
     }
 }

@@ -3,8 +3,17 @@ import Networking
 
 /// The Facebook Graph batch format, both ways.
 enum BatchWire {
-    /// Why an item has no answer: the server did not run it (its answer is `null`).
-    static let notRunReason = "the batch did not run this item (its answer is null)"
+    /// Why an item has no answer: the server did not run it (its answer is `null`), or it was not
+    /// sent because an earlier batch request failed. The offline queue keeps such an item for the
+    /// next flush, telling it by this reason.
+    static let notRunReason = "the batch did not run this item (its answer is null, or an earlier batch request failed)"
+
+    /// The failure of an item not sent because an earlier batch request failed: the same as for
+    /// an item answered `null`, since neither ran, with the item's own request as context (there
+    /// is no batch request or response for it).
+    static func notSent(_ request: TransportRequest) -> RepositoryError {
+        .invalidResponse(reason: notRunReason, context: ErrorContext(request: request.summary))
+    }
 
     /// Header fields an item does not carry: the batch request's own carry them (its
     /// `Authorization` is inherited), and the rest describe the batch's transfer, not the item's.

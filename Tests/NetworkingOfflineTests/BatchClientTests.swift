@@ -1,0 +1,122 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import NetworkingOffline
+
+/// The batch client over a stub transport: what a caller gets back when a batch split in several
+/// batch requests fails partway, so that retrying does not run twice what already ran.
+@Suite("Batch client")
+struct BatchClientTests {
+    struct Created: Decodable, Sendable { let index: Int }
+
+    /// Answers batch requests with scripted bodies (status 200), in order, then with 503 once
+    /// they run out.
+    final class ScriptedBatch: Sendable {
+        private let bodies: Mutex<[String]>
+
+        init(_ bodies: [String]) {
+            self.bodies = Mutex(bodies)
+        }
+
+        func answer(_ request: TransportRequest) -> TransportResponse {
+            let body: String? = bodies.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            guard let body else {
+                return TransportResponse(
+                    statusCode: 503, headers: ["Content-Type": "application/json"], body: Data(#"{"code": "unavailable"}"#.utf8),
+                    url: request.url)
+            }
+            return TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+        }
+    }
+
+    /// A batch answer of one `201 {"index": n}` per index.
+    static func created(_ indices: [Int]) -> String {
+        let items = indices.map { index in
+            #"{"code": 201, "headers": [{"name": "Content-Type", "value": "application/json"}], "body": "{\"index\": \#(index)}"}"#
+        }
+        return "[" + items.joined(separator: ", ") + "]"
+    }
+
+    /// A logged-in repository for `http://api.test/` whose batch endpoint answers from `script`.
+    static func repository(_ script: ScriptedBatch) throws -> (APIRepository, StubTransport) {
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { request in script.answer(request) }])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        return (APIRepository(configuration: configuration, sessionManager: session, transport: transport), transport)
+    }
+
+    @Test(
+        "A batch request failing after an earlier one was answered keeps what ran: its items get its error, later items are not sent"
+    )
+    func laterBatchRequestFails() async throws {
+        // Given a limit of 2 and 5 calls: the first batch request is answered, the second gets a 503.
+        let (repository, transport) = try Self.repository(ScriptedBatch([Self.created([0, 1])]))
+        var batch = Batch()
+        let endpoints = (0..<5).map { Endpoint<Created>.post("notes", parameters: ["n": $0]) }
+        var handles: [BatchHandle<Created>] = []
+        for endpoint in endpoints { handles.append(batch.add(endpoint)) }
+        let lastRequest = try repository.makeRequest(for: endpoints[4]).summary
+
+        // When the batch is sent.
+        let results = try await BatchClient(repository: repository, limit: 2).send(batch).get()
+
+        // Then the answered items keep their results,
+        #expect(results.count == 5)
+        #expect(try results[handles[0]].get().index == 0)
+        #expect(try results[handles[1]].get().index == 1)
+        // the items of the failed batch request get its error (whether they ran is unknown),
+        for handle in handles[2...3] {
+            guard case .failure(.requestError(let context)) = results[handle] else {
+                Issue.record("expected the batch request's 503, got \(results[handle])")
+                continue
+            }
+            #expect(context.statusCode == 503)
+            #expect(context.request.method == .post && context.request.url.path.hasSuffix("batch"))
+        }
+        // the item after it was not sent and fails as an item the server did not run,
+        guard case .failure(.invalidResponse(let reason, let context)) = results[handles[4]] else {
+            Issue.record("expected the not-run failure, got \(results[handles[4]])")
+            return
+        }
+        #expect(reason == BatchWire.notRunReason)
+        #expect(context.request == lastRequest)
+        #expect(context.response == nil)
+        // and the transport saw exactly two batch requests.
+        #expect(transport.requests.count == 2)
+        #expect(transport.requests.allSatisfy { $0.url.path.hasSuffix("batch") })
+    }
+
+    @Test("A batch request failing before any was answered fails the call as a whole: nothing ran")
+    func firstBatchRequestFails() async throws {
+        // Given a batch endpoint that answers 503 from the start.
+        let (repository, transport) = try Self.repository(ScriptedBatch([]))
+        var batch = Batch()
+        for number in 0..<5 { batch.add(Endpoint<Created>.post("notes", parameters: ["n": number])) }
+
+        // When the batch is sent with a limit of 2, then the call fails with the first batch
+        // request's error and nothing more is sent.
+        guard case .failure(let error) = await BatchClient(repository: repository, limit: 2).send(batch) else {
+            Issue.record("expected the batch call to fail")
+            return
+        }
+        #expect(error.statusCode == 503)
+        #expect(transport.requests.count == 1)
+
+        // Likewise when the first batch had nothing to send (a request that could not be made):
+        // the failing batch request is still the first that ran.
+        let unmade = RepositoryError.invalidRequest(reason: "could not be made", request: nil)
+        let note = try repository.makeRequest(for: Endpoint<Void>.post("notes"))
+        let raw = await BatchClient(repository: repository, limit: 1).sendRaw([.failure(unmade), .success(note), .success(note)])
+        guard case .failure(let rawError) = raw else {
+            Issue.record("expected the batch call to fail, got \(raw)")
+            return
+        }
+        #expect(rawError.statusCode == 503)
+        #expect(transport.requests.count == 2)
+    }
+}
