@@ -13,7 +13,10 @@ import Synchronization
 /// It follows RFC 6265: host-only and domain cookies, paths, `Secure`, `Max-Age` and `Expires`
 /// (an expired cookie is removed). A hostile server cannot fill memory: at most
 /// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, the oldest going first.
-/// Cookies set by the answers to redirects followed inside the transport are not seen.
+/// Cookies set by the answers to redirects are kept too: the library's transports follow
+/// redirects themselves, storing each hop's `Set-Cookie` fields here and choosing the next hop's
+/// `Cookie` from this storage for that hop's URL. A field with a control character in it is
+/// ignored (RFC 6265bis §5.6), so one bad cookie cannot break the `Cookie` header of every request.
 ///
 /// Thread-safe; share one storage between configurations to share cookies.
 public final class CookieStorage: Sendable {

@@ -5,7 +5,8 @@ import Foundation
 /// Lenient where the RFC is (unknown attributes are ignored, dates use the cookie-date
 /// algorithm of §5.1.1, which accepts the `Wed, 21-Oct-2015 07:28:00 GMT` forms servers send),
 /// strict where safety needs it: a `Domain` that does not cover the sending host, or that is a
-/// single label other than the host itself, drops the cookie.
+/// single label other than the host itself, drops the cookie; so does a control character
+/// anywhere in the field (RFC 6265bis §5.6).
 enum SetCookieParser {
     /// The most bytes of one `Set-Cookie` field taken; longer ones are ignored (browsers cap at 4 KiB).
     static let maximumFieldLength = 8192
@@ -13,6 +14,11 @@ enum SetCookieParser {
     /// The cookie one field sets, or `nil` when the field is ignored.
     static func cookie(from field: String, for url: URL, now: Date) -> Cookie? {
         guard field.utf8.count <= maximumFieldLength, let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        // A name or value with a control character (a bare CR, a NUL) would be stored, then go into
+        // every later request's Cookie header, which libcurl refuses to send and which could split
+        // the header on other stacks: one bad cookie would break every call. RFC 6265 §4.1.1 does
+        // not allow them and 6265bis §5.6 ignores the whole field, as browsers do.
+        guard !field.utf8.contains(where: Self.isForbiddenControl) else { return nil }
         let parts = field.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
@@ -47,6 +53,13 @@ enum SetCookieParser {
         }
         cookie.expiresAt = maxAge ?? expires
         return cookie
+    }
+
+    /// Whether a byte is a control character a cookie may not hold: 0x00–0x08, 0x0A–0x1F and
+    /// 0x7F (a horizontal tab is allowed). Bytes of multi-byte UTF-8 characters are all 0x80 or
+    /// more, so they are never mistaken for one.
+    static func isForbiddenControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// RFC 6265 §5.1.4: the request path up to its last `/`, or `/`.

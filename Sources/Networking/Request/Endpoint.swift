@@ -208,6 +208,10 @@ public struct Endpoint<Response>: Sendable {
     }
 
     /// An upload of a `multipart/form-data` form, with `parameters` added as text fields.
+    ///
+    /// The parameters must be a dictionary: an array or a single value has no field names, and
+    /// the call fails with ``RepositoryError/invalidRequest(reason:request:)`` rather than send
+    /// them as JSON in place of the form.
     public static func upload(
         _ method: HTTPMethod = .post, _ path: String, form: MultipartFormData, parameters: Parameters? = nil,
         headers: HTTPHeaders = [:]

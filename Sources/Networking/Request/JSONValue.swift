@@ -87,8 +87,13 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     }
 
     /// The value found by following a dotted key path such as `"page.current"` or `"data.0.id"`.
+    ///
+    /// A key path with a dot is looked up as one plain key first, and walked dot by dot only when
+    /// the object has no such key: names such as OpenAPI's `post.id` are keys in their own right
+    /// (`["post.id": 5]`), and a key that is really there wins over a path that might also be.
     public func value(atKeyPath keyPath: String) -> JSONValue? {
-        keyPath.split(separator: ".").reduce(self as JSONValue?) { value, component in
+        if keyPath.contains("."), let member = self[keyPath] { return member }
+        return keyPath.split(separator: ".").reduce(self as JSONValue?) { value, component in
             guard let value else { return nil }
             if let member = value[String(component)] { return member }
             if let index = Int(component) { return value[index] }

@@ -147,6 +147,7 @@ public enum ParameterEncoding: Sendable, Hashable {
     case form
     /// As the text fields of a `multipart/form-data` body (with the endpoint's ``Endpoint/form``
     /// parts, if any): strings as they are, numbers and booleans as text, arrays as one field per
-    /// element, objects as JSON text; `null` members are left out.
+    /// element, objects as JSON text; `null` members are left out. Parameters that are not a
+    /// dictionary fail with ``RepositoryError/invalidRequest(reason:request:)``.
     case multipart
 }

@@ -58,7 +58,13 @@ struct RequestBuilder {
                 MultipartFields.append(object, to: &form)
                 body = .multipart(form)
                 headers["Content-Type"] = form.contentType
-            case (.query, _), (.form, _), (.json, _), (.multipart, _):
+            case (.multipart, _):
+                // Sent as JSON instead, they would replace the form: its files would be dropped
+                // without a word. (With a raw body the switch is on `.query`, never here.)
+                throw .invalidRequest(
+                    reason: "a multipart form's parameters are its text fields, so they must be a dictionary, not \(json.kindDescription)",
+                    request: summary)
+            case (.query, _), (.form, _), (.json, _):
                 guard endpoint.requestBody == nil else {
                     throw .invalidRequest(
                         reason: "an upload's parameters go in the query, so they must be a dictionary, not \(json.kindDescription)",
@@ -88,6 +94,11 @@ struct RequestBuilder {
         if endpoint.gzipsBody, let plain = body {
             body = plain.gzipped()
             headers["Content-Encoding"] = "gzip"
+        } else if body?.isGzipped == true {
+            // A body gzipped by the caller (`RequestBody.data(d).gzipped()`) says so here, not only
+            // in the transports: a body staged for its digests is a plain file of gzip bytes, and
+            // no transport would add the header for it.
+            headers.setIfAbsent("Content-Encoding", "gzip")
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
@@ -106,10 +117,15 @@ struct RequestBuilder {
 
     /// The base URL with the path's segments percent-encoded and appended; an absolute `http` or
     /// `https` URL is taken as it is (a call to another host).
+    ///
+    /// - Throws: ``RepositoryError/invalidURL(reason:)`` quoting the path redacted: errors are
+    ///   logged and shown, and a path can hold a password (`https://alice:s3cret@host/`) or a
+    ///   secret query value.
     func url(for path: String, encoded: Bool = false) throws(RepositoryError) -> URL {
         if Self.isAbsolute(path) {
             guard let absolute = URL(string: path), absolute.host?.isEmpty == false else {
-                throw .invalidURL(reason: "\"\(path)\" is not a valid absolute URL: percent-encode it, or give a path under the base URL")
+                throw .invalidURL(
+                    reason: "\"\(redacted(path))\" is not a valid absolute URL: percent-encode it, or give a path under the base URL")
             }
             return absolute
         }
@@ -117,9 +133,22 @@ struct RequestBuilder {
         let base = configuration.baseURL.absoluteString
         let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
         guard let url = URL(string: text) else {
-            throw .invalidURL(reason: "\"\(path)\" does not form a valid URL under \(base)")
+            let shownBase = Redaction(secretFields: configuration.secretFields).url(configuration.baseURL)
+            throw .invalidURL(reason: "\"\(redacted(path))\" does not form a valid URL under \(shownBase)")
         }
         return url
+    }
+
+    /// A path or URL that is not a valid URL, as an error may show it: its user part (and so any
+    /// password) and the values of secret `name=value` pairs replaced by `<redacted>`.
+    ///
+    /// Text, not a parsed URL: it is shown because it does not parse, and URL parsers disagree on
+    /// such text, so its user part is found by its place (after `://`, up to the last `@` before
+    /// the first `/`, `?` or `#`) rather than asked of `URLComponents`.
+    private func redacted(_ path: String) -> String {
+        let pairs = Redaction(secretFields: configuration.secretFields).redactText(path)
+        return pairs.replacingOccurrences(
+            of: #"://[^/?#]*@"#, with: "://\(Redaction.placeholder)@", options: .regularExpression)
     }
 
     /// Whether the path is an absolute `http` or `https` URL.
@@ -142,7 +171,7 @@ struct RequestBuilder {
         guard !query.isEmpty else { return url }
         let separator = url.query == nil ? "?" : "&"
         guard let result = URL(string: url.absoluteString + separator + query) else {
-            throw .invalidURL(reason: "the query \"\(query)\" does not form a valid URL")
+            throw .invalidURL(reason: "the query \"\(redacted(query))\" does not form a valid URL")
         }
         return result
     }

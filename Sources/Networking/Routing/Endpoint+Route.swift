@@ -19,13 +19,15 @@ extension Endpoint {
     ///
     /// The route gives the method, the path, its headers (these `headers` win over them), how
     /// parameters are sent, the body's root key, the response key path, whether a session is
-    /// needed and the timeout. An unknown name or a missing path variable fails the call with
+    /// needed and the timeout. An unknown name, or a path variable that is missing or cannot be
+    /// one segment (empty, `.` or `..`), fails the call with
     /// ``RepositoryError/invalidRequest(reason:request:)`` naming it; nothing is sent.
     ///
     /// - Parameters:
     ///   - name: the route's name.
     ///   - pathVariables: the placeholders' values: a dictionary, or `Parameters(value)` of an
-    ///     `Encodable` value whose JSON form holds them (dotted placeholders walk into it).
+    ///     `Encodable` value whose JSON form holds them (a dotted placeholder such as `post.id` is
+    ///     a key of its own when there is one, else walks into nested values).
     ///   - parameters: the parameters, sent as the route's serialization says.
     ///   - query: query items sent whatever the serialization.
     ///   - headers: header fields for this call; they win over the route's.
@@ -100,7 +102,8 @@ extension RouteTable {
     /// Endpoints made without a route come back as they are.
     ///
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for an unknown route, an
-    ///   object without a route, or a path variable that is missing, empty or not a value.
+    ///   object without a route, or a path variable that is missing, empty, not a value, or `.` or
+    ///   `..` in a path segment.
     func resolve<Response>(_ endpoint: Endpoint<Response>, encoder: JSONEncoder) throws(RepositoryError) -> Endpoint<Response> {
         guard let reference = endpoint.route else { return endpoint }
         let route: Route

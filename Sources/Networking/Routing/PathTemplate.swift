@@ -6,9 +6,10 @@ import Foundation
 /// Syntax:
 /// - `:name` or `{name}`: a placeholder. A `:name` starts with a letter or `_` and holds letters,
 ///   digits, `_` and dots; a `{name}` may also hold other characters but braces, `/` and spaces
-///   (OpenAPI's `{user-id}`), and does not start with a digit. Dots walk into nested values
-///   (`:meeting.id`). `:8080` or `://` are
-///   literal text, so absolute URLs such as `https://files.example.com/:name` work.
+///   (OpenAPI's `{user-id}`), and does not start with a digit. A dotted name is looked up as one
+///   key first (OpenAPI's `{post.id}` with `["post.id": 5]`), else its dots walk into nested
+///   values (`:meeting.id`). `:8080` or `://` are literal text, so absolute URLs such as
+///   `https://files.example.com/:name` work.
 /// - `\`: ends a `:name` placeholder and makes the next character literal, for text right after
 ///   it (`:itemID\.json` → `1234.json`; WANetworkRouting's escape); `\:` is a literal colon. In a
 ///   JSON route file the backslash itself is escaped: `"categories/:itemID\\.json"`.
@@ -21,7 +22,9 @@ import Foundation
 /// kept whole (WebApiClient's `:baseURL/reports`), so the route names its server at call time; a
 /// URL with a user, query or fragment is refused, and the session still signs only requests to its
 /// own hosts. A missing, `null`, empty, object or array value is an error naming
-/// the placeholder — never `(null)` or an empty segment.
+/// the placeholder — never `(null)` or an empty segment — and so is a path segment value of
+/// exactly `.` or `..`: those are dot segments, which servers and proxies remove (or resolve to the
+/// parent folder) even when sent percent-encoded, so they would change the path's shape.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -54,8 +57,10 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The path with every placeholder replaced by its percent-encoded value.
     ///
-    /// - Parameter values: the values by name; dotted names are looked up as key paths inside them.
-    /// - Throws: a reason naming the placeholder whose value is missing, empty or not a scalar.
+    /// - Parameter values: the values by name; a name is looked up as a plain key first (OpenAPI's
+    ///   `{post.id}` with `["post.id": 5]`), and a dotted one not found so is walked as a key path.
+    /// - Throws: a reason naming the placeholder whose value is missing, empty, not a scalar, or
+    ///   `.` or `..` in a path segment.
     func render(_ values: JSONValue) throws(PathTemplateError) -> String {
         var path = ""
         var inQuery = false
@@ -74,8 +79,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 } else if inQuery {
                     path += PathEncoding.encodeQueryComponent(text)
                 } else {
-                    // "." and ".." would be read as a path's dot segments and change its shape.
-                    path += text == "." ? "%2E" : text == ".." ? "%2E%2E" : PathEncoding.encodeSegment(text)
+                    // "." and ".." are dot segments (RFC 3986 §3.3). Encoding them does not help:
+                    // "%2E" is an unreserved character percent-encoded, which normalisers such as
+                    // nginx decode (§2.3, §6.2.2) and then remove as a dot segment, so the value
+                    // would still change the path's shape. They are refused instead.
+                    guard text != ".", text != ".." else { throw .dotSegment(name, text) }
+                    path += PathEncoding.encodeSegment(text)
                 }
             }
         }
@@ -166,6 +175,7 @@ enum PathTemplateError: Error, Equatable {
     case empty(String)
     case notScalar(String, String)
     case notBaseURL(String)
+    case dotSegment(String, String)
 
     /// A sentence naming the placeholder, for a route's error.
     var reason: String {
@@ -173,6 +183,8 @@ enum PathTemplateError: Error, Equatable {
         case .missing(let name): "the path variable \"\(name)\" is missing (or null)"
         case .empty(let name): "the path variable \"\(name)\" is empty, which would leave an empty path segment"
         case .notScalar(let name, let kind): "the path variable \"\(name)\" is \(kind), not a string, number or boolean"
+        case .dotSegment(let name, let value):
+            "the path variable \"\(name)\" is \"\(value)\", which would be read as a dot segment and change the path"
         case .notBaseURL(let name):
             "the path variable \"\(name)\" must be an absolute http or https URL without a user, query or fragment"
         }

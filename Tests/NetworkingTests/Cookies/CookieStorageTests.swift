@@ -141,6 +141,17 @@ struct CookieStorageTests {
         #expect(Set(storage.allCookies.map(\.name)) == ["a", "b", "c"])
     }
 
+    @Test("A cookie with a bare CR or a NUL is never stored, so the Cookie header stays sendable")
+    func controlCharactersRejected() throws {
+        // Given
+        let storage = CookieStorage()
+        // When
+        try receive(["bad=1\r; Path=/", "nul=a\0b; Path=/", "good=1; Path=/"], from: "https://h.example/", into: storage)
+        // Then
+        #expect(storage.allCookies.map(\.name) == ["good"])
+        #expect(storage.headerValue(for: try url("https://h.example/")) == "good=1")
+    }
+
     @Test("A cookie for another domain is never stored")
     func foreignRejected() throws {
         let storage = CookieStorage()

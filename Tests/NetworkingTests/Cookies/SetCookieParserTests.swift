@@ -52,6 +52,21 @@ struct SetCookieParserTests {
         #expect(try cookie("big=" + String(repeating: "x", count: 9000)) == nil)
     }
 
+    @Test(
+        "A field with a control character in its name or value is ignored (RFC 6265 §4.1.1, 6265bis §5.6)",
+        arguments: ["a=1\rb", "a=1\r", "a=1\0", "a=\0x", "a\rb=1", "a\0=1", "a=1\r\nInjected: x", "a=\u{7F}", "a=\u{1F}; Path=/"])
+    func controlCharacters(field: String) throws {
+        // Given a field a hostile or broken server sends, with a bare CR or a NUL say
+        // When / Then: no cookie, so nothing can poison the Cookie header of later requests
+        #expect(try cookie(field) == nil)
+    }
+
+    @Test("A horizontal tab is not a forbidden control character, and non-ASCII text is kept")
+    func tabAndUnicodeAllowed() throws {
+        #expect(try cookie("a=x\ty")?.value == "x\ty")
+        #expect(try cookie("ü=é")?.value == "é")
+    }
+
     // MARK: Expiry
 
     @Test("Max-Age wins over Expires, in either order")

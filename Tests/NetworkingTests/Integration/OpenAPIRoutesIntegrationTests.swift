@@ -127,4 +127,18 @@ struct OpenAPIRoutesIntegrationTests {
         #expect(posted.path == "/api/v1/echo/x")
         #expect(posted.json == ["k": "v"])
     }
+
+    @Test("A dotted OpenAPI path parameter ({post.id}) is filled from its own key and reaches the server")
+    func dottedParameter() async throws {
+        // Given: an OpenAPI document whose path parameter's name holds a dot, for the test API's echo
+        let document = #"{"openapi": "3.0.0", "paths": {"/echo/posts/{post.id}/end": {"get": {"operationId": "post"}}}}"#
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.routes = try RouteTable(openAPI: Data(document.utf8))
+        let repository = TestAPI.Repository(configuration: configuration)
+        // When
+        let echo: TestAPI.Echo = try await repository.performRequest(.route("post", pathVariables: ["post.id": 5])).get()
+        // Then
+        #expect(echo.path == "/api/v1/echo/posts/5/end")
+    }
 }

@@ -93,6 +93,30 @@ struct UploadIntegrationTests {
         #expect(receipt.contentMd5Checked && receipt.contentDigestChecked)
     }
 
+    @Test(
+        "A body the caller gzipped keeps Content-Encoding: gzip when staged for its digests; the server inflates it and checks them",
+        arguments: TransportUnderTest.all)
+    func callerGzippedBodyWithDigests(transport: TransportUnderTest) async throws {
+        // Given: bytes compressed by the body itself, not by the endpoint's .gzipped()
+        let text = Data((0..<20_000).map { "entry \($0 % 200) of a report\n" }.joined().utf8)
+        let repository = try Self.repository(transport)
+        let cases: [ContentDigests] = [[.md5], [.md5, .sha256]]
+        for digests in cases {
+            // When
+            let receipt: RawReceipt = try await repository.performRequest(
+                Endpoint.upload(.post, "uploads/raw", body: RequestBody.data(text).gzipped()).withContentDigests(digests).withoutSession()
+            ).get()
+            // Then: the server was told gzip and inflated the body back to the text
+            #expect(receipt.contentEncoding == "gzip")
+            #expect(receipt.inflatedSize == text.count)
+            #expect(receipt.inflatedSha256 == Self.hex(text))
+            #expect(receipt.size < text.count / 5)
+            // And: the digests came, covering the compressed bytes (the server refuses a wrong one with 400)
+            #expect(receipt.contentMd5Checked)
+            #expect(receipt.contentDigestChecked == digests.contains(.sha256))
+        }
+    }
+
     @Test("A range of a file, bytes in memory and a stream of unknown length (chunked) arrive intact", arguments: TransportUnderTest.all)
     func rangesAndStreams(transport: TransportUnderTest) async throws {
         let (file, _) = try Self.file(size: 100_000)

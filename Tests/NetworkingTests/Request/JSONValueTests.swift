@@ -69,6 +69,17 @@ struct JSONValueTests {
         #expect(value.value(atKeyPath: "") == value)
     }
 
+    @Test("A key path with dots is looked up as one plain key first, then walked")
+    func dottedKeys() throws {
+        // Given: a key with a dot in its name (OpenAPI's `{post.id}`) beside nested values
+        let value = try parse(#"{"post.id": 5, "post": {"id": 6, "title": "t"}, "meeting": {"id": 7}}"#)
+        // Then: the whole key wins when it is there; other dotted paths still walk
+        #expect(value.value(atKeyPath: "post.id") == 5)
+        #expect(value.value(atKeyPath: "post.title") == "t")
+        #expect(value.value(atKeyPath: "meeting.id") == 7)
+        #expect(value.value(atKeyPath: "post.missing") == nil)
+    }
+
     @Test("Typed accessors give the value only for the matching case")
     func accessors() {
         #expect(JSONValue.string("a").stringValue == "a")

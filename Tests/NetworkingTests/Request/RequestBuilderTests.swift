@@ -69,6 +69,29 @@ struct RequestBuilderTests {
         #expect(books.url.absoluteString == "https://api.test/books")
     }
 
+    @Test(
+        "An invalid URL's error shows it with its password and secret query values redacted",
+        arguments: ["https://alice:s3cret@/reports", "https://alice:s3cret@/reports?access_token=s3cret"])
+    func invalidURLRedacted(path: String) {
+        // Given: an absolute URL without a host, holding a password (and a token)
+        do {
+            // When
+            _ = try builder.build(Endpoint<Void>.get(path))
+            Issue.record("expected invalidURL for \(path)")
+        } catch {
+            // Then: the reason, the description and the dump name the URL without the secrets
+            guard case .invalidURL(let reason) = error else {
+                Issue.record("expected invalidURL, got \(error)")
+                return
+            }
+            #expect(!reason.contains("s3cret"), "\(reason)")
+            #expect(reason.contains("https://<redacted>@/reports"), "\(reason)")
+            #expect(!error.localizedDescription.contains("s3cret"))
+            #expect(!String(describing: error).contains("s3cret"))
+            #expect(!String(reflecting: error).contains("s3cret"))
+        }
+    }
+
     // MARK: - Where parameters go
 
     @Test("GET, HEAD and DELETE put parameters in the query and send no body", arguments: [HTTPMethod.get, .head, .delete])
@@ -125,6 +148,25 @@ struct RequestBuilderTests {
         // Then
         #expect(reason?.contains("\(method) cannot carry a body") == true, "\(reason ?? "nil")")
         #expect(reason?.contains("an array") == true)
+    }
+
+    @Test("Non-object parameters with a multipart form are refused, never sent as JSON in place of the form")
+    func multipartNonObjectParameters() throws {
+        // Given: a form with a file, and parameters that cannot be its text fields
+        var form = MultipartFormData()
+        form.append(Data("q1".utf8), name: "report", fileName: "report.txt", contentType: "text/plain")
+        let expected = "a multipart form's parameters are its text fields, so they must be a dictionary, not an array"
+        // When
+        let withForm = invalidRequestReason(Endpoint<Void>.upload(.post, "reports", form: form, parameters: ["a", "b"]))
+        let byEncoding = invalidRequestReason(Endpoint<Void>(.post, "reports", parameters: [1, 2], encoding: .multipart))
+        let scalar = invalidRequestReason(Endpoint<Void>.upload(.put, "reports", form: form, parameters: Parameters(json: 7)))
+        // Then
+        #expect(withForm == expected)
+        #expect(byEncoding == expected)
+        #expect(scalar == "a multipart form's parameters are its text fields, so they must be a dictionary, not a number")
+        // A dictionary still becomes the form's fields.
+        let request = try build(Endpoint<Void>.upload(.post, "reports", form: form, parameters: ["title": "Q1"]))
+        #expect(request.headers["Content-Type"]?.hasPrefix("multipart/form-data") == true)
     }
 
     @Test("Encodable bodies are encoded with the configuration's encoder")

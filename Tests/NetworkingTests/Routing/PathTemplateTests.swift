@@ -97,12 +97,31 @@ struct PathTemplateTests {
         #expect(try render("echo/:v", ["v": "a:b@c!$&'()*+,;="]) == "echo/a:b@c!$&'()*+,;=")
     }
 
-    @Test("A dot-segment value cannot climb out of its place in the path", arguments: [".", ".."])
+    @Test("A dot-segment value is refused, since even encoded it would change the path's shape", arguments: [".", ".."])
     func dotSegments(value: String) throws {
-        // Given: a value the URL layer would treat as "this folder" or "the parent folder"
-        let path = try render("books/:id/cover", ["id": .string(value)])
-        // Then: it is sent encoded, so it stays one segment with this value
-        #expect(path == "books/\(String(repeating: "%2E", count: value.count))/cover")
+        // Given: a value the URL layer would treat as "this folder" or "the parent folder"; sent as
+        // "%2E%2E", a normaliser such as nginx decodes it and removes the dot segment all the same
+        // When
+        let reason = try renderRefusal("books/:id/cover", ["id": .string(value)])
+        // Then: it is refused like an empty value, naming the placeholder and the value
+        #expect(reason == "the path variable \"id\" is \"\(value)\", which would be read as a dot segment and change the path")
+        #expect(try renderRefusal("books/{id}", ["id": .string(value)]).hasPrefix(#"the path variable "id" is "."#))
+    }
+
+    @Test("Values with dots that are not dot segments are sent as they are")
+    func dotsInsideValues() throws {
+        #expect(try render("files/:name", ["name": "..."]) == "files/...")
+        #expect(try render("files/:name", ["name": ".hidden"]) == "files/.hidden")
+        #expect(try render("files/:name", ["name": "a..b"]) == "files/a..b")
+        // After a "?", a value is a query component, where dots mean nothing.
+        #expect(try render("search?q=:q", ["q": ".."]) == "search?q=..")
+    }
+
+    @Test("A dotted name is looked up as one key first (OpenAPI's {post.id}), then walked")
+    func dottedKeys() throws {
+        #expect(try render("posts/{post.id}", ["post.id": 5]) == "posts/5")
+        #expect(try render("posts/{post.id}", ["post": ["id": 6]]) == "posts/6")
+        #expect(try render("posts/{post.id}", ["post.id": 5, "post": ["id": 6]]) == "posts/5")
     }
 
     // MARK: - Refusals at render time

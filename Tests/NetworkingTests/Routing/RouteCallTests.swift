@@ -45,11 +45,19 @@ struct RouteCallTests {
         (["other": 1], #"route "book" (books/:id): the path variable "id" is missing (or null)"#),
         (["id": Int?.none as any Sendable], #"route "book" (books/:id): the path variable "id" is missing (or null)"#),
         (["id": ""], #"route "book" (books/:id): the path variable "id" is empty, which would leave an empty path segment"#),
+        (
+            ["id": "."],
+            #"route "book" (books/:id): the path variable "id" is ".", which would be read as a dot segment and change the path"#
+        ),
+        (
+            ["id": ".."],
+            #"route "book" (books/:id): the path variable "id" is "..", which would be read as a dot segment and change the path"#
+        ),
         (["id": ["a": 1]], #"route "book" (books/:id): the path variable "id" is an object, not a string, number or boolean"#),
         (["id": [1, 2]], #"route "book" (books/:id): the path variable "id" is an array, not a string, number or boolean"#),
     ]
 
-    @Test("A missing, null, empty or non-scalar path variable fails naming it; nothing is sent", arguments: badVariableCases)
+    @Test("A missing, null, empty, dot-segment or non-scalar path variable fails naming it; nothing is sent", arguments: badVariableCases)
     func badVariables(variables: Parameters?, reason: String) async throws {
         let transport = AnsweringTransport()
         let repository = try repository([Route(name: "book", path: "books/:id")], transport: transport)

@@ -144,6 +144,20 @@ struct RouteTableOpenAPITests {
         #expect(table["post"]?.path.text == "users/{user-id}/posts/{post.id}")
     }
 
+    @Test("A dotted OpenAPI parameter such as {post.id} is filled from its own key, not as a nested path")
+    func dottedParameterCall() async throws {
+        // Given: a route loaded from OpenAPI whose path parameter's name holds a dot
+        let table = try load(#"{"openapi": "3.0.0", "paths": {"/users/{user-id}/posts/{post.id}": {"get": {"operationId": "post"}}}}"#)
+        let transport = AnsweringTransport()
+        let repository = TestRepository(configuration: try routedConfiguration(table), transport: transport)
+        // When: it is called with the names as the document spells them
+        try await repository.performRequest(Endpoint<Void>.route("post", pathVariables: ["user-id": 3, "post.id": 5])).get()
+        // And: with nested values, as for a `:meeting.id` placeholder
+        try await repository.performRequest(Endpoint<Void>.route("post", pathVariables: ["user-id": 3, "post": ["id": 6]])).get()
+        // Then
+        #expect(transport.requests.map(\.pathAfterBase) == ["users/3/posts/5", "users/3/posts/6"])
+    }
+
     @Test("A file is read from disk; one that cannot be read is refused, naming it")
     func file() throws {
         let folder = try TemporaryFolder()

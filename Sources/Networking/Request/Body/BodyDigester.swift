@@ -5,7 +5,9 @@ import Foundation
 /// The body is read once more, piece by piece, on a thread of its own (files are never loaded
 /// whole, and Swift's cooperative threads are not held by disk reads). A body that cannot be read
 /// twice — compressed on the fly, or a stream — is staged in a temporary file while it is hashed,
-/// and that file is sent instead, so the digests cover exactly the bytes sent.
+/// and that file is sent instead, so the digests cover exactly the bytes sent. A compressed body
+/// staged so keeps its `Content-Encoding: gzip`: the file holds gzip bytes but is no longer a
+/// gzipped ``RequestBody``, so no transport would add the header for it.
 enum BodyDigester {
     /// The request with its digest headers, and the staged file to remove after the call, if any.
     ///
@@ -29,6 +31,7 @@ enum BodyDigester {
                 }
                 staged = file
                 request.body = .file(file)
+                if body.isGzipped { request.headers.setIfAbsent("Content-Encoding", "gzip") }
             }
         } catch {
             throw RepositoryError(error, request: request.summary)
