@@ -105,6 +105,10 @@ extension AbstractRepository {
         let size: Int64
         var sha256: String?
         if complete {
+            // Written by an earlier run, which may have ended before it was flushed to disk.
+            guard files.syncPartial() else {
+                throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be flushed to disk"), context)
+            }
             size = files.partialSize ?? 0
             if options.expectedSHA256 != nil { sha256 = files.partialSHA256() }
         } else {
@@ -255,6 +259,14 @@ struct DownloadFiles: Sendable {
             POSIX.close(folder)
         }
         return nil
+    }
+
+    /// Flushes the partial file to disk; `false` when it cannot be.
+    func syncPartial() -> Bool {
+        let descriptor = POSIX.open(partial.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { POSIX.close(descriptor) }
+        return fsync(descriptor) == 0
     }
 
     /// A hasher that has seen the partial file's first `count` bytes, or `nil` when it cannot be read.

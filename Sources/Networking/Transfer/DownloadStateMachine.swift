@@ -73,9 +73,9 @@ enum DownloadStateMachine {
             if case .resume(let from, let validator) = start, range.first == from {
                 guard !encoded else { return .restart(reason: "the server sent the rest of the file compressed") }
                 guard matches(validator, headers) else { return .restart(reason: "the file changed since the partial file was written") }
-                return .append(at: from, total: range.total)
+                return .append(at: from, total: end(of: range))
             }
-            if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : range.total) }
+            if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : end(of: range)) }
             return .restart(reason: "the server sent bytes from \(range.first), not from where the partial file ends")
         case 416:
             guard case .resume(let from, _) = start else { return .notADownload }
@@ -131,6 +131,12 @@ enum DownloadStateMachine {
         let total = Int64(parts[1])
         if parts[1] != "*", total == nil { return nil }
         return (first, last, total)
+    }
+
+    /// The size the file has once the range is written: its total, or, when the total is not
+    /// known (`bytes first-last/*`), the end of the range, so that a body cut short is still noticed.
+    static func end(of range: (first: Int64, last: Int64, total: Int64?)) -> Int64? {
+        range.total ?? (range.last < Int64.max ? range.last + 1 : nil)
     }
 
     /// The total of `bytes */total`, as a 416 carries it.
