@@ -297,4 +297,59 @@ struct OfflineQueueFlushTests {
         }
         #expect(setup.queue.count == 0)
     }
+
+    @Test("By default a server failing for a long while (15 flushes of 503) makes the queue drop nothing")
+    func longOutageLosesNothing() async throws {
+        let setup = try Self.setUp(answer: Self.status(503))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        for _ in 1...15 { _ = await setup.queue.flush() }
+        #expect(setup.queue.count == 2)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).count == 2)
+    }
+
+    @Test("A request queued while a flush runs goes right after it, not after the retry delay (an hour here)")
+    func queuedDuringAFlushGoesAtOnce() async throws {
+        // Given: one request queued offline; once online, the first send is held until released
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let online = Switch()
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let first = Mutex(true)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                guard online.isOn else { throw .network(.connectionRefused) }
+                if first.withLock({ isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                }) {
+                    for await _ in released { break }
+                }
+                return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        queue.connect(repository)
+        let note = Endpoint<Void>(.post, "notes").withoutSession()
+        guard case .queued = await queue.perform(note, with: repository) else {
+            Issue.record("expected the request to be queued")
+            return
+        }
+        // When: a flush holds the first request, and another one is queued meanwhile
+        online.turnOn()
+        let flushing = Task { await queue.flush() }
+        while transport.requests.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let second = await queue.enqueue(note, through: repository)
+        #expect(throws: Never.self) { try second.get() }
+        release.yield()
+        _ = await flushing.value
+        // Then: the second goes without waiting for the hour
+        for _ in 0..<500 where queue.count > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(queue.count == 0)
+        #expect(transport.requests.count == 3)
+    }
 }

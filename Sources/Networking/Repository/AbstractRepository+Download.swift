@@ -213,7 +213,12 @@ struct DownloadFiles: Sendable {
                 return .refused(.fileSystem("the download's lock file \(lockFile.path) could not be created: \(POSIX.lastError)"))
             }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = errno
+                let reason = POSIX.lastError
                 POSIX.close(descriptor)
+                guard failure == EWOULDBLOCK else {
+                    return .refused(.fileSystem("the download's lock file \(lockFile.path) could not be locked: \(reason)"))
+                }
                 return .refused(.destinationInUse(path: destination.path))
             }
             var locked = stat()

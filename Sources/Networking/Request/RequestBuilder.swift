@@ -147,8 +147,12 @@ struct RequestBuilder {
     /// the first `/`, `?` or `#`) rather than asked of `URLComponents`.
     private func redacted(_ path: String) -> String {
         let pairs = Redaction(secretFields: configuration.secretFields).redactText(path)
-        return pairs.replacingOccurrences(
-            of: #"://[^/?#]*@"#, with: "://\(Redaction.placeholder)@", options: .regularExpression)
+        // Everything between the scheme and the last `@`: a password that made the URL
+        // unparsable may hold `/`, `?` or `#` itself (more redacted beats a password shown).
+        guard let scheme = pairs.range(of: "://"),
+            let at = pairs.range(of: "@", options: .backwards, range: scheme.upperBound..<pairs.endIndex)
+        else { return pairs }
+        return pairs.replacingCharacters(in: scheme.upperBound..<at.lowerBound, with: Redaction.placeholder)
     }
 
     /// Whether the path is an absolute `http` or `https` URL.

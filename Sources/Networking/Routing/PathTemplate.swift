@@ -64,11 +64,33 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     func render(_ values: JSONValue) throws(PathTemplateError) -> String {
         var path = ""
         var inQuery = false
+        // The path segment being written, unencoded, and the last value written into it: "." and
+        // ".." are dot segments (RFC 3986 §3.3) however they are encoded — "%2E" is an unreserved
+        // character percent-encoded, which normalisers such as nginx decode (§2.3, §6.2.2) and
+        // then remove as a dot segment — so a segment a value made one is refused.
+        var segment = ""
+        var segmentValue: (name: String, text: String)?
+        func endSegment() throws(PathTemplateError) {
+            if let value = segmentValue, segment == "." || segment == ".." { throw .dotSegment(value.name, value.text) }
+            segment = ""
+            segmentValue = nil
+        }
         for (index, part) in parts.enumerated() {
             switch part {
             case .literal(let text):
                 path += text
-                if text.contains("?") { inQuery = true }
+                guard !inQuery else { continue }
+                for character in text {
+                    if character == "/" || character == "?" || character == "#" {
+                        try endSegment()
+                        if character != "/" {
+                            inQuery = true
+                            break
+                        }
+                    } else {
+                        segment.append(character)
+                    }
+                }
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
                 let text = try Self.text(of: value, name: name)
@@ -79,15 +101,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 } else if inQuery {
                     path += PathEncoding.encodeQueryComponent(text)
                 } else {
-                    // "." and ".." are dot segments (RFC 3986 §3.3). Encoding them does not help:
-                    // "%2E" is an unreserved character percent-encoded, which normalisers such as
-                    // nginx decode (§2.3, §6.2.2) and then remove as a dot segment, so the value
-                    // would still change the path's shape. They are refused instead.
-                    guard text != ".", text != ".." else { throw .dotSegment(name, text) }
+                    segment += text
+                    segmentValue = (name, text)
                     path += PathEncoding.encodeSegment(text)
                 }
             }
         }
+        if !inQuery { try endSegment() }
         return path
     }
 

@@ -110,7 +110,13 @@ public struct BatchClient: Sendable {
                 answers += chunk.answers
                 for request in requests[end...] {
                     switch request {
-                    case .success(let request): answers.append(.failure(BatchWire.notSent(request)))
+                    case .success(let request):
+                        // One that could not go in a batch anyway keeps that failure, as documented.
+                        if case .failure(let own) = BatchWire.item(for: request, baseURL: repository.configuration.baseURL) {
+                            answers.append(.failure(own))
+                        } else {
+                            answers.append(.failure(BatchWire.notSent(request)))
+                        }
                     case .failure(let own): answers.append(.failure(own))
                     }
                 }

@@ -48,13 +48,13 @@ import Synchronization
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
 /// 409 — its key still being processed — 429, 500, 502, 503 or 504) stays, and the flush stops
-/// there; a 401 to a request sent without the session is its answer for good. A request answered
-/// with such a status ``Configuration/maximumRefusals`` times (10) is given up with that answer.
-/// After each flush, ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a
-/// request the server keeps refusing sooner.
+/// there; a 401 to a request sent without the session is its answer for good. After each flush,
+/// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
+/// keeps refusing, or ``Configuration/maximumRefusals`` gives such requests up by themselves.
 ///
-/// A request that carries a credential of its own (an `Authorization` that is neither the
-/// session's nor the configuration's default) is not queued: the credential would not be kept.
+/// A request that carries a credential of its own (an `Authorization`, `Proxy-Authorization` or
+/// `Cookie` that is neither the session's nor the configuration's default) is not queued: the
+/// credential would not be kept.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
 /// survive a restart; ``Configuration/onFlush`` reports every flush). Streamed bodies cannot be
@@ -93,7 +93,9 @@ public final class OfflineQueue: Interceptor {
         /// the queue with that answer (in ``FlushReport/rejected``, and to its waiters), so that one
         /// request the server never takes does not hold back its user's others for good. Failures
         /// of the network are not counted: a device offline for a week loses nothing. Counted
-        /// within one run of the process. Default 10; `nil`, no limit; values below 1 mean 1.
+        /// within one run of the process; values below 1 mean 1. Default `nil`, no limit: a server
+        /// failing for a while (a 503 through a long deploy) must not make the queue drop writes,
+        /// so set a limit only when giving up is better for your API than waiting.
         public var maximumRefusals: Int?
         /// The time source of the retry timer. Default the system clock.
         public var clock: NetworkingClock
@@ -104,7 +106,7 @@ public final class OfflineQueue: Interceptor {
         public init(
             folder: URL, capacity: Int = 1000, queuedStatusCodes: Set<Int> = [], othersRequests: OthersRequests = .keep,
             retryDelay: TimeInterval = 1, maximumRetryDelay: TimeInterval = 60, batch: (path: String, limit: Int)? = nil,
-            maximumRefusals: Int? = 10, clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
+            maximumRefusals: Int? = nil, clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
         ) {
             self.folder = folder
             self.capacity = capacity
@@ -136,12 +138,24 @@ public final class OfflineQueue: Interceptor {
         /// How many times each waiting request was answered with a status the queue keeps.
         var refusals: [UUID: Int] = [:]
         var retry: Task<Void, Never>?
+        /// Tells the planned retry from one it replaced.
+        var retryGeneration = 0
         /// While a retry is planned, new calls do not try a flush first (the network is likely down).
         var retryAt: Date?
         /// Whether the last flush stopped on the server's answer rather than the network's
         /// failure: then another call's answer is no sign that it would go through now.
         var stoppedByServer = false
         weak var repository: AbstractRepository?
+
+        /// Forgets the planned retry (the caller cancels it, outside the lock); returns it.
+        mutating func dropRetry() -> Task<Void, Never>? {
+            defer {
+                retry = nil
+                retryAt = nil
+                retryGeneration += 1
+            }
+            return retry
+        }
 
         /// Ends the stay of request `id`: keeps its outcome (the oldest kept one goes when there
         /// are too many) and returns its waiters, to tell.
@@ -241,15 +255,13 @@ public final class OfflineQueue: Interceptor {
 
     /// An answer came through while requests wait for a retry: the network is back, so flush now.
     private func flushInBackgroundIfWaiting(for user: String?) {
-        let waiting = state.withLock { state -> Bool in
+        let (waiting, retry) = state.withLock { state -> (Bool, Task<Void, Never>?) in
             guard state.retryAt != nil, !state.stoppedByServer, !state.machine.isFlushing, state.machine.hasItems(for: user) else {
-                return false
+                return (false, nil)
             }
-            state.retryAt = nil
-            state.retry?.cancel()
-            state.retry = nil
-            return true
+            return (true, state.dropRetry())
         }
+        retry?.cancel()
         if waiting { Task { _ = await self.flush() } }
     }
 
@@ -426,7 +438,8 @@ public final class OfflineQueue: Interceptor {
     ///
     /// - Returns: whether it was removed: `false` when no stored request has the ticket, or while
     ///   a flush runs (which may be sending it; call it again after the flush, from
-    ///   ``Configuration/onFlush`` for example).
+    ///   ``Configuration/onFlush`` for example), or when the journal could not record the removal
+    ///   (the request stays queued rather than come back after a restart).
     @discardableResult
     public func remove(_ ticket: OfflineTicket) async -> Bool {
         // Taken out at once, under the same lock as the check: a flush starting meanwhile never sees it.
@@ -455,14 +468,7 @@ public final class OfflineQueue: Interceptor {
     /// Tells the queue the network came back (a flush starts at once) or went away.
     public func connectivityChanged(isOnline: Bool) {
         guard isOnline else { return }
-        let retry = state.withLock { state -> Task<Void, Never>? in
-            defer {
-                state.retry = nil
-                state.retryAt = nil
-            }
-            return state.retry
-        }
-        retry?.cancel()
+        state.withLock { $0.dropRetry() }?.cancel()
         Task { _ = await self.flush() }
     }
 
@@ -478,6 +484,7 @@ public final class OfflineQueue: Interceptor {
             return report
         }
         var position = 0
+        var stoppedByStatus = false
         flushing: while position < items.count {
             let group =
                 configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
@@ -509,6 +516,7 @@ public final class OfflineQueue: Interceptor {
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {
                     stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
+                    stoppedByStatus = result.success != nil
                 }
             }
             if let stop {
@@ -518,8 +526,9 @@ public final class OfflineQueue: Interceptor {
         }
         let stopped = report.stoppedBy
         let delay = state.withLock { state in
-            // A status (not the network): another call's answer says nothing about this request.
-            state.stoppedByServer = stopped.map { !$0.isConnectivityFailure } ?? false
+            // The server's answer (not the network, a captive portal, the session): another
+            // call's answer says nothing about this request, so it waits for the timer.
+            state.stoppedByServer = stoppedByStatus
             return state.machine.endFlush(
                 for: user, stopped: stopped != nil, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         }
@@ -646,24 +655,33 @@ public final class OfflineQueue: Interceptor {
         for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
     }
 
-    /// Flushes again after `delay`, unless a retry is already planned.
+    /// Flushes again after `delay`, unless a retry is already planned as soon or sooner.
     private func scheduleRetry(after delay: TimeInterval) {
         let clock = configuration.clock
         // Never NaN (`Duration` cannot hold it) nor more than a day.
         let wait = delay.isNaN ? 1 : min(max(delay, 0), 86_400)
         let now = clock.now()
-        state.withLock { state in
-            guard state.retry == nil || state.retry?.isCancelled == true else { return }
-            state.retryAt = now.addingTimeInterval(wait)
+        let due = now.addingTimeInterval(wait)
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            if let planned = state.retry, !planned.isCancelled, state.retryAt.map({ $0 <= due }) ?? true { return nil }
+            let replaced = state.retry
+            state.retryGeneration += 1
+            let generation = state.retryGeneration
+            state.retryAt = due
             state.retry = Task { [weak self] in
                 guard (try? await clock.sleep(.seconds(wait))) != nil else { return }
-                self?.state.withLock {
-                    $0.retry = nil
-                    $0.retryAt = nil
+                // Only the retry planned last flushes: a replaced one that woke anyway stops here.
+                let current = self?.state.withLock { state -> Bool in
+                    guard state.retryGeneration == generation else { return false }
+                    state.retry = nil
+                    state.retryAt = nil
+                    return true
                 }
-                _ = await self?.flush()
+                if current == true { _ = await self?.flush() }
             }
+            return replaced
         }
+        replaced?.cancel()
     }
 }
 

@@ -37,7 +37,7 @@ enum OfflineArticle {
         var batch = Batch()
         let first = batch.add(Endpoint<Book>.get("books/1"))
         let marked = batch.add(Endpoint<Void>.post("users/1/notifications/read_all"))
-        let results = try await BatchClient(repository: library, limit: 50).send(batch).get()   // throws only if the batch call failed
+        let results = try await BatchClient(repository: library, limit: 50).send(batch).get()   // throws only if a batch call failed before anything ran
         print(try results[first].get().title, results[marked])
     }
 }

@@ -71,7 +71,9 @@ struct RequestBuilderTests {
 
     @Test(
         "An invalid URL's error shows it with its password and secret query values redacted",
-        arguments: ["https://alice:s3cret@/reports", "https://alice:s3cret@/reports?access_token=s3cret"])
+        arguments: [
+            "https://alice:s3cret@/reports", "https://alice:s3cret@/reports?access_token=s3cret", "https://alice:s3cret/x?y#z@/reports",
+        ])
     func invalidURLRedacted(path: String) {
         // Given: an absolute URL without a host, holding a password (and a token)
         do {

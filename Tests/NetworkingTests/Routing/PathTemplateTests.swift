@@ -115,6 +115,16 @@ struct PathTemplateTests {
         #expect(try render("files/:name", ["name": "a..b"]) == "files/a..b")
         // After a "?", a value is a query component, where dots mean nothing.
         #expect(try render("search?q=:q", ["q": ".."]) == "search?q=..")
+        // A dot value within a longer segment leaves no dot segment: "..json" is a name.
+        #expect(try render("files/:name\\.json", ["name": "."]) == "files/..json")
+        #expect(try render("files/{a}{b}/x", ["a": "a", "b": "."]) == "files/a./x")
+    }
+
+    @Test("A segment that values and literals make a dot segment together is refused")
+    func dotSegmentsAcrossParts() throws {
+        #expect(try renderRefusal("files/{a}{b}/x", ["a": ".", "b": "."]).hasPrefix(#"the path variable "b" is "."#))
+        #expect(try renderRefusal("files/{a}\\./x", ["a": "."]).hasPrefix(#"the path variable "a" is "."#))
+        #expect(try renderRefusal(":a", ["a": ".."]).hasPrefix(#"the path variable "a" is "..""#))
     }
 
     @Test("A dotted name is looked up as one key first (OpenAPI's {post.id}), then walked")
