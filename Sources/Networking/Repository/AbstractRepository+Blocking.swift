@@ -71,14 +71,14 @@ enum BlockingGuard {
         Thread.current.threadDictionary[transportThreadKey] = true
     }
 
-    /// Runs user code (a progress handler) that a transport calls from its own thread, so that a
+    /// Runs user code (a progress handler, a body sink) that a transport calls from its own thread, so that a
     /// blocking request made from it is refused instead of waiting for the transport.
-    static func runningTransportCallback(_ body: () -> Void) {
+    static func runningTransportCallback<Result>(_ body: () -> Result) -> Result {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[transportThreadKey]
         dictionary[transportThreadKey] = true
-        body()
-        dictionary[transportThreadKey] = previous
+        defer { dictionary[transportThreadKey] = previous }
+        return body()
     }
 
     /// Why the current thread must not block, or `nil` when it may.

@@ -20,7 +20,10 @@ struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now()) else {
+            // A streamed body is read as it is sent, once: the attempt's outcome is the call's.
+            guard request.body?.isStreamed != true,
+                let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
+            else {
                 switch outcome {
                 case .response(let response): return response
                 case .failure(let error): throw error

@@ -120,6 +120,8 @@ public struct RetryPolicy: Sendable {
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        // Delay-seconds too large for an `Int` is still a wait (RFC 9110 §10.2.3): the longest.
+        if !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return .infinity }
         guard let date = HTTPDate.date(from: text, now: now) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }

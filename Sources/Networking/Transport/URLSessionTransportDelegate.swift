@@ -82,7 +82,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // The head: a request with a sink says whether it takes the body.
         if let http = response as? HTTPURLResponse, let sink = request(of: dataTask)?.responseBodySink {
             let head = ResponseHead(statusCode: http.statusCode, headers: Self.headers(of: http), url: http.url)
-            let streams = sink.begin(head, canPause: false, resume: {})
+            let streams = BlockingGuard.runningTransportCallback { sink.begin(head, canPause: false, resume: {}) }
             exchanges.withLock { $0[dataTask.taskIdentifier]?.streams = streams }
         }
         completionHandler(.allow)
@@ -91,7 +91,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         if let sink = exchanges.withLock({ $0[dataTask.taskIdentifier].flatMap { $0.streams ? $0.request.responseBodySink : nil } }) {
             // Outside the lock: the sink writes (to a file, say) on this thread.
-            let status = data.withUnsafeBytes { sink.receive($0) }
+            let status = BlockingGuard.runningTransportCallback { data.withUnsafeBytes { sink.receive($0) } }
             let (failed, report) = exchanges.withLock { exchanges -> (Bool, ProgressReport?) in
                 if case .failed(let error) = status {
                     guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return (false, nil) }

@@ -157,6 +157,23 @@ struct ObservabilityIntegrationTests {
         #expect(reason.contains("transport"))
     }
 
+    @Test(
+        "a blocking call from a body sink (a transport's own thread, outside any task) is refused, not deadlocked",
+        arguments: TransportUnderTest.all)
+    func blockingFromSink(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.make())
+        let sink = BlockingSink(repository: repository)
+        let attach = SinkAttacher(sink: sink)
+        let attached = TestAPI.Repository(configuration: repository.configuration, transport: repository.transport, interceptors: [attach])
+        let outer = await attached.performRawRequest(Endpoint<TransportResponse>.get("health").withoutSession())
+        #expect(outer.failure == nil)
+        guard case .invalidRequest(let reason, _)? = sink.inner.withLock({ $0 })?.failure else {
+            Issue.record("expected .invalidRequest, got \(String(describing: sink.inner.withLock { $0 }))")
+            return
+        }
+        #expect(reason.contains("transport"))
+    }
+
     @Test("a blocking call from async code is refused at once instead of risking a deadlock")
     func blockingFromAsync() async throws {
         let repository = try TestAPI.anonymous()
@@ -166,6 +183,37 @@ struct ObservabilityIntegrationTests {
             return
         }
         #expect(reason.contains("async"))
+    }
+}
+
+/// A sink that makes a blocking call when the head arrives, then leaves the body to the call.
+private final class BlockingSink: ResponseBodySink {
+    let repository: TestAPI.Repository
+    let inner = Mutex<Result<Void, RepositoryError>?>(nil)
+
+    init(repository: TestAPI.Repository) {
+        self.repository = repository
+    }
+
+    func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
+        let result = repository.performBlockingRequest(Endpoint<Void>.get("health").withoutSession(), maximumWait: 5)
+        inner.withLock { $0 = result }
+        return false
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus { .accepted }
+}
+
+/// Attaches a sink to every request.
+private struct SinkAttacher: Interceptor {
+    let sink: any ResponseBodySink
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        var request = request
+        request.responseBodySink = sink
+        return try await next(request)
     }
 }
 

@@ -77,6 +77,8 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: response(429, retryAfter: date), attempt: 1, method: .get, now: now) == 20)
         #expect(policy.delay(after: response(503, retryAfter: "3600"), attempt: 1, method: .get, now: now) == nil)
         #expect(policy.delay(after: response(503, retryAfter: "soon"), attempt: 1, method: .get, now: now) == 0.5)
+        // Delay-seconds past Int.max is still a wait, too long to take: no quick retry.
+        #expect(policy.delay(after: response(503, retryAfter: "99999999999999999999"), attempt: 1, method: .get, now: now) == nil)
     }
 
     @Test("Retry-After parsing: seconds, the three HTTP date forms, past dates, garbage")
@@ -89,6 +91,7 @@ struct RetryPolicyTests {
         #expect(RetryPolicy.retryAfter("Tue Nov 14 22:13:30 2023", now: now) == 10)
         #expect(RetryPolicy.retryAfter("Mon, 13 Nov 2023 00:00:00 GMT", now: now) == 0)
         #expect(RetryPolicy.retryAfter("tomorrow", now: now) == nil)
+        #expect(RetryPolicy.retryAfter("99999999999999999999", now: now) == .infinity)
     }
 
     @Test("never retries at all")

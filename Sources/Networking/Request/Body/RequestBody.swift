@@ -53,6 +53,12 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         RequestBody(source: .stream(BodyStream(chunks, length: length)))
     }
 
+    /// Whether the body is a stream, which can be sent once only.
+    var isStreamed: Bool {
+        if case .stream = source { return true }
+        return false
+    }
+
     /// The same body, compressed with gzip as it is sent (its length becomes unknown).
     public func gzipped() -> RequestBody {
         RequestBody(source: source, isGzipped: true)

@@ -141,6 +141,8 @@
         // MARK: - Loop thread
 
         private func run() {
+            // Sinks and progress handlers run here: a blocking request from one is refused.
+            BlockingGuard.markCurrentThreadAsTransport()
             guard let multi else { return }
             var submissions: [LibcurlTransfer] = []
             var cancellations: [LibcurlTransfer] = []

@@ -37,7 +37,8 @@
             set(CURLOPT_URL, request.url.absoluteString)
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
-            if request.responseBodySink == nil {
+            if request.responseBodySink == nil, request.method != .head {
+                // (Not for HEAD: libcurl would refuse the announced size of a body that never comes.)
                 check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
             } else {
                 // Bodies streamed to a sink (downloads) are read in 512 KiB pieces rather than
@@ -114,7 +115,8 @@
         /// `HEAD` uses `CURLOPT_NOBODY`. A body, and `POST`, `PUT` and `PATCH` even without one
         /// (they send `Content-Length: 0`, which some servers require), go through `CURLOPT_POST`
         /// with the size and the read callback, so the body is read as it is sent (memory, files,
-        /// streams); a body of unknown size goes with chunked transfer encoding. Every other method is `CURLOPT_CUSTOMREQUEST`.
+        /// streams); a body of unknown size goes with chunked transfer encoding. Every other method, and a
+        /// GET with a body, is `CURLOPT_CUSTOMREQUEST`.
         private func configureMethod(_ easy: UnsafeMutableRawPointer, check: (CURLcode) -> Void) -> Bool {
             let method = request.method
             if method == .head {
@@ -130,7 +132,8 @@
             } else {
                 check(networking_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
             }
-            if method != .get, method != .post {
+            // A GET with a body (a search API's) must say GET, not the POST that sends the body.
+            if method != .post, sendsBody || method != .get {
                 check(networking_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue))
             }
             return sendsBody

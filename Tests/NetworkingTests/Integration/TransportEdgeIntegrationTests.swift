@@ -1,0 +1,67 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Testing
+
+/// Requests at the edges of what the libcurl transport sets up, against nginx and httpbin.
+@Suite("Transport edges end to end")
+struct TransportEdgeIntegrationTests {
+    struct Anything: Decodable, Sendable {
+        let method: String
+        let data: String
+    }
+
+    @Test("A GET with a body (a search API's) goes out as GET, with its body")
+    func getWithBody() async throws {
+        let servers = try TestServers.require()
+        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        let echoed: Anything = try await repository.performRequest(
+            Endpoint<Anything>.upload(.get, "anything", body: .data(Data(#"{"query":"dune"}"#.utf8)), contentType: "application/json")
+                .withoutSession()
+        ).get()
+        #expect(echoed.method == "GET")
+        #expect(echoed.data == #"{"query":"dune"}"#)
+    }
+
+    @Test("HEAD of a file larger than the response size limit learns its size: no body comes, so nothing is too large")
+    func headOfALargeFile() async throws {
+        let servers = try TestServers.require()
+        let repository = try TestAPI.anonymous(servers.nginxURL, transport: LibcurlTransport(maximumResponseSize: 1000))
+        let head = try await repository.performRawRequest(Endpoint<TransportResponse>(.head, "1m.bin").withoutSession()).get()
+        #expect(head.statusCode == 200)
+        #expect(head.headers["Content-Length"] == "1048576")
+        // A GET of it is still refused.
+        guard
+            case .responseTooLarge? = await repository.performRawRequest(Endpoint<TransportResponse>.get("1m.bin").withoutSession()).failure
+        else {
+            Issue.record("expected responseTooLarge for the GET")
+            return
+        }
+    }
+
+    @Test("A 503 to a streamed body is the call's answer, not a retry that cannot send the body again")
+    func streamedBodyIsNotRetried() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        var policy = RetryPolicy(random: { 0 })
+        policy.retryableMethods.insert(.post)
+        configuration.retryPolicy = policy
+        configuration.clock = TestClock(start: Date()).networkingClock
+        let repository = TestAPI.Repository(configuration: configuration)
+        let key = UUID().uuidString
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("a streamed body".utf8))
+            continuation.finish()
+        }
+        let result = await repository.performRawRequest(
+            Endpoint<TransportResponse>.upload(.post, "flaky/\(key)", body: .stream(chunks), query: ["failures": 1, "status": 503])
+                .withoutSession())
+        guard case .requestError(let context)? = result.failure else {
+            Issue.record("expected the 503 as a requestError, got \(result)")
+            return
+        }
+        #expect(context.statusCode == 503)
+        let history: RetryIntegrationTests.Flaky = try await repository.performAuthenticationRequest(.get("test/flaky/\(key)")).get()
+        #expect(history.attempts == 1)
+    }
+}
