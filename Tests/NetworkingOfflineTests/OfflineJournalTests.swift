@@ -40,15 +40,6 @@ struct OfflineJournalTests {
             try await journal.append([.add(try Self.item(number))])
         }
         #expect(try OfflineJournal(folder: folder).load().count == 100)
-        // Released the moment the journal is gone, not after opening's half-second wait hid it.
-        do {
-            let journal = try OfflineJournal(folder: folder)
-            try await journal.append([.add(try Self.item(100))])
-        }
-        let descriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CLOEXEC)
-        defer { close(descriptor) }
-        #expect(descriptor >= 0)
-        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0, "the lock is free at once")
     }
 
     @Test("A torn or corrupt tail (a crash mid-write) is cut off; what came before is kept")

@@ -42,7 +42,7 @@ struct TransportEdgeIntegrationTests {
     @Test("A 503 to a streamed body is the call's answer, not a retry that cannot send the body again")
     func streamedBodyIsNotRetried() async throws {
         let servers = try TestServers.require()
-        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        var configuration = try TestServers.configuration(servers.apiURL)
         var policy = RetryPolicy(random: { 0 })
         policy.retryableMethods.insert(.post)
         configuration.retryPolicy = policy
