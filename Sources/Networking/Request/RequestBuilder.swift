@@ -143,8 +143,8 @@ struct RequestBuilder {
     /// password) and the values of secret `name=value` pairs replaced by `<redacted>`.
     ///
     /// Text, not a parsed URL: it is shown because it does not parse, and URL parsers disagree on
-    /// such text, so its user part is found by its place (after `://`, up to the last `@` before
-    /// the first `/`, `?` or `#`) rather than asked of `URLComponents`.
+    /// such text, so its user part is found by its place (after `://`, up to the last `@`, wherever
+    /// it is: more redacted beats a password shown) rather than asked of `URLComponents`.
     private func redacted(_ path: String) -> String {
         let pairs = Redaction(secretFields: configuration.secretFields).redactText(path)
         // Everything between the scheme and the last `@`: a password that made the URL

@@ -8,7 +8,8 @@ import Foundation
 /// ``maximumAttempts`` times in all. Waits grow exponentially — `baseDelay × 2^(retry − 1)`, capped
 /// at ``maximumDelay`` — with full jitter (a random wait between zero and that value), unless the
 /// server's `Retry-After` (seconds or an HTTP date) says how long to wait. A `Retry-After` longer
-/// than ``maximumRetryAfter`` ends the retries instead of waiting that long.
+/// than ``maximumRetryAfter`` ends the retries instead of waiting that long. A request with a
+/// streamed body (`RequestBody.stream`) is never retried: the stream was read as it was sent.
 ///
 /// When retries run out, the last error is returned with ``ErrorContext/attempts`` set to the
 /// number of attempts made.
@@ -116,7 +117,8 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,
-    /// RFC 850 or asctime). A date in the past means no wait; an unreadable value gives `nil`.
+    /// RFC 850 or asctime). A date in the past means no wait; an unreadable value gives `nil`;
+    /// delay-seconds too large for an `Int` give `.infinity` (longer than any limit).
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }

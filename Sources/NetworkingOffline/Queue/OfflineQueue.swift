@@ -309,7 +309,7 @@ public final class OfflineQueue: Interceptor {
             throw failure
         }
         state.withLock { $0.machine.stored(item.id) }
-        scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay))
+        scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
         return OfflineTicket(id: item.id)
     }
 
@@ -505,6 +505,7 @@ public final class OfflineQueue: Interceptor {
                 // The batch call itself failed: none of its items ran, so all of them stay.
                 _ = state.withLock { $0.machine.record(group[0].id, .deferred) }
                 report.stoppedBy = error
+                stoppedByStatus = error.context?.response != nil
                 break flushing
             }
             // Every item of a batch that got a final answer ran: it is done even when one before
@@ -532,7 +533,7 @@ public final class OfflineQueue: Interceptor {
             return state.machine.endFlush(
                 for: user, stopped: stopped != nil, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         }
-        if let delay { scheduleRetry(after: delay) }
+        if let delay { scheduleRetry(after: delay, replacingLater: true) }
         report.remaining = count
         await journal.compactIfWorthIt()
         configuration.onFlush?(report)
@@ -655,15 +656,19 @@ public final class OfflineQueue: Interceptor {
         for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
     }
 
-    /// Flushes again after `delay`, unless a retry is already planned as soon or sooner.
-    private func scheduleRetry(after delay: TimeInterval) {
+    /// Flushes again after `delay`, unless a retry is already planned — as soon or sooner, when
+    /// `replacingLater` (a flush's own next try, which may come sooner than one planned before it);
+    /// at any time otherwise (a request just kept must not undo the backoff).
+    private func scheduleRetry(after delay: TimeInterval, replacingLater: Bool) {
         let clock = configuration.clock
         // Never NaN (`Duration` cannot hold it) nor more than a day.
         let wait = delay.isNaN ? 1 : min(max(delay, 0), 86_400)
         let now = clock.now()
         let due = now.addingTimeInterval(wait)
         let replaced = state.withLock { state -> Task<Void, Never>? in
-            if let planned = state.retry, !planned.isCancelled, state.retryAt.map({ $0 <= due }) ?? true { return nil }
+            if let planned = state.retry, !planned.isCancelled, !replacingLater || state.retryAt.map({ $0 <= due }) ?? true {
+                return nil
+            }
             let replaced = state.retry
             state.retryGeneration += 1
             let generation = state.retryGeneration

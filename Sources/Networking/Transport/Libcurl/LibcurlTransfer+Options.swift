@@ -37,9 +37,11 @@
             set(CURLOPT_URL, request.url.absoluteString)
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
-            if request.responseBodySink == nil, request.method != .head {
-                // (Not for HEAD: libcurl would refuse the announced size of a body that never comes.)
-                check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
+            if request.responseBodySink == nil {
+                // Not for HEAD: libcurl would refuse the announced size of a body that never comes.
+                if request.method != .head {
+                    check(networking_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize)))
+                }
             } else {
                 // Bodies streamed to a sink (downloads) are read in 512 KiB pieces rather than
                 // libcurl's 16 KiB: a thirty-second of the callbacks, writes and wake-ups per byte.
