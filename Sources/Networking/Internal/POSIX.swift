@@ -40,6 +40,14 @@ enum POSIX {
         #endif
     }
 
+    /// Flushes a file, or a folder's entries, to disk; `false` when it cannot be opened or flushed.
+    static func synchronize(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
     /// The last error's message.
     static var lastError: String { String(cString: strerror(errno)) }
 }

@@ -258,21 +258,12 @@ struct DownloadFiles: Sendable {
             return "the download could not be moved to \(destination.path): \(POSIX.lastError)"
         }
         try? FileManager.default.removeItem(at: resumptionRecord)
-        let folder = POSIX.open(destination.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            POSIX.close(folder)
-        }
+        _ = POSIX.synchronize(destination.deletingLastPathComponent().path)
         return nil
     }
 
     /// Flushes the partial file to disk; `false` when it cannot be.
-    func syncPartial() -> Bool {
-        let descriptor = POSIX.open(partial.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { POSIX.close(descriptor) }
-        return fsync(descriptor) == 0
-    }
+    func syncPartial() -> Bool { POSIX.synchronize(partial.path) }
 
     /// A hasher that has seen the partial file's first `count` bytes, or `nil` when it cannot be read.
     func hashPartial(upTo count: Int64) -> SHA256? {

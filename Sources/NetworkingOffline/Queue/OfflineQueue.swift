@@ -678,8 +678,7 @@ public final class OfflineQueue: Interceptor {
                 // Only the retry planned last flushes: a replaced one that woke anyway stops here.
                 let current = self?.state.withLock { state -> Bool in
                     guard state.retryGeneration == generation else { return false }
-                    state.retry = nil
-                    state.retryAt = nil
+                    _ = state.dropRetry()
                     return true
                 }
                 if current == true { _ = await self?.flush() }

@@ -35,9 +35,10 @@ private final class ExternalSession: SessionAuthorizing, @unchecked Sendable {
 
 @Suite("A call keeps to the session it was first signed in", .timeLimit(.minutes(1)))
 struct SessionAcrossAttemptsTests {
-    @Test("A retry after a 503 that comes after Bob replaced Ann is not sent with Bob's token; it fails as unauthenticated")
-    func retryAcrossSessions() async throws {
-        // Given: Ann's session, a route that fails once with 503, and a retry policy
+    /// Ann's session, a `books/1` route that fails once with 503, and a retry policy.
+    private func annRetrying(interceptors: (SessionManager<User>) -> [any Interceptor] = { _ in [] }) throws
+        -> (TestRepository, StubTransport, SessionManager<User>)
+    {
         let route = SequenceRoute(statuses: [503, 200])
         let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
         let session = SessionManager<User>()
@@ -46,8 +47,14 @@ struct SessionAcrossAttemptsTests {
         configuration.clock = TestClock().networkingClock
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
         let repository = TestRepository(
-            configuration: configuration, sessionManager: session, transport: transport,
-            interceptors: [AccountSwitch(session: session, next: bob)])
+            configuration: configuration, sessionManager: session, transport: transport, interceptors: interceptors(session))
+        return (repository, transport, session)
+    }
+
+    @Test("A retry after a 503 that comes after Bob replaced Ann is not sent with Bob's token; it fails as unauthenticated")
+    func retryAcrossSessions() async throws {
+        // Given: Ann's session, a route that fails once with 503, a retry policy, and a switch to Bob before the retry
+        let (repository, transport, session) = try annRetrying { [AccountSwitch(session: $0, next: bob)] }
         // When: the retry comes after the switch
         let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
         // Then: only Ann's first attempt went out, and the call failed as unauthenticated
@@ -61,14 +68,7 @@ struct SessionAcrossAttemptsTests {
 
     @Test("Without a switch, the retry is signed in the same session and succeeds")
     func retryInSameSession() async throws {
-        let route = SequenceRoute(statuses: [503, 200])
-        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
-        let session = SessionManager<User>()
-        try session.login(user: ann, token: "ann-token")
-        var configuration = try makeConfiguration()
-        configuration.clock = TestClock().networkingClock
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
-        let repository = TestRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let (repository, transport, _) = try annRetrying()
         let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
         #expect(throws: Never.self) { try result.get() }
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token", "Bearer ann-token"])
