@@ -50,6 +50,8 @@ extension AbstractRepository {
         }
         defer { lock.release() }
         if !options.resumable { files.removePartial() }
+        // One call, however many times it starts over: a restart keeps to the first exchange's session.
+        let call = callContext(for: endpoint)
         for _ in 0..<2 {
             let start =
                 options.resumable
@@ -68,7 +70,7 @@ extension AbstractRepository {
             let response: TransportResponse
             let request: TransportRequest
             do {
-                (request, response) = try await exchange(attempt)
+                (request, response) = try await exchange(attempt, in: call)
             } catch {
                 // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
                 if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {

@@ -193,8 +193,11 @@ open class AbstractRepository: @unchecked Sendable {
 
     // MARK: - Steps
 
-    /// Builds, sends and validates one request; returns it with its 2xx response.
-    func exchange<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
+    /// Builds, sends and validates one request; returns it with its 2xx response. `call` is the
+    /// context of a call that makes more than one exchange (``callContext(for:)``).
+    func exchange<Response>(_ endpoint: Endpoint<Response>, in call: RequestContext? = nil)
+        async throws(RepositoryError) -> (TransportRequest, TransportResponse)
+    {
         if Task.isCancelled { throw .cancelled(nil) }
         let built = try builder.build(endpoint)
         if let problem = pipeline.unhandledOption(in: endpoint.options, name: endpoint.name) {
@@ -202,9 +205,7 @@ open class AbstractRepository: @unchecked Sendable {
         }
         let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
         defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
-        let context = RequestContext(
-            requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
-            session: sessionManager)
+        let context = call ?? callContext(for: endpoint)
         do {
             let response = try await pipeline.send(request, context: context)
             try validate(response, to: request, endpoint: endpoint)
@@ -212,6 +213,15 @@ open class AbstractRepository: @unchecked Sendable {
         } catch {
             throw error.attempted(context.attempt)
         }
+    }
+
+    /// A new call's context for the endpoint. A call made of several exchanges (a download that
+    /// starts over) passes one context to each, so every exchange keeps to the session it was
+    /// first signed in.
+    func callContext<Response>(for endpoint: Endpoint<Response>) -> RequestContext {
+        RequestContext(
+            requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
+            session: sessionManager)
     }
 
     /// Decodes a 2xx response for the endpoint: its own decoding step, or the body as `T`; then
