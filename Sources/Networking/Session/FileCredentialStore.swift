@@ -12,8 +12,9 @@ import Synchronization
 /// A credential store that keeps the session in a JSON file readable by its owner only.
 ///
 /// Writes are atomic: the session goes to a temporary file created with mode 0600 in the same
-/// folder, is flushed to disk, and replaces the old file by `rename`, so a crash leaves either
-/// the old session or the new one. The folder is created with mode 0700 when missing. A file
+/// folder, is flushed to disk, and replaces the old file by `rename`, whose folder is flushed
+/// too, so a crash or a power loss leaves either the old session or the new one, and a deleted
+/// session stays deleted. The folder is created with mode 0700 when missing. A file
 /// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash.
 public final class FileCredentialStore: CredentialStore {
     /// The file the session is kept in.
@@ -77,9 +78,11 @@ public final class FileCredentialStore: CredentialStore {
 
     public func delete() throws(CredentialStoreError) {
         try lock.withLock { _ throws(CredentialStoreError) in
-            guard unlink(fileURL.path) == 0 || errno == ENOENT else {
-                throw .deleteFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
+            guard unlink(fileURL.path) == 0 else {
+                guard errno == ENOENT else { throw .deleteFailed(path: fileURL.path, reason: String(cString: strerror(errno))) }
+                return
             }
+            _ = POSIX.synchronize(fileURL.deletingLastPathComponent().path)
         }
     }
 
@@ -115,6 +118,9 @@ public final class FileCredentialStore: CredentialStore {
             unlink(temporary)
             throw .writeFailed(path: fileURL.path, reason: failure)
         }
+        // The rename is durable only once the folder is: without it, a power loss can bring back
+        // the previous session (a logged-out user's token) after the new one was reported saved.
+        _ = POSIX.synchronize(folder.path)
     }
 
     private static func reason(_ error: any Error) -> String {
