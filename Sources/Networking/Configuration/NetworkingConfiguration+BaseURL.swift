@@ -22,6 +22,7 @@ extension NetworkingConfiguration {
         do {
             (scheme, components) = try BaseURLText.components(of: text)
         } catch {
+            let text = Redaction.standard.urlText(text)
             switch error {
             case .notWebURL:
                 throw .invalidConfiguration(

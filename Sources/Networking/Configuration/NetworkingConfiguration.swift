@@ -44,12 +44,14 @@ public struct NetworkingConfiguration: Sendable {
     ///
     /// A transport that cannot check pins fails every request with
     /// ``RepositoryError/pinningUnsupported(transport:context:)``; it never passes silently.
+    /// While it is `false`, the pins are kept but not checked (a debugging proxy, say).
     public var usePinningCertificate: Bool { didSet { updateProblems() } }
     /// Accepted server keys when pinning; give several to rotate keys without an outage.
     public var pinnedPublicKeys: [PublicKeyPin] { didSet { updateProblems() } }
     /// PEM or DER certificate files whose public keys are pinned too (read when set). Default none.
     public var pinnedCertificateFiles: [URL] { didSet { readCertificateFiles() } }
-    /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
+    /// A PEM file of certificate authorities to trust instead of the system's, for private PKI
+    /// (read and checked when set).
     public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
 
     // MARK: Time
@@ -61,7 +63,8 @@ public struct NetworkingConfiguration: Sendable {
     public var secondsBetweenPolls: TimeInterval { didSet { updateProblems() } }
     /// How many times a polling request is sent again after its first 202 before the call fails
     /// with ``RepositoryError/pollingExhausted(attempts:context:)``; `nil` means
-    /// `timeout / secondsBetweenPolls` (75 by default). So a polling call is sent at most
+    /// `timeout / secondsBetweenPolls` (75 by default), at most 10,000, and 75 when
+    /// `secondsBetweenPolls` is 0 or the timeout infinite (see ``pollingRetries``). So a polling call is sent at most
     /// `pollingRetries + 1` times: `0` sends it once and fails on its first 202.
     public var maximumPollingRetries: Int? { didSet { updateProblems() } }
 
@@ -79,7 +82,8 @@ public struct NetworkingConfiguration: Sendable {
     public var queryEncodingStyle: QueryEncodingStyle = .default
     /// More hosts the session's credential may be sent to, besides ``domainURL``, for APIs spread
     /// over several hosts (`files.example.com`). A call to any other host — an absolute route path
-    /// — goes without the session's `Authorization`. Default none.
+    /// — goes without the session's `Authorization`, and so does a call over plain `http` when
+    /// ``useSecureConnection`` is on. Default none.
     public var sessionHosts: [String] = []
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
     /// and the repositories' object methods. Default none.
@@ -121,9 +125,12 @@ public struct NetworkingConfiguration: Sendable {
     public var activity: NetworkActivity = .shared
     /// The time source for retries, polling and log timings. Default ``NetworkingClock/live``.
     public var clock: NetworkingClock = .live
-    /// More header, query and JSON field names to redact in logs and decoding reports, beyond the
-    /// built-in ones (any name containing token, password, secret, authorization, cookie,
-    /// api key, signature or session).
+    /// More header, query and JSON field names to redact in logs, cURL descriptions and decoding
+    /// reports, beyond the built-in ones (any name containing token, password, secret,
+    /// authorization, cookie, credential, api key, access key, private key, signature or session,
+    /// and the names key, sig, auth and pass). An error's own `description` knows only the
+    /// built-in names (an error does not carry its configuration); the log line of a failure
+    /// applies these too.
     public var secretFields: Set<String> = []
 
     // MARK: Validation state
@@ -141,18 +148,23 @@ public struct NetworkingConfiguration: Sendable {
 
     /// Creates and validates a configuration.
     ///
+    /// Pins turn pinning on: `usePinningCertificate` is `true` when it is not given and
+    /// `pinnedPublicKeys` or `pinnedCertificateFiles` are, so pins are never set and then
+    /// silently ignored. Pass `false`, or set the property later, to keep pins but not check them.
+    ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty or malformed
     ///   domain, a scheme, path or port written inside the domain, a port outside 1...65535, a
     ///   subdomain that does not start with `/`, a timeout that is not positive and finite, a
     ///   negative or infinite poll interval, a negative retry count, a header that cannot be sent,
     ///   pinning without pins, a pinned certificate file that cannot be read or is not a PEM or DER
-    ///   certificate (the reason names the file), or a certificate authority file that cannot be read.
+    ///   certificate (the reason names the file), or a certificate authority file that cannot be
+    ///   read or is not PEM certificates.
     public init(
         useSecureConnection: Bool = true,
         domainURL: String,
         port: Int? = nil,
         subdomainURL: String? = nil,
-        usePinningCertificate: Bool = false,
+        usePinningCertificate: Bool? = nil,
         pinnedPublicKeys: [PublicKeyPin] = [],
         pinnedCertificateFiles: [URL] = [],
         certificateAuthorityFile: URL? = nil,
@@ -169,7 +181,7 @@ public struct NetworkingConfiguration: Sendable {
         self.domainURL = domainURL
         self.port = port
         self.subdomainURL = subdomainURL
-        self.usePinningCertificate = usePinningCertificate
+        self.usePinningCertificate = usePinningCertificate ?? !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
         self.pinnedPublicKeys = pinnedPublicKeys
         self.pinnedCertificateFiles = pinnedCertificateFiles
         self.certificateAuthorityFile = certificateAuthorityFile
@@ -242,10 +254,7 @@ public struct NetworkingConfiguration: Sendable {
     }
 
     private mutating func checkCertificateAuthorityFile() {
-        certificateAuthorityProblem = certificateAuthorityFile.flatMap { file in
-            FileManager.default.isReadableFile(atPath: file.path)
-                ? nil : "certificateAuthorityFile \(file.path) does not exist or cannot be read"
-        }
+        certificateAuthorityProblem = certificateAuthorityFile.flatMap(CertificatePins.authorityProblem(inFile:))
         updateProblems()
     }
 

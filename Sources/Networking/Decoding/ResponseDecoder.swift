@@ -77,7 +77,7 @@ struct ResponseDecoder: Sendable {
                 .malformedJSON, typeName: typeName, context: context, codingPath: "",
                 reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
         }
-        let (path, reason) = Self.describe(error, in: json)
+        let (path, reason) = Self.describe(error, in: json, redaction: Redaction(secretFields: configuration.secretFields))
         return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reasonPrefix + reason)
     }
 
@@ -100,22 +100,22 @@ struct ResponseDecoder: Sendable {
     }
 
     /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong.
-    static func describe(_ error: DecodingError, in json: JSONValue) -> (path: String, reason: String) {
+    static func describe(_ error: DecodingError, in json: JSONValue, redaction: Redaction = .standard) -> (path: String, reason: String) {
         switch error {
         case .typeMismatch(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json, redaction))")
         case .valueNotFound(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json, redaction))")
         case .keyNotFound(let key, let context):
             let parent = pathText(context.codingPath)
             return (pathText(context.codingPath + [key]), "missing key \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \(parent)"))
         case .dataCorrupted(let context):
             let path = pathText(context.codingPath)
-            let value = found(at: context.codingPath, in: json)
+            let value = found(at: context.codingPath, in: json, redaction)
             // Foundation's description quotes the rejected value, so it is dropped at a credential.
-            let what = isSensitive(context.codingPath) ? "the value is not valid" : context.debugDescription
+            let what = isSensitive(context.codingPath, redaction) ? "the value is not valid" : context.debugDescription
             return (path, "\(what) (found \(value))")
         @unknown default:
             return ("", "\(error)")
@@ -134,21 +134,21 @@ struct ResponseDecoder: Sendable {
         return text
     }
 
-    private static func found(at path: [any CodingKey], in json: JSONValue) -> String {
+    private static func found(at path: [any CodingKey], in json: JSONValue, _ redaction: Redaction) -> String {
         var value: JSONValue? = json
         for key in path {
             value = key.intValue.flatMap { value?[$0] } ?? value?[key.stringValue]
         }
         guard let value else { return "nothing" }
         // Reasons reach error descriptions and the hook, so credentials are redacted here too.
-        if isSensitive(path) { return "\(value.kindDescription) \(Redaction.placeholder)" }
-        let text = Redaction.truncate(Redaction.standard.redact(value).description, limit: 100)
+        if isSensitive(path, redaction) { return "\(value.kindDescription) \(Redaction.placeholder)" }
+        let text = Redaction.truncate(redaction.redact(value).description, limit: 100)
         return "\(value.kindDescription) \(text)"
     }
 
     /// Whether the path goes through a member whose name marks a credential.
-    private static func isSensitive(_ path: [any CodingKey]) -> Bool {
-        path.contains { $0.intValue == nil && Redaction.standard.isSecret($0.stringValue) }
+    private static func isSensitive(_ path: [any CodingKey], _ redaction: Redaction) -> Bool {
+        path.contains { $0.intValue == nil && redaction.isSecret($0.stringValue) }
     }
 
     private static func typeName(_ type: Any.Type) -> String { String(describing: type) }

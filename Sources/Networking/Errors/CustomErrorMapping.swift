@@ -6,8 +6,10 @@ import Foundation
 /// code, when the body's code (at ``apiCodeKeyPath``, `"code"` by default) is equal too.
 /// Rules with an API code are tried before rules without one; otherwise rules are tried in the
 /// order written. A rule that decodes the error body and fails to decode does not match (the
-/// failure is reported to the decoding-failure hook) and the call fails with
-/// ``RepositoryError/requestError(_:)``.
+/// failure is reported to the decoding-failure hook): the next rules are tried — the call's,
+/// then the repository's — and when none matches, the call fails as it would without custom
+/// errors (``RepositoryError/requestError(_:)``, or ``RepositoryError/authenticationFailed(_:)``
+/// for a 401).
 ///
 /// ```swift
 /// let errors: CustomErrorMapping = [
@@ -17,8 +19,10 @@ import Foundation
 /// ]
 /// ```
 ///
-/// A 401 on a request that needs a session is always ``RepositoryError/unauthenticatedSession(_:)``;
-/// rules for 401 apply only to requests that do not need a session, such as a login.
+/// A 401 from the API on a request that needs a session is always
+/// ``RepositoryError/unauthenticatedSession(_:)``; rules for 401 apply to requests that do not
+/// need a session, such as a login, and to a 401 from another origin a redirect led to (which
+/// got no credential, so it says nothing about the session).
 public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
     /// One status (and optional API code) and the error it becomes.
     public struct Rule: Sendable {

@@ -3,14 +3,19 @@ import Foundation
 /// Keeps credentials out of error descriptions, logs and decoding reports.
 ///
 /// A name is secret when, lower-cased, it contains one of ``builtInFragments`` (so `access_token`,
-/// `X-Refresh-Token` and `client_secret` all are), or equals one of the extra ``secretFields``.
+/// `X-Refresh-Token` and `client_secret` all are), or equals one of ``builtInNames`` or of the
+/// extra ``secretFields``.
 /// Secret header values, query values and JSON members are replaced by `<redacted>`.
 struct Redaction: Sendable {
     static let placeholder = "<redacted>"
     static let builtInFragments = [
-        "token", "password", "passwd", "secret", "authorization", "cookie", "api_key", "apikey", "api-key",
-        "signature", "session",
+        "token", "password", "passwd", "passphrase", "pwd", "secret", "authorization", "cookie", "credential",
+        "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
+        "private-key", "subscription-key", "subscription_key", "signature", "session",
     ]
+    /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
+    /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature.)
+    static let builtInNames: Set<String> = ["key", "sig", "auth", "pass"]
 
     /// The redaction with the built-in names only.
     static let standard = Redaction()
@@ -24,7 +29,8 @@ struct Redaction: Sendable {
 
     func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return secretFields.contains(lowered) || Self.builtInFragments.contains { lowered.contains($0) }
+        return secretFields.contains(lowered) || Self.builtInNames.contains(lowered)
+            || Self.builtInFragments.contains { lowered.contains($0) }
     }
 
     func headerValue(name: String, value: String) -> String {
@@ -52,6 +58,15 @@ struct Redaction: Sendable {
             changed = true
         }
         return changed ? (components.string ?? url.absoluteString) : url.absoluteString
+    }
+
+    /// Text meant as a URL (a `Location`, a configured base URL), as it may appear in an error:
+    /// its credentials and secret query values redacted, whether or not it parses.
+    func urlText(_ text: String) -> String {
+        if let url = URL(string: text) { return self.url(url) }
+        // Not a URL: its user part, if it looks like one, goes too.
+        return redactText(text).replacingOccurrences(
+            of: #"://[^/?#@]*@"#, with: "://\(Self.placeholder)@", options: .regularExpression)
     }
 
     /// The body as text, at most `limit` bytes of it, with secret JSON members (or `name=value`

@@ -37,7 +37,9 @@ extension AbstractRepository {
         let options = endpoint.downloadOptions ?? DownloadOptions()
         let requestURL = try builder.build(endpoint).url
         guard options.destination != nil || !options.resumable else {
-            throw .invalidRequest(reason: "a resumable download needs a destination to resume into", request: nil)
+            throw .invalidRequest(
+                reason: "a resumable download needs a destination to resume into",
+                request: RequestSummary(method: endpoint.method, url: requestURL))
         }
         let destination = options.destination ?? Self.temporaryDestination(for: requestURL)
         let files = DownloadFiles(destination: destination)
@@ -59,7 +61,9 @@ extension AbstractRepository {
             if start == .fresh { files.removePartial() }
             let sink = FileDownloadSink(
                 partialURL: files.partial, resumptionURL: options.resumable ? files.resumptionRecord : nil, requestURL: requestURL,
-                start: start, prefixHasher: try Self.prefixHasher(options: options, start: start, files: files),
+                start: start,
+                prefixHasher: try Self.prefixHasher(
+                    options: options, start: start, files: files, request: RequestSummary(method: endpoint.method, url: requestURL)),
                 progress: endpoint.progress)
             var attempt = endpoint
             for field in DownloadStateMachine.headers(for: start) { attempt.headers.setIfAbsent(field.name, field.value) }
@@ -140,15 +144,15 @@ extension AbstractRepository {
     }
 
     /// With a checksum: a hasher that has seen the kept partial file's bytes (resuming) or nothing.
-    private static func prefixHasher(options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles)
-        throws(RepositoryError) -> SHA256?
-    {
+    private static func prefixHasher(
+        options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles, request: RequestSummary
+    ) throws(RepositoryError) -> SHA256? {
         guard options.expectedSHA256 != nil else { return nil }
         guard case .resume(let from, _) = start else { return SHA256() }
         guard let hasher = files.hashPartial(upTo: from) else {
             throw .downloadFailed(
                 .fileSystem("the partial file \(files.partial.path) could not be read"),
-                ErrorContext(request: RequestSummary(method: .get, url: files.destination)))
+                ErrorContext(request: request))
         }
         return hasher
     }
@@ -301,6 +305,7 @@ extension AbstractRepository {
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
             let chunks = ResponseChunks(method: endpoint.method)
+            let request = RequestSummary(method: endpoint.method, url: try self.builder.build(endpoint).url)
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink
             let sink = chunks.sink
@@ -325,14 +330,13 @@ extension AbstractRepository {
             }
             switch start {
             case .head(let head):
-                let request = RequestSummary(method: endpoint.method, url: head.url ?? URL(fileURLWithPath: "/"))
                 return RepositoryResponse(
                     value: chunks, statusCode: head.statusCode, headers: head.headers, url: head.url, request: request)
             case .ended(let error?): throw error
             case .ended(nil):
                 throw .invalidResponse(
                     reason: "the response ended without a body to stream",
-                    context: ErrorContext(request: RequestSummary(method: endpoint.method, url: URL(fileURLWithPath: "/"))))
+                    context: ErrorContext(request: request))
             }
         }
     }

@@ -22,7 +22,15 @@ extension AbstractRepository {
     ///   - request: the request to send, as ``makeRequest(for:)`` made it (or changed since).
     ///   - context: what the interceptors see: whether it needs the session, its name
     ///     and options.
+    ///
+    /// The repository's TLS requirements (``NetworkingConfiguration/security``: its pins and
+    /// certificate authority) replace the request's whenever it has any, so a request made by
+    /// hand, or kept from before the app changed its pins, is never sent to a pinned API
+    /// unpinned, with the session's token.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
+        var request = request
+        let security = configuration.security
+        if security != .default { request.security = security }
         do throws(RepositoryError) {
             return .success(try await pipeline.send(request, context: context))
         } catch {

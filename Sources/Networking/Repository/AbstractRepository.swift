@@ -93,7 +93,8 @@ open class AbstractRepository: @unchecked Sendable {
             chain.append(
                 SessionInterceptor(
                     session: session, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization"),
-                    hosts: Set(([configuration.baseURL.host ?? ""] + configuration.sessionHosts).map { $0.lowercased() })))
+                    hosts: Set(([configuration.baseURL.host ?? ""] + configuration.sessionHosts).map { $0.lowercased() }),
+                    httpsOnly: configuration.useSecureConnection))
         }
         chain += placed(at: .afterSigning)
         if let storage = configuration.cookieStorage { chain.append(CookieInterceptor(storage: storage)) }
@@ -273,7 +274,7 @@ open class AbstractRepository: @unchecked Sendable {
             return .failure(
                 .invalidRequest(
                     reason: "route \"\(resolved.name ?? "")\" saves its answer to a file: call it as an Endpoint<DownloadedFile>",
-                    request: nil))
+                    request: try? builder.build(resolved).summary))
         }
         let activity = configuration.activity
         let call = ActivityEvent.Call(

@@ -31,6 +31,22 @@ enum CertificatePins {
         }
     }
 
+    /// Why a certificate authority file cannot serve, or `nil`: it must be PEM (OpenSSL, under
+    /// libcurl, reads no other form) and every certificate in it well-formed. Checked when the
+    /// configuration is made, so a wrong file is not found out as a TLS failure on every request.
+    static func authorityProblem(inFile url: URL) -> String? {
+        do throws(RepositoryError) {
+            let pins = try pins(inFile: url)
+            // `pins(inFile:)` read it already; a file that is not PEM was taken as one DER certificate.
+            guard let text = try? String(contentsOf: url, encoding: .utf8), text.contains(pemBegin), !pins.isEmpty else {
+                return "certificateAuthorityFile \(url.path) is not PEM: give the authorities as -----BEGIN CERTIFICATE----- blocks"
+            }
+            return nil
+        } catch {
+            return "certificateAuthorityFile: \(error.configurationReason)"
+        }
+    }
+
     /// The pins of the certificates in a PEM or DER file's bytes.
     static func pins(inContents bytes: [UInt8]) throws(DER.Failure) -> [PublicKeyPin] {
         let certificates = try derCertificates(in: bytes)

@@ -4,7 +4,10 @@
 
     /// A credential store in the Keychain, for Apple platforms (as the original wolmo-networking
     /// kept its token): the session is one generic-password item, readable after the device's
-    /// first unlock and never synchronised to other devices.
+    /// first unlock and never synchronised to other devices. On macOS the item goes to the login
+    /// (file-based) keychain, where these two promises are the Keychain's to keep, not this type's:
+    /// the data-protection keychain would need an app signed with a keychain entitlement, which
+    /// command-line tools and services do not have.
     ///
     /// Built only where the Security framework exists; this project's CI runs on Linux, so this
     /// type is compiled and tested by the projects that use it on Apple platforms, not here.

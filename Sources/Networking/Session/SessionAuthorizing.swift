@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a repository needs from a session: the `Authorization` to sign requests with, and what
 /// to do when the server rejects it.
 ///
@@ -66,17 +68,26 @@ extension SessionAuthorizing {
 /// The credential goes only to the configuration's own host and its
 /// ``NetworkingConfiguration/sessionHosts``: a call to any other host (an absolute route path, a
 /// redirect target excepted — transports drop `Authorization` across origins themselves) is sent
-/// without it, so a token never leaks to a third party.
+/// without it, so a token never leaks to a third party. When the API is `https`, the credential
+/// goes over `https` only: an absolute `http://` route to the same host is sent without it.
 struct SessionInterceptor: Interceptor {
     let session: any SessionAuthorizing
     let defaultHeadersAuthorize: Bool
     /// The hosts (lower-cased) the session's credential may be sent to.
     let hosts: Set<String>
+    /// Whether the credential may go over `https` only (the API is `https`).
+    let httpsOnly: Bool
+
+    /// Whether the session's credential may go with a request to `url`.
+    private func mayCarryCredential(_ url: URL) -> Bool {
+        guard hosts.contains(url.host?.lowercased() ?? "") else { return false }
+        return !httpsOnly || url.scheme?.lowercased() == "https"
+    }
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
-        guard context.requiresSession, hosts.contains(request.url.host?.lowercased() ?? "") else { return try await next(request) }
+        guard context.requiresSession, mayCarryCredential(request.url) else { return try await next(request) }
         let errorContext = ErrorContext(request: request.summary)
         // Every attempt of a call (retries, an outer interceptor's repeats) is signed in the
         // session its first attempt was signed in, or not at all.

@@ -10,7 +10,8 @@ import Foundation
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
-/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes;
+/// - `Authorization`, `Cookie` and every other field named like a credential (`X-Api-Key`,
+///   `X-Auth-Token`; the names logs redact) are dropped when the scheme, host or port changes;
 /// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
 ///   next hop's `Cookie` is chosen from the storage for its URL;
 /// - only `http` and `https` are followed, and a request with pinned keys never leaves `https`;
@@ -44,14 +45,6 @@ struct RedirectPolicy: Sendable {
         }
     }
 
-    /// A `Location` as it may appear in an error: its credentials and secret query values redacted.
-    private static func redacted(_ location: String) -> String {
-        if let url = URL(string: location) { return Redaction.standard.url(url) }
-        // Not a URL: its user part, if it looks like one, goes too.
-        let text = Redaction.standard.redactText(location)
-        return text.replacingOccurrences(of: #"://[^/?#@]*@"#, with: "://\(Redaction.placeholder)@", options: .regularExpression)
-    }
-
     /// The request to send after `response` answered `request`, or `nil` when the response is final.
     ///
     /// - Throws: ``TransportError/invalidResponse(_:)`` for one redirect too many, a `Location`
@@ -64,14 +57,14 @@ struct RedirectPolicy: Sendable {
         }
         guard redirectsSoFar < maximumRedirects else {
             throw .invalidResponse(
-                "too many redirects: more than \(maximumRedirects), the last from \(Redaction.standard.url(request.url)) to \(Self.redacted(location))"
+                "too many redirects: more than \(maximumRedirects), the last from \(Redaction.standard.url(request.url)) to \(Redaction.standard.urlText(location))"
             )
         }
         let trimmed = location.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, let target = URL(string: trimmed, relativeTo: request.url)?.absoluteURL,
             target.host != nil
         else {
-            throw .invalidResponse("the redirect location \"\(Self.redacted(location))\" is not a valid URL")
+            throw .invalidResponse("the redirect location \"\(Redaction.standard.urlText(location))\" is not a valid URL")
         }
         let scheme = target.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
@@ -91,8 +84,13 @@ struct RedirectPolicy: Sendable {
             next.headers["Content-Length"] = nil
         }
         if !Self.sameOrigin(request.url, target) {
-            next.headers["Authorization"] = nil
-            next.headers["Cookie"] = nil
+            // `Authorization`, `Cookie`, and every field named like a credential (`X-Api-Key`,
+            // `X-Auth-Token`): what the API was given is not for another origin. A proxy's
+            // credential is the proxy's, whatever the origin.
+            for name in Set(next.headers.map(\.name))
+            where Redaction.standard.isSecret(name) && name.lowercased() != "proxy-authorization" {
+                next.headers[name] = nil
+            }
         }
         return next
     }

@@ -6,8 +6,10 @@ import Foundation
 /// A transport that cannot honour a requirement must fail the request with
 /// ``TransportError/pinningUnsupported(transport:)`` rather than ignore it.
 public struct TransportSecurity: Sendable, Hashable, Codable {
-    /// Pins of the server's public key; when not empty, a server whose certificate chain
-    /// presents none of these keys is rejected before anything is sent.
+    /// Pins of the server's public key; when not empty, a server whose own (leaf) certificate
+    /// has none of these keys is rejected before anything is sent. Keys of intermediate or root
+    /// certificates do not count (libcurl checks the leaf only, and every transport does the
+    /// same): pin the server's current key and its next one.
     public var pinnedPublicKeys: [PublicKeyPin]
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
     public var certificateAuthorityFile: URL?
@@ -63,6 +65,18 @@ public struct PublicKeyPin: Sendable, Hashable, Codable, CustomStringConvertible
             throw .invalidConfiguration(reason: "a SHA-256 pin has 32 bytes, not \(digest.count)")
         }
         base64SHA256 = digest.base64EncodedString()
+    }
+
+    /// Reads a pin as it was encoded, checking it as ``init(_:)`` does: a pin read from a file
+    /// or a journal is never a malformed one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try container.decode(String.self, forKey: .base64SHA256)
+        do {
+            try self.init(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .base64SHA256, in: container, debugDescription: error.description)
+        }
     }
 
     /// `sha256//<base64>`, the form libcurl takes.

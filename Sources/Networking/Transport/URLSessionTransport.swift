@@ -12,7 +12,7 @@ import Synchronization
 /// - redirects are followed here, not by URLSession, with the same rules as every transport
 ///   (``LibcurlTransport`` too): 307 and 308 keep the method and the body (Linux would drop the
 ///   body), 301/302 turn `POST` into `GET`, 303 turns everything but `HEAD` into `GET`, and
-///   `Authorization` and `Cookie` are not sent to another origin;
+///   `Authorization`, `Cookie` and other credential fields are not sent to another origin;
 /// - the timeout covers the whole exchange, not only idle time;
 /// - public-key pinning and a custom certificate authority need server-trust callbacks, which Linux
 ///   never delivers, so such requests fail there with ``TransportError/pinningUnsupported(transport:)``;
@@ -23,8 +23,10 @@ import Synchronization
 /// On Linux, ``LibcurlTransport`` is the default (``DefaultTransport/shared``): it is several
 /// times faster and can pin. This type stays available there for comparison.
 ///
-/// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`;
-/// share it (``shared``) rather than making one per request.
+/// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`,
+/// and one more for each distinct ``TransportSecurity`` its requests carry (URLSession checks a
+/// server's trust once per connection, so a connection opened without pins must never carry a
+/// pinned request); share it (``shared``) rather than making one per request.
 public final class URLSessionTransport: Transport {
     /// Request bodies come from memory or files (others are staged on disk first), and response
     /// bodies go to sinks as they arrive (without pausing: URLSession cannot).
@@ -38,8 +40,16 @@ public final class URLSessionTransport: Transport {
     /// The most redirects followed for one request.
     public let maximumRedirects: Int
 
-    private let session: URLSession
-    private let delegate: URLSessionTransportDelegate
+    /// A `URLSession` and the delegate that answers for its tasks.
+    private struct Channel {
+        let session: URLSession
+        let delegate: URLSessionTransportDelegate
+    }
+
+    /// The channel of requests without TLS requirements.
+    private let channel: Channel
+    /// The configuration the channels are made from, and one channel per distinct security.
+    private let secured: Mutex<(configuration: URLSessionConfiguration, channels: [TransportSecurity: Channel])>
     private let redirectPolicy: RedirectPolicy
 
     /// Creates a transport with its own `URLSession`.
@@ -65,12 +75,29 @@ public final class URLSessionTransport: Transport {
         self.maximumResponseSize = max(1, maximumResponseSize)
         self.maximumRedirects = max(0, maximumRedirects)
         redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
-        delegate = URLSessionTransportDelegate(maximumResponseSize: self.maximumResponseSize)
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        channel = Self.channel(configuration, maximumResponseSize: self.maximumResponseSize)
+        secured = Mutex((configuration, [:]))
     }
 
     deinit {
-        session.invalidateAndCancel()
+        channel.session.invalidateAndCancel()
+        secured.withLock { $0.channels.values.forEach { $0.session.invalidateAndCancel() } }
+    }
+
+    private static func channel(_ configuration: URLSessionConfiguration, maximumResponseSize: Int) -> Channel {
+        let delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize)
+        return Channel(session: URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate: delegate)
+    }
+
+    /// The channel for requests with `security`: its connections were all checked against it.
+    private func channel(for security: TransportSecurity) -> Channel {
+        guard security != .default else { return channel }
+        return secured.withLock { secured in
+            if let existing = secured.channels[security] { return existing }
+            let made = Self.channel(secured.configuration, maximumResponseSize: maximumResponseSize)
+            secured.channels[security] = made
+            return made
+        }
     }
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
@@ -129,6 +156,9 @@ public final class URLSessionTransport: Transport {
         let seconds = remaining.seconds
         urlRequest.timeoutInterval = seconds
         let handle = TaskHandle()
+        let used = channel(for: request.security)
+        let session = used.session
+        let delegate = used.delegate
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: URLSessionTransportDelegate.Continuation) in
                 let task = uploadFile.map { session.uploadTask(with: urlRequest, fromFile: $0) } ?? session.dataTask(with: urlRequest)

@@ -11,8 +11,9 @@
         /// Without pins or a certificate authority file, the system decides (default handling).
         /// Otherwise: the authorities of the file become the only anchors, the chain is evaluated
         /// (`SecTrustEvaluateWithError`: chain, expiry and host name), and then, when the request
-        /// has pins, one certificate of the chain must have a SubjectPublicKeyInfo whose SHA-256 is
-        /// a pin. A failure cancels the challenge, so nothing is sent, and records the
+        /// has pins, the server's own certificate (the chain's first) must have a
+        /// SubjectPublicKeyInfo whose SHA-256 is a pin — the leaf only, as libcurl checks it, so a
+        /// configuration pins the same way on every platform. A failure cancels the challenge, so nothing is sent, and records the
         /// ``TransportError`` the caller gets.
         func evaluateServerTrust(
             _ challenge: URLAuthenticationChallenge, task: URLSessionTask,
@@ -43,14 +44,9 @@
             }
             if security.requiresPinning {
                 let pins = Set(security.pinnedPublicKeys)
-                let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
-                let matches = chain.contains { certificate in
-                    guard let pin = try? PublicKeyPin(certificateDER: SecCertificateCopyData(certificate) as Data) else {
-                        return false
-                    }
-                    return pins.contains(pin)
-                }
-                guard matches else {
+                let leaf = ((SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []).first
+                let pin = leaf.flatMap { try? PublicKeyPin(certificateDER: SecCertificateCopyData($0) as Data) }
+                guard let pin, pins.contains(pin) else {
                     reject(.pinMismatch(host: challenge.protectionSpace.host))
                     return
                 }

@@ -163,11 +163,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
                 return
             }
+            // Apple platforms: the system's handling delivers a 401 as it came (the ephemeral
+            // session stores no credentials) and goes on without a client certificate when a
+            // server only asks for one; cancelling would fail both as `.cancelled`.
+            completionHandler(.performDefaultHandling, nil)
+        #else
+            // Linux: HTTP authentication challenges come from a 401 with WWW-Authenticate. Declining
+            // them delivers the 401 to the caller; on Swift 6.3.1 default handling would hang forever.
+            exchanges.withLock { $0[task.taskIdentifier]?.rejectedChallenge = true }
+            completionHandler(.cancelAuthenticationChallenge, nil)
         #endif
-        // HTTP authentication challenges come from a 401 with WWW-Authenticate. Declining them
-        // delivers the 401 to the caller; on Swift 6.3.1 default handling would hang forever.
-        exchanges.withLock { $0[task.taskIdentifier]?.rejectedChallenge = true }
-        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

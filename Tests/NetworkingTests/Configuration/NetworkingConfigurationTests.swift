@@ -241,7 +241,8 @@ struct NetworkingConfigurationTests {
         // When
         let pinning = try NetworkingConfiguration(
             domainURL: "api.example.com", usePinningCertificate: true, pinnedPublicKeys: [pin])
-        let notPinning = try NetworkingConfiguration(domainURL: "api.example.com", pinnedPublicKeys: [pin])
+        let notPinning = try NetworkingConfiguration(
+            domainURL: "api.example.com", usePinningCertificate: false, pinnedPublicKeys: [pin])
         // Then
         #expect(pinning.security.pinnedPublicKeys == [pin])
         #expect(pinning.security.requiresPinning)

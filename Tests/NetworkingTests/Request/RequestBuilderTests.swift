@@ -269,13 +269,13 @@ struct RequestBuilderTests {
         // Given
         let pin = try PublicKeyPin(sha256Digest: Data(repeating: 9, count: 32))
         let ca = FileManager.default.temporaryDirectory.appendingPathComponent("private-ca-\(UUID().uuidString).pem")
-        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: ca)
+        try Data(testAuthorityPEM.utf8).write(to: ca)
         defer { try? FileManager.default.removeItem(at: ca) }
         let pinning = RequestBuilder(
             configuration: try NetworkingConfiguration(
                 domainURL: "api.test", usePinningCertificate: true, pinnedPublicKeys: [pin], certificateAuthorityFile: ca))
         let notPinning = RequestBuilder(
-            configuration: try NetworkingConfiguration(domainURL: "api.test", pinnedPublicKeys: [pin]))
+            configuration: try NetworkingConfiguration(domainURL: "api.test", usePinningCertificate: false, pinnedPublicKeys: [pin]))
         // When
         let pinned = try build(Endpoint<Void>.get("books"), with: pinning)
         let unpinned = try build(Endpoint<Void>.get("books"), with: notPinning)

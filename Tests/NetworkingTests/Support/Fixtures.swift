@@ -193,3 +193,19 @@ struct TemporaryFolder {
         try? FileManager.default.removeItem(at: url)
     }
 }
+
+/// A self-signed certificate (an EC key, `CN=networking-test-ca`, valid until 2126), for tests
+/// that need a well-formed certificate authority file without the test servers.
+let testAuthorityPEM = """
+    -----BEGIN CERTIFICATE-----
+    MIIBkTCCATegAwIBAgIUMhPzIGmSDo7g4q7ZjdJwcwWy9AswCgYIKoZIzj0EAwIw
+    HTEbMBkGA1UEAwwSbmV0d29ya2luZy10ZXN0LWNhMCAXDTI2MTEyNDA3MzEyNVoY
+    DzIxMjYxMDMxMDczMTI1WjAdMRswGQYDVQQDDBJuZXR3b3JraW5nLXRlc3QtY2Ew
+    WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARuikFXHBiXPr4QWPIgsLss+yxdXd8S
+    1qT3CQkZBVoIbN6Nr9daamy2j54gGbQ1Vyrs+jZYO/uspZduUaM/OnvXo1MwUTAd
+    BgNVHQ4EFgQUSfRDSgPYmvyBvdJEhAv/hwoRD6swHwYDVR0jBBgwFoAUSfRDSgPY
+    mvyBvdJEhAv/hwoRD6swDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBF
+    AiAZm+UCa4UWSrBNQc9v1pM/XCWxy3i7hOKMr2YkzGBqxAIhANI1Uz72DrGmSAd1
+    zG3EK3UFNsB/57t4IFidH7ORe2Ni
+    -----END CERTIFICATE-----
+    """
