@@ -81,7 +81,7 @@ public final class URLSessionTransport: Transport {
 
     deinit {
         channel.session.invalidateAndCancel()
-        secured.withLock { $0.channels.values.forEach { $0.session.invalidateAndCancel() } }
+        for channel in secured.withLock({ Array($0.channels.values) }) { channel.session.invalidateAndCancel() }
     }
 
     private static func channel(_ configuration: URLSessionConfiguration, maximumResponseSize: Int) -> Channel {

@@ -41,7 +41,7 @@ struct ConfigurationSecurityTests {
         let garbage = try file(Data("not a certificate".utf8))
         let empty = try file(Data())
         let folder = FileManager.default.temporaryDirectory
-        defer { [garbage, empty].forEach { try? FileManager.default.removeItem(at: $0) } }
+        defer { for url in [garbage, empty] { try? FileManager.default.removeItem(at: url) } }
         for (url, expected) in [
             (garbage, "certificateAuthorityFile"), (empty, "empty"), (folder, "certificateAuthorityFile"),
             (servers.serverCertificateDER, "is not PEM"),
