@@ -119,9 +119,9 @@ func assertSameAsJSONDecoder<T: Decodable & Equatable>(
 }
 
 /// Reference semantics for `decode(_:from:keyPath:)`, written against JSONDecoder's containers: the
-/// Networking library's `KeyPathDecodable` walk, except that the value at the end is decoded the way
-/// a container decodes a member (so date, data, URL and decimal strategies apply) and a negative
-/// index is "no element".
+/// value at the end is decoded the way a container decodes a member (so date, data, URL and decimal
+/// strategies apply) and a negative index is "no element". Written independently of
+/// `FastJSONKeyPathFallback`, which `usesFoundationJSONDecoder` uses, so that both are checked.
 struct KeyPathOracle<Value: Decodable>: Decodable {
     let value: Value
 

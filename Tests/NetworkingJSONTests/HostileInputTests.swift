@@ -138,6 +138,8 @@ import Testing
         let fast = try FastJSONDecoder(JSONDecoder()).decode(Outer.self, from: json)
         let foundation = try JSONDecoder().decode(Outer.self, from: json)
         for keeper in [fast.first, foundation.first] {
+            // A kept container keeps the coding path it was made with.
+            #expect(keeper.container.codingPath.map(\.stringValue) == ["first"])
             #expect(try keeper.container.decode(Int.self, forKey: AnyKey(stringValue: "a")) == 1)
             #expect(try keeper.container.decode(String.self, forKey: AnyKey(stringValue: "b")) == "x")
             #expect(keeper.container.allKeys.map(\.stringValue).sorted() == ["a", "b"])

@@ -42,14 +42,13 @@ struct BodyDecoder: Sendable {
         fast = usesFoundation ? nil : FastJSONDecoder(jsonDecoder)
     }
 
+    /// Both decoders walk a key path the same way, so results do not depend on the choice: the value
+    /// at the end is decoded as its parent container decodes a member (date, data, URL and decimal
+    /// strategies apply; a `[String: Value]` keeps its keys under a key strategy), and a negative
+    /// or missing index is `valueNotFound`.
     func decode<T: Decodable>(_ type: T.Type, from data: Data, keyPath: String?) throws -> T {
         let components = keyPath.map { $0.split(separator: ".").map(String.init) } ?? []
         if let fast { return try fast.decode(type, from: data, keyPath: components) }
-        if !components.isEmpty {
-            return try KeyPathDecoding.$components.withValue(components) {
-                try jsonDecoder.decode(KeyPathDecodable<T>.self, from: data).value
-            }
-        }
-        return try jsonDecoder.decode(T.self, from: data)
+        return try FastJSONKeyPathFallback<T>.decode(with: jsonDecoder, from: data, keyPath: components)
     }
 }

@@ -15,7 +15,8 @@ import Foundation
 /// ```
 ///
 /// It scans the document once into a compact tape without making strings, arrays or dictionaries,
-/// then runs the models' `init(from:)` against it; keys are compared as bytes and strings and
+/// then runs the models' `init(from:)` against it; keys are compared as bytes (as Swift strings
+/// when one is not ASCII, so canonically equivalent keys match as in `JSONDecoder`), and strings and
 /// numbers are only read when asked for. Its rules are `JSONDecoder`'s (swift-foundation),
 /// including what `JSONDecoder` only checks lazily, so both give the same value or the same
 /// `DecodingError` (case, coding path, description) for the same input. Options it does not

@@ -3,9 +3,9 @@ import Foundation
 /// `FastJSONDecoder.decode(_:from:keyPath:)`: walks object keys and array indices from the root,
 /// then decodes the value found as a container's `decode(_:forKey:)` would (strategies apply).
 extension FastJSONDecoderImpl {
-    /// Walks `keyPath` like the Networking library's `KeyPathDecodable` over `JSONDecoder`: a
-    /// component that is an integer selects an array element when the value is an array and is an
-    /// object key otherwise; keys are matched after the key strategy, as `contains(_:)` does.
+    /// Walks `keyPath` like `FastJSONKeyPathFallback` over `JSONDecoder`: a component that is an
+    /// integer selects an array element when the value is an array and is an object key otherwise;
+    /// keys are matched after the key strategy, as `contains(_:)` does.
     func decode<T: Decodable>(_ type: T.Type, atKeyPath keyPath: [String]) throws -> T {
         var value: Int32 = 0
         var node: Int32 = 0
@@ -47,8 +47,7 @@ extension FastJSONDecoderImpl {
                         debugDescription: "Expected to decode \([String: Any].self) but found \(FastJSONTape.describe(kind)) instead."))
             }
             let table = try session.makeKeyTable(object: value, node: node)
-            var name = component
-            let found = name.withUTF8 { session.find($0, in: table, object: value, node: node) }
+            let found = session.find(component, in: table, object: value, node: node)
             let key = FastJSONCodingKey(stringValue: component)
             guard found >= 0 else {
                 throw DecodingError.keyNotFound(

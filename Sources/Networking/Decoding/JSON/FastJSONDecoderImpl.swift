@@ -91,7 +91,8 @@ final class FastJSONDecoderImpl: Decoder, SingleValueDecodingContainer {
     // MARK: - Nested values
 
     /// Runs `body` with this decoder standing for `value`, whose path is `parent` + `component`
-    /// (just `parent` when nil); then restores the frame and drops what the body left in scratch.
+    /// (just `parent` when nil); then restores the frame and drops the key tables and buffers the
+    /// body left in scratch (path nodes stay: see `FastJSONScratch`).
     @inline(__always)
     func with<R>(value: Int32, parent: Int32, _ component: FastJSONPathNode.Component?, _ body: () throws -> R) rethrows -> R {
         let scratch = reader.scratch

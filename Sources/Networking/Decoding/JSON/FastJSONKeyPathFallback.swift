@@ -1,7 +1,8 @@
 import Foundation
 
 /// Decodes at a key path with `JSONDecoder` itself, for options `FastJSONDecoder` leaves to it
-/// (`allowsJSON5`, `assumesTopLevelDictionary`, strategies it does not know, inputs over 1 GB).
+/// (`allowsJSON5`, `assumesTopLevelDictionary`, strategies it does not know, inputs over 1 GB), and
+/// for repositories configured with `usesFoundationJSONDecoder`.
 ///
 /// It walks the same way as `FastJSONDecoderImpl.decode(_:atKeyPath:)`, one nested value per path
 /// component, with the components still to walk in a task-local value.

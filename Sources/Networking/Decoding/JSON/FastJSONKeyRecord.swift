@@ -13,6 +13,10 @@ struct FastJSONKeyRecord: BitwiseCopyable {
     static let headerMarker = UInt32.max
     /// `extra` flag of a member: the key's bytes are in `FastJSONScratch.keyBytes`, not the input.
     static let inKeyBytes: UInt32 = 1
+    /// `extra` flag of a member: the key (after conversion) has a byte of 0x80 or more, so it may
+    /// equal a key with other bytes (`JSONDecoder` compares keys as Swift strings: "é" written
+    /// precomposed or as "e" and a combining accent, the Kelvin sign and "K").
+    static let nonASCII: UInt32 = 2
 
     var keyStart: UInt32
     var keyLength: UInt32

@@ -7,4 +7,7 @@ struct FastJSONKeyTable {
     let generation: UInt32
     /// Hash slots minus one (a power of two minus one), for tables with a hash index; else 0.
     let slotMask: Int32
+    /// Whether some member's key is not ASCII (see `FastJSONKeyRecord.nonASCII`): then members are
+    /// also told apart as Swift strings, and a key whose bytes match none may still match one.
+    let hasNonASCIIKeys: Bool
 }

@@ -28,14 +28,23 @@ struct FastJSONKeyedContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The tape index of the value for `key`, or -1.
+    ///
+    /// Keys match as in `JSONDecoder`, as Swift strings. A key found by its bytes is the answer; a
+    /// miss is final when the key and every member are ASCII (the usual case); otherwise
+    /// `findEquivalent` compares strings.
     @inline(__always) private func find(_ key: some CodingKey) -> Int32 {
         var name = key.stringValue
         let reader = decoder.reader
         let table = table
-        if reader.isIntact(table) {
-            return name.withUTF8 { reader.findFast($0, in: table) }
+        guard reader.isIntact(table) else {
+            return decoder.session.find(name, in: table, object: object, node: node)
         }
-        return name.withUTF8 { decoder.session.find($0, in: table, object: object, node: node) }
+        var found: Int32 = -1
+        let isFinal = name.withUTF8 { bytes -> Bool in
+            found = reader.findFast(bytes, in: table)
+            return found >= 0 || (!table.hasNonASCIIKeys && FastJSONReader.isASCII(bytes))
+        }
+        return isFinal ? found : reader.findEquivalent(name, in: table)
     }
 
     @inline(__always) private func value(for key: K) throws -> Int32 {

@@ -151,6 +151,9 @@ enum FastJSONNumberParser {
                 i &+= 1
             }
         }
+        // Set when the exponent has more digits than are read: the sum above is then not the number's
+        // power of ten, so only the correctly rounded parser may answer.
+        var exponentIsCapped = false
         if i < n {
             // An exponent (the grammar was checked).
             i &+= 1
@@ -161,14 +164,18 @@ enum FastJSONNumberParser {
             }
             var value = 0
             while i < n {
-                if value < 100_000 { value = value &* 10 &+ Int(p[i] &- UInt8(ascii: "0")) }
+                if value < 100_000 {
+                    value = value &* 10 &+ Int(p[i] &- UInt8(ascii: "0"))
+                } else {
+                    exponentIsCapped = true
+                }
                 i &+= 1
             }
             exponent &+= exponentNegative ? -value : value
         }
         if digits <= 19 {
             if significand == 0 { return negative ? -0.0 : 0.0 }
-            if significand <= 1 << 53 {
+            if significand <= 1 << 53, !exponentIsCapped {
                 var result: Double?
                 if exponent == 0 {
                     result = Double(significand)

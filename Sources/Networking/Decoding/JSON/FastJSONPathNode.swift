@@ -2,9 +2,10 @@
 /// until an error or a caller asks for one.
 ///
 /// Nodes form a tree through `parent` (always a smaller index; index 0 is the root). A decode pushes
-/// a node for each nested value it descends into and drops it when that value's `init(from:)`
-/// returns, as `JSONDecoder` extends and restores its coding path. Nodes are plain values; a
-/// caller's own coding key is kept in `FastJSONScratch.keys` and referenced by position.
+/// a node for each nested value it descends into, as `JSONDecoder` extends its coding path, and
+/// keeps it (see `FastJSONScratch`), so that containers kept past their `init(from:)` keep their
+/// path. Nodes are plain values; a caller's own coding key is kept in `FastJSONScratch.keys` and
+/// referenced by position.
 struct FastJSONPathNode: BitwiseCopyable {
     /// The last key of a path, as callers hand it over.
     enum Component {

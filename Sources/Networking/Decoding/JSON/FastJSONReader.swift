@@ -78,7 +78,8 @@ struct FastJSONReader {
 
     /// An integer of any width, with `JSONDecoder`'s rules: digits in range; or a number with a
     /// fraction or exponent whose nearest double is a whole number in range (below 2^53; larger ones
-    /// are left to `JSONDecoder`, whose answer then depends on its decimal parser).
+    /// are left to `JSONDecoder`, whose answer then depends on its decimal parser, once it is sure
+    /// not to trap).
     @inline(__always) func integer<T: FixedWidthInteger & Decodable>(_ value: Int32, as type: T.Type) throws(FastJSONValueFailure) -> T {
         let number = try numberBytes(value)
         guard let p = number.baseAddress else { throw invalidNumber(number) }
@@ -99,7 +100,13 @@ struct FastJSONReader {
         else { throw invalidNumber(number) }
         guard let result = T(exactly: double) else { throw notRepresentable(number) }
         if double.magnitude < 9_007_199_254_740_992 { return result }
-        // JSONDecoder re-reads such numbers as Decimal and truncates; ask it for the exact answer.
+        // JSONDecoder re-reads such numbers as Decimal and truncates. Where its Decimal parser gives
+        // up (more integer digits than Decimal's exponent can absorb, about 165, or an exponent out
+        // of its range) JSONDecoder traps on a valid number (`JSONScanner.validateNumber` ends in
+        // `preconditionFailure`); `Decimal(string:)` runs the same parser and returns nil there, so
+        // such numbers are reported as not representable instead. Otherwise ask JSONDecoder for
+        // its exact answer.
+        guard Decimal(string: String(decoding: number, as: UTF8.self)) != nil else { throw notRepresentable(number) }
         do {
             return try JSONDecoder().decode(T.self, from: Data(number))
         } catch {
@@ -248,6 +255,38 @@ struct FastJSONReader {
             if position == count { position = 0 }
         }
         return -1
+    }
+
+    /// The tape index of the value for `name` in an intact table, or -1: by bytes, then, if that
+    /// finds nothing, as `JSONDecoder` compares keys (see `findEquivalent`).
+    func find(_ name: String, in table: FastJSONKeyTable) -> Int32 {
+        var name = name
+        let found = name.withUTF8 { find($0, in: table) }
+        if found >= 0 { return found }
+        return findEquivalent(name, in: table)
+    }
+
+    /// For a key whose bytes are no member's: the member whose key equals it as a Swift string
+    /// (canonical equivalence, as in `JSONDecoder`'s `[String: Value]`), or -1. Two ASCII strings
+    /// are equal only byte for byte, so a key and a member that are both ASCII are skipped: this
+    /// does nothing unless the key or the table has a non-ASCII key. Members are distinct as
+    /// strings (see `FastJSONSession.makeKeyTable`), so at most one matches.
+    @inline(never) func findEquivalent(_ name: String, in table: FastJSONKeyTable) -> Int32 {
+        var name = name
+        let nameIsASCII = name.withUTF8 { FastJSONReader.isASCII($0) }
+        guard table.hasNonASCIIKeys || !nameIsASCII else { return -1 }
+        let header = Int(table.header)
+        for k in 0..<Int(table.count) {
+            let record = scratch.pointee.records[header &+ 1 &+ k]
+            if nameIsASCII, record.extra & FastJSONKeyRecord.nonASCII == 0 { continue }
+            if keyString(record) == name { return Int32(truncatingIfNeeded: record.valueIndex) }
+        }
+        return -1
+    }
+
+    @inline(__always) static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        return true
     }
 
     /// An intact table's keys in document order (first occurrences).

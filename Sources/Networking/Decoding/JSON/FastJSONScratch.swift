@@ -2,12 +2,23 @@
 /// tables, hash slots and byte buffers for unescaped or converted text.
 ///
 /// It is reached through a pointer held by `FastJSONSession`, so that hot paths pay no exclusivity
-/// checks. The arrays grow like stacks: `marks` is taken before a nested value's `init(from:)` runs
-/// and `restore(_:)` drops what that value added once it returns.
+/// checks. Key tables and byte buffers grow like stacks: `marks` is taken before a nested value's
+/// `init(from:)` runs and `restore(_:)` drops what that value added once it returns.
+///
+/// Path nodes and their keys are only added to, up to `nodeLimit`: a container or decoder that a
+/// model keeps after its `init(from:)` returned refers to its node by position, and must still
+/// report the coding path it was made with (as `JSONDecoder`'s do), so a node is never reused for
+/// another path. A decode pushes a node per nested value it descends into, so normal models stay
+/// far below the limit; past it (a model that decodes the same values over and over), nodes are
+/// dropped like the rest again, which keeps memory in proportion to the input, at the price of
+/// wrong paths for containers kept past their `init(from:)` (never a crash: paths are read with
+/// bounds checks).
 struct FastJSONScratch {
-    var nodes = FastJSONBuffer<FastJSONPathNode>(capacity: 32)
+    var nodes: FastJSONBuffer<FastJSONPathNode>
     /// The caller's coding keys that path nodes refer to.
     var keys: [any CodingKey] = []
+    /// How many nodes are kept before `restore(_:)` drops nodes again.
+    let nodeLimit: Int
     var records = FastJSONBuffer<FastJSONKeyRecord>(capacity: 64)
     var slots = FastJSONBuffer<UInt32>(capacity: 16)
     /// Unescaped and converted keys, referenced by key records.
@@ -22,7 +33,11 @@ struct FastJSONScratch {
     /// `userInfo` as `Decoder` presents it, made on first use.
     var userInfo: [CodingUserInfoKey: Any]?
 
-    init() {
+    /// Scratch state for a document of `valueCount` values (the tape's count).
+    init(valueCount: Int) {
+        nodeLimit = valueCount &* 2 &+ 256
+        // Room for a node per object of about ten members, so that arrays of models rarely regrow it.
+        nodes = FastJSONBuffer<FastJSONPathNode>(capacity: min(max(valueCount / 16, 32), 4096))
         nodes.append(FastJSONPathNode(parent: 0, kind: FastJSONPathNode.root, payload: 0))
     }
 
@@ -56,8 +71,10 @@ struct FastJSONScratch {
     }
 
     @inline(__always) mutating func restore(_ marks: Marks) {
-        nodes.truncate(to: marks.nodes)
-        if keys.count > marks.keys { keys.removeLast(keys.count &- marks.keys) }
+        if nodes.count > nodeLimit {
+            nodes.truncate(to: marks.nodes)
+            if keys.count > marks.keys { keys.removeLast(keys.count &- marks.keys) }
+        }
         records.truncate(to: marks.records)
         slots.truncate(to: marks.slots)
         keyBytes.truncate(to: marks.keyBytes)

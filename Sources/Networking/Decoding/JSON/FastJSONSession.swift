@@ -39,7 +39,7 @@ final class FastJSONSession {
         byteCount = count
         self.options = options
         let scratch = UnsafeMutablePointer<FastJSONScratch>.allocate(capacity: 1)
-        scratch.initialize(to: FastJSONScratch())
+        scratch.initialize(to: FastJSONScratch(valueCount: tape.count))
         self.scratch = scratch
         reader = FastJSONReader(bytes: copy, tape: tape, scratch: scratch, options: options)
     }
@@ -97,8 +97,10 @@ final class FastJSONSession {
     // MARK: - Key tables
 
     /// Builds the key table of the object at `object` (whose coding path is `node`): each member's key
-    /// unescaped and converted by the key strategy, the first of equal keys kept. Like `JSONDecoder`,
-    /// this reads every key, so a key with a bad escape or bad UTF-8 fails here.
+    /// unescaped and converted by the key strategy, the first of equal keys kept. Keys are equal as
+    /// in `JSONDecoder`'s `[String: Value]`: as Swift strings, which for ASCII keys means byte for
+    /// byte; only a table with a non-ASCII key pays for string comparisons. Like `JSONDecoder`, this
+    /// reads every key, so a key with a bad escape or bad UTF-8 fails here.
     func makeKeyTable(object: Int32, node: Int32) throws(FastJSONSyntaxError) -> FastJSONKeyTable {
         let memberCount = tape.elementCount(object)
         let header = scratch.pointee.records.count
@@ -125,6 +127,7 @@ final class FastJSONSession {
 
         var kept = 0
         var lengthsSeen: UInt64 = 0
+        var hasNonASCIIKeys = false
         var key = object &+ 1
         for _ in 0..<memberCount {
             let value = key &+ 1
@@ -139,6 +142,14 @@ final class FastJSONSession {
             } else {
                 record = try keyRecord(key, customPath: customPath)
                 record.valueIndex = UInt32(truncatingIfNeeded: value)
+                let isASCII =
+                    record.extra & FastJSONKeyRecord.inKeyBytes == 0
+                    ? tape.flags(key) & FastJSONTape.nonASCII == 0
+                    : FastJSONSnakeCase.isASCII(reader.keyPointer(record), Int(record.keyLength))
+                if !isASCII {
+                    record.extra |= FastJSONKeyRecord.nonASCII
+                    hasNonASCIIKeys = true
+                }
             }
             let keyPointer = reader.keyPointer(record)
             let keyLength = Int(record.keyLength)
@@ -176,9 +187,39 @@ final class FastJSONSession {
             scratch.pointee.records.append(record)
             kept &+= 1
         }
+        if hasNonASCIIKeys, kept > 1 {
+            kept = removeEquivalentKeys(header: header, count: kept, slotStart: slotStart, slotMask: slotMask)
+        }
         return FastJSONKeyTable(
             header: Int32(truncatingIfNeeded: header), count: Int32(truncatingIfNeeded: kept), generation: generation,
-            slotMask: Int32(truncatingIfNeeded: slotMask))
+            slotMask: Int32(truncatingIfNeeded: slotMask), hasNonASCIIKeys: hasNonASCIIKeys)
+    }
+
+    /// Drops the members of a new table whose key equals an earlier member's as a Swift string
+    /// without being the same bytes ("café" precomposed and decomposed, "K" and the Kelvin sign):
+    /// `JSONDecoder` keeps the first of those too. Rebuilds the hash index if a member was dropped.
+    /// Returns the number of members left.
+    private func removeEquivalentKeys(header: Int, count: Int, slotStart: Int, slotMask: Int) -> Int {
+        var seen = Set<String>(minimumCapacity: count)
+        var kept = 0
+        for k in 0..<count {
+            let record = scratch.pointee.records[header &+ 1 &+ k]
+            guard seen.insert(reader.keyString(record)).inserted else { continue }
+            scratch.pointee.records[header &+ 1 &+ kept] = record
+            kept &+= 1
+        }
+        guard kept < count else { return count }
+        scratch.pointee.records.truncate(to: header &+ 1 &+ kept)
+        if slotStart >= 0 {
+            for slot in 0...slotMask { scratch.pointee.slots[slotStart &+ slot] = 0 }
+            for k in 0..<kept {
+                let record = scratch.pointee.records[header &+ 1 &+ k]
+                var slot = Int(FastJSONReader.hash(reader.keyPointer(record), Int(record.keyLength))) & slotMask
+                while scratch.pointee.slots[slotStart &+ slot] != 0 { slot = (slot &+ 1) & slotMask }
+                scratch.pointee.slots[slotStart &+ slot] = UInt32(truncatingIfNeeded: k &+ 1)
+            }
+        }
+        return kept
     }
 
     /// A member's key after unescaping and key conversion.
@@ -238,7 +279,7 @@ final class FastJSONSession {
 
     /// The tape index of the value for `key`, or -1, also for a table that is no longer intact
     /// (rebuilt for this one lookup).
-    func find(_ key: UnsafeBufferPointer<UInt8>, in table: FastJSONKeyTable, object: Int32, node: Int32) -> Int32 {
+    func find(_ key: String, in table: FastJSONKeyTable, object: Int32, node: Int32) -> Int32 {
         if reader.isIntact(table) { return reader.find(key, in: table) }
         let marks = scratch.pointee.marks
         defer { scratch.pointee.restore(marks) }

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+/// Valid numbers at the edges of JSONDecoder's parsers: integers it reads through `Decimal`, and
+/// exponents too long to read digit by digit.
+@Suite struct HostileNumberTests {
+    struct Identified: Decodable {
+        let id: Int
+    }
+
+    /// Whole numbers of 2^53 or more, written with so many digits (or so many zeros after the point)
+    /// that `Decimal`'s parser gives up. JSONDecoder traps on them (`preconditionFailure` in
+    /// `JSONScanner.validateNumber`), so it is never asked for them as integers here.
+    static let decimalOverflows = [
+        "9007199254740994" + String(repeating: "0", count: 200) + "e-200",
+        "-9007199254740994" + String(repeating: "0", count: 200) + "e-200",
+        "9007199254740994" + String(repeating: "0", count: 300) + "e-300",
+        "9007199254740994" + String(repeating: "0", count: 180) + ".5e-180",
+        "0." + String(repeating: "0", count: 283) + "9007199254740994e299",
+        "0." + String(repeating: "0", count: 200) + "18446744073709551615e220",
+    ]
+
+    @Test("An integer Decimal cannot parse is not representable, instead of a trap", arguments: decimalOverflows)
+    func integerBeyondDecimal(_ number: String) {
+        let decoder = FastJSONDecoder()
+        let json = Data("{\"id\": \(number)}".utf8)
+        expectNotRepresentable(number) { _ = try decoder.decode(Identified.self, from: json) }
+        expectNotRepresentable(number) { _ = try decoder.decode([Int].self, from: Data("[\(number)]".utf8)) }
+        expectNotRepresentable(number) { _ = try decoder.decode(Int64.self, from: Data(number.utf8)) }
+        expectNotRepresentable(number) { _ = try decoder.decode(Int128.self, from: Data(number.utf8)) }
+        expectNotRepresentable(number) { _ = try decoder.decode(UInt64.self, from: Data(number.utf8)) }
+        expectNotRepresentable(number) { _ = try decoder.decode(UInt128.self, from: Data(number.utf8)) }
+        expectNotRepresentable(number) { _ = try decoder.decode(Int.self, from: Data(number.utf8), at: "") }
+        // The same numbers as floating point or Decimal do not go through that path in JSONDecoder.
+        assertSameAsJSONDecoder(ExactDouble.self, number)
+        assertSameAsJSONDecoder([ExactDouble].self, "[\(number)]")
+        assertSameAsJSONDecoder(Decimal.self, number)
+    }
+
+    /// Whole numbers of 2^53 or more that `Decimal` parses (so JSONDecoder answers without trapping),
+    /// with fewer digits than any version of its parser gives up at.
+    @Test("Numbers Decimal still parses keep JSONDecoder's integer results")
+    func integerWithinDecimal() {
+        let numbers = [
+            "9007199254740993.0", "9007199254740993" + String(repeating: "0", count: 20) + "e-20",
+            "9007199254740994" + String(repeating: "0", count: 100) + "e-100", "9007199254740994." + String(repeating: "0", count: 60),
+            "-9223372036854775808.0", "9223372036854775807.0", "1.8446744073709551615e19", "1e30", "1.5e17",
+        ]
+        for number in numbers {
+            assertSameAsJSONDecoder(Int.self, number)
+            assertSameAsJSONDecoder(Int64.self, number)
+            assertSameAsJSONDecoder(UInt64.self, number)
+            assertSameAsJSONDecoder(Int128.self, number)
+            assertSameAsJSONDecoder(UInt128.self, number)
+            assertSameAsJSONDecoder([Int].self, "[\(number)]")
+        }
+    }
+
+    /// Exponents with more digits than the fast path reads: the value must come from the correctly
+    /// rounded parser, not from a capped exponent that happens to cancel the fraction's zeros.
+    static let longExponents = [
+        "0." + String(repeating: "0", count: 99_999) + "1e1000000",
+        "-0." + String(repeating: "0", count: 99_999) + "1e1000000",
+        "0." + String(repeating: "0", count: 99_999) + "1e100000",
+        "0." + String(repeating: "0", count: 99_999) + "1e100001",
+        "0." + String(repeating: "0", count: 99_999) + "12e1000000",
+        "0." + String(repeating: "0", count: 99_999) + "1e-1000000",
+        "1e1000000", "1e-1000000", "1e0000000000000000000001", "0e1000000", "0.0e-1000000", "1e400", "1e-400", "-1e400",
+        "-1e-400", "1e308", "1e-323", "1.5e0000000000000000000000000000000000002",
+    ]
+
+    @Test("An exponent too long to read exactly gives JSONDecoder's result", arguments: longExponents)
+    func longExponent(_ number: String) {
+        assertSameAsJSONDecoder(ExactDouble.self, number)
+        assertSameAsJSONDecoder([ExactDouble].self, "[\(number)]")
+        assertSameAsJSONDecoder(ExactFloat.self, number)
+        assertSameAsJSONDecoder(Int.self, number)
+        assertSameAsJSONDecoder([Int].self, "[\(number)]")
+        assertSameAsJSONDecoder(Wrapper<Int>.self, #"{"value":"# + number + "}")
+    }
+
+    @Test("A capped exponent no longer reads as one")
+    func cappedExponentValue() throws {
+        let overflowing = "[0." + String(repeating: "0", count: 99_999) + "1e1000000]"
+        #expect(throws: DecodingError.self) { try FastJSONDecoder().decode([Double].self, from: Data(overflowing.utf8)) }
+        #expect(throws: DecodingError.self) { try FastJSONDecoder().decode([Int].self, from: Data(overflowing.utf8)) }
+        let exact = "[0." + String(repeating: "0", count: 99_999) + "1e100001]"
+        #expect(try FastJSONDecoder().decode([Double].self, from: Data(exact.utf8)) == [10])
+        // A seven-digit exponent that the fraction cancels exactly (a megabyte of zeros).
+        let cancelled = "[0." + String(repeating: "0", count: 999_999) + "1e1000001]"
+        #expect(try FastJSONDecoder().decode([Double].self, from: Data(cancelled.utf8)) == [10])
+        assertSameAsJSONDecoder([ExactDouble].self, cancelled)
+        assertSameAsJSONDecoder([Int].self, cancelled)
+    }
+
+    /// Expects JSONDecoder's error for a number it cannot represent: invalid JSON at the root, whose
+    /// underlying error names the number.
+    private func expectNotRepresentable(
+        _ number: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) {
+        do {
+            try body()
+            Issue.record("\(number.prefix(40))… decoded", sourceLocation: sourceLocation)
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.isEmpty, sourceLocation: sourceLocation)
+            #expect(context.debugDescription == "The given data was not valid JSON.", sourceLocation: sourceLocation)
+            let underlying = context.underlyingError.map { "\($0)" } ?? ""
+            #expect(underlying == "Number \(number) is not representable in Swift.", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        }
+    }
+}
