@@ -14,11 +14,13 @@ extension ResponseCache {
         guard request.method == .get else {
             if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
             let response = try await next(request)
-            if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method), response.isSuccess {
-                // RFC 9111 §4.4: a successful write makes stored reads of its URL obsolete.
-                let owner = StoreName.tag(forDiscriminator: call.discriminator)
+            if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
+                (200..<400).contains(response.statusCode)
+            {
+                // RFC 9111 §4.4: a write answered with a non-error status makes stored reads of its
+                // URL obsolete — everybody's, since it changed the resource, not one user's view of it.
                 let resource = StoreName.tag(forResource: CacheKey.resource(of: request.url))
-                remove { $0.discriminator == owner && $0.resource == resource }
+                remove { $0.resource == resource }
             }
             invalidateRoutes(after: response, call: call)
             return response
@@ -116,7 +118,9 @@ extension ResponseCache {
         next: @escaping InterceptorNext
     ) async throws(RepositoryError) -> TransportResponse {
         let clock = configuration.clock
-        let generation = removals.load(ordering: .relaxed)
+        // Taken before the request: a removal of this key from now on voids the answer.
+        let ticket = pendingStores.begin(key.storeName)
+        defer { pendingStores.end(ticket) }
         let requestDate = clock.now()
         let response: TransportResponse
         do {
@@ -138,13 +142,14 @@ extension ResponseCache {
                 return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
             }
             let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
-            if !refreshed.directives.noStore, !call.requestDirectives.noStore, generation == removals.load(ordering: .relaxed) {
-                save(refreshed, key: key, generation: generation)
+            if !refreshed.directives.noStore, !call.requestDirectives.noStore, pendingStores.isCurrent(ticket) {
+                save(refreshed, key: key, ticket: ticket)
             }
             return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
         }
 
-        invalidateRoutes(after: response, call: call)
+        // The call's own answer is newer than anything its invalidation removes: spared, it is stored.
+        invalidateRoutes(after: response, call: call, sparing: key)
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"))
@@ -154,7 +159,7 @@ extension ResponseCache {
         // redirect only by its own explicit freshness). An interceptor's query item is no redirect.
         let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
         if rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil, !redirected,
-            response.body.count <= configuration.maximumBodyBytes, generation == removals.load(ordering: .relaxed)
+            response.body.count <= configuration.maximumBodyBytes, pendingStores.isCurrent(ticket)
         {
             let vary: [VaryField]
             if case .names(let names) = VaryRule.fields(of: response.headers) {
@@ -168,9 +173,11 @@ extension ResponseCache {
                     routeName: key.routeName, discriminator: key.discriminator, statusCode: response.statusCode,
                     headers: response.headers, body: response.body, requestDate: requestDate, responseDate: responseDate,
                     vary: vary),
-                key: key, generation: generation)
-        } else if entry != nil, response.isSuccess {
-            // A new answer that may not be stored replaces the old one: never serve the old one again.
+                key: key, ticket: ticket)
+        } else if entry != nil, !(500..<600).contains(response.statusCode) {
+            // RFC 9111 §4.3.3: a full answer — whatever its status — replaces the stored one, which
+            // is never served again, even stale. A 5xx is the exception: the server failed to
+            // answer, and the stored answer may still stand in.
             forget(key)
         }
         return response
@@ -200,17 +207,17 @@ extension ResponseCache {
     }
 
     /// Stores `entry` in both tiers; a varying answer under its variant's name, beside the list of
-    /// fields it varies on. When a removal ran since `generation` (the count of ``removals`` taken
-    /// before the answer was asked for) — it may have come between the two tiers' writes — what
-    /// was written goes again.
-    func save(_ entry: CacheEntry, key: CacheKey, generation: UInt64) {
+    /// fields it varies on. When a removal of the key ran since `ticket` was taken (before the
+    /// answer was asked for) — it may have come between the two tiers' writes — what was written
+    /// goes again.
+    func save(_ entry: CacheEntry, key: CacheKey, ticket: PendingStores.Ticket) {
         if entry.vary.isEmpty {
             write(.response(entry), as: key.storeName)
         } else {
             write(.variants(key: key.text, fields: entry.vary.map(\.name)), as: key.storeName)
             write(.response(entry), as: key.storeName.variant(VaryRule.variantTag(entry.vary)))
         }
-        if generation != removals.load(ordering: .relaxed) { forget(key) }
+        if !pendingStores.isCurrent(ticket) { forget(key) }
     }
 
     private func read(_ name: StoreName) -> StoredRecord? {
@@ -233,10 +240,14 @@ extension ResponseCache {
     }
 
     /// After a successful answer, removes the stored answers of the routes the call invalidates,
-    /// for the call's discriminator.
-    private func invalidateRoutes(after response: TransportResponse, call: Call) {
+    /// for the call's discriminator — all but those stored under `spared`, the call's own key,
+    /// whose answer has just arrived (so a `GET` that invalidates other routes still caches its own).
+    private func invalidateRoutes(after response: TransportResponse, call: Call, sparing spared: CacheKey? = nil) {
         guard response.isSuccess, !call.policy.invalidatesRouteNames.isEmpty else { return }
-        removeEntries(ofRoutes: call.policy.invalidatesRouteNames, discriminator: call.discriminator)
+        let tags = Set(call.policy.invalidatesRouteNames.map(StoreName.tag(forRoute:)))
+        let owner = StoreName.tag(forDiscriminator: call.discriminator)
+        let sparedName = spared?.storeName
+        remove { tags.contains($0.route) && $0.discriminator == owner && $0.base != sparedName }
     }
 
     /// The made-up answer of a cache-only call that found nothing: `504 Gateway Timeout`, as RFC

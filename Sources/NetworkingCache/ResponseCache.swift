@@ -1,6 +1,5 @@
 import Foundation
 import Networking
-import Synchronization
 
 /// A private HTTP response cache for repositories: answers kept in memory and, optionally, on
 /// disk, reused under RFC 9111's rules or a time to live per route or endpoint, revalidated with
@@ -36,8 +35,9 @@ public final class ResponseCache: Interceptor, Sendable {
     let memory: MemoryStore
     let disk: DiskStore?
     let coalescer = RequestCoalescer()
-    /// Counts removals, so an answer fetched before a removal is not stored after it.
-    let removals = Atomic<UInt64>(0)
+    /// The answers being fetched, so that one fetched before a removal of its own entry is not
+    /// stored after it (a removal of other entries leaves it alone).
+    let pendingStores = PendingStores()
 
     /// The header field set on answers the cache makes up: `miss` on the `504` of a cache-only
     /// call that found nothing.
@@ -105,13 +105,14 @@ public final class ResponseCache: Interceptor, Sendable {
         remove { $0.discriminator == owner }
     }
 
-    /// Removes the records whose names match from both tiers; answers in flight are not stored.
+    /// Removes the records whose names match from both tiers; answers in flight whose names match
+    /// are not stored (see ``PendingStores``).
     ///
     /// The disk goes first: a lookup that reads a file before it is deleted puts it in memory
     /// only if memory was not cleared meanwhile (``MemoryStore/store(_:as:unlessRemovedSince:)``),
     /// and one that starts after memory is cleared finds no file.
     func remove(where matches: (StoreName) -> Bool) {
-        removals.add(1, ordering: .relaxed)
+        pendingStores.removed(where: matches)
         disk?.removeAll(where: matches)
         memory.removeAll(where: matches)
     }

@@ -133,16 +133,54 @@ import Testing
         #expect(try await repository.fetch(me).get().source == .network)
     }
 
+    @Test func aWriteToAURLInvalidatesItsReadsForEveryUser() async throws {
+        // Given an answer stored while nobody is logged in (the discriminator says nil: shared)
+        let user = Shared<String?>(nil)
+        let cache = try ResponseCache(configuration: .init(discriminator: { _ in user.current }))
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("documents", count: count) { _ in ["Cache-Control": "max-age=600"] },
+            .status(.post, "documents", 201, json: "{}"),
+            .status(.put, "documents", 303, headers: ["Location": "/documents"]),
+            .status(.delete, "documents", 404, json: "{}"),
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        let list = Endpoint<RepositoryResponse<JSONValue>>.get("documents", parameters: ["page": 1]).withoutSession()
+        _ = try await repository.fetch(list).get()
+        #expect(try await repository.fetch(list).get().source == .cache)
+
+        // When alice posts to the same URL
+        user.set("alice")
+        _ = try await repository.send(Endpoint<Void>.post("documents").withoutSession()).get()
+
+        // Then the shared answer is fetched again
+        user.set(nil)
+        #expect(try await repository.fetch(list).get().source == .network)
+
+        // A write answered with a redirect (3xx: not an error) invalidates too; one answered with an error does not
+        user.set("alice")
+        _ = await repository.send(Endpoint<Void>.put("documents").withoutSession())
+        user.set(nil)
+        #expect(try await repository.fetch(list).get().source == .network)
+        user.set("alice")
+        _ = await repository.send(Endpoint<Void>.delete("documents").withoutSession())
+        user.set(nil)
+        #expect(try await repository.fetch(list).get().source == .cache)
+        #expect(count.current == 3)
+    }
+
     @Test func invalidationOnlyTouchesTheCurrentUsersEntries() async throws {
         let session = StubSession(user: "alice")
         let cache = try ResponseCache()
         let count = Shared(0)
+        // The write goes to another URL than the list: a write to the list's own URL would remove
+        // its reads for every user (RFC 9111 §4.4), which is not what this test is about.
         let transport = StubTransport(routes: [
-            CacheHarness.counting("documents", count: count), .status(.post, "documents", 201, json: "{}"),
+            CacheHarness.counting("documents", count: count), .status(.post, "documents/drafts", 201, json: "{}"),
         ])
         let routes = try RouteTable([
             Route(name: "documentList", path: "documents", cacheTTL: 600),
-            Route(name: "createDocument", method: .post, path: "documents", invalidatesCachedRouteNames: ["documentList"]),
+            Route(name: "createDocument", method: .post, path: "documents/drafts", invalidatesCachedRouteNames: ["documentList"]),
         ])
         let repository = CacheRepository(
             configuration: try CacheHarness.configuration(cache: cache, routes: routes), sessionManager: session, transport: transport)

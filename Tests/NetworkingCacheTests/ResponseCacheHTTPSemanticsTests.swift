@@ -137,6 +137,35 @@ import Testing
         #expect(server.conditional.current == 0)
     }
 
+    @Test func aCreatedAnswerIsStoredOnlyWithExplicitFreshness() async throws {
+        // Given a server answering 201 Created with only an ETag, and stale answers allowed
+        let cache = try ResponseCache(configuration: .init(servesStaleOnConnectivityFailure: true))
+        let fields = Shared<HTTPHeaders>(["ETag": "\"a\""])
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "created") { request throws(TransportError) in
+                var headers = fields.current
+                headers["Content-Type"] = "application/json"
+                return TransportResponse(statusCode: 201, headers: headers, body: Data("{}".utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        let created = Endpoint<RepositoryResponse<JSONValue>>.get("created").withoutSession()
+
+        // When it is read twice
+        let sources = try await [repository.fetch(created).get(), repository.fetch(created).get()].map(\.source)
+
+        // Then nothing was stored: no revalidation, and a cache-only call misses
+        #expect(sources == [.network, .network])
+        #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, nil])
+        #expect(await repository.fetch(created.cacheOnly()).failure?.isCacheMiss == true)
+
+        // When the server gives it a lifetime, it is stored
+        fields.set(["Cache-Control": "max-age=60"])
+        _ = try await repository.fetch(created).get()
+        #expect(try await repository.fetch(created).get().source == .cache)
+        #expect(transport.requests.count == 3)
+    }
+
     @Test func callersOwnConditionalsPassThrough() async throws {
         let server = try Server(headers: { ["Cache-Control": "max-age=60", "ETag": "\"v\($0)\""] })
         _ = try await server.get()

@@ -60,6 +60,32 @@ import Testing
         #expect(listCount.current == 2)
     }
 
+    @Test func aReadThatInvalidatesOtherRoutesStillCachesItsOwnAnswer() async throws {
+        // Given a feed cached for 10 minutes whose reading makes the stored badges obsolete
+        let cache = try ResponseCache()
+        let feedCount = Shared(0)
+        let badgeCount = Shared(0)
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("feed", count: feedCount), CacheHarness.counting("badges", count: badgeCount),
+        ])
+        let routes = try RouteTable([
+            Route(name: "feed", path: "feed", cacheTTL: 600, invalidatesCachedRouteNames: ["badges"]),
+            Route(name: "badges", path: "badges", cacheTTL: 600),
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache, routes: routes), transport: transport)
+        _ = try await repository.fetch(.route("badges")).get()
+
+        // When the feed is read twice
+        let first = try await repository.fetch(.route("feed")).get()
+        let second = try await repository.fetch(.route("feed")).get()
+
+        // Then the second read comes from the cache, and the first one removed the badges
+        #expect([first.source, second.source] == [.network, .cache])
+        #expect(feedCount.current == 1)
+        #expect(try await repository.fetch(.route("badges")).get().source == .network)
+        #expect(badgeCount.current == 2)
+    }
+
     @Test func aZeroTimeToLiveTurnsCachingOff() async throws {
         let cache = try ResponseCache()
         let count = Shared(0)

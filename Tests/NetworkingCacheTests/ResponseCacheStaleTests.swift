@@ -58,6 +58,42 @@ import Testing
         #expect(tls.failure != nil)
     }
 
+    @Test func aWholeAnswerOtherThanA5xxToARevalidationRetiresTheStoredAnswer() async throws {
+        // Given an answer stored for a minute, now stale, with stale answers allowed
+        let clock = TestClock()
+        let cache = try ResponseCache(configuration: .init(servesStaleOnConnectivityFailure: true, clock: clock.networkingClock))
+        let status = Shared(200)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                let code = status.current
+                var headers: HTTPHeaders = ["Content-Type": "application/json"]
+                if code == 200 {
+                    headers["Cache-Control"] = "max-age=60"
+                    headers["ETag"] = "\"a\""
+                }
+                return TransportResponse(statusCode: code, headers: headers, body: Data(#"{"status":\#(code)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        let endpoint = Endpoint<RepositoryResponse<JSONValue>>.get("resource").withoutSession()
+        _ = try await repository.fetch(endpoint).get()
+        clock.advance(by: 120)
+
+        // When the revalidation is answered with a 5xx, the stored answer stays and may still stand in
+        status.set(503)
+        #expect(await repository.fetch(endpoint).failure?.statusCode == 503)
+        #expect(try await repository.fetch(endpoint.cacheOnly()).get().source == .stale)
+
+        // When it is answered with a 404 instead
+        status.set(404)
+        #expect(await repository.fetch(endpoint).failure?.statusCode == 404)
+
+        // Then the old 200 is gone: a call that would take a stale answer finds nothing
+        #expect(await repository.fetch(endpoint.cacheOnly()).failure?.isCacheMiss == true)
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.last?.headers["If-None-Match"] == "\"a\"")
+    }
+
     @Test func aTimeToLiveAnswerAndTheConfigurationDefault() async throws {
         let clock = TestClock()
         let cache = try ResponseCache(configuration: .init(servesStaleOnConnectivityFailure: true, clock: clock.networkingClock))

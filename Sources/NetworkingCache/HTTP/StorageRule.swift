@@ -14,8 +14,11 @@ import Networking
 ///   `must-revalidate` — or the call has a time to live (RFC 9111 §3.5 names the first, third
 ///   and fourth for shared caches; `private` is added because this cache is private, and the
 ///   discriminator keeps each user's answers apart);
-/// - with a time to live, any other answer is stored; without one, only answers that can be
-///   reused: with an explicit lifetime (`max-age`, `Expires`), a validator (`ETag`,
+/// - with a time to live, any other answer is stored. Without one, RFC 9111 §3 asks for the
+///   response's explicit permission — a lifetime (`max-age`, `Expires`), `public` or `private` —
+///   unless the status is heuristically cacheable (RFC 9110 §15.1; among the statuses stored here:
+///   200, 203 and 204), so a `201`, `202` or `207` with only a validator is not stored;
+/// - and then only answers that can be reused: with an explicit lifetime, a validator (`ETag`,
 ///   `Last-Modified`), or when the call may fall back on stale answers.
 struct StorageRule: Sendable, Hashable {
     /// Why an answer is not stored.
@@ -26,8 +29,14 @@ struct StorageRule: Sendable, Hashable {
         case variesOnEverything
         case variesOnCookiesItCannotSee
         case authorizedWithoutPermission
+        /// A status that is not heuristically cacheable, without a lifetime, `public` or `private`.
+        case notExplicitlyCacheable
         case nothingToReuse
     }
+
+    /// The statuses stored here (2xx but 206) that RFC 9110 §15.1 calls heuristically cacheable:
+    /// a cache may store them without the response's explicit permission.
+    static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204]
 
     /// The request method.
     var method: HTTPMethod
@@ -55,7 +64,10 @@ struct StorageRule: Sendable, Hashable {
         {
             return .authorizedWithoutPermission
         }
-        if policy.timeToLive != nil || policy.servesStaleOnConnectivityFailure { return nil }
+        if policy.timeToLive != nil { return nil }
+        let explicitlyCacheable = directives.maxAge != nil || headers.contains("Expires") || directives.isPublic || directives.isPrivate
+        guard explicitlyCacheable || Self.heuristicallyCacheableStatuses.contains(status) else { return .notExplicitlyCacheable }
+        if policy.servesStaleOnConnectivityFailure { return nil }
         let reusable =
             directives.maxAge != nil || headers.contains("Expires") || headers.contains("ETag") || headers.contains("Last-Modified")
         return reusable ? nil : .nothingToReuse

@@ -35,9 +35,9 @@ final class MemoryStore: Sendable {
     var removals: UInt64 { state.withLock { $0.removals } }
 
     /// Stores `record` under `name`, evicting the least recently used beyond the limits. A record
-    /// too large for the tier is not kept (and replaces nothing). With `removals`, it is not
-    /// stored when ``removeAll(where:)`` ran since that count was taken — the record may be one it
-    /// removed, read from disk just before.
+    /// too large for the tier is not kept, and the record stored under `name` before goes too (it
+    /// is no longer the current answer). With `removals`, nothing changes when ``removeAll(where:)``
+    /// ran since that count was taken — the record may be one it removed, read from disk just before.
     func store(_ record: StoredRecord, as name: StoreName, unlessRemovedSince removals: UInt64? = nil) {
         let evicted: [StoredRecord] = state.withLock { state in
             if let removals, removals != state.removals { return [] }

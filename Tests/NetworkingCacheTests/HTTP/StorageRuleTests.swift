@@ -53,4 +53,25 @@ import Testing
         #expect(refusal(ttl: 10, [:]) == nil)
         #expect(refusal(stale: true, [:]) == nil)
     }
+
+    @Test func aStatusThatIsNotHeuristicallyCacheableNeedsExplicitPermission() {
+        for status in [201, 202, 205, 207] {
+            // A validator, or the wish to serve stale answers, is not enough (RFC 9111 §3)…
+            #expect(refusal(status: status, ["ETag": "\"a\""]) == .notExplicitlyCacheable, "\(status)")
+            #expect(refusal(status: status, ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]) == .notExplicitlyCacheable)
+            #expect(refusal(stale: true, status: status, [:]) == .notExplicitlyCacheable, "\(status)")
+            // …a lifetime, public, private or a time to live is.
+            #expect(refusal(status: status, ["Cache-Control": "max-age=60"]) == nil, "\(status)")
+            #expect(refusal(status: status, ["Expires": "0"]) == nil, "\(status)")
+            #expect(refusal(status: status, ["Cache-Control": "public", "ETag": "\"a\""]) == nil, "\(status)")
+            #expect(refusal(stale: true, status: status, ["Cache-Control": "private"]) == nil, "\(status)")
+            #expect(refusal(ttl: 60, status: status, [:]) == nil, "\(status)")
+        }
+        // The heuristically cacheable statuses (RFC 9110 §15.1) are stored as before.
+        for status in [200, 203, 204] {
+            #expect(refusal(status: status, ["ETag": "\"a\""]) == nil, "\(status)")
+            #expect(refusal(stale: true, status: status, [:]) == nil, "\(status)")
+            #expect(refusal(status: status, [:]) == .nothingToReuse, "\(status)")
+        }
+    }
 }

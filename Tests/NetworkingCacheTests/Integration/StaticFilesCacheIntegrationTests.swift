@@ -68,10 +68,11 @@ import Testing
 
 /// The cache against httpbin's caching endpoints.
 @Suite(.serialized) struct HTTPBinCacheIntegrationTests {
+    let servers: TestServers
     let repository: CacheRepository
 
     init() throws {
-        let servers = try TestServers.require()
+        servers = try TestServers.require()
         repository = CacheRepository(configuration: try TestServers.configuration(servers.httpbinURL, interceptors: [try ResponseCache()]))
     }
 
@@ -134,5 +135,40 @@ import Testing
         let expired = ["Expires": "Thu, 01 Jan 1970 00:00:00 GMT", "X-Test": UUID().uuidString]
         _ = try await get("response-headers", expired)
         #expect(try await get("response-headers", expired).source == .network)
+    }
+
+    @Test func aWriteToAURLInvalidatesItsReadsForEveryUser() async throws {
+        // Given a read kept for a minute while nobody is logged in (the discriminator says nil)
+        let user = Shared<String?>(nil)
+        let cache = try ResponseCache(configuration: .init(discriminator: { _ in user.current }))
+        let repository = CacheRepository(configuration: try TestServers.configuration(servers.httpbinURL, interceptors: [cache]))
+        let path = "anything/cache-\(UUID().uuidString.prefix(8).lowercased())"
+        let read = Endpoint<TransportResponse>.get(path).withoutSession().cached(for: 60)
+        _ = try await repository.performRawRequest(read).get()
+        #expect(try await repository.performRawRequest(read).get().source == .cache)
+
+        // When a user posts to that URL
+        user.set("alice")
+        #expect(try await repository.performRawRequest(Endpoint<TransportResponse>.post(path).withoutSession()).get().statusCode == 200)
+
+        // Then the shared read goes to the server again
+        user.set(nil)
+        #expect(try await repository.performRawRequest(read).get().source == .network)
+    }
+
+    @Test func aCreatedAnswerWithoutALifetimeIsNotStoredEvenToStandInStale() async throws {
+        // Given a cache that keeps answers to serve them stale
+        let cache = try ResponseCache(configuration: .init(servesStaleOnConnectivityFailure: true))
+        let repository = CacheRepository(configuration: try TestServers.configuration(servers.httpbinURL, interceptors: [cache]))
+
+        // When httpbin answers 201 and 200, neither with caching headers
+        let created = Endpoint<TransportResponse>.get("status/201").withoutSession()
+        let ok = Endpoint<TransportResponse>.get("status/200").withoutSession()
+        #expect(try await repository.performRawRequest(created).get().statusCode == 201)
+        #expect(try await repository.performRawRequest(ok).get().statusCode == 200)
+
+        // Then only the 200, heuristically cacheable, was kept (a cache-only call may use it stale)
+        #expect(await repository.performRawRequest(created.cacheOnly()).failure?.isCacheMiss == true)
+        #expect(try await repository.performRawRequest(ok.cacheOnly()).get().source == .stale)
     }
 }
