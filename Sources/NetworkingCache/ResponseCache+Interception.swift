@@ -174,10 +174,11 @@ extension ResponseCache {
                     headers: response.headers, body: response.body, requestDate: requestDate, responseDate: responseDate,
                     vary: vary),
                 key: key, ticket: ticket)
-        } else if entry != nil, !(500..<600).contains(response.statusCode) {
-            // RFC 9111 §4.3.3: a full answer — whatever its status — replaces the stored one, which
-            // is never served again, even stale. A 5xx is the exception: the server failed to
-            // answer, and the stored answer may still stand in.
+        } else if entry != nil, response.statusCode < 400 || response.statusCode == 404 || response.statusCode == 410 {
+            // RFC 9111 §4.3.3: a full answer replaces the stored one, which is never served again,
+            // even stale, when it says what the resource is now: a 2xx or 3xx, or that it is gone
+            // (404, 410). Other errors (a 5xx, 429, 408, 401, 403) say nothing about the resource,
+            // and the stored answer may still stand in.
             forget(key)
         }
         return response

@@ -82,8 +82,10 @@ public struct NetworkingConfiguration: Sendable {
     public var queryEncodingStyle: QueryEncodingStyle = .default
     /// More hosts the session's credential may be sent to, besides ``domainURL``, for APIs spread
     /// over several hosts (`files.example.com`). A call to any other host — an absolute route path
-    /// — goes without the session's `Authorization`, and so does a call over plain `http` when
-    /// ``useSecureConnection`` is on. Default none.
+    /// — goes without the session's `Authorization`. When ``useSecureConnection`` is on, a call
+    /// that needs the session and goes to one of these hosts over plain `http` fails with
+    /// ``RepositoryError/invalidRequest(reason:request:)``: the credential goes over `https` only.
+    /// Default none.
     public var sessionHosts: [String] = []
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
     /// and the repositories' object methods. Default none.

@@ -12,9 +12,10 @@ import Synchronization
 /// A credential store that keeps the session in a JSON file readable by its owner only.
 ///
 /// Writes are atomic: the session goes to a temporary file created with mode 0600 in the same
-/// folder, is flushed to disk, and replaces the old file by `rename`, whose folder is flushed
-/// too, so a crash or a power loss leaves either the old session or the new one, and a deleted
-/// session stays deleted. The folder is created with mode 0700 when missing. A file
+/// folder, is flushed to disk, and replaces the old file by `rename`, so a crash leaves either
+/// the old session or the new one. The folder is flushed too after a save or a delete (best
+/// effort: `fsync`, which on Apple platforms reaches the drive's cache, not always its platter),
+/// so that a power loss does not bring back a deleted session. The folder is created with mode 0700 when missing. A file
 /// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash.
 public final class FileCredentialStore: CredentialStore {
     /// The file the session is kept in.

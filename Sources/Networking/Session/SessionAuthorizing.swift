@@ -69,7 +69,9 @@ extension SessionAuthorizing {
 /// ``NetworkingConfiguration/sessionHosts``: a call to any other host (an absolute route path, a
 /// redirect target excepted — transports drop `Authorization` across origins themselves) is sent
 /// without it, so a token never leaks to a third party. When the API is `https`, the credential
-/// goes over `https` only: an absolute `http://` route to the same host is sent without it.
+/// goes over `https` only: a call that needs the session and goes to one of those hosts over
+/// plain `http` fails with ``RepositoryError/invalidRequest(reason:request:)`` before anything
+/// is sent.
 struct SessionInterceptor: Interceptor {
     let session: any SessionAuthorizing
     let defaultHeadersAuthorize: Bool
@@ -78,16 +80,18 @@ struct SessionInterceptor: Interceptor {
     /// Whether the credential may go over `https` only (the API is `https`).
     let httpsOnly: Bool
 
-    /// Whether the session's credential may go with a request to `url`.
-    private func mayCarryCredential(_ url: URL) -> Bool {
-        guard hosts.contains(url.host?.lowercased() ?? "") else { return false }
-        return !httpsOnly || url.scheme?.lowercased() == "https"
-    }
+    /// Whether the request goes to a host the session's credential is for.
+    private func isForSession(_ url: URL) -> Bool { hosts.contains(url.host?.lowercased() ?? "") }
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
-        guard context.requiresSession, mayCarryCredential(request.url) else { return try await next(request) }
+        guard context.requiresSession, isForSession(request.url) else { return try await next(request) }
+        if httpsOnly, request.url.scheme?.lowercased() != "https" {
+            throw .invalidRequest(
+                reason: "the session's credential goes over https only, and this call needs it but goes over http",
+                request: request.summary)
+        }
         let errorContext = ErrorContext(request: request.summary)
         // Every attempt of a call (retries, an outer interceptor's repeats) is signed in the
         // session its first attempt was signed in, or not at all.

@@ -10,8 +10,10 @@ import Foundation
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
-/// - `Authorization`, `Cookie` and every other field named like a credential (`X-Api-Key`,
-///   `X-Auth-Token`; the names logs redact) are dropped when the scheme, host or port changes;
+/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes, and every
+///   other field named like a credential (`X-Api-Key`, `X-Auth-Token`: the built-in names logs
+///   redact, not the configuration's `secretFields`) when the host changes to one that is not
+///   under it (`eu.api.example.com` is under `api.example.com`);
 /// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
 ///   next hop's `Cookie` is chosen from the storage for its URL;
 /// - only `http` and `https` are followed, and a request with pinned keys never leaves `https`;
@@ -84,12 +86,16 @@ struct RedirectPolicy: Sendable {
             next.headers["Content-Length"] = nil
         }
         if !Self.sameOrigin(request.url, target) {
-            // `Authorization`, `Cookie`, and every field named like a credential (`X-Api-Key`,
-            // `X-Auth-Token`): what the API was given is not for another origin. A proxy's
-            // credential is the proxy's, whatever the origin.
-            for name in Set(next.headers.map(\.name))
-            where Redaction.standard.isSecret(name) && name.lowercased() != "proxy-authorization" {
-                next.headers[name] = nil
+            next.headers["Authorization"] = nil
+            next.headers["Cookie"] = nil
+            // Other fields named like a credential (`X-Api-Key`, `X-Auth-Token`) go on to the same
+            // host or a host under it (a regional `eu.api.example.com`), never to another one. A
+            // proxy's credential is the proxy's, whatever the origin.
+            if !Self.sameHostOrUnder(request.url, target) {
+                for name in Set(next.headers.map(\.name))
+                where Redaction.standard.isSecret(name) && name.lowercased() != "proxy-authorization" {
+                    next.headers[name] = nil
+                }
             }
         }
         return next
@@ -102,6 +108,14 @@ struct RedirectPolicy: Sendable {
         case 303: method != .head
         default: false
         }
+    }
+
+    /// Whether `target`'s host is `source`'s, or a host under it (`eu.api.example.com` under
+    /// `api.example.com`).
+    static func sameHostOrUnder(_ source: URL, _ target: URL) -> Bool {
+        let from = source.host?.lowercased() ?? ""
+        let to = target.host?.lowercased() ?? ""
+        return !from.isEmpty && (to == from || to.hasSuffix("." + from))
     }
 
     /// Whether two URLs have the same scheme, host and port (default ports made explicit).

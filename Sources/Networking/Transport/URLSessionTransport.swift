@@ -12,12 +12,13 @@ import Synchronization
 /// - redirects are followed here, not by URLSession, with the same rules as every transport
 ///   (``LibcurlTransport`` too): 307 and 308 keep the method and the body (Linux would drop the
 ///   body), 301/302 turn `POST` into `GET`, 303 turns everything but `HEAD` into `GET`, and
-///   `Authorization`, `Cookie` and other credential fields are not sent to another origin;
+///   `Authorization` and `Cookie` are not sent to another origin, nor other credential fields to
+///   another host (see `RedirectPolicy`);
 /// - the timeout covers the whole exchange, not only idle time;
 /// - public-key pinning and a custom certificate authority need server-trust callbacks, which Linux
 ///   never delivers, so such requests fail there with ``TransportError/pinningUnsupported(transport:)``;
-///   on Apple platforms the server-trust challenge is evaluated with the system's trust (plus the
-///   authorities of the certificate authority file) and then against the pins, and a mismatch
+///   on Apple platforms the server-trust challenge is evaluated with the system's trust (or, with
+///   a certificate authority file, its authorities instead) and then against the pins, and a mismatch
 ///   fails with ``TransportError/pinMismatch(host:)`` before anything is sent.
 ///
 /// On Linux, ``LibcurlTransport`` is the default (``DefaultTransport/shared``): it is several
@@ -26,7 +27,9 @@ import Synchronization
 /// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`,
 /// and one more for each distinct ``TransportSecurity`` its requests carry (URLSession checks a
 /// server's trust once per connection, so a connection opened without pins must never carry a
-/// pinned request); share it (``shared``) rather than making one per request.
+/// pinned request). Those sessions live as long as the transport: an app that changes its pins
+/// at run time keeps one per set it used. Share the transport (``shared``) rather than making
+/// one per request.
 public final class URLSessionTransport: Transport {
     /// Request bodies come from memory or files (others are staged on disk first), and response
     /// bodies go to sinks as they arrive (without pausing: URLSession cannot).
