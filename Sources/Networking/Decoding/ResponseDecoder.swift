@@ -100,7 +100,7 @@ struct ResponseDecoder: Sendable {
     }
 
     /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong.
-    static func describe(_ error: DecodingError, in json: JSONValue, redaction: Redaction = .standard) -> (path: String, reason: String) {
+    static func describe(_ error: DecodingError, in json: JSONValue, redaction: Redaction) -> (path: String, reason: String) {
         switch error {
         case .typeMismatch(let type, let context):
             let path = pathText(context.codingPath)

@@ -64,9 +64,21 @@ struct Redaction: Sendable {
     /// its credentials and secret query values redacted, whether or not it parses.
     func urlText(_ text: String) -> String {
         if let url = URL(string: text) { return self.url(url) }
-        // Not a URL: its user part, if it looks like one, goes too.
-        return redactText(text).replacingOccurrences(
-            of: #"://[^/?#@]*@"#, with: "://\(Self.placeholder)@", options: .regularExpression)
+        return unparsedURLText(text)
+    }
+
+    /// Text that does not parse as a URL, as an error may show it: the values of secret
+    /// `name=value` pairs, and everything between the scheme and the last `@`, replaced.
+    ///
+    /// The user part is found by its place rather than asked of `URLComponents`: URL parsers
+    /// disagree on such text, and a password that made it unparsable may hold `/`, `?` or `#`
+    /// itself (more redacted beats a password shown).
+    func unparsedURLText(_ text: String) -> String {
+        let pairs = redactText(text)
+        guard let scheme = pairs.range(of: "://"),
+            let at = pairs.range(of: "@", options: .backwards, range: scheme.upperBound..<pairs.endIndex)
+        else { return pairs }
+        return pairs.replacingCharacters(in: scheme.upperBound..<at.lowerBound, with: Self.placeholder)
     }
 
     /// The body as text, at most `limit` bytes of it, with secret JSON members (or `name=value`

@@ -139,20 +139,9 @@ struct RequestBuilder {
         return url
     }
 
-    /// A path or URL that is not a valid URL, as an error may show it: its user part (and so any
-    /// password) and the values of secret `name=value` pairs replaced by `<redacted>`.
-    ///
-    /// Text, not a parsed URL: it is shown because it does not parse, and URL parsers disagree on
-    /// such text, so its user part is found by its place (after `://`, up to the last `@`, wherever
-    /// it is: more redacted beats a password shown) rather than asked of `URLComponents`.
+    /// A path or URL that is not a valid URL, as an error may show it (`Redaction.unparsedURLText(_:)`).
     private func redacted(_ path: String) -> String {
-        let pairs = Redaction(secretFields: configuration.secretFields).redactText(path)
-        // Everything between the scheme and the last `@`: a password that made the URL
-        // unparsable may hold `/`, `?` or `#` itself (more redacted beats a password shown).
-        guard let scheme = pairs.range(of: "://"),
-            let at = pairs.range(of: "@", options: .backwards, range: scheme.upperBound..<pairs.endIndex)
-        else { return pairs }
-        return pairs.replacingCharacters(in: scheme.upperBound..<at.lowerBound, with: Redaction.placeholder)
+        Redaction(secretFields: configuration.secretFields).unparsedURLText(path)
     }
 
     /// Whether the path is an absolute `http` or `https` URL.

@@ -15,20 +15,7 @@ enum CertificatePins {
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it cannot
     ///   be read, holds no certificate, or a certificate in it is malformed.
     static func pins(inFile url: URL) throws(RepositoryError) -> [PublicKeyPin] {
-        // An empty file is refused before reading it: Foundation leaks its read buffer on one.
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
-        if size == 0 { throw .invalidConfiguration(reason: "certificate file \(url.path) is empty") }
-        let contents: Data
-        do {
-            contents = try Data(contentsOf: url)
-        } catch {
-            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription)")
-        }
-        do throws(DER.Failure) {
-            return try pins(inContents: [UInt8](contents))
-        } catch {
-            throw .invalidConfiguration(reason: "certificate file \(url.path) is not a PEM or DER certificate: \(error)")
-        }
+        try pins(inContents: try contents(ofFile: url), of: url)
     }
 
     /// Why a certificate authority file cannot serve, or `nil`: it must be PEM (OpenSSL, under
@@ -36,14 +23,42 @@ enum CertificatePins {
     /// configuration is made, so a wrong file is not found out as a TLS failure on every request.
     static func authorityProblem(inFile url: URL) -> String? {
         do throws(RepositoryError) {
-            let pins = try pins(inFile: url)
-            // `pins(inFile:)` read it already; a file that is not PEM was taken as one DER certificate.
-            guard let text = try? String(contentsOf: url, encoding: .utf8), text.contains(pemBegin), !pins.isEmpty else {
+            let bytes = try contents(ofFile: url)
+            _ = try pins(inContents: bytes, of: url)
+            // Bytes that are not PEM were read as one DER certificate.
+            guard String(validating: bytes, as: UTF8.self)?.contains(pemBegin) == true else {
                 return "certificateAuthorityFile \(url.path) is not PEM: give the authorities as -----BEGIN CERTIFICATE----- blocks"
             }
             return nil
         } catch {
             return "certificateAuthorityFile: \(error.configurationReason)"
+        }
+    }
+
+    /// A certificate file's bytes.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it is
+    ///   empty or cannot be read.
+    private static func contents(ofFile url: URL) throws(RepositoryError) -> [UInt8] {
+        // An empty file is refused before reading it: Foundation leaks its read buffer on one.
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        if size == 0 { throw .invalidConfiguration(reason: "certificate file \(url.path) is empty") }
+        do {
+            return [UInt8](try Data(contentsOf: url))
+        } catch {
+            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// The pins of a certificate file's bytes.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` naming the file when it holds
+    ///   no certificate or a malformed one.
+    private static func pins(inContents bytes: [UInt8], of url: URL) throws(RepositoryError) -> [PublicKeyPin] {
+        do throws(DER.Failure) {
+            return try pins(inContents: bytes)
+        } catch {
+            throw .invalidConfiguration(reason: "certificate file \(url.path) is not a PEM or DER certificate: \(error)")
         }
     }
 

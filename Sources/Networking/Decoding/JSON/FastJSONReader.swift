@@ -285,8 +285,7 @@ struct FastJSONReader {
     }
 
     @inline(__always) static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where byte >= 0x80 { return false }
-        return true
+        bytes.baseAddress.map { FastJSONSnakeCase.isASCII($0, bytes.count) } ?? true
     }
 
     /// An intact table's keys in document order (first occurrences).
