@@ -95,6 +95,50 @@ import Testing
         assertSameAsJSONDecoder([Int].self, cancelled)
     }
 
+    @Test("Documents handed whole to JSONDecoder are screened for the numbers it traps on", arguments: decimalOverflows)
+    func screenedBeforeJSONDecoder(_ number: String) throws {
+        let json5 = JSONDecoder()
+        json5.allowsJSON5 = true
+        expectNotRepresentable(number) { _ = try FastJSONDecoder(json5).decode(Identified.self, from: Data("{id: \(number)}".utf8)) }
+        expectNotRepresentable(number) { _ = try FastJSONDecoder(json5).decode([Double].self, from: Data("[\(number)]".utf8)) }
+        let topLevel = JSONDecoder()
+        topLevel.assumesTopLevelDictionary = true
+        expectNotRepresentable(number) { _ = try FastJSONDecoder(topLevel).decode(Identified.self, from: Data("\"id\": \(number)".utf8)) }
+        let foundation = BodyDecoder(jsonDecoder: JSONDecoder(), usesFoundation: true)
+        let document = Data("{\"data\": {\"id\": \(number)}}".utf8)
+        expectNotRepresentable(number) { _ = try foundation.decode(Identified.self, from: document, keyPath: "data") }
+        expectNotRepresentable(number) { _ = try foundation.decode(Identified.self, from: Data("{\"id\": \(number)}".utf8), keyPath: nil) }
+        // In UTF-16 too, which JSONDecoder reads after converting it.
+        let utf16 = try #require("{\"id\": \(number)}".data(using: .utf16BigEndian))
+        expectNotRepresentable(number) { _ = try foundation.decode(Identified.self, from: utf16, keyPath: nil) }
+        // The parsed JSON value, read for logs and error descriptions, holds it as a double.
+        let value = try JSONValue(parsing: Data("[\(number)]".utf8))
+        #expect(value == .array([.double(try #require(Double(number)))]))
+    }
+
+    @Test("The screen passes over strings, comments, identifiers and numbers JSONDecoder reads")
+    func screenPassesTheRest() throws {
+        let number = Self.decimalOverflows[0]
+        struct Noted: Decodable, Equatable {
+            let id: Int
+            let note: String
+        }
+        let foundation = BodyDecoder(jsonDecoder: JSONDecoder(), usesFoundation: true)
+        let inString = Data("{\"id\": 1, \"note\": \"\\\"\(number)\"}".utf8)
+        #expect(try foundation.decode(Noted.self, from: inString, keyPath: nil) == Noted(id: 1, note: "\"" + number))
+        let json5 = JSONDecoder()
+        json5.allowsJSON5 = true
+        let identifier = String(repeating: "9", count: 60) + "e5"
+        let commented = Data("{id: 1, // \(number)\n /* \(number) */ note: '\(number)', a\(identifier): 2}".utf8)
+        #expect(try FastJSONDecoder(json5).decode(Noted.self, from: commented) == Noted(id: 1, note: number))
+        // Whole numbers Decimal gives up on but too small or too large for any integer type: no trap.
+        for harmless in ["1" + String(repeating: "0", count: 200) + "e-200", "0." + String(repeating: "0", count: 300) + "1",
+            "9" + String(repeating: "0", count: 200) + ".5"] {
+            #expect(throws: Never.self) { _ = try foundation.decode([Double].self, from: Data("[\(harmless)]".utf8), keyPath: nil) }
+            #expect(throws: Never.self) { _ = try FastJSONDecoder(json5).decode([Double].self, from: Data("[\(harmless)]".utf8)) }
+        }
+    }
+
     /// Expects JSONDecoder's error for a number it cannot represent: invalid JSON at the root, whose
     /// underlying error names the number.
     private func expectNotRepresentable(

@@ -104,6 +104,8 @@ public struct NetworkingConfiguration: Sendable {
     /// library's own decoder. Default `false`: the library's decoder — several times faster, with
     /// the same results and the same errors (it honours every strategy of ``jsonDecoder``, whose
     /// settings it copies when a repository is made). Set it to rule the library's decoder out.
+    /// Either way, a body holding a number `JSONDecoder` would stop the process on (an integer
+    /// written with hundreds of digits and an exponent) fails to decode instead.
     public var usesFoundationJSONDecoder = false
     /// The encoder for `Encodable` parameters and bodies. Default: a `JSONEncoder` with sorted keys.
     /// Shared and copied like ``jsonDecoder``.

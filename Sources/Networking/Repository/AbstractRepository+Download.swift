@@ -244,7 +244,7 @@ struct DownloadFiles: Sendable {
     }
 
     var resumption: DownloadStateMachine.Resumption? {
-        (try? Data(contentsOf: resumptionRecord)).flatMap { try? JSONDecoder().decode(DownloadStateMachine.Resumption.self, from: $0) }
+        (try? Data(contentsOf: resumptionRecord)).flatMap { try? FastJSONDecoder().decode(DownloadStateMachine.Resumption.self, from: $0) }
     }
 
     func removePartial() {

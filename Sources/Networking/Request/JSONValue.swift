@@ -39,7 +39,10 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     ///
     /// - Throws: `DecodingError` when the data is not valid JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        // The library's decoder, not JSONDecoder: it is faster, and a number JSONDecoder traps on
+        // when `init(from:)` tries it as an integer is an error here (response bodies are parsed
+        // for logs and error descriptions).
+        self = try FastJSONDecoder().decode(JSONValue.self, from: data)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -143,5 +143,5 @@ public final class FileCredentialStore: CredentialStore {
         return encoder
     }()
 
-    private static let decoder = JSONDecoder()
+    private static let decoder = FastJSONDecoder()
 }

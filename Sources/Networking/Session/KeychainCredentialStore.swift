@@ -41,7 +41,7 @@
                 throw .unreadable(path: location, reason: Self.message(status))
             }
             do {
-                return try JSONDecoder().decode(PersistedSession.self, from: data)
+                return try FastJSONDecoder().decode(PersistedSession.self, from: data)
             } catch {
                 throw .corrupt(path: location, reason: "\(error)")
             }

@@ -430,6 +430,6 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     private static func decodeUser(_ json: JSONValue) throws -> User {
-        try JSONDecoder().decode(User.self, from: json.encoded())
+        try FastJSONDecoder().decode(User.self, from: json.encoded())
     }
 }

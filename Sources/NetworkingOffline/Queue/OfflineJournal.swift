@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import Networking
 
 #if canImport(Glibc)
     import Glibc
@@ -107,7 +108,7 @@ final class OfflineJournal: @unchecked Sendable {
         var order: [UUID] = []
         var offset = 0
         var count = 0
-        let decoder = JSONDecoder()
+        let decoder = FastJSONDecoder()
         while let (record, next) = record(in: data, at: offset, decoder: decoder) {
             switch record {
             case .add(let item)?:
@@ -247,7 +248,7 @@ final class OfflineJournal: @unchecked Sendable {
     /// The record at `offset` and the offset after it, or `nil` when it is torn or corrupt. An
     /// intact record (its length and checksum hold) that does not decode is read as `nil`, so it is
     /// skipped rather than ending the log.
-    static func record(in data: Data, at offset: Int, decoder: JSONDecoder) -> (Record?, Int)? {
+    static func record(in data: Data, at offset: Int, decoder: FastJSONDecoder) -> (Record?, Int)? {
         guard data.count - offset >= 8 else { return nil }
         let base = data.startIndex + offset
         func word(_ at: Int) -> UInt32 {

@@ -21,7 +21,9 @@ import Foundation
 /// including what `JSONDecoder` only checks lazily, so both give the same value or the same
 /// `DecodingError` (case, coding path, description) for the same input. Options it does not
 /// implement (`allowsJSON5`, `assumesTopLevelDictionary`, the `.formatted` date strategy), and
-/// documents over 1 GiB, are handed to a `JSONDecoder` with the same settings.
+/// documents over 1 GiB, are handed to a `JSONDecoder` with the same settings, once the document
+/// is checked for the numbers `JSONDecoder` traps on (a whole number of 2^53 or more written with
+/// hundreds of digits and a fraction or exponent): such a document is refused, for any model.
 public struct FastJSONDecoder: Sendable {
     let options: FastJSONOptions
 

@@ -10,6 +10,7 @@ struct FastJSONKeyPathFallback<Value: Decodable>: Decodable {
     let value: Value
 
     static func decode(with decoder: JSONDecoder, from data: Data, keyPath: [String]) throws -> Value {
+        try FastJSONNumberScreen.check(data, json5: decoder.allowsJSON5)
         if keyPath.isEmpty { return try decoder.decode(Value.self, from: data) }
         return try FastJSONKeyPathFallbackContext.$components.withValue(keyPath[...]) {
             try decoder.decode(FastJSONKeyPathFallback<Value>.self, from: data).value
