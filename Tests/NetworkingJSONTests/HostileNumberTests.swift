@@ -132,8 +132,10 @@ import Testing
         let commented = Data("{id: 1, // \(number)\n /* \(number) */ note: '\(number)', a\(identifier): 2}".utf8)
         #expect(try FastJSONDecoder(json5).decode(Noted.self, from: commented) == Noted(id: 1, note: number))
         // Whole numbers Decimal gives up on but too small or too large for any integer type: no trap.
-        for harmless in ["1" + String(repeating: "0", count: 200) + "e-200", "0." + String(repeating: "0", count: 300) + "1",
-            "9" + String(repeating: "0", count: 200) + ".5"] {
+        for harmless in [
+            "1" + String(repeating: "0", count: 200) + "e-200", "0." + String(repeating: "0", count: 300) + "1",
+            "9" + String(repeating: "0", count: 200) + ".5",
+        ] {
             #expect(throws: Never.self) { _ = try foundation.decode([Double].self, from: Data("[\(harmless)]".utf8), keyPath: nil) }
             #expect(throws: Never.self) { _ = try FastJSONDecoder(json5).decode([Double].self, from: Data("[\(harmless)]".utf8)) }
         }

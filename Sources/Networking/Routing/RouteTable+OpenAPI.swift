@@ -7,7 +7,9 @@ extension RouteTable {
     ///   `"POST /echo/{rest}"`) when it has none; paths keep their `{name}` placeholders.
     /// - The serialization follows the request body's media type (`application/json` → JSON,
     ///   `application/x-www-form-urlencoded` → form, `multipart/form-data` → multipart, anything
-    ///   else → raw); operations without a body send parameters in the query.
+    ///   else → raw); operations without a body send parameters in the query. References into the
+    ///   document (`"$ref": "#/components/requestBodies/Upload"`) are followed; a body in another
+    ///   file counts as JSON.
     /// - A route needs the session when the operation (or, when it says nothing, the document)
     ///   lists a security requirement; `security: []` means no session.
     /// - With `includingBasePath`, route paths start with the document's base path — the path of
@@ -36,7 +38,7 @@ extension RouteTable {
         let globalSecurity = document["security"]
         try self.init()
         for path in paths.keys.sorted() {
-            guard case .object(let item)? = paths[path] else { continue }
+            guard let entry = paths[path], case .object(let item) = Self.resolved(entry, in: document) else { continue }
             for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
                 guard case .object(let operation)? = item[method] else { continue }
                 let name = operation["operationId"]?.stringValue ?? "\(method.uppercased()) \(path)"
@@ -120,6 +122,41 @@ extension RouteTable {
         return escaped
     }
 
+    /// `value`, or what its `$ref` points to when that is a JSON Pointer into this document
+    /// (`#/components/requestBodies/Item`, `#/parameters/body`; RFC 6901, `~1` for `/` and `~0`
+    /// for `~`), followed through references to references up to a limit so a cycle ends. A
+    /// reference to another file, or to nothing, leaves `value` as it is.
+    static func resolved(_ value: JSONValue, in document: JSONValue) -> JSONValue {
+        var current = value
+        for _ in 0..<32 {
+            guard let reference = current["$ref"]?.stringValue, reference.hasPrefix("#"),
+                let target = target(of: reference, in: document)
+            else { return current }
+            current = target
+        }
+        return value
+    }
+
+    private static func target(of reference: String, in document: JSONValue) -> JSONValue? {
+        let pointer = reference.dropFirst().removingPercentEncoding ?? String(reference.dropFirst())
+        guard pointer.isEmpty || pointer.hasPrefix("/") else { return nil }
+        var node = document
+        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch node {
+            case .object(let members):
+                guard let member = members[key] else { return nil }
+                node = member
+            case .array(let elements):
+                guard let index = Int(key), elements.indices.contains(index) else { return nil }
+                node = elements[index]
+            default:
+                return nil
+            }
+        }
+        return node
+    }
+
     private static func array(_ value: JSONValue?) -> [JSONValue] {
         if case .array(let elements)? = value { return elements }
         return []
@@ -134,10 +171,11 @@ extension RouteTable {
         let mediaTypes: [String]
         if swagger2 {
             // Parameters of the path item apply to each of its operations (Swagger 2.0 §4.3.4).
-            let parameters = Self.array(operation["parameters"]) + pathParameters
+            let parameters = (Self.array(operation["parameters"]) + pathParameters).map { Self.resolved($0, in: document) }
             let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
             guard locations.contains("body") || locations.contains("formData") else {
-                // A parameter given by reference may be the body: then the method decides.
+                // A parameter given by a reference outside the document may be the body: then the
+                // method decides.
                 return parameters.contains { $0["$ref"] != nil } ? nil : bodiless
             }
             let consumes = operation["consumes"] ?? document["consumes"]
@@ -145,8 +183,8 @@ extension RouteTable {
             mediaTypes =
                 declared.isEmpty ? [locations.contains("body") ? "application/json" : "application/x-www-form-urlencoded"] : declared
         } else {
-            guard let body = operation["requestBody"] else { return bodiless }
-            // A body given by reference (`$ref`) is not followed: JSON, the common case.
+            guard let body = operation["requestBody"].map({ Self.resolved($0, in: document) }) else { return bodiless }
+            // A body given by a reference outside the document is not followed: JSON, the common case.
             guard case .object(let content)? = body["content"] else { return .json }
             mediaTypes = content.keys.sorted()
         }

@@ -243,4 +243,49 @@ struct RouteTableOpenAPITests {
             """#
         #expect(try RouteTable(openAPI: Data(json.utf8))["add"]?.serialization == .json)
     }
+
+    @Test("References into the document are followed: request bodies, parameters and path items (RFC 6901 escapes, chains, cycles)")
+    func localReferences() throws {
+        let openAPI = #"""
+            {"openapi": "3.1.0", "paths": {
+              "/uploads": {"post": {"operationId": "upload", "requestBody": {"$ref": "#/components/requestBodies/File"}}},
+              "/forms": {"post": {"operationId": "form", "requestBody": {"$ref": "#/components/requestBodies/Chained"}}},
+              "/a~b/c": {"$ref": "#/components/pathItems/a~0b~1c"},
+              "/loop": {"post": {"operationId": "loop", "requestBody": {"$ref": "#/components/requestBodies/Loop"}}},
+              "/elsewhere": {"post": {"operationId": "elsewhere", "requestBody": {"$ref": "bodies.json#/Item"}}},
+              "/missing": {"post": {"operationId": "missing", "requestBody": {"$ref": "#/components/requestBodies/Nothing"}}}},
+             "components": {
+              "requestBodies": {
+                "File": {"content": {"multipart/form-data": {}}},
+                "Chained": {"$ref": "#/components/requestBodies/Form"},
+                "Form": {"content": {"application/x-www-form-urlencoded": {}}},
+                "Loop": {"$ref": "#/components/requestBodies/Loop"}},
+              "pathItems": {"a~b/c": {"put": {"operationId": "blob", "requestBody": {"content": {"application/octet-stream": {}}}}}}}}
+            """#
+        let routes = try RouteTable(openAPI: Data(openAPI.utf8))
+        #expect(routes["upload"]?.serialization == .multipart)
+        #expect(routes["form"]?.serialization == .form)
+        #expect(routes["blob"]?.serialization == .raw)
+        #expect(routes["blob"]?.method == .put)
+        // A cycle, another file, or nothing at the pointer: JSON, as before.
+        #expect(routes["loop"]?.serialization == .json)
+        #expect(routes["elsewhere"]?.serialization == .json)
+        #expect(routes["missing"]?.serialization == .json)
+
+        let swagger = #"""
+            {"swagger": "2.0", "paths": {
+              "/notes": {"post": {"operationId": "add", "parameters": [{"$ref": "#/parameters/Note"}]}},
+              "/files": {"post": {"operationId": "attach", "consumes": ["multipart/form-data"],
+                "parameters": [{"$ref": "#/parameters/File"}]}},
+              "/search": {"post": {"operationId": "search", "parameters": [{"$ref": "#/parameters/Query"}]}}},
+             "parameters": {
+              "Note": {"name": "note", "in": "body"},
+              "File": {"name": "file", "in": "formData", "type": "file"},
+              "Query": {"name": "q", "in": "query"}}}
+            """#
+        let swaggerRoutes = try RouteTable(openAPI: Data(swagger.utf8))
+        #expect(swaggerRoutes["add"]?.serialization == .json)
+        #expect(swaggerRoutes["attach"]?.serialization == .multipart)
+        #expect(swaggerRoutes["search"]?.serialization == .query)
+    }
 }

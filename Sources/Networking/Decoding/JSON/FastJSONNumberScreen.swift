@@ -68,7 +68,8 @@ enum FastJSONNumberScreen {
     /// The number's text when it is one `JSONDecoder` would trap on as an integer.
     private static func trappingNumber(_ token: UnsafeRawBufferPointer) -> String? {
         // Identifiers (JSON5 keys, `Infinity`) and hexadecimal numbers never reach `Decimal`.
-        guard let first = token.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || isDigit(first),
+        guard let first = token.first,
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || isDigit(first),
             token.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
             !token.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
         else { return nil }
