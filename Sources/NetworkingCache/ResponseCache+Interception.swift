@@ -148,8 +148,6 @@ extension ResponseCache {
             return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
         }
 
-        // The call's own answer is newer than anything its invalidation removes: spared, it is stored.
-        invalidateRoutes(after: response, call: call, sparing: key)
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"))
@@ -158,9 +156,13 @@ extension ResponseCache {
         // this URL it would lend its freshness to the URL that redirected (RFC 9111 §3 stores a
         // redirect only by its own explicit freshness). An interceptor's query item is no redirect.
         let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
-        if rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil, !redirected,
-            response.body.count <= configuration.maximumBodyBytes, pendingStores.isCurrent(ticket)
-        {
+        let storable =
+            rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
+            && response.body.count <= configuration.maximumBodyBytes
+        // The call's own answer is newer than anything its invalidation removes: when it is about to
+        // be stored, the entries under its key are spared; otherwise they go too.
+        invalidateRoutes(after: response, call: call, sparing: storable ? key : nil)
+        if storable, pendingStores.isCurrent(ticket) {
             let vary: [VaryField]
             if case .names(let names) = VaryRule.fields(of: response.headers) {
                 vary = VaryRule.capture(names, from: call.request.headers)
@@ -241,8 +243,9 @@ extension ResponseCache {
     }
 
     /// After a successful answer, removes the stored answers of the routes the call invalidates,
-    /// for the call's discriminator — all but those stored under `spared`, the call's own key,
-    /// whose answer has just arrived (so a `GET` that invalidates other routes still caches its own).
+    /// for the call's discriminator — all but those stored under `spared`, the call's own key when
+    /// its answer has just arrived and is stored (so a `GET` that invalidates other routes still
+    /// caches its own).
     private func invalidateRoutes(after response: TransportResponse, call: Call, sparing spared: CacheKey? = nil) {
         guard response.isSuccess, !call.policy.invalidatesRouteNames.isEmpty else { return }
         let tags = Set(call.policy.invalidatesRouteNames.map(StoreName.tag(forRoute:)))

@@ -86,6 +86,34 @@ import Testing
         #expect(badgeCount.current == 2)
     }
 
+    @Test func aReadThatInvalidatesItsOwnRouteSparesItsKeyOnlyWhenItsAnswerIsStored() async throws {
+        // Given a feed that varies by language and whose reading invalidates the feed's stored
+        // answers; the server forbids storing its third answer
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("feed", count: count) { _ in
+                ["Vary": "Accept-Language", "Cache-Control": count.current == 3 ? "no-store" : "max-age=600"]
+            }
+        ])
+        let routes = try RouteTable([Route(name: "feed", path: "feed", invalidatesCachedRouteNames: ["feed"])])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache, routes: routes), transport: transport)
+        let english = Endpoint<RepositoryResponse<JSONValue>>.route("feed", headers: ["Accept-Language": "en"])
+        let german = Endpoint<RepositoryResponse<JSONValue>>.route("feed", headers: ["Accept-Language": "de"])
+        let french = Endpoint<RepositoryResponse<JSONValue>>.route("feed", headers: ["Accept-Language": "fr"])
+
+        // When English and German are read (both stored: each spares its own key), then French,
+        // whose answer is not stored
+        _ = try await repository.fetch(english).get()
+        _ = try await repository.fetch(german).get()
+        #expect(try await repository.fetch(english).get().source == .cache)
+        _ = try await repository.fetch(french).get()
+
+        // Then French's read removed the other languages' answers too
+        #expect(try await repository.fetch(english).get().source == .network)
+        #expect(count.current == 4)
+    }
+
     @Test func aZeroTimeToLiveTurnsCachingOff() async throws {
         let cache = try ResponseCache()
         let count = Shared(0)
