@@ -48,6 +48,21 @@ enum POSIX {
         return fsync(descriptor) == 0
     }
 
+    /// What a path names, following symbolic links (`stat`, not `lstat` as `FileManager`'s
+    /// attributes use on Linux, which measure the link itself).
+    enum FileKind: Equatable {
+        case regular(size: Int64)
+        case other
+        case unreadable(String)
+    }
+
+    static func kind(ofFileAt path: String) -> FileKind {
+        var information = stat()
+        guard stat(path, &information) == 0 else { return .unreadable(lastError) }
+        guard information.st_mode & S_IFMT == S_IFREG else { return .other }
+        return .regular(size: Int64(information.st_size))
+    }
+
     /// The last error's message.
     static var lastError: String { String(cString: strerror(errno)) }
 }

@@ -33,14 +33,27 @@ struct Redaction: Sendable {
             || Self.builtInFragments.contains { lowered.contains($0) }
     }
 
+    /// A header's value for a log: hidden whole when the name is secret; otherwise with the values
+    /// of secret `name=value` pairs hidden, since a `Link`, `Location` or `Referer` can carry a URL
+    /// with `?access_token=…`.
     func headerValue(name: String, value: String) -> String {
-        isSecret(name) ? Self.placeholder : value
+        if isSecret(name) { return Self.placeholder }
+        guard value.contains("=") else { return value }
+        // A `Link`'s targets are URLs in angle brackets: each is redacted as a URL, so that what
+        // follows it (`; rel="next"`) is kept.
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += redactText(String(rest[..<open])) + "<" + urlText(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + redactText(String(rest))
     }
 
     /// The URL as text with secret query values and any password replaced.
     func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return url.absoluteString
+            return unparsedURLText(url.absoluteString)
         }
         var changed = false
         if components.password != nil {
@@ -57,7 +70,15 @@ struct Redaction: Sendable {
             }
             changed = true
         }
-        return changed ? (components.string ?? url.absoluteString) : url.absoluteString
+        // An OAuth implicit-flow callback carries its token in the fragment (`#access_token=…`).
+        if let fragment = components.fragment, fragment.contains("=") {
+            let redacted = redactText(fragment)
+            if redacted != fragment {
+                components.fragment = redacted
+                changed = true
+            }
+        }
+        return changed ? (components.string ?? unparsedURLText(url.absoluteString)) : url.absoluteString
     }
 
     /// Text meant as a URL (a `Location`, a configured base URL), as it may appear in an error:

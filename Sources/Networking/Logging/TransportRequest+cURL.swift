@@ -12,7 +12,9 @@ extension TransportRequest {
         if method == .head {
             parts.append("--head")
         } else if method != .get || body != nil {
-            parts.append("-X \(method.rawValue)")
+            // A method is any token, and some token characters mean something to a shell.
+            let plain = method.rawValue.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }
+            parts.append("-X \(plain && method.rawValue.allSatisfy(\.isASCII) ? method.rawValue : Self.quoted(method.rawValue))")
         }
         parts.append(Self.quoted(redaction.url(url)))
         for field in headers {

@@ -34,8 +34,18 @@ extension AbstractRepository {
     }
 
     private func download(_ endpoint: Endpoint<DownloadedFile>) async throws(RepositoryError) -> DownloadedFile {
-        let options = endpoint.downloadOptions ?? DownloadOptions()
+        var options = endpoint.downloadOptions ?? DownloadOptions()
         let requestURL = try builder.build(endpoint).url
+        // Hex in either case (PowerShell's Get-FileHash prints upper case), set through the
+        // initializer or the property; anything else could never match, so nothing is sent.
+        options.expectedSHA256 = options.expectedSHA256.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        if let expected = options.expectedSHA256,
+            expected.utf8.count != 64 || !expected.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        {
+            throw .invalidRequest(
+                reason: "expectedSHA256 must be 64 hexadecimal digits, not \"\(expected.prefix(80))\"",
+                request: RequestSummary(method: endpoint.method, url: requestURL))
+        }
         guard options.destination != nil || !options.resumable else {
             throw .invalidRequest(
                 reason: "a resumable download needs a destination to resume into",

@@ -18,11 +18,17 @@ enum LinkHeader {
         var pieces: [Substring] = []
         var start = text.startIndex
         var quoted = false
+        var escaped = false
         var index = text.startIndex
         while index < text.endIndex {
             let character = text[index]
-            if character == "\"" { quoted.toggle() }
-            if character == separator, !quoted {
+            if escaped {
+                escaped = false
+            } else if quoted, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == separator, !quoted {
                 pieces.append(text[start..<index])
                 start = text.index(after: index)
             }
@@ -42,10 +48,19 @@ enum LinkHeader {
             rest = rest[rest.index(after: close)...]
             // The parameters run to the next comma outside quotes.
             var parameters = ""
+            // A quoted string may hold `\"` (RFC 9110 §5.6.4), which neither ends it nor starts one.
             var quoted = false
+            var escaped = false
             while let character = rest.first {
-                if character == "\"" { quoted.toggle() }
-                if character == ",", !quoted { break }
+                if escaped {
+                    escaped = false
+                } else if quoted, character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted.toggle()
+                } else if character == ",", !quoted {
+                    break
+                }
                 parameters.append(character)
                 rest = rest.dropFirst()
             }
@@ -55,7 +70,8 @@ enum LinkHeader {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
                 let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                relations += value.lowercased().split(separator: " ").map(String.init)
+                relations = value.lowercased().split(separator: " ").map(String.init)
+                break  // RFC 8288 §3.3: only the first `rel` parameter counts.
             }
             result.append((target, relations))
         }

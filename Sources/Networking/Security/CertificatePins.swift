@@ -41,8 +41,9 @@ enum CertificatePins {
     ///   empty or cannot be read.
     private static func contents(ofFile url: URL) throws(RepositoryError) -> [UInt8] {
         // An empty file is refused before reading it: Foundation leaks its read buffer on one.
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
-        if size == 0 { throw .invalidConfiguration(reason: "certificate file \(url.path) is empty") }
+        if POSIX.kind(ofFileAt: url.path) == .regular(size: 0) {
+            throw .invalidConfiguration(reason: "certificate file \(url.path) is empty")
+        }
         do {
             return [UInt8](try Data(contentsOf: url))
         } catch {

@@ -120,16 +120,20 @@ enum DownloadStateMachine {
         return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
-    /// `bytes first-last/total` (total `*` when unknown).
+    /// `bytes first-last/total` (total `*` when unknown), digits only, with the range inside the
+    /// total (RFC 9110 §14.4).
     static func contentRange(_ value: String) -> (first: Int64, last: Int64, total: Int64?)? {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let parts = text.dropFirst(6).split(separator: "/", maxSplits: 1)
         let bounds = parts.first?.split(separator: "-", maxSplits: 1) ?? []
-        guard parts.count == 2, bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last
+        func number(_ digits: Substring) -> Int64? {
+            digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(digits) : nil
+        }
+        guard parts.count == 2, bounds.count == 2, let first = number(bounds[0]), let last = number(bounds[1]), first <= last
         else { return nil }
-        let total = Int64(parts[1])
-        if parts[1] != "*", total == nil { return nil }
+        if parts[1] == "*" { return (first, last, nil) }
+        guard let total = number(parts[1]), last < total else { return nil }
         return (first, last, total)
     }
 

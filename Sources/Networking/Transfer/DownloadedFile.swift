@@ -26,7 +26,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// hidden) to be resumed by the next download to the same destination. Default `false`:
     /// nothing is left behind. Needs a destination.
     public var resumable: Bool
-    /// The hex SHA-256 the file must have; a mismatch fails the download and removes the file.
+    /// The hex SHA-256 the file must have (64 digits, either case); a mismatch fails the download
+    /// and removes the file. A value that is not 64 hexadecimal digits fails the call before
+    /// anything is sent.
     public var expectedSHA256: String?
 
     /// Creates options; every argument has the documented default.

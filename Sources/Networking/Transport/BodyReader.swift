@@ -152,12 +152,7 @@ private final class SegmentSource: BodySource {
         var pieces: [Piece] = []
         var total: Int64 = 0
         for segment in segments {
-            guard let length = segment.resolvedLength else {
-                if case .file(let url, _, _) = segment {
-                    throw .invalidRequest("the body file \(url.path) cannot be read (it does not exist or is not accessible)")
-                }
-                continue
-            }
+            let length = try segment.measuredLength()
             // Ranges past the largest file offset, and totals past Int64.max, cannot be sent.
             if case .file(let url, let offset, _) = segment, offset.addingReportingOverflow(length).overflow {
                 throw .invalidRequest("the body's range of \(url.path) lies outside any file (offset \(offset), \(length) bytes)")

@@ -145,7 +145,10 @@ public final class URLSessionTransport: Transport {
             if let data = body.inMemoryData {
                 urlRequest.httpBody = data
             } else if let file = body.wholeFile {
-                uploadFile = file
+                // Checked as the libcurl transport checks it; and through its links, since
+                // FoundationNetworking measures a link itself and would announce the wrong length.
+                _ = try BodySegment.file(file, offset: 0, length: -1).measuredLength()
+                uploadFile = file.resolvingSymlinksInPath()
             } else {
                 // Staging counts against the timeout: a stream that stalls must not wait forever.
                 staged = try await BodySpool.spool(body, deadline: deadline)

@@ -210,6 +210,24 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder).isEmpty)
     }
 
+    @Test("An expected SHA-256 in upper case, or with spaces, set through the property, matches; one that is not hex sends nothing")
+    func checksumSpelling() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let digest = try await Self.nginxSHA256("small.json")
+        var endpoint = Endpoint<DownloadedFile>.get("small.json").downloading(to: folder.appendingPathComponent("small.json"))
+        endpoint.downloadOptions?.expectedSHA256 = " \(digest.uppercased())\n"
+        #expect(try await repository.performRequest(endpoint).get().sha256 == digest)
+        endpoint.downloadOptions?.expectedSHA256 = "sha256:" + digest
+        guard case .invalidRequest(let reason, _)? = await repository.performRequest(endpoint).failure else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(reason.contains("64 hexadecimal digits"))
+    }
+
     @Test("Cancelling a download leaves no file behind, or a resumable partial file when asked", arguments: [false, true])
     func cancellation(resumable: Bool) async throws {
         let servers = try TestServers.require()

@@ -74,6 +74,37 @@ struct UploadIntegrationTests {
     }
 
     @Test(
+        "A file reached through a symbolic link is sent whole; an offset past its end, or a URL that is no file, sends nothing",
+        arguments: TransportUnderTest.all)
+    func symbolicLinkAndBadRanges(transport: TransportUnderTest) async throws {
+        let (file, sha256) = try Self.file(size: 300_001, name: "target.bin")
+        let folder = file.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let link = folder.appendingPathComponent("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        let repository = try Self.repository(transport)
+        let receipt: RawReceipt = try await repository.performRequest(
+            Endpoint.upload(.put, "uploads/raw", body: .file(link)).withoutSession()
+        ).get()
+        #expect(receipt.size == 300_001)
+        #expect(receipt.sha256 == sha256)
+        let tail: RawReceipt = try await repository.performRequest(
+            Endpoint.upload(.put, "uploads/raw", body: .file(link, offset: 300_000)).withoutSession()
+        ).get()
+        #expect(tail.size == 1)
+
+        for body in [RequestBody.file(link, offset: 300_002), .file(folder), .file(try #require(URL(string: "https://example.com/a.bin")))]
+        {
+            let result = await repository.performRequest(Endpoint<RawReceipt>.upload(.put, "uploads/raw", body: body).withoutSession())
+            guard case .invalidRequest(let reason, _)? = result.failure else {
+                Issue.record("expected invalidRequest for \(body), got \(result)")
+                continue
+            }
+            #expect(reason.contains("the body file"), "\(reason)")
+        }
+    }
+
+    @Test(
         "A file compressed with gzip as it is sent arrives chunked and inflates to the file; digests cover the compressed bytes",
         arguments: TransportUnderTest.all)
     func gzipFile(transport: TransportUnderTest) async throws {

@@ -16,6 +16,23 @@ struct RedactionTests {
         #expect(Redaction.standard.isSecret(name) == sensitive)
     }
 
+    @Test("URLs in other header values, and URL fragments, lose their secret pairs")
+    func urlsInHeadersAndFragments() throws {
+        let redaction = Redaction.standard
+        let link = #"<https://api.example.com/books?page=2&access_token=abc123>; rel="next""#
+        let shownLink = redaction.headerValue(name: "Link", value: link)
+        #expect(!shownLink.contains("abc123"))
+        #expect(shownLink.hasPrefix("<https://api.example.com/books?page=2&access_token="))
+        #expect(shownLink.hasSuffix(#">; rel="next""#))
+        #expect(!redaction.headerValue(name: "Location", value: "/books/1?sig=s3cr3t&x=1").contains("s3cr3t"))
+        #expect(redaction.headerValue(name: "Content-Type", value: "text/plain; charset=utf-8") == "text/plain; charset=utf-8")
+        let callback = try #require(URL(string: "https://app.example.com/callback#access_token=abc123&state=xyz"))
+        let shown = redaction.url(callback)
+        #expect(!shown.contains("abc123"))
+        #expect(shown.contains("state=xyz"))
+        #expect(redaction.url(try #require(URL(string: "https://app.example.com/a#section-2"))) == "https://app.example.com/a#section-2")
+    }
+
     @Test("JSON members with sensitive names are redacted at any depth, others kept")
     func jsonMembers() throws {
         // Given

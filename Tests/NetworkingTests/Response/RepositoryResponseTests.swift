@@ -320,6 +320,18 @@ struct LinkHeaderTests {
         #expect(response.link(rel: "next") == nil)
     }
 
+    @Test("Escaped quotes inside a quoted parameter neither end it nor split the field; only the first rel counts")
+    func escapedQuotesAndFirstRel() throws {
+        let response = try response(links: [
+            #"<https://api.example.com/a?page=1>; title="say \"hi, there\"; ok"; rel="prev", <https://api.example.com/a?page=3>; rel="next""#,
+            #"<https://api.example.com/a?page=9>; rel="last"; rel="first""#,
+        ])
+        #expect(response.link(rel: "prev")?.query == "page=1")
+        #expect(response.link(rel: "next")?.query == "page=3")
+        #expect(response.link(rel: "last")?.query == "page=9")
+        #expect(response.link(rel: "first") == nil)
+    }
+
     @Test("No Link field, an empty one, or one without rel gives nil")
     func absent() throws {
         #expect(try response(links: []).link(rel: "next") == nil)

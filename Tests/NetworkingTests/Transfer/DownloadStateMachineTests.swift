@@ -153,7 +153,10 @@ struct DownloadStateMachineTests {
     func contentRange() {
         #expect(Machine.contentRange("bytes 0-9/10").map { [$0.first, $0.last, $0.total ?? -1] } == [0, 9, 10])
         #expect(Machine.contentRange("bytes 0-9/*")?.total == nil)
-        for bad in ["", "bytes", "bytes 0-9", "bytes a-9/10", "bytes 0-9/x", "items 0-9/10", "bytes 9-0/10", "bytes -9/10"] {
+        for bad in [
+            "", "bytes", "bytes 0-9", "bytes a-9/10", "bytes 0-9/x", "items 0-9/10", "bytes 9-0/10", "bytes -9/10",
+            "bytes 100-199/150", "bytes 0-9/-1", "bytes 0-9/9", "bytes +0-9/10", "bytes 0-+9/10", "bytes 0-9/+10",
+        ] {
             #expect(Machine.contentRange(bad) == nil, "\(bad)")
         }
         #expect(Machine.unsatisfiedTotal("bytes */77") == 77)

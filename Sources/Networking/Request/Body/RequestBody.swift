@@ -175,14 +175,33 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
 }
 
 extension BodySegment {
-    /// The segment's length; for a file whose length is "to the end" (negative), measured now.
-    var resolvedLength: Int64? {
+    /// The segment's length; for a file whose length is "to the end" (negative), measured now;
+    /// `nil` when that cannot be known (see ``measuredLength()``).
+    var resolvedLength: Int64? { try? measuredLength() }
+
+    /// The segment's length; for a file whose length is "to the end" (negative), measured now,
+    /// through symbolic links.
+    ///
+    /// - Throws: ``TransportError/invalidRequest(_:)`` for a URL that is not a file URL, a file
+    ///   that cannot be read or is not a regular file (its size says nothing), or an offset past
+    ///   the end of the file.
+    func measuredLength() throws(TransportError) -> Int64 {
         switch self {
         case .data(let data): return Int64(data.count)
         case .file(let url, let offset, let length):
+            guard url.isFileURL else {
+                throw .invalidRequest("the body file \(Redaction.standard.urlText(url.absoluteString)) is not a file URL")
+            }
             if length >= 0 { return length }
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber else { return nil }
-            return max(0, size.int64Value - offset)
+            switch POSIX.kind(ofFileAt: url.path) {
+            case .unreadable(let reason): throw .invalidRequest("the body file \(url.path) cannot be read: \(reason)")
+            case .other: throw .invalidRequest("the body file \(url.path) is not a regular file, so its length is unknown")
+            case .regular(let size):
+                guard offset <= size else {
+                    throw .invalidRequest("the body file \(url.path) holds \(size) bytes, fewer than its offset \(offset)")
+                }
+                return size - offset
+            }
         }
     }
 }
