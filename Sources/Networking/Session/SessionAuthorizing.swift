@@ -109,8 +109,11 @@ struct SessionInterceptor: Interceptor {
         guard response.statusCode == 401, !defaultHeadersAuthorize, response.isFromOrigin(of: request.url) else { return response }
         let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
         guard let replay = try await withRequest(errorContext, reject) else { return response }
+        // A streamed body has been read: the call cannot be replayed, and its 401 is its answer
+        // (the session has refreshed for the next call).
+        if request.body?.isStreamed == true { return response }
         let replayed = try await next(signed(request, with: replay))
-        if replayed.statusCode == 401 { await session.replayRejected(replay) }
+        if replayed.statusCode == 401, replayed.isFromOrigin(of: request.url) { await session.replayRejected(replay) }
         return replayed
     }
 

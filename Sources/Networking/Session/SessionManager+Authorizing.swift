@@ -32,6 +32,12 @@ extension SessionManager {
 
     /// Signs in session `expected`, or in the current one when `nil`.
     private func authorize(expecting pinned: Int?) async throws(RepositoryError) -> SessionAuthorization? {
+        // A call the refresher makes that needs this session would wait for the refresh it is part of.
+        if RefreshingManager.current == ObjectIdentifier(self) {
+            throw .invalidRequest(
+                reason: "the token refresher's call needs the session it is refreshing; send it with performAuthenticationRequest",
+                request: nil)
+        }
         // The session the request was made in, once known: after a wait it is signed in that
         // session or not at all, never with the credential of a user who logged in meanwhile.
         var session = pinned
@@ -145,8 +151,9 @@ extension SessionManager {
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
     private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
+        let manager = ObjectIdentifier(self)
         Task {
-            let result = await refresher.refreshCredential(credential)
+            let result = await RefreshingManager.$current.withValue(manager) { await refresher.refreshCredential(credential) }
             finishRefresh(refresh, of: credential, in: session, with: result)
         }
     }
@@ -250,8 +257,9 @@ public struct SessionAuthorization: Sendable, Hashable {
 /// Obtains a new credential when the access token has expired — usually a repository calling the
 /// API's refresh endpoint with ``Credential/refreshToken``.
 ///
-/// The call must not need the session (use ``AbstractRepository/performAuthenticationRequest(_:)-(Endpoint<T>)``),
-/// or it would wait for itself.
+/// The call must not need the session (use ``AbstractRepository/performAuthenticationRequest(_:)-(Endpoint<T>)``):
+/// one that does fails at once with ``RepositoryError/invalidRequest(reason:request:)``, since it
+/// would wait for the refresh it is part of.
 ///
 /// How the failure is told decides what happens to the session: the server's 400, 401 or 403
 /// (as the repository reports them), or ``RepositoryError/unauthenticatedSession(_:)`` or
@@ -315,4 +323,10 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
             "more than \(maximum) refreshes within \(Int(exactly: interval).map(String.init) ?? "\(interval)") seconds, so the server keeps rejecting new tokens"
         }
     }
+}
+
+/// The session manager whose refresh the current task runs, so that a call of the refresher that
+/// needs that session fails at once instead of waiting for the refresh it is part of.
+enum RefreshingManager {
+    @TaskLocal static var current: ObjectIdentifier?
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 /// Refresh failures the server did not reject: each must keep the session.
@@ -151,6 +152,69 @@ struct SessionRefreshFailureTests {
         #expect(calls.all.isEmpty)
         #expect(manager.isLoggedIn)
         #expect(transport.requests.count == 1)
+    }
+
+    @Test("A replay answered 401 by another origin (a redirect to a CDN) keeps the session")
+    func crossOriginUnauthorizedReplay() async throws {
+        let (refresher, calls) = countingRefresher { _ in .success(Credential(accessToken: "t2", refreshToken: "r2")) }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let cdn = try #require(URL(string: "https://cdn.other.example/files/1"))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books/1") { request throws(TransportError) in
+                TransportResponse(statusCode: 401, url: request.headers["Authorization"] == "Bearer t1" ? request.url : cdn)
+            }
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        #expect(result.failure?.statusCode == 401)
+        #expect(manager.isLoggedIn)
+        #expect(calls.all.count == 1)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("A call with a streamed body is not replayed after a 401: the session refreshes, and the 401 is the answer")
+    func streamedBodyIsNotReplayed() async throws {
+        let (refresher, calls) = countingRefresher { _ in .success(Credential(accessToken: "t2", refreshToken: "r2")) }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "uploads") { request throws(TransportError) in
+                TransportResponse(statusCode: request.headers["Authorization"] == "Bearer t1" ? 401 : 201, url: request.url)
+            }
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("abc".utf8))
+            continuation.finish()
+        }
+        let result = await repository.performRequest(Endpoint<Void>.upload(.post, "uploads", body: .stream(chunks)))
+        #expect(result.failure?.statusCode == 401)
+        #expect(transport.requests.count == 1)
+        #expect(calls.all.count == 1)
+        #expect(manager.isLoggedIn)
+        // The next call goes out with the new token.
+        _ = await repository.performRequest(Endpoint<Void>.upload(.post, "uploads", body: .data(Data("abc".utf8))))
+        #expect(transport.requests.last?.headers["Authorization"] == "Bearer t2")
+    }
+
+    @Test("A refresher whose call needs the session it refreshes fails at once instead of waiting for itself")
+    func refresherNeedingTheSession() async throws {
+        let holder = Mutex<TestRepository?>(nil)
+        let refresher = ClosureRefresher { credential in
+            guard let repository = holder.withLock({ $0 }) else { return .failure(.invalidRequest(reason: "no repository", request: nil)) }
+            let refreshed: Result<Void, RepositoryError> = await repository.performRequest(Endpoint<Void>.post("auth/refresh"))
+            return refreshed.map { credential }
+        }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, credential: expiredCredential)
+        let transport = StubTransport(routes: [.json(.get, "books/1", "{}"), .json(.post, "auth/refresh", "{}")])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        holder.withLock { $0 = repository }
+        let call = Task { await repository.performRequest(Endpoint<Void>.get("books/1")) }
+        let result = try #require(await call.value(within: .seconds(10)), "the call waited for the refresh it started")
+        #expect(result.failure != nil)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("Refreshes that produce a credential still count: 401s to every new token are stopped by the window")
