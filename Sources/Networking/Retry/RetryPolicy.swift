@@ -108,7 +108,8 @@ public struct RetryPolicy: Sendable {
 
     /// The jittered exponential wait before retry number `retry` (1 for the first retry).
     func backoff(retry: Int) -> TimeInterval {
-        let exponent = Double(min(max(retry - 1, 0), 62))
+        // Compared before subtracting: `retry - 1` traps for Int.min, which a caller may pass.
+        let exponent = Double(retry > 1 ? min(retry - 1, 62) : 0)
         let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
         // A random function outside 0..<1 (or NaN) is clamped: the wait stays within the ceiling.
         let fraction = random()

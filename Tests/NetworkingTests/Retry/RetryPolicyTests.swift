@@ -24,6 +24,17 @@ struct RetryPolicyTests {
         #expect(policy().delay(after: response(status), attempt: 1, method: .get, now: now) == 0.5)
     }
 
+    @Test("any attempt number a caller passes gives a wait within the bounds, never a trap", arguments: [Int.min, -1, 0, 1, 63, Int.max])
+    func anyAttemptNumber(attempt: Int) {
+        let wait = policy().delay(after: response(503), attempt: attempt, method: .get, now: now)
+        if attempt < 3 {
+            #expect(wait == 0.5)
+        } else {
+            #expect(wait == nil)
+        }
+        #expect(policy().backoff(retry: attempt) <= 4)
+    }
+
     @Test("other statuses are not retried", arguments: [200, 400, 401, 404, 422, 501])
     func otherStatuses(status: Int) {
         #expect(policy().delay(after: response(status), attempt: 1, method: .get, now: now) == nil)
