@@ -209,7 +209,7 @@ open class AbstractRepository: @unchecked Sendable {
         let context = call ?? callContext(for: endpoint)
         do {
             let response = try await pipeline.send(request, context: context)
-            try validate(response, to: request, endpoint: endpoint)
+            try validate(response, to: request, endpoint: endpoint, signedBySession: context.record.sessionID != nil)
             return (request, response)
         } catch {
             throw error.attempted(context.attempt)
@@ -298,12 +298,16 @@ open class AbstractRepository: @unchecked Sendable {
     }
 
     /// Maps a non-2xx response to its error.
-    func validate<Response>(_ response: TransportResponse, to request: TransportRequest, endpoint: Endpoint<Response>)
-        throws(RepositoryError)
-    {
+    ///
+    /// - Parameter signedBySession: whether the session signed the request, when known: a 401
+    ///   to a request it did not sign (one to a host outside ``NetworkingConfiguration/sessionHosts``)
+    ///   says nothing about the session.
+    func validate<Response>(
+        _ response: TransportResponse, to request: TransportRequest, endpoint: Endpoint<Response>, signedBySession: Bool = true
+    ) throws(RepositoryError) {
         guard !response.isSuccess else { return }
         let context = ErrorContext(request: request.summary, response: response)
-        if response.statusCode == 401, endpoint.requiresSession, response.isFromOrigin(of: request.url) {
+        if response.statusCode == 401, endpoint.requiresSession, signedBySession, response.isFromOrigin(of: request.url) {
             throw .unauthenticatedSession(context)
         }
         for mapping in [endpoint.customErrors, customErrors] where !mapping.isEmpty {

@@ -173,6 +173,32 @@ struct SessionRefreshFailureTests {
         #expect(transport.requests.count == 2)
     }
 
+    @Test("The credential goes only to the API's hosts and sessionHosts; a 401 from a host it never reached keeps the session")
+    func hostScoping() async throws {
+        let (refresher, calls) = countingRefresher { credential in .success(credential) }
+        let manager = SessionManager<User>(refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        var configuration = try makeConfiguration()
+        configuration.sessionHosts = ["files.api.test"]
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "report") { request throws(TransportError) in TransportResponse(statusCode: 401, url: request.url) },
+            .json(.get, "files/1", "{}"), .json(.get, "books/1", #"{"id": 1, "title": "T"}"#),
+        ])
+        let repository = TestRepository(configuration: configuration, sessionManager: manager, transport: transport)
+        _ = await repository.performRequest(Endpoint<Void>.get("books/1"))
+        _ = await repository.performRequest(Endpoint<Void>.get("http://files.api.test/files/1"))
+        let elsewhere = await repository.performRequest(Endpoint<Void>.get("http://partner.example/report"))
+        let sent = transport.requests.map { ($0.url.host ?? "", $0.headers["Authorization"]) }
+        #expect(sent.map(\.0) == ["api.test", "files.api.test", "partner.example"])
+        #expect(sent.map(\.1) == ["Bearer t1", "Bearer t1", nil])
+        guard case .authenticationFailed? = elsewhere.failure else {
+            Issue.record("expected authenticationFailed for a 401 from a host the session never reached, got \(elsewhere)")
+            return
+        }
+        #expect(manager.isLoggedIn)
+        #expect(calls.all.isEmpty)
+    }
+
     @Test("A call with a streamed body is not replayed after a 401: the session refreshes, and the 401 is the answer")
     func streamedBodyIsNotReplayed() async throws {
         let (refresher, calls) = countingRefresher { _ in .success(Credential(accessToken: "t2", refreshToken: "r2")) }
