@@ -23,7 +23,8 @@ import Foundation
 ///
 /// Status handling: 2xx succeeds. A 401 to a request that needs a session is
 /// ``RepositoryError/unauthenticatedSession(_:)`` and expires the session it was signed with
-/// (unless a redirect led to another origin, which got no credential: that 401 is
+/// (unless a redirect led to another origin, or the call went to a host the session does not
+/// sign for, so the credential was never sent: that 401 is
 /// ``RepositoryError/authenticationFailed(_:)`` and leaves the session alone).
 /// Any other status is the first matching custom error (the endpoint's mapping, then the
 /// repository's) or ``RepositoryError/requestError(_:)``.
@@ -209,7 +210,9 @@ open class AbstractRepository: @unchecked Sendable {
         let context = call ?? callContext(for: endpoint)
         do {
             let response = try await pipeline.send(request, context: context)
-            try validate(response, to: request, endpoint: endpoint, signedBySession: context.record.sessionID != nil)
+            // Without a session manager nothing signs, and a 401 reads as before: the call needs a session.
+            let signed = sessionManager == nil || context.record.sessionID != nil
+            try validate(response, to: request, endpoint: endpoint, signedBySession: signed)
             return (request, response)
         } catch {
             throw error.attempted(context.attempt)
@@ -299,8 +302,8 @@ open class AbstractRepository: @unchecked Sendable {
 
     /// Maps a non-2xx response to its error.
     ///
-    /// - Parameter signedBySession: whether the session signed the request, when known: a 401
-    ///   to a request it did not sign (one to a host outside ``NetworkingConfiguration/sessionHosts``)
+    /// - Parameter signedBySession: `false` when the repository's session manager did not sign
+    ///   the request (one to a host outside ``NetworkingConfiguration/sessionHosts``): its 401
     ///   says nothing about the session.
     func validate<Response>(
         _ response: TransportResponse, to request: TransportRequest, endpoint: Endpoint<Response>, signedBySession: Bool = true
