@@ -70,8 +70,12 @@ public final class NetworkActivity: Sendable {
 
     /// Every call's start and end (and, for calls that prevent user interaction, a `slow` event
     /// when they run long), from now on. Each call returns a new stream.
+    ///
+    /// Nothing is dropped, however far the reader falls behind (an overlay that missed a call's
+    /// end would never hide), so events wait in memory until read: read the stream for as long
+    /// as it is kept, or let it go.
     public func events() -> AsyncStream<ActivityEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ActivityEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(of: ActivityEvent.self, bufferingPolicy: .unbounded)
         let id = state.withLock { $0.events.add(continuation) }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { $0.events.remove(id) }

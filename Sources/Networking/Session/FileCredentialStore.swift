@@ -79,11 +79,24 @@ public final class FileCredentialStore: CredentialStore {
 
     public func delete() throws(CredentialStoreError) {
         try lock.withLock { _ throws(CredentialStoreError) in
+            // A save cut short by a crash or power loss may have left its temporary file, with a
+            // token in it: a logout removes those too.
+            removeLeftoverTemporaryFiles()
             guard unlink(fileURL.path) == 0 else {
                 guard errno == ENOENT else { throw .deleteFailed(path: fileURL.path, reason: String(cString: strerror(errno))) }
                 return
             }
             _ = POSIX.synchronize(fileURL.deletingLastPathComponent().path)
+        }
+    }
+
+    /// Removes `.<name>.<UUID>.tmp` files beside the session file (see `writeAtomically`).
+    private func removeLeftoverTemporaryFiles() {
+        let folder = fileURL.deletingLastPathComponent()
+        let prefix = ".\(fileURL.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            unlink(folder.appendingPathComponent(name).path)
         }
     }
 

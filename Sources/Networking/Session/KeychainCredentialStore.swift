@@ -54,7 +54,10 @@
             } catch {
                 throw .writeFailed(path: location, reason: "\(error)")
             }
-            let update = [kSecValueData as String: data] as CFDictionary
+            // The accessibility too: an item made by an earlier version keeps its own otherwise.
+            let update =
+                [kSecValueData as String: data, kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
+                as CFDictionary
             var status = SecItemUpdate(itemQuery as CFDictionary, update)
             if status == errSecItemNotFound {
                 var item = itemQuery

@@ -37,6 +37,22 @@ struct FileCredentialStoreTests {
         }
     }
 
+    @Test("Deleting also removes temporary files a save cut short left behind, and only those")
+    func deleteRemovesLeftovers() throws {
+        try withStore { store, file in
+            try store.save(Self.session)
+            let folder = file.deletingLastPathComponent()
+            let leftover = folder.appendingPathComponent(".session.json.\(UUID().uuidString).tmp")
+            let unrelated = folder.appendingPathComponent(".other.json.\(UUID().uuidString).tmp")
+            try write(#"{"token": "t0"}"#, to: leftover)
+            try write("{}", to: unrelated)
+            try store.delete()
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            #expect(FileManager.default.fileExists(atPath: unrelated.path))
+        }
+    }
+
     @Test("Saving again replaces the session")
     func replace() throws {
         try withStore { store, _ in

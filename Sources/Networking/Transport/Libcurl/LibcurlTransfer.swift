@@ -212,6 +212,9 @@
         /// (fewer stops the transfer, the pause value pauses it).
         func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
             if streamsToSink, let sink = request.responseBodySink {
+                // Cancelled: the loop is about to abort the transfer. Pausing keeps these bytes
+                // from the sink, which would write them and report progress after the cancel.
+                if cancelRequested.load(ordering: .acquiring) { return networking_curl_writefunc_pause }
                 switch sink.receive(bytes) {
                 case .accepted: break
                 case .paused: return networking_curl_writefunc_pause
