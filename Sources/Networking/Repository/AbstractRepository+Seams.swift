@@ -9,9 +9,18 @@ extension AbstractRepository {
     /// request when it goes through the chain.
     ///
     /// - Throws: the errors a call fails with before anything is sent (``RepositoryError/invalidRequest(reason:request:)``,
-    ///   ``RepositoryError/invalidURL(reason:)``, ``RepositoryError/invalidConfiguration(reason:)``).
+    ///   ``RepositoryError/invalidURL(reason:)``, ``RepositoryError/invalidConfiguration(reason:)``);
+    ///   `invalidRequest` too for an endpoint with ``Endpoint/withContentDigests(_:)``, whose
+    ///   digests are computed as the repository sends it and cannot be part of a request made here.
     public func makeRequest<Response>(for endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
-        try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder))
+        let request = try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder))
+        guard endpoint.contentDigests.isEmpty else {
+            throw .invalidRequest(
+                reason:
+                    "content digests are computed when the repository sends the endpoint itself; a request made with makeRequest cannot carry them",
+                request: request.summary)
+        }
+        return request
     }
 
     /// Sends a prepared request through this repository's whole chain — retries, the session
@@ -26,8 +35,14 @@ extension AbstractRepository {
     /// The repository's TLS requirements (``NetworkingConfiguration/security``: its pins and
     /// certificate authority) replace the request's whenever it has any, so a request made by
     /// hand, or kept from before the app changed its pins, is never sent to a pinned API
-    /// unpinned, with the session's token.
+    /// unpinned, with the session's token. An option in `context` that is required and that no
+    /// interceptor of the repository handles fails the call with
+    /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
+        // A required option no interceptor handles fails here as in any call, before sending.
+        if let problem = pipeline.unhandledOption(in: context.options, name: context.name) {
+            return .failure(.invalidRequest(reason: problem, request: request.summary))
+        }
         var request = request
         let security = configuration.security
         if security != .default { request.security = security }

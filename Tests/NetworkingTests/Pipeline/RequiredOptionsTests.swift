@@ -37,6 +37,21 @@ struct RequiredOptionsTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("The seams check too: send refuses an unhandled required option; makeRequest an endpoint with digests it cannot add")
+    func seams() async throws {
+        let transport = StubTransport(routes: [.status(.get, "books", 204), .status(.post, "books", 204)])
+        let repository = try repository(transport: transport)
+        let request = try repository.makeRequest(for: Endpoint<Void>.get("books"))
+        var options = RequestOptions()
+        options[RequiredCacheTTL.self] = 60
+        let sent = await repository.send(request, context: RequestContext(requiresSession: false, name: "books", options: options))
+        #expect(invalidRequestReason(sent).contains(hint))
+        #expect(transport.requests.isEmpty)
+        let digested = Endpoint<Void>.post("books", parameters: ["a": 1]).withContentDigests([.sha256])
+        #expect(throws: RepositoryError.self) { try repository.makeRequest(for: digested) }
+        #expect(try await repository.send(request, context: RequestContext(requiresSession: false)).get().statusCode == 204)
+    }
+
     @Test("Setting the option to its default value still asks for a handler")
     func defaultValueStillRequired() async throws {
         let transport = StubTransport(routes: [.status(.get, "books", 204)])
