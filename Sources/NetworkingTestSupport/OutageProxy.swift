@@ -30,49 +30,72 @@ public final class OutageProxy: Sendable {
 
     /// The loopback port it listens on (the same across outages).
     public let port: Int
-    private let upstreamPort: Int
-    private let state = Mutex<(listener: Int32, connections: [Int32], stopped: Bool)>((-1, [], false))
+    private let shared: Shared
+
+    /// What the proxy's threads use: they hold this, not the proxy, so that releasing the proxy
+    /// stops it.
+    private final class Shared: Sendable {
+        let upstreamPort: Int
+        let state = Mutex<(listener: Int32, connections: [Int32], stopped: Bool)>((-1, [], false))
+
+        init(upstreamPort: Int) {
+            self.upstreamPort = upstreamPort
+        }
+
+        /// Stops listening and cuts the open connections (their pumps then close them). Under
+        /// the lock, so that no socket is shut down after its pump closed it and its number was
+        /// reused.
+        func cut(stopping: Bool) {
+            state.withLock { state in
+                if stopping { state.stopped = true }
+                if state.listener >= 0 {
+                    shutdown(state.listener, Int32(SHUT_RDWR))
+                    posixClose(state.listener)
+                    state.listener = -1
+                }
+                for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            }
+        }
+
+        /// Closes a connection's two sockets once both its pumps have ended.
+        func close(_ client: Int32, _ upstream: Int32) {
+            state.withLock { state in
+                state.connections.removeAll { $0 == client || $0 == upstream }
+                posixClose(client)
+                posixClose(upstream)
+            }
+        }
+    }
+
+    /// The two pumps of a connection; the second to end closes its sockets.
+    private final class PumpPair: Sendable {
+        private let running = Atomic<Int>(2)
+
+        /// Whether the caller was the last pump running.
+        func end() -> Bool { running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
+    }
 
     /// Starts listening on a free loopback port, forwarding to `127.0.0.1:upstreamPort`.
     ///
     /// - Throws: ``Failure`` when no socket can be bound.
     public init(upstreamPort: Int) throws {
-        self.upstreamPort = upstreamPort
+        shared = Shared(upstreamPort: upstreamPort)
         let (listener, port) = try Self.listen(port: 0)
         self.port = port
-        state.withLock { $0.listener = listener }
-        startAccepting(listener)
+        shared.state.withLock { $0.listener = listener }
+        Self.startAccepting(listener, shared: shared)
     }
 
     deinit {
-        let (listener, connections) = state.withLock { state in
-            state.stopped = true
-            return (state.listener, state.connections)
-        }
-        if listener >= 0 {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        shared.cut(stopping: true)
     }
 
     /// Whether it accepts connections now.
-    public var isUp: Bool { state.withLock { $0.listener >= 0 } }
+    public var isUp: Bool { shared.state.withLock { $0.listener >= 0 } }
 
     /// Stops listening and cuts every open connection: the API looks unreachable.
     public func goDown() {
-        let (listener, connections) = state.withLock { state -> (Int32, [Int32]) in
-            defer {
-                state.listener = -1
-                state.connections = []
-            }
-            return (state.listener, state.connections)
-        }
-        if listener >= 0 {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        shared.cut(stopping: false)
     }
 
     /// Listens again on the same port.
@@ -81,38 +104,40 @@ public final class OutageProxy: Sendable {
     public func comeUp() throws {
         guard !isUp else { return }
         let (listener, _) = try Self.listen(port: port)
-        state.withLock { $0.listener = listener }
-        startAccepting(listener)
+        shared.state.withLock { $0.listener = listener }
+        Self.startAccepting(listener, shared: shared)
     }
 
-    private func startAccepting(_ listener: Int32) {
-        Thread.detachNewThread { [self] in
+    private static func startAccepting(_ listener: Int32, shared: Shared) {
+        Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
                 ignoreBrokenPipes(client)
-                guard let upstream = try? Self.connect(port: upstreamPort) else {
-                    close(client)
+                guard let upstream = try? Self.connect(port: shared.upstreamPort) else {
+                    posixClose(client)
                     continue
                 }
-                let accepted = state.withLock { state -> Bool in
+                let accepted = shared.state.withLock { state -> Bool in
                     guard state.listener == listener, !state.stopped else { return false }
                     state.connections += [client, upstream]
                     return true
                 }
                 guard accepted else {
-                    close(client)
-                    close(upstream)
+                    posixClose(client)
+                    posixClose(upstream)
                     return
                 }
-                Self.pump(from: client, to: upstream)
-                Self.pump(from: upstream, to: client)
+                let pair = PumpPair()
+                Self.pump(from: client, to: upstream, pair: pair, shared: shared)
+                Self.pump(from: upstream, to: client, pair: pair, shared: shared)
             }
         }
     }
 
-    /// Copies bytes from one socket to the other until either ends, then ends both.
-    private static func pump(from source: Int32, to destination: Int32) {
+    /// Copies bytes from one socket to the other until either ends, then ends both; the second
+    /// pump of a connection to end closes them.
+    private static func pump(from source: Int32, to destination: Int32, pair: PumpPair, shared: Shared) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             loop: while true {
@@ -131,6 +156,7 @@ public final class OutageProxy: Sendable {
             }
             shutdown(source, Int32(SHUT_RDWR))
             shutdown(destination, Int32(SHUT_RDWR))
+            if pair.end() { shared.close(source, destination) }
         }
     }
 
@@ -216,5 +242,15 @@ private func ignoreBrokenPipes(_ descriptor: Int32) {
     #if canImport(Darwin)
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+}
+
+private func posixClose(_ descriptor: Int32) {
+    #if canImport(Darwin)
+        _ = Darwin.close(descriptor)
+    #elseif canImport(Musl)
+        _ = Musl.close(descriptor)
+    #else
+        _ = Glibc.close(descriptor)
     #endif
 }
