@@ -39,4 +39,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 
 /// Told about a request's progress, from a transport's thread, possibly often: keep it quick.
 /// It is never called after the request finished or was cancelled.
+///
+/// Each attempt reports its own progress: when a call is sent again (a retry after a 503, a
+/// replay after a token refresh), the counts start again from zero, or from a download's resume
+/// offset, as the bytes go out again.
 public typealias ProgressHandler = @Sendable (TransferProgress) -> Void
