@@ -101,6 +101,10 @@ import Testing
         json5.allowsJSON5 = true
         expectNotRepresentable(number) { _ = try FastJSONDecoder(json5).decode(Identified.self, from: Data("{id: \(number)}".utf8)) }
         expectNotRepresentable(number) { _ = try FastJSONDecoder(json5).decode([Double].self, from: Data("[\(number)]".utf8)) }
+        // A line comment ends at a carriage return too.
+        expectNotRepresentable(number) {
+            _ = try FastJSONDecoder(json5).decode(Identified.self, from: Data("{// x\r\"id\": \(number)}".utf8))
+        }
         let topLevel = JSONDecoder()
         topLevel.assumesTopLevelDictionary = true
         expectNotRepresentable(number) { _ = try FastJSONDecoder(topLevel).decode(Identified.self, from: Data("\"id\": \(number)".utf8)) }

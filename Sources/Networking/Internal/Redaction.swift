@@ -38,7 +38,7 @@ struct Redaction: Sendable {
     /// with `?access_token=…`.
     func headerValue(name: String, value: String) -> String {
         if isSecret(name) { return Self.placeholder }
-        guard value.contains("=") else { return value }
+        guard value.contains("=") || value.contains("@") else { return value }
         // A `Link`'s targets are URLs in angle brackets: each is redacted as a URL, so that what
         // follows it (`; rel="next"`) is kept.
         var result = ""
@@ -47,7 +47,8 @@ struct Redaction: Sendable {
             result += redactText(String(rest[..<open])) + "<" + urlText(String(rest[rest.index(after: open)..<close])) + ">"
             rest = rest[rest.index(after: close)...]
         }
-        return result + redactText(String(rest))
+        // A bare URL (`Location: https://user:pw@host/…`) is redacted as one, user part included.
+        return result + (rest.contains("://") ? urlText(String(rest)) : redactText(String(rest)))
     }
 
     /// The URL as text with secret query values and any password replaced.
@@ -139,8 +140,9 @@ struct Redaction: Sendable {
     /// characters; and the result is built in one pass, not by replacing in place match by match.
     func redactText(_ text: String) -> String {
         var result = text
-        for pattern in [#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, #"(?<![A-Za-z0-9_\-\.\[\]%])([A-Za-z0-9_\-\.\[\]%]+=)[^&\s]*"#] {
-            guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
+        for (expression, marker) in Self.pairPatterns.list {
+            // Text without the pattern's marker holds no such pair: nothing to match.
+            guard result.utf8.contains(marker) else { continue }
             let source = result
             let matches = expression.matches(in: source, range: NSRange(source.startIndex..., in: source))
             var redacted = ""
@@ -163,6 +165,23 @@ struct Redaction: Sendable {
             result = redacted
         }
         return result
+    }
+
+    /// The two pair patterns of ``redactText(_:)``, compiled once, each with a byte every match
+    /// contains: `"name": "value"` (a quote), then `name=value` (an equals sign).
+    private static let pairPatterns = CompiledPatterns([
+        (#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, UInt8(ascii: "\"")),
+        (#"(?<![A-Za-z0-9_\-\.\[\]%])([A-Za-z0-9_\-\.\[\]%]+=)[^&\s]*"#, UInt8(ascii: "=")),
+    ])
+
+    /// Compiled expressions, shared by every thread: `NSRegularExpression` is immutable and
+    /// documented as safe to use from several threads at once.
+    private final class CompiledPatterns: @unchecked Sendable {
+        let list: [(NSRegularExpression, UInt8)]
+
+        init(_ patterns: [(String, UInt8)]) {
+            list = patterns.compactMap { pattern, marker in (try? NSRegularExpression(pattern: pattern)).map { ($0, marker) } }
+        }
     }
 
     /// A limit within `0...64 MiB`: a negative one shows nothing, a huge one cannot overflow

@@ -210,9 +210,7 @@ open class AbstractRepository: @unchecked Sendable {
         let context = call ?? callContext(for: endpoint)
         do {
             let response = try await pipeline.send(request, context: context)
-            // Without a session manager nothing signs, and a 401 reads as before: the call needs a session.
-            let signed = sessionManager == nil || context.record.sessionID != nil
-            try validate(response, to: request, endpoint: endpoint, signedBySession: signed)
+            try validate(response, to: request, endpoint: endpoint)
             return (request, response)
         } catch {
             throw error.attempted(context.attempt)
@@ -301,16 +299,12 @@ open class AbstractRepository: @unchecked Sendable {
     }
 
     /// Maps a non-2xx response to its error.
-    ///
-    /// - Parameter signedBySession: `false` when the repository's session manager did not sign
-    ///   the request (one to a host outside ``NetworkingConfiguration/sessionHosts``): its 401
-    ///   says nothing about the session.
-    func validate<Response>(
-        _ response: TransportResponse, to request: TransportRequest, endpoint: Endpoint<Response>, signedBySession: Bool = true
-    ) throws(RepositoryError) {
+    func validate<Response>(_ response: TransportResponse, to request: TransportRequest, endpoint: Endpoint<Response>)
+        throws(RepositoryError)
+    {
         guard !response.isSuccess else { return }
         let context = ErrorContext(request: request.summary, response: response)
-        if response.statusCode == 401, endpoint.requiresSession, signedBySession, response.isFromOrigin(of: request.url) {
+        if response.statusCode == 401, endpoint.requiresSession, response.isFromOrigin(of: request.url), reachesSession(request.url) {
             throw .unauthenticatedSession(context)
         }
         for mapping in [endpoint.customErrors, customErrors] where !mapping.isEmpty {
@@ -321,6 +315,18 @@ open class AbstractRepository: @unchecked Sendable {
         }
         if response.statusCode == 401 { throw .authenticationFailed(context) }
         throw .requestError(context)
+    }
+}
+
+extension AbstractRepository {
+    /// Whether the session's credential goes to `url`'s host (the API's, or one of
+    /// ``NetworkingConfiguration/sessionHosts``), as the session step decides; without a session
+    /// manager, every host counts. A 401 from a host the credential never went to says nothing
+    /// about the session.
+    func reachesSession(_ url: URL) -> Bool {
+        guard sessionManager != nil else { return true }
+        let host = url.host?.lowercased() ?? ""
+        return host == configuration.baseURL.host?.lowercased() || configuration.sessionHosts.contains { $0.lowercased() == host }
     }
 }
 

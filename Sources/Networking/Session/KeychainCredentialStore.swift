@@ -59,6 +59,10 @@
                 [kSecValueData as String: data, kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
                 as CFDictionary
             var status = SecItemUpdate(itemQuery as CFDictionary, update)
+            if status == errSecParam {
+                // A keychain that will not change an item's accessibility still takes its data.
+                status = SecItemUpdate(itemQuery as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+            }
             if status == errSecItemNotFound {
                 var item = itemQuery
                 item[kSecValueData as String] = data

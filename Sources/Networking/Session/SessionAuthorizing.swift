@@ -109,9 +109,14 @@ struct SessionInterceptor: Interceptor {
         guard response.statusCode == 401, !defaultHeadersAuthorize, response.isFromOrigin(of: request.url) else { return response }
         let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
         guard let replay = try await withRequest(errorContext, reject) else { return response }
-        // A streamed body has been read: the call cannot be replayed, and its 401 is its answer
-        // (the session has refreshed for the next call).
-        if request.body?.isStreamed == true { return response }
+        // A streamed body has been read: the call cannot be replayed. The session has refreshed
+        // for the next call, so this one fails without reading as a logout.
+        if request.body?.isStreamed == true {
+            throw .invalidRequest(
+                reason:
+                    "the server refused the session's token and a streamed body cannot be sent again; the token has been refreshed, send the call again",
+                request: request.summary)
+        }
         let replayed = try await next(signed(request, with: replay))
         if replayed.statusCode == 401, replayed.isFromOrigin(of: request.url) { await session.replayRejected(replay) }
         return replayed

@@ -12,12 +12,14 @@ extension SessionManager {
         case expire(session: Int)
         /// End the session, then fail.
         case expireAndFail(session: Int, RepositoryError)
+        /// Fail, leaving the session as it is.
+        case fail(RepositoryError)
 
         /// Whether the request waits for a refresh, then asks again.
         var waits: Bool {
             switch self {
             case .wait, .refresh: true
-            case .sign, .loggedOut, .expire, .expireAndFail: false
+            case .sign, .loggedOut, .expire, .expireAndFail, .fail: false
             }
         }
     }
@@ -30,14 +32,19 @@ extension SessionManager {
         try await authorize(expecting: sessionID)
     }
 
+    /// The error of a call that needs the session, made from inside its refresh: a refresh
+    /// failure, which keeps the session (and which the offline queue keeps its requests for).
+    private static var callInsideRefresh: RepositoryError {
+        .sessionRefreshFailed(
+            .refresherFailed(
+                .invalidRequest(
+                    reason: "the token refresher's call needs the session it is refreshing; send it with performAuthenticationRequest",
+                    request: nil)), nil)
+    }
+
     /// Signs in session `expected`, or in the current one when `nil`.
     private func authorize(expecting pinned: Int?) async throws(RepositoryError) -> SessionAuthorization? {
-        // A call the refresher makes that needs this session would wait for the refresh it is part of.
-        if RefreshingManager.current == ObjectIdentifier(self) {
-            throw .invalidRequest(
-                reason: "the token refresher's call needs the session it is refreshing; send it with performAuthenticationRequest",
-                request: nil)
-        }
+        let marker = RefreshingManager.current
         // The session the request was made in, once known: after a wait it is signed in that
         // session or not at all, never with the credential of a user who logged in meanwhile.
         var session = pinned
@@ -47,6 +54,13 @@ extension SessionManager {
             let (step, current) = state.withLock { state -> (Step, Int?) in
                 guard let credential = state.credential, expected == nil || expected == state.sessionID else {
                     return (.loggedOut, nil)
+                }
+                // A call made by the refresher (or a task it started) that needs this session
+                // would wait for the very refresh it is part of: it fails while that refresh runs.
+                if let marker, marker.manager == ObjectIdentifier(self), state.refresh.isRefreshing,
+                    state.refresh.refreshID == marker.refresh
+                {
+                    return (.fail(Self.callInsideRefresh), state.sessionID)
                 }
                 let id = newWaiter(&state)
                 let decision = state.refresh.credentialNeeded(
@@ -138,6 +152,8 @@ extension SessionManager {
         case .expireAndFail(let session, let error):
             expire(session: session)
             throw error
+        case .fail(let error):
+            throw error
         case .refresh(let waiter, let credential, let session, let refresh):
             startRefresh(refresh, of: credential, in: session)
             try await wait(for: waiter)
@@ -151,9 +167,9 @@ extension SessionManager {
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
     private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
-        let manager = ObjectIdentifier(self)
+        let marker = RefreshingManager.Marker(manager: ObjectIdentifier(self), refresh: refresh)
         Task {
-            let result = await RefreshingManager.$current.withValue(manager) { await refresher.refreshCredential(credential) }
+            let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
             finishRefresh(refresh, of: credential, in: session, with: result)
         }
     }
@@ -258,8 +274,8 @@ public struct SessionAuthorization: Sendable, Hashable {
 /// API's refresh endpoint with ``Credential/refreshToken``.
 ///
 /// The call must not need the session (use ``AbstractRepository/performAuthenticationRequest(_:)-(Endpoint<T>)``):
-/// one that does fails at once with ``RepositoryError/invalidRequest(reason:request:)``, since it
-/// would wait for the refresh it is part of.
+/// one that does fails at once with ``RefreshFailure/refresherFailed(_:)`` (the session is kept),
+/// since it would wait for the refresh it is part of.
 ///
 /// How the failure is told decides what happens to the session: the server's 400, 401 or 403
 /// (as the repository reports them), or ``RepositoryError/unauthenticatedSession(_:)`` or
@@ -325,8 +341,14 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
     }
 }
 
-/// The session manager whose refresh the current task runs, so that a call of the refresher that
-/// needs that session fails at once instead of waiting for the refresh it is part of.
+/// The session manager and refresh the current task runs (or was started from), so that a call
+/// of the refresher that needs that session fails at once instead of waiting for the refresh it
+/// is part of. Tasks the refresher starts inherit it; it counts only while that refresh runs.
 enum RefreshingManager {
-    @TaskLocal static var current: ObjectIdentifier?
+    struct Marker: Sendable, Equatable {
+        let manager: ObjectIdentifier
+        let refresh: Int
+    }
+
+    @TaskLocal static var current: Marker?
 }

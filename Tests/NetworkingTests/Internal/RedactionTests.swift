@@ -26,6 +26,7 @@ struct RedactionTests {
         #expect(shownLink.hasSuffix(#">; rel="next""#))
         #expect(!redaction.headerValue(name: "Location", value: "/books/1?sig=s3cr3t&x=1").contains("s3cr3t"))
         #expect(redaction.headerValue(name: "Content-Type", value: "text/plain; charset=utf-8") == "text/plain; charset=utf-8")
+        #expect(!redaction.headerValue(name: "Location", value: "https://ann:hunter2@files.example.com/a").contains("hunter2"))
         let callback = try #require(URL(string: "https://app.example.com/callback#access_token=abc123&state=xyz"))
         let shown = redaction.url(callback)
         #expect(!shown.contains("abc123"))

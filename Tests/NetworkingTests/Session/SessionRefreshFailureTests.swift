@@ -215,7 +215,12 @@ struct SessionRefreshFailureTests {
             continuation.finish()
         }
         let result = await repository.performRequest(Endpoint<Void>.upload(.post, "uploads", body: .stream(chunks)))
-        #expect(result.failure?.statusCode == 401)
+        guard case .invalidRequest(let reason, let request?)? = result.failure else {
+            Issue.record("expected invalidRequest (not a logout), got \(result)")
+            return
+        }
+        #expect(reason.contains("send the call again"))
+        #expect(request.url.path.hasSuffix("uploads"))
         #expect(transport.requests.count == 1)
         #expect(calls.all.count == 1)
         #expect(manager.isLoggedIn)
@@ -224,11 +229,24 @@ struct SessionRefreshFailureTests {
         #expect(transport.requests.last?.headers["Authorization"] == "Bearer t2")
     }
 
-    @Test("A refresher whose call needs the session it refreshes fails at once instead of waiting for itself")
+    @Test(
+        "A refresher whose call needs the session it refreshes fails at once instead of waiting for itself; a task it started calls normally later"
+    )
     func refresherNeedingTheSession() async throws {
-        let holder = Mutex<TestRepository?>(nil)
+        let holder = Mutex<(repository: TestRepository?, later: Task<Result<Void, RepositoryError>, Never>?, refreshes: Int)>((nil, nil, 0))
         let refresher = ClosureRefresher { credential in
-            guard let repository = holder.withLock({ $0 }) else { return .failure(.invalidRequest(reason: "no repository", request: nil)) }
+            let (repository, refresh) = holder.withLock { state in
+                state.refreshes += 1
+                return (state.repository, state.refreshes)
+            }
+            guard let repository else { return .failure(.invalidRequest(reason: "no repository", request: nil)) }
+            if refresh > 1 { return .success(Credential(accessToken: "t2", refreshToken: "r2")) }
+            // A task started here inherits the refresh's marker; it calls after the refresh is over.
+            let later = Task {
+                try? await Task.sleep(for: .milliseconds(200))
+                return await repository.performRequest(Endpoint<Void>.get("books/1"))
+            }
+            holder.withLock { $0.later = later }
             let refreshed: Result<Void, RepositoryError> = await repository.performRequest(Endpoint<Void>.post("auth/refresh"))
             return refreshed.map { credential }
         }
@@ -236,11 +254,23 @@ struct SessionRefreshFailureTests {
         try manager.login(user: ann, credential: expiredCredential)
         let transport = StubTransport(routes: [.json(.get, "books/1", "{}"), .json(.post, "auth/refresh", "{}")])
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
-        holder.withLock { $0 = repository }
+        holder.withLock { $0.repository = repository }
         let call = Task { await repository.performRequest(Endpoint<Void>.get("books/1")) }
         let result = try #require(await call.value(within: .seconds(10)), "the call waited for the refresh it started")
-        #expect(result.failure != nil)
+        guard
+            case .sessionRefreshFailed(.refresherFailed(.sessionRefreshFailed(.refresherFailed(.invalidRequest(let reason, _)), _?)), _)? =
+                result.failure
+        else {
+            Issue.record("expected the refresh to fail with the refresher's refused call, got \(result)")
+            return
+        }
+        #expect(reason.contains("performAuthenticationRequest"))
         #expect(transport.requests.isEmpty)
+        #expect(manager.isLoggedIn)
+        let later = try #require(holder.withLock { $0.later })
+        let laterResult = try #require(await later.value(within: .seconds(10)))
+        #expect(laterResult.failure == nil, "\(laterResult)")
+        #expect(transport.requests.last?.headers["Authorization"] == "Bearer t2")
     }
 
     @Test("Refreshes that produce a credential still count: 401s to every new token are stopped by the window")

@@ -45,7 +45,8 @@ enum FastJSONNumberScreen {
             case UInt8(ascii: "'") where json5:
                 index = endOfString(bytes, from: index, quote: byte)
             case UInt8(ascii: "/") where json5 && index + 1 < count && bytes[index + 1] == UInt8(ascii: "/"):
-                while index < count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                // JSON5 ends a line comment at either line terminator, as JSONDecoder does.
+                while index < count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") { index += 1 }
             case UInt8(ascii: "/") where json5 && index + 1 < count && bytes[index + 1] == UInt8(ascii: "*"):
                 index += 2
                 while index < count, !(bytes[index] == UInt8(ascii: "*") && index + 1 < count && bytes[index + 1] == UInt8(ascii: "/")) {
