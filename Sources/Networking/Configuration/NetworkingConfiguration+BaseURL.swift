@@ -45,3 +45,10 @@ extension NetworkingConfiguration {
         try self.init(baseURL: url.absoluteString)
     }
 }
+
+extension NetworkingConfiguration {
+    /// The hosts the session's credential goes to, lower-cased: the API's and ``sessionHosts``.
+    var credentialHosts: Set<String> {
+        Set(([baseURL.host ?? ""] + sessionHosts).map { $0.lowercased() })
+    }
+}

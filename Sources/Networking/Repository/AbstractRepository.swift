@@ -94,7 +94,7 @@ open class AbstractRepository: @unchecked Sendable {
             chain.append(
                 SessionInterceptor(
                     session: session, defaultHeadersAuthorize: configuration.defaultHeaders.contains("Authorization"),
-                    hosts: Set(([configuration.baseURL.host ?? ""] + configuration.sessionHosts).map { $0.lowercased() }),
+                    hosts: configuration.credentialHosts,
                     httpsOnly: configuration.useSecureConnection))
         }
         chain += placed(at: .afterSigning)
@@ -324,9 +324,7 @@ extension AbstractRepository {
     /// manager, every host counts. A 401 from a host the credential never went to says nothing
     /// about the session.
     func reachesSession(_ url: URL) -> Bool {
-        guard sessionManager != nil else { return true }
-        let host = url.host?.lowercased() ?? ""
-        return host == configuration.baseURL.host?.lowercased() || configuration.sessionHosts.contains { $0.lowercased() == host }
+        sessionManager == nil || configuration.credentialHosts.contains(url.host?.lowercased() ?? "")
     }
 }
 

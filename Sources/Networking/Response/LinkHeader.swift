@@ -13,10 +13,9 @@ enum LinkHeader {
         return nil
     }
 
-    /// The pieces of `text` between `separator`s that are not inside double quotes.
-    private static func splitOutsideQuotes(_ text: String, at separator: Character) -> [Substring] {
-        var pieces: [Substring] = []
-        var start = text.startIndex
+    /// Where the first `separator` outside double quotes is in `text`, or `nil`. A quoted string
+    /// may hold `\"` (RFC 9110 §5.6.4), which neither ends it nor starts one.
+    private static func firstOutsideQuotes(_ separator: Character, in text: Substring) -> Substring.Index? {
         var quoted = false
         var escaped = false
         var index = text.startIndex
@@ -29,12 +28,22 @@ enum LinkHeader {
             } else if character == "\"" {
                 quoted.toggle()
             } else if character == separator, !quoted {
-                pieces.append(text[start..<index])
-                start = text.index(after: index)
+                return index
             }
             index = text.index(after: index)
         }
-        pieces.append(text[start...])
+        return nil
+    }
+
+    /// The pieces of `text` between `separator`s that are not inside double quotes.
+    private static func splitOutsideQuotes(_ text: Substring, at separator: Character) -> [Substring] {
+        var pieces: [Substring] = []
+        var rest = text
+        while let end = firstOutsideQuotes(separator, in: rest) {
+            pieces.append(rest[..<end])
+            rest = rest[rest.index(after: end)...]
+        }
+        pieces.append(rest)
         return pieces
     }
 
@@ -47,24 +56,9 @@ enum LinkHeader {
             let target = String(rest[rest.index(after: open)..<close])
             rest = rest[rest.index(after: close)...]
             // The parameters run to the next comma outside quotes.
-            var parameters = ""
-            // A quoted string may hold `\"` (RFC 9110 §5.6.4), which neither ends it nor starts one.
-            var quoted = false
-            var escaped = false
-            while let character = rest.first {
-                if escaped {
-                    escaped = false
-                } else if quoted, character == "\\" {
-                    escaped = true
-                } else if character == "\"" {
-                    quoted.toggle()
-                } else if character == ",", !quoted {
-                    break
-                }
-                parameters.append(character)
-                rest = rest.dropFirst()
-            }
-            rest = rest.drop { $0 == "," || $0 == " " }
+            let end = firstOutsideQuotes(",", in: rest) ?? rest.endIndex
+            let parameters = rest[..<end]
+            rest = rest[end...].drop { $0 == "," || $0 == " " }
             var relations: [String] = []
             for parameter in splitOutsideQuotes(parameters, at: ";") {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }

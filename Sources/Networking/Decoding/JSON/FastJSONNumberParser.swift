@@ -5,7 +5,7 @@
 /// power of ten small enough to be exact, so one IEEE operation rounds once), and otherwise the
 /// standard library's correctly rounded parser.
 enum FastJSONNumberParser {
-    @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool {
+    @inline(__always) static func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }
 

@@ -70,7 +70,7 @@ enum FastJSONNumberScreen {
     private static func trappingNumber(_ token: UnsafeRawBufferPointer) -> String? {
         // Identifiers (JSON5 keys, `Infinity`) and hexadecimal numbers never reach `Decimal`.
         guard let first = token.first,
-            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || isDigit(first),
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || FastJSONNumberParser.isDigit(first),
             token.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
             !token.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
         else { return nil }
@@ -96,8 +96,6 @@ enum FastJSONNumberScreen {
         }
         return index
     }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// Bytes that can be part of a number, or of an identifier that contains digits.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
