@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Computes a request's ``ContentDigests`` before it is sent and sets their headers.
 ///
@@ -11,7 +12,9 @@ import Foundation
 enum BodyDigester {
     /// The request with its digest headers, and the staged file to remove after the call, if any.
     ///
-    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` when the body cannot be read.
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` when the body cannot be read,
+    ///   ``RepositoryError/cancelled(_:)`` when the call is cancelled meanwhile (hashing stops
+    ///   between pieces of the body).
     static func prepare(_ request: TransportRequest, digests: ContentDigests) async throws(RepositoryError)
         -> (request: TransportRequest, staged: URL?)
     {
@@ -42,15 +45,22 @@ enum BodyDigester {
     }
 
     private static func hashOnOwnThread(_ body: RequestBody, digests: ContentDigests) async throws(TransportError) -> (MD5, SHA256) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(MD5, SHA256), TransportError>, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: hash(body, digests: digests))
+        let cancelled = CancelFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<(MD5, SHA256), TransportError>, Never>) in
+                Thread.detachNewThread {
+                    continuation.resume(returning: hash(body, digests: digests, cancelled: cancelled))
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
         return try result.get()
     }
 
-    private static func hash(_ body: RequestBody, digests: ContentDigests) -> Result<(MD5, SHA256), TransportError> {
+    /// Hashes the body piece by piece; a cancelled call stops it between pieces, so a large file
+    /// is not read to its end for a request that will never be sent.
+    private static func hash(_ body: RequestBody, digests: ContentDigests, cancelled: CancelFlag) -> Result<(MD5, SHA256), TransportError> {
         var md5 = MD5()
         var sha256 = SHA256()
         let reader: BodyReader
@@ -62,6 +72,7 @@ enum BodyDigester {
         defer { reader.close() }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         while true {
+            if cancelled.isSet { return .failure(.cancelled) }
             let outcome = buffer.withUnsafeMutableBytes { reader.read(into: $0) }
             switch outcome {
             case .bytes(let count):
@@ -76,4 +87,13 @@ enum BodyDigester {
             }
         }
     }
+}
+
+/// Tells the hashing thread that its call was cancelled.
+private final class CancelFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+
+    func set() { flag.store(true, ordering: .relaxed) }
 }

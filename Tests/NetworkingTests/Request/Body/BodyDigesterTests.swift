@@ -87,4 +87,24 @@ struct BodyDigesterTests {
         #expect(try GzipDecompressor.decompress(bytes, maximumOutputSize: Self.text.count) == Self.text)
         #expect(sent.headers["Content-MD5"] == DigestHeaders.contentMD5(MD5.hash(bytes)))
     }
+
+    @Test("Hashing a body for a cancelled call stops and fails as cancelled, for hashed and staged bodies alike")
+    func cancelled() async throws {
+        // Given: a call cancelled before its digests are computed
+        let plain = try Self.request(body: .data(Self.text))
+        let gzipped = try Self.request(body: RequestBody.data(Self.text).gzipped())
+        for request in [plain, gzipped] {
+            let task = Task { () async throws -> URL? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await BodyDigester.prepare(request, digests: [.md5, .sha256]).staged
+            }
+            // When
+            let result = await task.result
+            // Then: no digest, no staged file left behind
+            guard case .failure(let error) = result, case .cancelled = error as? RepositoryError else {
+                Issue.record("expected a cancellation, got \(result)")
+                continue
+            }
+        }
+    }
 }
