@@ -30,7 +30,13 @@ struct RequestBuilder {
         }
         if let query = endpoint.query {
             let summary = RequestSummary(method: endpoint.method, url: url)
-            guard case .object(let items)? = try? query.json(encoder: configuration.jsonEncoder) else {
+            let json: JSONValue
+            do {
+                json = try query.json(encoder: configuration.jsonEncoder)
+            } catch {
+                throw .invalidRequest(reason: "the query items cannot be encoded: \(error.reason)", request: summary)
+            }
+            guard case .object(let items) = json else {
                 throw .invalidRequest(reason: "query items must be a dictionary of encodable values", request: summary)
             }
             url = try appendingQuery(QueryEncoding.encode(items, style: style), to: url)
@@ -129,7 +135,7 @@ struct RequestBuilder {
             }
             return absolute
         }
-        let suffix = PathEncoding.joinedSegments(of: path, encodes: !encoded)
+        let suffix = encoded ? Self.joinedRenderedPath(path) : PathEncoding.joinedSegments(of: path, encodes: true)
         let base = configuration.baseURL.absoluteString
         let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
         guard let url = URL(string: text) else {
@@ -137,6 +143,17 @@ struct RequestBuilder {
             throw .invalidURL(reason: "\"\(redacted(path))\" does not form a valid URL under \(shownBase)")
         }
         return url
+    }
+
+    /// A route's rendered path under the base URL: its segments joined as a plain path's are,
+    /// but a trailing `/` is kept (the route states the path exactly, and servers such as Django
+    /// answer `books` with a redirect to `books/`), and the query after a `?` is kept as rendered.
+    private static func joinedRenderedPath(_ path: String) -> String {
+        let queryStart = path.firstIndex(of: "?") ?? path.endIndex
+        let pathPart = path[..<queryStart]
+        var joined = PathEncoding.joinedSegments(of: String(pathPart), encodes: false)
+        if pathPart.hasSuffix("/"), !joined.isEmpty { joined += "/" }
+        return joined + path[queryStart...]
     }
 
     /// A path or URL that is not a valid URL, as an error may show it (`Redaction.unparsedURLText(_:)`).

@@ -128,7 +128,8 @@ extension RouteTable {
         do {
             resolved.path = try route.path.render(values)
         } catch {
-            throw .invalidRequest(reason: "route \"\(route.name)\" (\(route.path)): \(error.reason)", request: nil)
+            let shown = Redaction.standard.unparsedURLText(route.path.text)
+            throw .invalidRequest(reason: "route \"\(route.name)\" (\(shown)): \(error.reason)", request: nil)
         }
         resolved.route = nil
         resolved.pathIsEncoded = true
@@ -151,7 +152,7 @@ extension RouteTable {
                 ignoresQueryParameters: route.cacheIgnoreQueryParameters)
         }
         if route.offline { resolved.options[OfflineQueueingKey.self] = true }
-        if route.serialization == .raw, resolved.requestBody == nil {
+        if route.serialization == .raw, resolved.requestBody == nil, !Self.sendsParametersInQuery(route.method) {
             throw .invalidRequest(
                 reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",
                 request: nil)
@@ -161,14 +162,21 @@ extension RouteTable {
 
     /// Where a serialization puts parameters, for a method.
     private static func encoding(of serialization: RouteSerialization, method: HTTPMethod) -> ParameterEncoding? {
+        // GET and HEAD carry no body: their parameters go in the query, whatever the serialization.
+        if method == .get || method == .head { return .query }
         switch serialization {
-        // GET and HEAD carry no body: their parameters go in the query.
-        case .json: method == .get || method == .head ? .query : .json
-        case .query: .query
-        case .form: .form
-        case .url: [.get, .head, .delete].contains(method) ? .query : .form
-        case .multipart: .multipart
-        case .raw: nil
+        case .json: return .json
+        case .query: return .query
+        case .form: return .form
+        case .url: return method == .delete ? .query : .form
+        case .multipart: return .multipart
+        case .raw: return method == .delete ? .query : nil
         }
+    }
+
+    /// Whether a raw route called without a body sends its parameters in the query, as a
+    /// URL-encoded call does: GET, HEAD and DELETE.
+    private static func sendsParametersInQuery(_ method: HTTPMethod) -> Bool {
+        method == .get || method == .head || method == .delete
     }
 }

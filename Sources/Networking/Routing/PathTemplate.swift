@@ -17,14 +17,18 @@ import Foundation
 /// Values: strings as they are, numbers and booleans in their JSON form. Each value is
 /// percent-encoded as one path segment (a `/` in a value is sent as `%2F`), so a value can never
 /// change the path's shape; after a `?` in the template, as one query component (`&`, `=` and `+`
-/// encoded too), so it cannot add query items. The one exception, which a route opts into by its
+/// encoded too), so it cannot add query items; in the host of an absolute template
+/// (`https://{tenant}.example.com/`), with only letters, digits and `-._~` kept, so it cannot add a
+/// user, password or port. The one exception, which a route opts into by its
 /// template: a template that starts with `:baseURL` takes an absolute `http` or `https` URL there,
 /// kept whole (WebApiClient's `:baseURL/reports`), so the route names its server at call time; a
 /// URL with a user, query or fragment is refused, and the session still signs only requests to its
 /// own hosts. A missing, `null`, empty, object or array value is an error naming
-/// the placeholder — never `(null)` or an empty segment — and so is a path segment value of
-/// exactly `.` or `..`: those are dot segments, which servers and proxies remove (or resolve to the
-/// parent folder) even when sent percent-encoded, so they would change the path's shape.
+/// the placeholder — never `(null)` or an empty segment — and so is a value that makes a path
+/// segment `.` or `..` (before any `;`, which servers such as Tomcat cut off): those are dot
+/// segments, which servers and proxies remove (or resolve to the parent folder) even when sent
+/// percent-encoded, so they would change the path's shape. A template may not hold a `#` (a
+/// request sends no fragment; write `%23` for the character) or, when absolute, a user.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -39,7 +43,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Parses a template.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}`, an
-    ///   empty or invalid placeholder name, or a `\` at the end.
+    ///   empty or invalid placeholder name, a `\` at the end, a `#`, or a user in an absolute URL.
     public init(_ text: String) throws(RepositoryError) {
         self.text = text
         parts = try Self.parse(text)
@@ -71,17 +75,21 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         var segment = ""
         var segmentValue: (name: String, text: String)?
         func endSegment() throws(PathTemplateError) {
-            if let value = segmentValue, segment == "." || segment == ".." { throw .dotSegment(value.name, value.text) }
+            if let value = segmentValue, Self.isDotSegment(segment) { throw .dotSegment(value.name, value.text) }
             segment = ""
             segmentValue = nil
         }
+        // In an absolute template, the slashes seen so far: after the second and before the third,
+        // a value is in the host (`https://{tenant}.example.com/`).
+        var slashes = RequestBuilder.isAbsolute(text) ? 0 : Int.min
         for (index, part) in parts.enumerated() {
             switch part {
             case .literal(let text):
                 path += text
                 guard !inQuery else { continue }
                 for character in text {
-                    if character == "/" || character == "?" || character == "#" {
+                    if character == "/" { slashes &+= 1 }
+                    if character == "/" || character == "?" {
                         try endSegment()
                         if character != "/" {
                             inQuery = true
@@ -98,7 +106,9 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     guard (try? BaseURLText.components(of: text)) != nil else { throw .notBaseURL(name) }
                     // The next part's "/" joins it: "https://host/" + "/reports" would leave "//".
                     path += parts.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
-                } else if inQuery {
+                } else if inQuery || slashes == 2 {
+                    // A query component, or part of a host: only unreserved characters are kept,
+                    // so a value can add no query item, user, password or port.
                     path += PathEncoding.encodeQueryComponent(text)
                 } else {
                     segment += text
@@ -109,6 +119,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         }
         if !inQuery { try endSegment() }
         return path
+    }
+
+    /// Whether a path segment is a dot segment, `.` or `..`, to a server: servers such as Tomcat
+    /// cut a segment's `;` parameters before resolving it, so `..;x` counts too.
+    private static func isDotSegment(_ segment: String) -> Bool {
+        let name = segment.prefix { $0 != ";" }
+        return name == "." || name == ".."
     }
 
     private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {
@@ -125,6 +142,16 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func parse(_ text: String) throws(RepositoryError) -> [Part] {
+        let shown = Redaction.standard.unparsedURLText(text)
+        // The transport never sends a fragment, so the query added after one would be lost.
+        if text.contains("#") {
+            throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"#\": a request sends no fragment")
+        }
+        if RequestBuilder.isAbsolute(text), let scheme = text.range(of: "://"),
+            text[scheme.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).contains("@")
+        {
+            throw .invalidConfiguration(reason: "the path \"\(shown)\" names a user: give credentials through the session or headers")
+        }
         var parts: [Part] = []
         var literal = ""
         var characters = Array(text)[...]
@@ -136,22 +163,27 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             switch character {
             case "\\":
                 guard let escaped = characters.popFirst() else {
-                    throw .invalidConfiguration(reason: "the path \"\(text)\" ends with a lone \"\\\"")
+                    throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
                 literal.append(escaped)
             case ":" where characters.first.map(isNameStart) == true:
                 flush()
+                // Dots that end the name belong to the text after it (`:id.` is rare; write
+                // `:id\.`): they are held until a name character follows them.
                 var name = ""
+                var dots = 0
                 while let next = characters.first, isNameCharacter(next) {
-                    name.append(next)
                     characters.removeFirst()
-                }
-                // A dot that ends the name belongs to the text after it (`:id.` is rare; write `:id\.`).
-                while name.hasSuffix(".") {
-                    name.removeLast()
-                    characters.insert(".", at: characters.startIndex)
+                    if next == "." {
+                        dots += 1
+                    } else {
+                        name += String(repeating: ".", count: dots)
+                        dots = 0
+                        name.append(next)
+                    }
                 }
                 parts.append(.variable(name))
+                literal = String(repeating: ".", count: dots)
             case "{":
                 flush()
                 var name = ""
@@ -163,13 +195,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     }
                     name.append(next)
                 }
-                guard closed else { throw .invalidConfiguration(reason: "the path \"\(text)\" has a \"{\" without its \"}\"") }
+                guard closed else { throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"{\" without its \"}\"") }
                 // OpenAPI's names may hold "-" and more: anything but braces, "/" and spaces.
                 guard let first = name.first, !first.isNumber, first != ".", !name.hasSuffix("."),
                     name.allSatisfy({ $0 != "{" && $0 != "/" && !$0.isWhitespace })
                 else {
                     throw .invalidConfiguration(
-                        reason: "the path \"\(text)\" has an invalid placeholder \"{\(name)}\": a name such as {id} or {meeting.id}")
+                        reason: "the path \"\(shown)\" has an invalid placeholder \"{\(name)}\": a name such as {id} or {meeting.id}")
                 }
                 parts.append(.variable(name))
             default:

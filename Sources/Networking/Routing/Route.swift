@@ -104,7 +104,8 @@ public struct Route: Sendable {
     }
 }
 
-/// How a route sends its parameters and body.
+/// How a route sends its parameters and body. `GET` and `HEAD` carry no body: their parameters
+/// go in the query whatever the serialization.
 public enum RouteSerialization: String, Sendable, Hashable, CaseIterable {
     /// A JSON body (parameters in the query for methods that carry no body).
     case json
@@ -117,7 +118,9 @@ public enum RouteSerialization: String, Sendable, Hashable, CaseIterable {
     case form
     /// A `multipart/form-data` body: parameters as fields, plus files.
     case multipart
-    /// The body as given, with the route's ``Route/contentType``.
+    /// The body as given, with the route's ``Route/contentType``. Called without one, a `GET`,
+    /// `HEAD` or `DELETE` sends its parameters in the query (WebApiClient's `none`); another
+    /// method fails, as it would send no body.
     case raw
 }
 

@@ -93,8 +93,9 @@ extension RouteTable {
                     if let value = variable["default"]?.stringValue { server = server.replacingOccurrences(of: "{\(name)}", with: value) }
                 }
             }
-            // An absolute server URL contributes its path; a relative one is the path.
-            if let scheme = server.range(of: "://") {
+            // An absolute server URL (or a scheme-relative one, "//host/v1") contributes its
+            // path; a relative one is the path.
+            if let scheme = server.range(of: "://") ?? (server.hasPrefix("//") ? server.range(of: "//") : nil) {
                 let afterAuthority = server[scheme.upperBound...].firstIndex(of: "/")
                 raw = afterAuthority.map { String(server[$0...]) } ?? ""
             } else {
@@ -188,7 +189,8 @@ extension RouteTable {
             guard case .object(let content)? = body["content"] else { return .json }
             mediaTypes = content.keys.sorted()
         }
-        let lowered = mediaTypes.map { $0.lowercased() }
+        // Parameters such as "; charset=UTF-8" do not change the kind of body.
+        let lowered = mediaTypes.map { $0.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased() }
         if lowered.contains(where: { $0.hasPrefix("application/json") || $0.hasSuffix("+json") }) { return .json }
         if lowered.contains("application/x-www-form-urlencoded") { return .form }
         if lowered.contains("multipart/form-data") { return .multipart }

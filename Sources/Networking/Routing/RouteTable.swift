@@ -125,7 +125,10 @@ public struct RouteTable: Sendable {
             let route = try Route(
                 name: name.map { methods.count > 1 ? "\($0) \(method)" : $0 } ?? "\(typeName) \(method)", method: method,
                 path: path, requestRootKey: requestRootKey, responseKeyPath: responseKeyPath, requiresSession: requiresSession)
-            added.append(ObjectRoute(typeName: typeName, typeID: ObjectIdentifier(type), matches: { $0 is T }, route: route))
+            added.append(
+                ObjectRoute(
+                    typeName: typeName, typeID: ObjectIdentifier(type), matches: { $0 is T }, acceptsType: { $0 is T.Type },
+                    offersType: { $0(T.self) }, route: route))
         }
         // All or nothing: a refused registration changes nothing.
         objectRoutes += added
@@ -138,11 +141,12 @@ public struct RouteTable: Sendable {
     func objectRoute(for object: Any, method: HTTPMethod) throws(RepositoryError) -> Route {
         let objectType = type(of: object)
         let candidates = objectRoutes.filter { $0.route.method == method && $0.matches(object) }
-        // The closest class wins: the object's own type, then its superclass, and so on.
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            if let closest = candidates.first(where: { $0.typeID == ObjectIdentifier(current.subjectType) }) { return closest.route }
-            mirror = current.superclassMirror
+        // The closest class wins: of the routes for the object's own type and its superclasses
+        // (a protocol's metatype never accepts a concrete type), the one every other accepts.
+        // Decided by the type system, not by reflection, which a custom mirror can change.
+        let classes = candidates.filter { $0.acceptsType(objectType) }
+        if let closest = classes.first(where: { candidate in classes.allSatisfy { candidate.offersType($0.acceptsType) } }) {
+            return closest.route
         }
         switch candidates.count {
         case 1: return candidates[0].route
@@ -165,5 +169,9 @@ struct ObjectRoute: Sendable {
     let typeName: String
     let typeID: ObjectIdentifier
     let matches: @Sendable (Any) -> Bool
+    /// Whether a type is the route's type or a subclass of it.
+    let acceptsType: @Sendable (Any.Type) -> Bool
+    /// Hands the route's type to a test such as another route's `acceptsType`.
+    let offersType: @Sendable (@Sendable (Any.Type) -> Bool) -> Bool
     let route: Route
 }

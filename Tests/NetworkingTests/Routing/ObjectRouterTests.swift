@@ -159,6 +159,20 @@ struct ObjectRouterTests {
         #expect(transport.requests.map(\.pathAfterBase) == ["cars/4"])
     }
 
+    @Test("The closest class is found by the type system, not by a mirror a class may customise")
+    func customMirror() async throws {
+        // Given: routes for a base class with a custom mirror and for its subclass
+        var routes = RouteTable.empty
+        try routes.register(Mirrored.self, methods: [.get], path: "base/:id")
+        try routes.register(MirroredChild.self, methods: [.get], path: "child/:id")
+        let transport = AnsweringTransport(json: #"{"id": 2}"#)
+        // When
+        let result: Result<Mirrored, RepositoryError> = try await repository(routes, transport: transport).getObject(MirroredChild(id: 4))
+        // Then: the subclass's own route, though its mirror names the base class
+        #expect(result.failure == nil)
+        #expect(transport.requests.map(\.pathAfterBase) == ["child/4"])
+    }
+
     @Test("An object of a type conforming to a registered protocol finds the protocol's route")
     func protocolConformer() async throws {
         var routes = RouteTable.empty
@@ -279,6 +293,17 @@ class Vehicle: Codable, @unchecked Sendable {
 class Car: Vehicle, @unchecked Sendable {}
 
 final class SportsCar: Car, @unchecked Sendable {}
+
+/// A base class whose custom mirror names itself for every subclass, as a debugging aid might.
+class Mirrored: Codable, CustomReflectable, @unchecked Sendable {
+    let id: Int
+
+    init(id: Int) { self.id = id }
+
+    var customMirror: Mirror { Mirror(self, children: []) }
+}
+
+final class MirroredChild: Mirrored, @unchecked Sendable {}
 
 protocol Archivable: Sendable {}
 protocol Shareable: Sendable {}

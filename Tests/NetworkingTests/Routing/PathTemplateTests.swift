@@ -213,4 +213,35 @@ struct PathTemplateTests {
         #expect(try render("files/:name", ["name": "https://example.com"]) == "files/https:%2F%2Fexample.com")
         #expect(try render(":name/x", ["name": "javascript://example.com"]) == "javascript:%2F%2Fexample.com/x")
     }
+
+    @Test("A value that is a dot segment before a ';' is refused: servers such as Tomcat cut parameters first")
+    func dotSegmentsWithParameters() throws {
+        #expect(try renderRefusal("users/:id/profile", ["id": "..;"]).hasPrefix(#"the path variable "id" is "..;""#))
+        #expect(try renderRefusal("users/:id/profile", ["id": ".;x"]).hasPrefix(#"the path variable "id" is ".;x""#))
+        #expect(try render("users/:id/profile", ["id": "a;..;"]) == "users/a;..;/profile")
+    }
+
+    @Test("Dots after a name are text, read in one pass however many there are")
+    func manyTrailingDots() throws {
+        let dots = String(repeating: ".", count: 200_000)
+        let template = try PathTemplate(":a" + dots)
+        #expect(template.variables == ["a"])
+        #expect(try template.render(["a": "x"]) == "x" + dots)
+    }
+
+    @Test("A template with a fragment or, when absolute, a user is refused, without quoting secrets")
+    func fragmentsAndUsers() {
+        #expect(
+            invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate("docs#:section") }
+                == ##"the path "docs#:section" has a "#": a request sends no fragment"##)
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate("https://user:pw@h/:id") }
+        #expect(reason.contains("names a user"))
+        #expect(!reason.contains("pw"))
+    }
+
+    @Test("A value in the host of an absolute template keeps only unreserved characters: no user, password or port")
+    func valuesInTheHost() throws {
+        #expect(try render("https://{tenant}.example.com/x", ["tenant": "acme"]) == "https://acme.example.com/x")
+        #expect(try render("https://{tenant}.example.com/:id", ["tenant": "u:p@a", "id": "a:b"]) == "https://u%3Ap%40a.example.com/a:b")
+    }
 }

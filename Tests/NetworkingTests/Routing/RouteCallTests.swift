@@ -175,6 +175,11 @@ struct RouteCallTests {
                 serialization: .form, method: .post, inQuery: false, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
             SerializationCase(
                 serialization: .form, method: .patch, inQuery: false, contentType: "application/x-www-form-urlencoded; charset=utf-8"),
+            SerializationCase(serialization: .form, method: .get, inQuery: true, contentType: nil),
+            SerializationCase(serialization: .form, method: .head, inQuery: true, contentType: nil),
+            SerializationCase(serialization: .multipart, method: .get, inQuery: true, contentType: nil),
+            SerializationCase(serialization: .raw, method: .get, inQuery: true, contentType: nil),
+            SerializationCase(serialization: .raw, method: .delete, inQuery: true, contentType: nil),
             SerializationCase(serialization: nil, method: .get, inQuery: true, contentType: nil),
             SerializationCase(serialization: nil, method: .post, inQuery: false, contentType: "application/json"),
         ])
@@ -223,6 +228,31 @@ struct RouteCallTests {
         try await repository.performRequest(Endpoint<Void>.route("r", parameters: ["a": 1], query: ["v": 2])).get()
         #expect(transport.requests.first?.url.query == "v=2")
         #expect(try jsonBody(of: try #require(transport.requests.first)) == ["a": 1])
+    }
+
+    @Test("A route's rendered path keeps its trailing slash and the slashes of its query")
+    func slashesAsWritten() async throws {
+        // Given: a Django-style path, and a query holding slashes
+        let transport = AnsweringTransport()
+        let repository = try repository(
+            [
+                Route(name: "books", method: .get, path: "books/"),
+                Route(name: "files", method: .get, path: "files//:kind?prefix=photos/&u=http://x"),
+            ], transport: transport)
+        // When
+        try await repository.performRequest(Endpoint<Void>.route("books", parameters: ["page": 2])).get()
+        try await repository.performRequest(Endpoint<Void>.route("files", pathVariables: ["kind": "a/b"])).get()
+        // Then: the path's repeated slash is joined, and the rest is as rendered
+        #expect(transport.requests.map(\.pathAfterBase) == ["books/?page=2", "files/a%2Fb?prefix=photos/&u=http://x"])
+    }
+
+    @Test("query: items that cannot be encoded fail with the encoder's reason")
+    func unencodableQuery() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "r", method: .get, path: "x")], transport: transport)
+        let result = await repository.performRequest(Endpoint<Void>.route("r", query: ["v": Double.infinity]))
+        #expect(invalidRequestReason(result).hasPrefix("the query items cannot be encoded: "))
+        #expect(transport.requests.isEmpty)
     }
 
     // MARK: - Session and timeout

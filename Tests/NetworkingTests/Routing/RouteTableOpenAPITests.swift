@@ -77,6 +77,22 @@ struct RouteTableOpenAPITests {
             #"{"openapi": "3.0.3", "servers": [{"url": "https://api.example.com"}], "paths": {"/a": {"get": {}}}}"#,
             includingBasePath: true)
         #expect(rootServer["GET /a"]?.path.text == "a")
+        let schemeRelative = try load(
+            #"{"openapi": "3.0.3", "servers": [{"url": "//api.example.com/v1"}], "paths": {"/a": {"get": {}}}}"#,
+            includingBasePath: true)
+        #expect(schemeRelative["GET /a"]?.path.text == "/v1/a")
+    }
+
+    @Test("A body media type with parameters (charset) decides the serialization as without them")
+    func mediaTypeParameters() throws {
+        let table = try load(
+            #"""
+            {"openapi": "3.0.3", "paths": {
+              "/form": {"post": {"operationId": "form", "requestBody": {"content": {"application/x-www-form-urlencoded; charset=UTF-8": {}}}}},
+              "/parts": {"post": {"operationId": "parts", "requestBody": {"content": {" Multipart/Form-Data ; boundary=x": {}}}}}}}
+            """#)
+        #expect(table["form"]?.serialization == .form)
+        #expect(table["parts"]?.serialization == .multipart)
     }
 
     static let swagger2 = #"""
