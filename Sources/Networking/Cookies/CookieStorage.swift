@@ -12,7 +12,12 @@ import Synchronization
 ///
 /// It follows RFC 6265: host-only and domain cookies, paths, `Secure`, `Max-Age` and `Expires`
 /// (an expired cookie is removed). A hostile server cannot fill memory: at most
-/// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, the oldest going first.
+/// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, the oldest going first;
+/// when the storage is full, room is made among the cookies of the host that set the most, so one
+/// server cannot push out another's session. Answers over plain `http` cannot set a `Secure`
+/// cookie, nor replace or shadow one (RFC 6265bis §5.7). A `Domain` attribute naming a single
+/// label is refused; give `isPublicSuffix` (from the Public Suffix List, for example) to refuse
+/// `co.uk` or `github.io` too.
 /// Cookies set by the answers to redirects are kept too: the library's transports follow
 /// redirects themselves, storing each hop's `Set-Cookie` fields here and choosing the next hop's
 /// `Cookie` from this storage for that hop's URL. A field with a control character in it is
@@ -28,6 +33,8 @@ public final class CookieStorage: Sendable {
     private struct Entry {
         var cookie: Cookie
         var created: UInt64
+        /// The host whose answer set it (the cookie's domain for one given to ``set(_:)``).
+        var source: String
     }
 
     private struct State {
@@ -37,12 +44,22 @@ public final class CookieStorage: Sendable {
 
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
+    private let isPublicSuffix: @Sendable (String) -> Bool
 
     /// Creates an empty storage; limits below 1 become 1.
-    public init(maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///
+    /// - Parameter isPublicSuffix: whether a lower-cased domain is a public suffix, under which
+    ///   anyone may register names (`co.uk`, `github.io`): a `Domain` attribute naming one is
+    ///   refused unless it is the sending host. The default knows none (single labels such as
+    ///   `com` are always refused).
+    public init(
+        maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000, now: @escaping @Sendable () -> Date = { Date() },
+        isPublicSuffix: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         self.maximumCookiesPerDomain = max(1, maximumCookiesPerDomain)
         self.maximumCookies = max(1, maximumCookies)
         self.now = now
+        self.isPublicSuffix = isPublicSuffix
     }
 
     /// The cookies that go with a request to `url` now, longest path first (RFC 6265 §5.4).
@@ -66,9 +83,37 @@ public final class CookieStorage: Sendable {
     }
 
     /// Keeps a cookie, replacing one with the same name, domain and path; an expired one removes it.
+    ///
+    /// The domain is lower-cased and loses a leading dot (`.example.com`, `HTTPCookie`'s form). A
+    /// cookie that could not be sent — an empty name, a control character in its name, value,
+    /// domain or path, or a name and value longer than 4,096 bytes together — is not kept.
     public func set(_ cookie: Cookie) {
+        var cookie = cookie
+        cookie.domain = cookie.domain.lowercased()
+        if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
+        let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
+        guard !cookie.name.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"), !cookie.value.contains(";"),
+            cookie.name.utf8.count + cookie.value.utf8.count <= SetCookieParser.maximumNameAndValueLength,
+            !fields.contains(where: { $0.utf8.contains(where: SetCookieParser.isForbiddenControl) })
+        else { return }
+        keep(cookie, from: cookie.domain, secureOrigin: true)
+    }
+
+    private func keep(_ cookie: Cookie, from source: String, secureOrigin: Bool) {
         let date = now()
         state.withLock { state in
+            // An answer over http may not replace or shadow a Secure cookie of the same name
+            // whose domain and path overlap its own (RFC 6265bis §5.7, step 16).
+            if !secureOrigin, !cookie.isSecure,
+                state.entries.contains(where: { entry in
+                    entry.cookie.isSecure && entry.cookie.name == cookie.name
+                        && (Cookie.domainMatches(entry.cookie.domain, cookie.domain)
+                            || Cookie.domainMatches(cookie.domain, entry.cookie.domain))
+                        && Cookie.pathMatches(cookie.path, entry.cookie.path)
+                })
+            {
+                return
+            }
             let existing = state.entries.firstIndex {
                 $0.cookie.name == cookie.name && $0.cookie.domain == cookie.domain && $0.cookie.path == cookie.path
             }
@@ -76,11 +121,21 @@ public final class CookieStorage: Sendable {
             if let existing { state.entries.remove(at: existing) }
             if let expiresAt = cookie.expiresAt, expiresAt <= date { return }
             state.counter += 1
-            state.entries.append(Entry(cookie: cookie, created: created ?? state.counter))
+            state.entries.append(Entry(cookie: cookie, created: created ?? state.counter, source: source))
             let sameDomain = state.entries.indices.filter { state.entries[$0].cookie.domain == cookie.domain }
             if sameDomain.count > maximumCookiesPerDomain, let oldest = sameDomain.first { state.entries.remove(at: oldest) }
-            if state.entries.count > maximumCookies { state.entries.removeFirst() }
+            if state.entries.count > maximumCookies { Self.evictFromLargestSource(&state.entries) }
         }
+    }
+
+    /// Removes the oldest cookie of the host that set the most, so that a server filling the
+    /// storage pushes out its own cookies, not another's.
+    private static func evictFromLargestSource(_ entries: inout [Entry]) {
+        var counts: [String: Int] = [:]
+        for entry in entries { counts[entry.source, default: 0] += 1 }
+        // Of hosts that set as many, the one with the oldest cookie.
+        guard let most = counts.values.max(), let oldest = entries.firstIndex(where: { counts[$0.source] == most }) else { return }
+        entries.remove(at: oldest)
     }
 
     /// Removes every cookie.
@@ -98,10 +153,14 @@ public final class CookieStorage: Sendable {
     /// Keeps the cookies a response sets.
     func store(from response: TransportResponse, of request: TransportRequest) {
         let url = response.url ?? request.url
+        guard let host = url.host?.lowercased() else { return }
+        let secureOrigin = url.scheme?.lowercased() == "https"
         let date = now()
         for field in response.headers.values(for: "Set-Cookie") {
             for value in SetCookieParser.split(field) {
-                if let cookie = SetCookieParser.cookie(from: value, for: url, now: date) { set(cookie) }
+                if let cookie = SetCookieParser.cookie(from: value, for: url, now: date, isPublicSuffix: isPublicSuffix) {
+                    keep(cookie, from: host, secureOrigin: secureOrigin)
+                }
             }
         }
     }

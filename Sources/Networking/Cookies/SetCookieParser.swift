@@ -4,15 +4,26 @@ import Foundation
 ///
 /// Lenient where the RFC is (unknown attributes are ignored, dates use the cookie-date
 /// algorithm of §5.1.1, which accepts the `Wed, 21-Oct-2015 07:28:00 GMT` forms servers send),
-/// strict where safety needs it: a `Domain` that does not cover the sending host, or that is a
-/// single label other than the host itself, drops the cookie; so does a control character
-/// anywhere in the field (RFC 6265bis §5.6).
+/// strict where safety needs it (RFC 6265bis §5.6, §5.7): a `Domain` that does not cover the
+/// sending host, or that is a single label (`com`, `com.`) or a public suffix other than the host
+/// itself, drops the cookie; so do a control character anywhere in the field, a name and value
+/// longer than 4,096 bytes together, and `Secure` from a URL that is not `https`. An attribute
+/// value longer than 1,024 bytes, and an `Expires` or `Max-Age` that cannot be read, is ignored.
 enum SetCookieParser {
-    /// The most bytes of one `Set-Cookie` field taken; longer ones are ignored (browsers cap at 4 KiB).
+    /// The most bytes of one `Set-Cookie` field taken; longer ones are ignored.
     static let maximumFieldLength = 8192
+    /// The most bytes of a cookie's name and value together (RFC 6265bis §5.6).
+    static let maximumNameAndValueLength = 4096
+    /// The most bytes of an attribute's value; longer attributes are ignored (RFC 6265bis §5.6).
+    static let maximumAttributeValueLength = 1024
 
     /// The cookie one field sets, or `nil` when the field is ignored.
-    static func cookie(from field: String, for url: URL, now: Date) -> Cookie? {
+    ///
+    /// - Parameter isPublicSuffix: whether a domain is one under which anyone may register names
+    ///   (`co.uk`, `github.io`); a `Domain` attribute naming one is refused unless it is the host.
+    static func cookie(
+        from field: String, for url: URL, now: Date, isPublicSuffix: (String) -> Bool = { _ in false }
+    ) -> Cookie? {
         guard field.utf8.count <= maximumFieldLength, let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         // A name or value with a control character (a bare CR, a NUL) would be stored, then go into
         // every later request's Cookie header, which libcurl refuses to send and which could split
@@ -23,7 +34,7 @@ enum SetCookieParser {
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
+        guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameAndValueLength else { return nil }
         var cookie = Cookie(name: name, value: value, domain: host, path: defaultPath(of: url))
         var maxAge: Date?
         var expires: Date?
@@ -31,16 +42,22 @@ enum SetCookieParser {
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
             let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            guard argument.utf8.count <= maximumAttributeValueLength else { continue }
             switch key {
-            case "expires": expires = CookieDate.parse(argument)
+            // A date that cannot be read is ignored, not taken as "no date" (RFC 6265 §5.2.1).
+            case "expires": expires = CookieDate.parse(argument) ?? expires
             case "max-age":
-                guard let seconds = Int(argument) else { continue }
+                guard let seconds = Self.maxAge(argument) else { continue }
                 maxAge = seconds <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(min(seconds, 1 << 40)))
             case "domain":
                 var domain = argument.lowercased()
                 if domain.hasPrefix(".") { domain.removeFirst() }
                 guard !domain.isEmpty else { continue }
-                guard Cookie.domainMatches(host, domain), domain.contains(".") || domain == host else { return nil }
+                // "com." is a single label too, and a public suffix serves many sites.
+                let bare = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
+                guard Cookie.domainMatches(host, domain), domain == host || (bare.contains(".") && !isPublicSuffix(bare)) else {
+                    return nil
+                }
                 // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265 §5.3).
                 cookie.domain = domain
                 cookie.isHostOnly = false
@@ -51,8 +68,20 @@ enum SetCookieParser {
             default: continue
             }
         }
+        // A Secure cookie set over plain http could be a man in the middle's (RFC 6265bis §5.7).
+        if cookie.isSecure, url.scheme?.lowercased() != "https" { return nil }
         cookie.expiresAt = maxAge ?? expires
         return cookie
+    }
+
+    /// RFC 6265 §5.2.2: an optional `-` then digits, else the attribute is ignored. A value
+    /// too large for `Int` is the longest (a negative one the shortest) lifetime.
+    private static func maxAge(_ text: String) -> Int? {
+        let negative = text.hasPrefix("-")
+        let digits = text.utf8.dropFirst(negative ? 1 : 0)
+        guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        if negative { return 0 }
+        return Int(text) ?? Int.max
     }
 
     /// Whether a byte is a control character a cookie may not hold: 0x00–0x08, 0x0A–0x1F and
@@ -136,7 +165,9 @@ enum CookieDate {
         (components.hour, components.minute, components.second) = (hour, minute, second)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar.date(from: components)
+        // A day the month does not have (31 February) fails rather than rolling over (§5.1.1).
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+        return date
     }
 
     private static func parseTime(_ token: String) -> (Int, Int, Int)? {

@@ -96,7 +96,7 @@ struct CookieStorageTests {
         #expect(storage.cookies(for: try url("https://other.example/")).map(\.name) == ["keep"])
     }
 
-    @Test("At most maximumCookies in all, the oldest going first")
+    @Test("At most maximumCookies in all, the oldest of the host that set the most going first")
     func totalCap() throws {
         // Given
         let storage = CookieStorage(maximumCookiesPerDomain: 10, maximumCookies: 4)
@@ -104,10 +104,70 @@ struct CookieStorageTests {
         for host in ["a.example", "b.example", "c.example"] {
             try receive(["x=1; Path=/", "y=2; Path=/"], from: "https://\(host)/", into: storage)
         }
-        // Then
+        // Then: a's oldest went when c's first came, then b's oldest (a then had fewer)
         #expect(storage.allCookies.count == 4)
-        #expect(storage.cookies(for: try url("https://a.example/")).isEmpty)
+        #expect(storage.cookies(for: try url("https://a.example/")).map(\.name) == ["y"])
+        #expect(storage.cookies(for: try url("https://b.example/")).map(\.name) == ["y"])
         #expect(storage.cookies(for: try url("https://c.example/")).map(\.name) == ["x", "y"])
+    }
+
+    @Test("A host filling the storage, with cookies for each of its parent domains, pushes out its own, not another's session")
+    func floodingHost() throws {
+        // Given: the API's session, then a host 60 labels deep setting 50 cookies on each parent
+        let storage = CookieStorage()
+        try receive(["session=s; Path=/; Secure"], from: "https://api.example.com/login", into: storage)
+        let labels = (0..<60).map { "l\($0)" }
+        let host = labels.joined(separator: ".") + ".evil.test"
+        for depth in 0..<60 {
+            let domain = labels[depth...].joined(separator: ".") + ".evil.test"
+            try receive((0..<50).map { "c\($0)=v; Domain=\(domain); Path=/" }, from: "https://\(host)/", into: storage)
+        }
+        // Then
+        #expect(storage.allCookies.count == 3000)
+        #expect(storage.cookies(for: try url("https://api.example.com/")).map(\.name) == ["session"])
+    }
+
+    @Test("An answer over http cannot set a Secure cookie, nor replace or shadow one (RFC 6265bis §5.7)")
+    func secureCookiesFromHTTP() throws {
+        // Given
+        let storage = CookieStorage()
+        try receive(["sid=good; Path=/; Secure"], from: "https://api.example.com/login", into: storage)
+        // When: answers over http try to replace it, shadow it on a longer path, and set a Secure one
+        try receive(["sid=evil; Path=/", "sid=evil; Path=/account", "other=1; Secure"], from: "http://api.example.com/", into: storage)
+        // Then
+        #expect(storage.allCookies.map(\.value) == ["good"])
+        // An https answer may still replace it, and http may set other names
+        try receive(["sid=new; Path=/; Secure"], from: "https://api.example.com/", into: storage)
+        try receive(["theme=dark; Path=/"], from: "http://api.example.com/", into: storage)
+        #expect(storage.allCookies.map(\.value).sorted() == ["dark", "new"])
+    }
+
+    @Test("A public suffix given to the storage cannot be a cookie's domain, unless it is the host")
+    func publicSuffixes() throws {
+        // Given
+        let storage = CookieStorage(isPublicSuffix: { ["co.uk", "herokuapp.com"].contains($0) })
+        // When
+        try receive(["a=1; Domain=co.uk"], from: "https://evil.co.uk/", into: storage)
+        try receive(["b=2; Domain=herokuapp.com"], from: "https://x.herokuapp.com/", into: storage)
+        try receive(["c=3; Domain=shop.co.uk"], from: "https://www.shop.co.uk/", into: storage)
+        try receive(["d=4; Domain=herokuapp.com"], from: "https://herokuapp.com/", into: storage)
+        // Then
+        #expect(storage.allCookies.map(\.name).sorted() == ["c", "d"])
+    }
+
+    @Test("Cookies given by hand are normalised, and ones that could not be sent are not kept")
+    func setByHandNormalised() throws {
+        // Given
+        let storage = CookieStorage()
+        // When
+        storage.set(Cookie(name: "ok", value: "1", domain: ".Example.COM", isHostOnly: false))
+        storage.set(Cookie(name: "bad", value: "a\r\nInjected: 1", domain: "example.com"))
+        storage.set(Cookie(name: "", value: "1", domain: "example.com"))
+        storage.set(Cookie(name: "semi", value: "a; b=c", domain: "example.com"))
+        storage.set(Cookie(name: "big", value: String(repeating: "x", count: 5000), domain: "example.com"))
+        // Then
+        #expect(storage.allCookies.map(\.name) == ["ok"])
+        #expect(storage.cookies(for: try url("https://api.example.com/")).map(\.name) == ["ok"])
     }
 
     @Test("Limits below 1 become 1", arguments: [Int.min, -1, 0])

@@ -100,6 +100,51 @@ struct SetCookieParserTests {
         #expect(cookie.expiresAt == Self.october2015)
     }
 
+    @Test(
+        "Max-Age is an optional '-' and digits (RFC 6265 §5.2.2): huge values are the longest or shortest, '+5' and '5s' are ignored"
+    )
+    func maxAgeSyntax() throws {
+        #expect(try #require(try cookie("a=1; Max-Age=-99999999999999999999999")).expiresAt.map { $0 <= Self.now } == true)
+        #expect(
+            try #require(try cookie("a=1; Max-Age=99999999999999999999999")).expiresAt.map { $0 > Self.now.addingTimeInterval(1e12) }
+                == true)
+        #expect(try #require(try cookie("a=1; Max-Age=+5")).expiresAt == nil)
+        #expect(try #require(try cookie("a=1; Max-Age=5s")).expiresAt == nil)
+        #expect(try #require(try cookie("a=1; Max-Age=-")).expiresAt == nil)
+    }
+
+    @Test("An Expires that cannot be read is ignored, keeping an earlier one; a day the month lacks is not read")
+    func unreadableSecondExpires() throws {
+        #expect(try #require(try cookie("a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Expires=junk")).expiresAt == Self.october2015)
+        #expect(try #require(try cookie("a=1; Expires=Tue, 31 Feb 2015 07:28:00 GMT")).expiresAt == nil)
+    }
+
+    @Test("Limits of RFC 6265bis §5.6: a name and value over 4,096 bytes drop the cookie; an attribute over 1,024 bytes is ignored")
+    func sizeLimits() throws {
+        #expect(try cookie("a=" + String(repeating: "x", count: 4096)) == nil)
+        #expect(try cookie("a=" + String(repeating: "x", count: 4095)) != nil)
+        let longPath = "/" + String(repeating: "p", count: 1100)
+        #expect(try #require(try cookie("a=1; Path=\(longPath)")).path == "/v1")
+    }
+
+    @Test("Secure set over plain http drops the cookie (RFC 6265bis §5.7)")
+    func secureOverHTTP() throws {
+        #expect(try cookie("a=1; Secure", from: "http://api.example.com/") == nil)
+        #expect(try cookie("a=1", from: "http://api.example.com/") != nil)
+    }
+
+    @Test("A Domain naming a single label with a trailing dot, or a public suffix, is refused unless it is the host")
+    func trailingDotsAndPublicSuffixes() throws {
+        #expect(try cookie("a=1; Domain=com.", from: "https://a.example.com./") == nil)
+        let suffixes: (String) -> Bool = { $0 == "co.uk" }
+        #expect(
+            SetCookieParser.cookie(from: "a=1; Domain=co.uk", for: try url("https://evil.co.uk/"), now: Self.now, isPublicSuffix: suffixes)
+                == nil)
+        #expect(
+            SetCookieParser.cookie(from: "a=1; Domain=co.uk", for: try url("https://co.uk/"), now: Self.now, isPublicSuffix: suffixes)
+                != nil)
+    }
+
     @Test("An Expires that is not a date leaves a session cookie", arguments: ["soon", "Wed, 32 Oct 2015 07:28:00 GMT", "21 Oct 2015", ""])
     func unreadableExpires(date: String) throws {
         #expect(try #require(try cookie("a=1; Expires=\(date)")).expiresAt == nil)

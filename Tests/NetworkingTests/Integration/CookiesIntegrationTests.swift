@@ -88,4 +88,23 @@ struct CookiesIntegrationTests {
         #expect(Set(storage.allCookies.map(\.name)) == ["x", "y"])
         #expect(echo.cookies == ["x": "1", "y": "2"])
     }
+
+    @Test("An answer over plain http can neither set a Secure cookie nor replace one", arguments: TransportUnderTest.all)
+    func secureOverHTTP(kind: TransportUnderTest) async throws {
+        // Given: a Secure session cookie from an earlier https answer, for httpbin's host
+        let servers = try TestServers.require()
+        let storage = CookieStorage()
+        let host = try #require(URL(string: servers.httpbinURL)?.host)
+        storage.set(Cookie(name: "sid", value: "good", domain: host, isSecure: true))
+        let repository = try repository(kind, storage: storage)
+        // When: httpbin, over http, answers with fields that would replace it and add a Secure one
+        let _: JSONValue = try await repository.performRequest(
+            Endpoint.get("response-headers", parameters: ["Set-Cookie": "sid=evil; Path=/"]).withoutSession()
+        ).get()
+        let _: JSONValue = try await repository.performRequest(
+            Endpoint.get("response-headers", parameters: ["Set-Cookie": "other=1; Secure; Path=/"]).withoutSession()
+        ).get()
+        // Then
+        #expect(storage.allCookies.map { "\($0.name)=\($0.value)" } == ["sid=good"])
+    }
 }
