@@ -104,6 +104,17 @@ struct OfflineQueueStateTests {
         #expect(OfflineQueueState.retryDelay(-5) == 0.05)
     }
 
+    @Test("A longest wait of 0 (or less) still pauses between flushes: no tight loop")
+    func zeroMaximumRetryDelay() {
+        var state = OfflineQueueState(capacity: 10)
+        _ = state.admit(a)
+        for maximum in [0, -1, 0.01] {
+            _ = state.beginFlush(for: "ann")
+            _ = state.record(a.id, .deferred)
+            #expect(state.endFlush(for: "ann", stopped: true, base: 1, maximum: maximum) == 0.05)
+        }
+    }
+
     @Test("A request taken out can be put back where it was")
     func reinsert() {
         var state = OfflineQueueState(capacity: 10)

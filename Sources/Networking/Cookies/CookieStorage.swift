@@ -48,10 +48,14 @@ public final class CookieStorage: Sendable {
 
     /// Creates an empty storage; limits below 1 become 1.
     ///
-    /// - Parameter isPublicSuffix: whether a lower-cased domain is a public suffix, under which
-    ///   anyone may register names (`co.uk`, `github.io`): a `Domain` attribute naming one is
-    ///   refused unless it is the sending host. The default knows none (single labels such as
-    ///   `com` are always refused).
+    /// - Parameters:
+    ///   - maximumCookiesPerDomain: the most cookies kept for one domain.
+    ///   - maximumCookies: the most cookies kept in all.
+    ///   - now: the clock expiry is judged by (tests move it by hand).
+    ///   - isPublicSuffix: whether a lower-cased domain is a public suffix, under which anyone may
+    ///     register names (`co.uk`, `github.io`): a `Domain` attribute naming one is refused
+    ///     unless it is the sending host. The default knows none (single labels such as `com` are
+    ///     always refused).
     public init(
         maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000, now: @escaping @Sendable () -> Date = { Date() },
         isPublicSuffix: @escaping @Sendable (String) -> Bool = { _ in false }

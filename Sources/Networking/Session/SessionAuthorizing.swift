@@ -102,6 +102,10 @@ struct SessionInterceptor: Interceptor {
         guard let authorization = try await withRequest(errorContext, authorize) else {
             throw .unauthenticatedSession(nil)
         }
+        // A call made for one user (an offline queue's) is never signed for another.
+        if let user = context.options[SessionIdentityKey.self], session.sessionIdentity != user {
+            throw .unauthenticatedSession(nil)
+        }
         context.record.signed(in: authorization.sessionID)
         let response = try await next(signed(request, with: authorization))
         // A request the session did not sign, or a 401 from another origin a redirect led to

@@ -236,7 +236,7 @@ public final class OfflineQueue: Interceptor {
         if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
         if state.withLock({ $0.machine.hasItems(for: user) }) {
             throw try await keep(
-                request, context: context, reason: "earlier requests wait to be sent",
+                request, context: context, user: user, reason: "earlier requests wait to be sent",
                 failure: .invalidRequest(reason: "not sent: earlier requests wait to be sent, and this one could not be kept", request: nil)
             )
         }
@@ -244,11 +244,11 @@ public final class OfflineQueue: Interceptor {
         do {
             response = try await next(request)
         } catch  where error.isConnectivityFailure {
-            throw try await keep(request, context: context, reason: error.description, failure: error)
+            throw try await keep(request, context: context, user: user, reason: error.description, failure: error)
         }
         if configuration.queuedStatusCodes.contains(response.statusCode) {
             let failure = RepositoryError.requestError(ErrorContext(request: request.summary, response: response))
-            throw try await keep(request, context: context, reason: failure.description, failure: failure)
+            throw try await keep(request, context: context, user: user, reason: failure.description, failure: failure)
         }
         return response
     }
@@ -267,11 +267,15 @@ public final class OfflineQueue: Interceptor {
 
     /// Keeps a request; returns the error that tells the caller it was queued and why
     /// (`reason`), or throws why it was not (`failure`, when it cannot be kept).
-    private func keep(_ request: TransportRequest, context: RequestContext, reason: String, failure: RepositoryError)
-        async throws(RepositoryError) -> RepositoryError
-    {
+    ///
+    /// - Parameter identity: the session's identity when the call started. The request is kept as
+    ///   that user's even when another has logged in since (its answer took a while): it is
+    ///   theirs, and must never go out with the next user's token.
+    private func keep(
+        _ request: TransportRequest, context: RequestContext, user identity: String?, reason: String, failure: RepositoryError
+    ) async throws(RepositoryError) -> RepositoryError {
         let user = try Self.owner(
-            requiresSession: context.requiresSession, session: context.session, request: request.summary,
+            requiresSession: context.requiresSession, session: context.session, identity: identity, request: request.summary,
             failure: "; it was not sent: \(reason)")
         try refuseOwnCredential(of: request, failure: "; it was not sent: \(reason)")
         let item = OfflineItem(
@@ -356,10 +360,10 @@ public final class OfflineQueue: Interceptor {
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for a signed request whose
     ///   session names no user: the queue could not keep it from another user's token.
     private static func owner(
-        requiresSession: Bool, session: (any SessionAuthorizing)?, request: RequestSummary, failure: String = ""
+        requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?, request: RequestSummary, failure: String = ""
     ) throws(RepositoryError) -> String? {
-        guard requiresSession, let session else { return nil }
-        guard let identity = session.sessionIdentity else {
+        guard requiresSession, session != nil else { return nil }
+        guard let identity else {
             throw .invalidRequest(
                 reason:
                     "not queued offline: nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token\(failure)",
@@ -390,7 +394,8 @@ public final class OfflineQueue: Interceptor {
             var request = try repository.makeRequest(for: endpoint)
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let identity = try Self.owner(
-                requiresSession: endpoint.requiresSession, session: repository.sessionManager, request: request.summary)
+                requiresSession: endpoint.requiresSession, session: repository.sessionManager,
+                identity: repository.sessionManager?.sessionIdentity, request: request.summary)
             try refuseOwnCredential(of: request)
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
@@ -478,7 +483,7 @@ public final class OfflineQueue: Interceptor {
         var report = FlushReport()
         guard let repository = state.withLock({ $0.repository }) else { return report }
         let user = repository.sessionManager?.sessionIdentity
-        if configuration.othersRequests == .discard { await discardOthers(than: user) }
+        if configuration.othersRequests == .discard { report.discarded = await discardOthers(than: user) }
         guard let items = state.withLock({ $0.machine.beginFlush(for: user) }) else {
             report.remaining = count
             return report
@@ -499,11 +504,18 @@ public final class OfflineQueue: Interceptor {
             }
             let signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
             let results: [Result<TransportResponse, RepositoryError>]
-            switch await send(group.map(\.id), through: repository) {
+            switch await send(group.map(\.id), through: repository, for: user) {
             case .answers(let answers): results = answers
             case .batchFailed(let error):
-                // The batch call itself failed: none of its items ran, so all of them stay.
-                _ = state.withLock { $0.machine.record(group[0].id, .deferred) }
+                // The batch call itself failed: none of its items ran, so they stay — unless
+                // the server has refused them maximumRefusals times (a 413, say): then they go,
+                // rather than hold back every later request for good.
+                if let response = error.context?.response {
+                    for item in group where refusedTooOften(item.id, .success(response)) {
+                        await finish(item.id, with: .failure(error), outcome: .rejected, into: &report)
+                        _ = state.withLock { $0.machine.record(item.id, .rejected) }
+                    }
+                }
                 report.stoppedBy = error
                 stoppedByStatus = error.context?.response != nil
                 break flushing
@@ -516,7 +528,7 @@ public final class OfflineQueue: Interceptor {
                 if outcome == .deferred, refusedTooOften(id, result) { outcome = .rejected }
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {
-                    stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: $0.summary, response: $0.response)) }
+                    stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: summary(of: id, $0), response: $0)) }
                     stoppedByStatus = result.success != nil
                 }
             }
@@ -548,8 +560,9 @@ public final class OfflineQueue: Interceptor {
         case batchFailed(RepositoryError)
     }
 
-    /// Sends items (one, or a batch), signed by the repository's session.
-    private func send(_ ids: [UUID], through repository: AbstractRepository) async -> Sent {
+    /// Sends items (one, or a batch), signed by the repository's session — for `user` only: if
+    /// another user logs in meanwhile, the session step refuses to sign them, and they stay.
+    private func send(_ ids: [UUID], through repository: AbstractRepository, for user: String?) async -> Sent {
         let items = state.withLock { state in ids.map { state.items[$0] } }
         let requests = items.map { item -> Result<TransportRequest, RepositoryError> in
             guard var request = item?.request else {
@@ -560,6 +573,7 @@ public final class OfflineQueue: Interceptor {
         }
         var marker = RequestOptions()
         marker[FlushTraffic.self] = true
+        marker[SessionIdentityKey.self] = user
         if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
             // Signed when one of its requests needs the session; items inherit the signature.
@@ -613,8 +627,9 @@ public final class OfflineQueue: Interceptor {
             // Not the server's answer: a network that intercepts TLS (a captive portal) shows
             // another certificate; the request waits for the real server.
             case .tlsError, .pinningFailed: return .deferred
-            // A batch item the server did not run: kept for the next flush.
-            case .invalidResponse(let reason, _) where reason == BatchWire.notRunReason: return .deferred
+            // An answer that could not be read (a batch item without a valid code, a middlebox's
+            // garbage) says nothing for good: kept, and counted as a refusal.
+            case .invalidResponse: return .deferred
             default: return .rejected
             }
         }
@@ -623,12 +638,25 @@ public final class OfflineQueue: Interceptor {
     /// Counts an answer the queue keeps (a status, not a failure of the network); `true` when
     /// the request has now been refused ``Configuration/maximumRefusals`` times and is given up.
     private func refusedTooOften(_ id: UUID, _ result: Result<TransportResponse, RepositoryError>) -> Bool {
-        guard case .success = result, let maximum = configuration.maximumRefusals else { return false }
+        guard let maximum = configuration.maximumRefusals else { return false }
+        switch result {
+        case .success: break
+        // A batch item the server did not run was not refused.
+        case .failure(.invalidResponse(let reason, _)) where reason != BatchWire.notRunReason: break
+        case .failure: return false
+        }
         return state.withLock { state in
             let count = (state.refusals[id] ?? 0) + 1
             state.refusals[id] = count
             return count >= max(1, maximum)
         }
+    }
+
+    /// The request an answer was for, as errors name it: the queued item's method and URL, and
+    /// the URL the answer came from when it is known.
+    private func summary(of id: UUID, _ response: TransportResponse) -> RequestSummary {
+        let stored = state.withLock { $0.items[id]?.request.summary }
+        return RequestSummary(method: stored?.method ?? .post, url: response.url ?? stored?.url ?? URL(fileURLWithPath: "/"))
     }
 
     /// Marks an item done on disk and tells its waiters.
@@ -637,23 +665,27 @@ public final class OfflineQueue: Interceptor {
         into report: inout FlushReport
     ) async {
         try? await journal.append([.done(id)])
+        let answered = result.success.map { summary(of: id, $0) }
         let waiters = state.withLock { $0.leave(id, with: result) }
         for waiter in waiters { waiter.continuation.resume(returning: result) }
         switch (outcome, result) {
         case (.delivered, _): report.delivered.append(OfflineTicket(id: id))
         case (_, .failure(let error)): report.rejected.append((OfflineTicket(id: id), error))
         case (_, .success(let response)):
-            report.rejected.append((OfflineTicket(id: id), .requestError(ErrorContext(request: response.summary, response: response))))
+            let request = answered ?? summary(of: id, response)
+            report.rejected.append((OfflineTicket(id: id), .requestError(ErrorContext(request: request, response: response))))
         }
     }
 
-    private func discardOthers(than user: String?) async {
-        let removed = state.withLock { $0.machine.discard(notBelongingTo: user) }
-        guard !removed.isEmpty else { return }
+    /// Removes other users' requests, unless a flush runs (it may be sending one of them).
+    private func discardOthers(than user: String?) async -> [OfflineTicket] {
+        let removed = state.withLock { $0.machine.isFlushing ? [] : $0.machine.discard(notBelongingTo: user) }
+        guard !removed.isEmpty else { return [] }
         try? await journal.append(removed.map { .done($0.id) })
         let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
         let waiters = state.withLock { state in removed.flatMap { state.leave($0.id, with: .failure(error)) } }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
+        return removed.map { OfflineTicket(id: $0.id) }
     }
 
     /// Flushes again after `delay`, unless a retry is already planned — as soon or sooner, when
@@ -699,11 +731,6 @@ extension Endpoint {
     public func queueingOffline() -> Endpoint {
         with(OfflineQueueingKey.self, true)
     }
-}
-
-extension TransportResponse {
-    fileprivate var summary: RequestSummary { RequestSummary(method: .get, url: url ?? URL(fileURLWithPath: "/")) }
-    fileprivate var response: TransportResponse { self }
 }
 
 extension Result {

@@ -77,6 +77,9 @@ public struct FlushReport: Sendable {
     /// Requests the server answered for good with another status, or that could not be sent at
     /// all; they left the queue.
     public var rejected: [(ticket: OfflineTicket, error: RepositoryError)] = []
+    /// Requests of another user removed by ``OfflineQueue/Configuration/othersRequests``
+    /// `.discard` before this flush.
+    public var discarded: [OfflineTicket] = []
     /// Requests still waiting (the network failed, or a status the queue keeps).
     public var remaining: Int = 0
     /// Why the flush stopped early, when it did.

@@ -100,7 +100,7 @@ struct OfflineQueueState: Sendable, Hashable {
     ///   - stopped: whether the flush stopped on a deferred request (else it sent all it had,
     ///     and what waits now was queued while it ran: the next try is at once).
     ///   - base: the first wait; NaN means 1 second, less than ``minimumRetryDelay`` means that.
-    ///   - maximum: the longest wait; NaN means 60 seconds.
+    ///   - maximum: the longest wait; NaN means 60 seconds, less than ``minimumRetryDelay`` means that.
     mutating func endFlush(for user: String?, stopped: Bool, base: TimeInterval, maximum: TimeInterval) -> TimeInterval? {
         isFlushing = false
         guard stopped else {
@@ -113,7 +113,8 @@ struct OfflineQueueState: Sendable, Hashable {
         }
         stoppedFlushes += 1
         let exponent = Double(min(stoppedFlushes - 1, 30))
-        let maximum = maximum.isNaN ? 60 : max(maximum, 0)
+        // Never below the shortest wait, even when the longest is set lower: no tight loop.
+        let maximum = maximum.isNaN ? 60 : max(maximum, Self.minimumRetryDelay)
         return min(maximum, Self.retryDelay(base) * pow(2, exponent))
     }
 

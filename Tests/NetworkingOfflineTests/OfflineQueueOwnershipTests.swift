@@ -1,0 +1,228 @@
+import Foundation
+import Networking
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import NetworkingOffline
+
+/// Whose a queued request is, when users change while it is sent, and what a flush reports.
+@Suite("Offline queue: whose requests")
+struct OfflineQueueOwnershipTests {
+    /// Switches the session from Ann to Bob the first time a request passes it once armed,
+    /// before the session step signs it.
+    final class Switcher: Interceptor {
+        let session: SessionManager<APIUser>
+        let armed = Mutex(false)
+
+        init(session: SessionManager<APIUser>) { self.session = session }
+
+        var position: InterceptorPosition { .beforeSigning }
+
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse
+        {
+            if armed.withLock({ armed in
+                defer { armed = false }
+                return armed
+            }) {
+                try? session.logout()
+                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+            }
+            return try await next(request)
+        }
+    }
+
+    private static func repository(
+        _ queue: OfflineQueue, session: SessionManager<APIUser>, transport: StubTransport, extra: [any Interceptor] = []
+    ) throws -> APIRepository {
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue] + extra
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        queue.connect(repository)
+        return repository
+    }
+
+    private static func annsSession() throws -> SessionManager<APIUser> {
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        return session
+    }
+
+    @Test("A write whose call outlives its user's session is kept as that user's, never sent with the next user's token")
+    func keptForTheUserWhoMadeIt() async throws {
+        // Given: Ann's write, during which Ann logs out and Bob logs in, and then the network fails
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let session = try Self.annsSession()
+        let first = Mutex(true)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                if first.withLock({ first in
+                    defer { first = false }
+                    return first
+                }) {
+                    try? session.logout()
+                    try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+                    throw .network(.connectionLost)
+                }
+                return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        let repository = try Self.repository(queue, session: session, transport: transport)
+        // When
+        guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes", parameters: ["n": 1]), with: repository) else {
+            Issue.record("expected the write to be queued")
+            return
+        }
+        let bobs = await queue.flush()
+        // Then: Bob's flush does not send it; Ann's does, with her token
+        #expect(bobs.delivered.isEmpty)
+        #expect(queue.count == 1)
+        #expect(transport.requests.count == 1)
+        try session.logout()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        #expect(await queue.flush().delivered.count == 1)
+        #expect(transport.requests.last?.headers["Authorization"]?.hasSuffix("ann-token") == true)
+    }
+
+    @Test("A flush's request is never signed for a user who logged in after the flush checked whose it is")
+    func switchBeforeSigning() async throws {
+        // Given: Ann's queued write, and a step that switches to Bob after the queue's check
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let session = try Self.annsSession()
+        let online = Mutex(false)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        let switcher = Switcher(session: session)
+        let repository = try Self.repository(queue, session: session, transport: transport, extra: [switcher])
+        guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes"), with: repository) else {
+            Issue.record("expected the write to be queued")
+            return
+        }
+        let sentBefore = transport.requests.count
+        // When
+        online.withLock { $0 = true }
+        switcher.armed.withLock { $0 = true }
+        let report = await queue.flush()
+        // Then: refused before the wire, kept for Ann
+        #expect(transport.requests.count == sentBefore)
+        #expect(report.delivered.isEmpty)
+        #expect(queue.count == 1)
+        guard case .unauthenticatedSession? = report.stoppedBy else {
+            Issue.record("expected unauthenticatedSession, got \(String(describing: report.stoppedBy))")
+            return
+        }
+    }
+
+    @Test("SessionIdentityKey: a call made for one user is not signed for another; for the same user it is")
+    func sessionIdentityKey() async throws {
+        let session = try Self.annsSession()
+        let transport = StubTransport(routes: [.status(.post, "notes", 201)])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = []
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let request = try repository.makeRequest(for: Endpoint<Void>(.post, "notes"))
+        for (user, sent) in [("2", false), (session.sessionIdentity ?? "", true)] {
+            var options = RequestOptions()
+            options[SessionIdentityKey.self] = user
+            let result = await repository.send(request, context: RequestContext(requiresSession: true, options: options, session: session))
+            if sent {
+                #expect((try? result.get())?.statusCode == 201)
+            } else if case .failure(.unauthenticatedSession) = result {
+            } else {
+                Issue.record("expected unauthenticatedSession for another user, got \(result)")
+            }
+        }
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("A batch the server refuses as a whole counts as a refusal of each item: after maximumRefusals they go, with the answer")
+    func batchRefusedAsAWhole() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(
+            OfflineQueue.Configuration(folder: folder, retryDelay: 3600, batch: (path: "batch", limit: 10), maximumRefusals: 2))
+        let online = Mutex(false)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) },
+            StubTransport.Route(.post, "batch") { request throws(TransportError) in
+                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                return TransportResponse(statusCode: 413, headers: [:], body: Data(), url: request.url)
+            },
+        ])
+        let repository = try Self.repository(queue, session: try Self.annsSession(), transport: transport)
+        for _ in 1...2 {
+            guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes"), with: repository) else {
+                Issue.record("expected the write to be queued")
+                return
+            }
+        }
+        online.withLock { $0 = true }
+        #expect(await queue.flush().remaining == 2)
+        let second = await queue.flush()
+        #expect(second.remaining == 0)
+        #expect(second.rejected.count == 2)
+        #expect(second.rejected.first?.error.statusCode == 413)
+    }
+
+    @Test("A batch item answer that cannot be read keeps the request (counted as a refusal), and errors name the item's method")
+    func unreadableItemAnswer() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(
+            OfflineQueue.Configuration(folder: folder, retryDelay: 3600, batch: (path: "batch", limit: 10), maximumRefusals: 2))
+        let online = Mutex(false)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) },
+            StubTransport.Route(.post, "batch") { request throws(TransportError) in
+                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": "201"}]"#.utf8), url: request.url
+                )
+            },
+        ])
+        let repository = try Self.repository(queue, session: try Self.annsSession(), transport: transport)
+        guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes"), with: repository) else {
+            Issue.record("expected the write to be queued")
+            return
+        }
+        online.withLock { $0 = true }
+        let first = await queue.flush()
+        #expect(first.remaining == 1)
+        #expect(first.rejected.isEmpty)
+        let second = await queue.flush()
+        #expect(second.remaining == 0)
+        #expect(second.rejected.count == 1)
+    }
+
+    @Test("A request refused for good is reported with its own method, not GET")
+    func rejectedNamesTheMethod() async throws {
+        let setup = try OfflineQueueFlushTests.setUp(answer: OfflineQueueFlushTests.status(400))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.first?.error.context?.request.method == .post)
+    }
+
+    @Test("Requests of another user discarded before a flush are reported")
+    func discardedAreReported() async throws {
+        let setup = try OfflineQueueFlushTests.setUp(othersRequests: .discard, answer: OfflineQueueFlushTests.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 2)
+        try setup.session.logout()
+        try setup.session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.discarded == tickets)
+        #expect(report.delivered.isEmpty)
+    }
+}
