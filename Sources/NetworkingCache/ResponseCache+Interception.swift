@@ -173,7 +173,8 @@ extension ResponseCache {
                 CacheEntry(
                     key: key.text, method: call.request.method.rawValue, url: call.request.url.absoluteString,
                     routeName: key.routeName, discriminator: key.discriminator, statusCode: response.statusCode,
-                    headers: response.headers, body: response.body, requestDate: requestDate, responseDate: responseDate,
+                    headers: CacheEntry.storedFields(of: response.headers), body: response.body, requestDate: requestDate,
+                    responseDate: responseDate,
                     vary: vary),
                 key: key, ticket: ticket)
         } else if entry != nil, response.statusCode < 400 || response.statusCode == 404 || response.statusCode == 410 {

@@ -55,6 +55,17 @@ struct CacheEntry: Sendable, Hashable {
         ageValue = Freshness.ageValue(headers)
     }
 
+    /// Fields never stored: cookies a server sets are the session of the moment (credentials,
+    /// on disk in clear otherwise), and the cookie storage already has them from the live answer.
+    static let unstoredFields: Set<String> = ["set-cookie", "set-cookie2"]
+
+    /// The answer's fields as stored: all but ``unstoredFields``.
+    static func storedFields(of headers: HTTPHeaders) -> HTTPHeaders {
+        var stored = HTTPHeaders()
+        for field in headers where !unstoredFields.contains(field.name.lowercased()) { stored.add(name: field.name, value: field.value) }
+        return stored
+    }
+
     /// The entry after a `304 Not Modified` (RFC 9111 §4.3.4): the stored header fields are
     /// replaced by those the 304 carries — except the framing fields, which describe the 304
     /// itself — and the dates restart. The stored `Date` and `Age` described the first answer:
@@ -68,7 +79,8 @@ struct CacheEntry: Sendable, Hashable {
     /// number of fields: a 304's fields come from the server, and one with tens of thousands of
     /// distinct names must not cost a scan of every field per name.
     func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
-        let excluded: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
+        let framing: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
+        let excluded = framing.union(Self.unstoredFields)
         // The 304's fields by name (lowercased), in order of the names' first appearance. As
         // `HTTPHeaders` compares names, a field whose lowercased name matches but whose length
         // in UTF-8 differs (a Kelvin sign for a `K`) is another name: it neither joins the group

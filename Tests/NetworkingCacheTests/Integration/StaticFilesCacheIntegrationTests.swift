@@ -137,6 +137,19 @@ import Testing
         #expect(try await get("response-headers", expired).source == .network)
     }
 
+    @Test func cookiesAServerSetsAreNotStoredNorServedFromTheCache() async throws {
+        // Given: an answer fresh for a minute that sets a session cookie
+        let query = ["Cache-Control": "max-age=60", "Set-Cookie": "sid=secret; Path=/", "X-Test": UUID().uuidString]
+        // When
+        let live = try await get("response-headers", query)
+        let cached = try await get("response-headers", query)
+        // Then: the live answer carries it; the stored one does not
+        #expect(live.headers["Set-Cookie"] == "sid=secret; Path=/")
+        #expect(cached.source == .cache)
+        #expect(cached.headers["Set-Cookie"] == nil)
+        #expect(cached.body == live.body)
+    }
+
     @Test func aWriteToAURLInvalidatesItsReadsForEveryUser() async throws {
         // Given a read kept for a minute while nobody is logged in (the discriminator says nil)
         let user = Shared<String?>(nil)
