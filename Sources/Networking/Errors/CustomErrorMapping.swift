@@ -47,14 +47,22 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
 
         /// A response with this status (and API code, when given) has its body decoded as `Body`
         /// and turned into an error by `makeError`, for errors that carry details such as
-        /// validation messages.
+        /// validation messages. An empty body is `nil` when `Body` is optional.
         public static func status<Body: Decodable & Sendable>(
             _ statusCode: Int, apiCode: String? = nil, decoding: Body.Type,
             _ makeError: @escaping @Sendable (Body) -> any CustomRepositoryErrorType
         ) -> Rule {
             Rule(
                 statusCode: statusCode, apiCode: apiCode,
-                makeError: { response, decoder in makeError(try decoder.decode(Body.self, from: response.body, keyPath: nil)) },
+                makeError: { response, decoder in
+                    // An empty body is `nil` to an optional type, as on the success path.
+                    if response.body.isEmpty, let optional = Body.self as? any ExpressibleByNilLiteral.Type,
+                        let none = optional.init(nilLiteral: ()) as? Body
+                    {
+                        return makeError(none)
+                    }
+                    return makeError(try decoder.decode(Body.self, from: response.body, keyPath: nil))
+                },
                 bodyTypeName: String(describing: Body.self))
         }
     }

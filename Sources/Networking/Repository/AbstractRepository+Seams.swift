@@ -46,6 +46,11 @@ extension AbstractRepository {
         var request = request
         let security = configuration.security
         if security != .default { request.security = security }
+        // Counted as any call is: a batch or an offline flush shows as activity too.
+        let activity = configuration.activity
+        let call = ActivityEvent.Call(id: CallIdentifier.next(), name: context.name, preventsUserInteraction: false)
+        activity.begin(call)
+        defer { activity.end(call) }
         do throws(RepositoryError) {
             return .success(try await pipeline.send(request, context: context))
         } catch {

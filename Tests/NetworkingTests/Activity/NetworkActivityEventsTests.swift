@@ -62,6 +62,27 @@ struct NetworkActivityEventsTests {
         #expect(clock.sleeps == [.seconds(2)])
     }
 
+    @Test("A request sent through the send(_:context:) seam counts while it is in flight, as any call does")
+    func sendSeamCounts() async throws {
+        // Given: a transport that reports the count it sees
+        let activity = NetworkActivity(slowCallDelay: 60)
+        let seen = Recorder<Int>()
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books") { request throws(TransportError) in
+                seen.record(activity.inFlight)
+                return TransportResponse(statusCode: 204, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        let repository = try repository(activity: activity, clock: .live, transport: transport)
+        let request = try repository.makeRequest(for: Endpoint<Void>.get("books"))
+        // When
+        let result = await repository.send(request, context: RequestContext(requiresSession: false, name: "batch"))
+        // Then
+        #expect(result.failure == nil)
+        #expect(seen.all == [1])
+        #expect(activity.inFlight == 0)
+    }
+
     @Test("A fast blocking call reports started and finished, without slow")
     func fastCall() async throws {
         let activity = NetworkActivity(slowCallDelay: 60)

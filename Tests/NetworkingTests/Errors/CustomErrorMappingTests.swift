@@ -113,6 +113,17 @@ struct CustomErrorMappingTests {
         #expect(failures.all.isEmpty)
     }
 
+    @Test("An empty error body decodes as nil for an optional body type, as on the success path")
+    func emptyOptionalBody() async throws {
+        // Given
+        let mapping: CustomErrorMapping = [.status(404, decoding: ValidationBody?.self) { BooksError.validation($0?.fields ?? [:]) }]
+        // When
+        let error = try await mappedError(status: 404, repositoryErrors: mapping)
+        // Then: matched, and nothing told to the hook
+        #expect(error.customError(as: BooksError.self) == .validation([:]))
+        #expect(failures.all.isEmpty)
+    }
+
     @Test("An error body that fails to decode gives requestError and is told to the hook")
     func undecodableBody() async throws {
         // Given
