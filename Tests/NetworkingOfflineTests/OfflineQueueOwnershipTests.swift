@@ -203,6 +203,17 @@ struct OfflineQueueOwnershipTests {
         #expect(second.rejected.count == 1)
     }
 
+    @Test("The transport's own refusal of an answer (too many redirects) comes out the same every time: the request is rejected")
+    func transportRefusalRejects() async throws {
+        let setup = try OfflineQueueFlushTests.setUp { _ throws(TransportError) in throw .invalidResponse("too many redirects") }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.map(\.ticket) == tickets)
+        #expect(setup.queue.count == 0)
+    }
+
     @Test("A request refused for good is reported with its own method, not GET")
     func rejectedNamesTheMethod() async throws {
         let setup = try OfflineQueueFlushTests.setUp(answer: OfflineQueueFlushTests.status(400))

@@ -33,7 +33,8 @@ public final class CookieStorage: Sendable {
     private struct Entry {
         var cookie: Cookie
         var created: UInt64
-        /// The host whose answer set it (the cookie's domain for one given to ``set(_:)``).
+        /// The site (registrable domain) of the host whose answer set it — the cookie's domain's
+        /// for one given to ``set(_:)`` — so that one site's many subdomains count as one.
         var source: String
     }
 
@@ -88,13 +89,17 @@ public final class CookieStorage: Sendable {
 
     /// Keeps a cookie, replacing one with the same name, domain and path; an expired one removes it.
     ///
-    /// The domain is lower-cased and loses a leading dot (`.example.com`, `HTTPCookie`'s form). A
-    /// cookie that could not be sent — an empty name, a control character in its name, value,
-    /// domain or path, or a name and value longer than 4,096 bytes together — is not kept.
+    /// The domain is lower-cased; a leading dot (`.example.com`, `HTTPCookie`'s form of a domain
+    /// cookie) is dropped and makes the cookie a domain cookie. A cookie that could not be sent —
+    /// an empty name, `=` or `;` in its name, `;` in its value, a control character in its name,
+    /// value, domain or path, or a name and value longer than 4,096 bytes together — is not kept.
     public func set(_ cookie: Cookie) {
         var cookie = cookie
         cookie.domain = cookie.domain.lowercased()
-        if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
+        if cookie.domain.hasPrefix(".") {
+            cookie.domain.removeFirst()
+            cookie.isHostOnly = false
+        }
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
         guard !cookie.name.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"), !cookie.value.contains(";"),
             cookie.name.utf8.count + cookie.value.utf8.count <= SetCookieParser.maximumNameAndValueLength,
@@ -103,7 +108,8 @@ public final class CookieStorage: Sendable {
         keep(cookie, from: cookie.domain, secureOrigin: true)
     }
 
-    private func keep(_ cookie: Cookie, from source: String, secureOrigin: Bool) {
+    private func keep(_ cookie: Cookie, from host: String, secureOrigin: Bool) {
+        let source = site(of: host)
         let date = now()
         state.withLock { state in
             // An answer over http may not replace or shadow a Secure cookie of the same name
@@ -132,8 +138,21 @@ public final class CookieStorage: Sendable {
         }
     }
 
-    /// Removes the oldest cookie of the host that set the most, so that a server filling the
-    /// storage pushes out its own cookies, not another's.
+    /// The registrable domain of a host: one label more than the longest public suffix
+    /// `isPublicSuffix` names, else its last two labels (`a.b.evil.test` → `evil.test`); an IP
+    /// address is its own.
+    private func site(of host: String) -> String {
+        guard !Cookie.isIPAddress(host) else { return host }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: true)
+        guard labels.count > 2 else { return labels.joined(separator: ".") }
+        for start in 1..<labels.count where isPublicSuffix(labels[start...].joined(separator: ".")) {
+            return labels[(start - 1)...].joined(separator: ".")
+        }
+        return labels.suffix(2).joined(separator: ".")
+    }
+
+    /// Removes the oldest cookie of the site that set the most, so that a server filling the
+    /// storage (from one host or many of its subdomains) pushes out its own cookies, not another's.
     private static func evictFromLargestSource(_ entries: inout [Entry]) {
         var counts: [String: Int] = [:]
         for entry in entries { counts[entry.source, default: 0] += 1 }

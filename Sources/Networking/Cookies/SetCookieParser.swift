@@ -58,9 +58,11 @@ enum SetCookieParser {
                 guard Cookie.domainMatches(host, domain), domain == host || (bare.contains(".") && !isPublicSuffix(bare)) else {
                     return nil
                 }
-                // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265 §5.3).
+                // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265
+                // §5.3) — but a public suffix's own cookie stays host-only (§5.3 step 5), or it
+                // would go to every site under it.
                 cookie.domain = domain
-                cookie.isHostOnly = false
+                cookie.isHostOnly = isPublicSuffix(bare)
             case "path":
                 cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
             case "secure": cookie.isSecure = true

@@ -37,7 +37,8 @@ extension AbstractRepository {
     /// hand, or kept from before the app changed its pins, is never sent to a pinned API
     /// unpinned, with the session's token. An option in `context` that is required and that no
     /// interceptor of the repository handles fails the call with
-    /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent.
+    /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent. The request counts
+    /// as activity (``NetworkingConfiguration/activity``) while it is in flight, as any call does.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
         // A required option no interceptor handles fails here as in any call, before sending.
         if let problem = pipeline.unhandledOption(in: context.options, name: context.name) {

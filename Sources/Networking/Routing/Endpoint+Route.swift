@@ -136,7 +136,10 @@ extension RouteTable {
         resolved.method = route.method
         resolved.name = route.name
         resolved.headers = route.headers.merging(endpoint.headers)
-        if let contentType = route.contentType { resolved.headers.setIfAbsent("Content-Type", contentType) }
+        // A raw route called without a body (a GET, say) sends none, so it names no content type.
+        if let contentType = route.contentType, route.serialization != .raw || resolved.requestBody != nil {
+            resolved.headers.setIfAbsent("Content-Type", contentType)
+        }
         resolved.encoding = endpoint.encoding ?? route.serialization.flatMap { Self.encoding(of: $0, method: route.method) }
         resolved.keyPath = endpoint.keyPath ?? route.responseKeyPath
         resolved.requestRootKey = endpoint.requestRootKey ?? route.requestRootKey

@@ -130,7 +130,8 @@ struct CacheEntry: Sendable, Hashable {
     /// The entry as an answer: the stored status, headers and body, with `Age` set to its current
     /// age (RFC 9111 §5.1), marked with where it came from.
     func response(source: ResponseSource, age: TimeInterval) -> TransportResponse {
-        var headers = headers
+        // Entries written before cookies were left out may still hold them.
+        var headers = Self.storedFields(of: headers)
         headers["Age"] = String(Int(min(max(age, 0), 2_147_483_648).rounded(.down)))
         return TransportResponse(statusCode: statusCode, headers: headers, body: body, url: URL(string: url), source: source)
     }

@@ -7,6 +7,11 @@ enum BatchWire {
     /// sent because an earlier batch request failed. The offline queue keeps such an item for the
     /// next flush, telling it by this reason.
     static let notRunReason = "the batch did not run this item (its answer is null, or an earlier batch request failed)"
+    /// Why an item's answer in a batch answer could not be read.
+    static let noCodeReason = "a batch item's answer has no valid \"code\""
+    static let notObjectReason = "a batch item's answer is not an object"
+    /// Every reason an item of a batch answer fails for: the server's answer, not the network's.
+    static let itemReasons: Set<String> = [notRunReason, noCodeReason, notObjectReason]
 
     /// The failure of an item not sent because an earlier batch request failed: the same as for
     /// an item answered `null`, since neither ran, with the item's own request as context (there
@@ -65,7 +70,7 @@ enum BatchWire {
                     return .failure(.invalidResponse(reason: notRunReason, context: context))
                 case .object(let fields):
                     guard case .int(let code)? = fields["code"], (100...999).contains(code) else {
-                        return .failure(.invalidResponse(reason: "a batch item's answer has no valid \"code\"", context: context))
+                        return .failure(.invalidResponse(reason: noCodeReason, context: context))
                     }
                     var headers = HTTPHeaders()
                     if case .array(let list)? = fields["headers"] {
@@ -83,7 +88,7 @@ enum BatchWire {
                     }
                     return .success(TransportResponse(statusCode: code, headers: headers, body: body))
                 default:
-                    return .failure(.invalidResponse(reason: "a batch item's answer is not an object", context: context))
+                    return .failure(.invalidResponse(reason: notObjectReason, context: context))
                 }
             })
     }

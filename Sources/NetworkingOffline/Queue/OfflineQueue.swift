@@ -47,7 +47,8 @@ import Synchronization
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
-/// 409 — its key still being processed — 429, 500, 502, 503 or 504) stays, and the flush stops
+/// 409 — its key still being processed — 429, 500, 502, 503 or 504, or a batch item's answer that
+/// cannot be read, or a 2xx to the `GET` a redirect turned it into) stays, and the flush stops
 /// there; a 401 to a request sent without the session is its answer for good. After each flush,
 /// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
 /// keeps refusing, or ``Configuration/maximumRefusals`` gives such requests up by themselves.
@@ -66,7 +67,8 @@ public final class OfflineQueue: Interceptor {
     public enum OthersRequests: Sendable, Hashable {
         /// Keep them until their user logs in again.
         case keep
-        /// Remove them (their waiters get an error).
+        /// Remove them at the next flush that starts while no other runs (their waiters get an
+        /// error; ``FlushReport/discarded`` lists them).
         case discard
     }
 
@@ -84,12 +86,15 @@ public final class OfflineQueue: Interceptor {
         /// The wait before the first retry of a flush stopped by the network, in seconds. Default 1
         /// (also for NaN); values below 0.05 mean 0.05, so a flush that keeps stopping still pauses.
         public var retryDelay: TimeInterval
-        /// The longest wait between flush retries, in seconds (at most a day). Default 60 (also for NaN).
+        /// The longest wait between flush retries, in seconds (at most a day; at least 0.05). Default
+        /// 60 (also for NaN).
         public var maximumRetryDelay: TimeInterval
         /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
         public var batch: (path: String, limit: Int)?
         /// How many times a request may be answered with a status the queue keeps (a 5xx, 429,
-        /// 409, 408, a 401, or one of ``queuedStatusCodes``) before it is given up: it then leaves
+        /// 409, 408, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
+        /// be read, or by the batch endpoint refusing the whole batch (a 413, say) before it is
+        /// given up: it then leaves
         /// the queue with that answer (in ``FlushReport/rejected``, and to its waiters), so that one
         /// request the server never takes does not hold back its user's others for good. Failures
         /// of the network are not counted: a device offline for a week loses nothing. Counted
@@ -530,7 +535,9 @@ public final class OfflineQueue: Interceptor {
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {
                     stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: summary(of: id, $0), response: $0)) }
-                    stoppedByStatus = result.success != nil
+                    // The server's answer (a status, or a batch item's): another call's answer
+                    // says nothing about this request, so it waits for the timer.
+                    stoppedByStatus = result.success != nil || result.failure.map(Self.isBatchItemAnswer) == true
                 }
             }
             if let stop {
@@ -602,6 +609,12 @@ public final class OfflineQueue: Interceptor {
         return .answers(results)
     }
 
+    /// Whether a failure is a batch item's answer (not run, or unreadable): the server's word.
+    private static func isBatchItemAnswer(_ error: RepositoryError) -> Bool {
+        if case .invalidResponse(let reason, _) = error { return BatchWire.itemReasons.contains(reason) }
+        return false
+    }
+
     /// The statuses a flush keeps a request for, whatever ``Configuration/queuedStatusCodes`` says.
     static let deferredStatusCodes: Set<Int> = [401, 408, 409, 429, 500, 502, 503, 504]
 
@@ -633,9 +646,11 @@ public final class OfflineQueue: Interceptor {
             // Not the server's answer: a network that intercepts TLS (a captive portal) shows
             // another certificate; the request waits for the real server.
             case .tlsError, .pinningFailed: return .deferred
-            // An answer that could not be read (a batch item without a valid code, a middlebox's
-            // garbage) says nothing for good: kept, and counted as a refusal.
-            case .invalidResponse: return .deferred
+            // A batch item the server did not run, or whose answer could not be read (no valid
+            // code): kept, and an unreadable one counted as a refusal. The transport's own
+            // refusals (too many redirects, a redirect to another scheme) come out the same
+            // every time: the request is rejected.
+            case .invalidResponse(let reason, _) where BatchWire.itemReasons.contains(reason): return .deferred
             default: return .rejected
             }
         }
@@ -647,8 +662,9 @@ public final class OfflineQueue: Interceptor {
         guard let maximum = configuration.maximumRefusals else { return false }
         switch result {
         case .success: break
-        // A batch item the server did not run was not refused.
-        case .failure(.invalidResponse(let reason, _)) where reason != BatchWire.notRunReason: break
+        // A batch item the server did not run was not refused; one it answered unreadably was.
+        case .failure(.invalidResponse(let reason, _)) where BatchWire.itemReasons.contains(reason) && reason != BatchWire.notRunReason:
+            break
         case .failure: return false
         }
         return state.withLock { state in

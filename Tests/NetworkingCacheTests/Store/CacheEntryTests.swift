@@ -33,6 +33,16 @@ import Testing
         #expect(refreshed.headers.map(\.name) == ["Content-Length", "ETag", "Date", "link", "link"])
     }
 
+    @Test("Set-Cookie is neither taken from a 304 nor served from an entry stored before cookies were left out")
+    func cookiesAreNeverServed() {
+        let entry = Entries.entry(for: Entries.key("x"), headers: ["ETag": "\"v1\"", "Set-Cookie": "old=1"])
+        #expect(entry.response(source: .cache, age: 0).headers["Set-Cookie"] == nil)
+        let refreshed = entry.refreshed(
+            with: ["Set-Cookie": "sid=2", "ETag": "\"v1\""], requestDate: Self.received, responseDate: Self.received)
+        #expect(refreshed.response(source: .revalidated, age: 0).headers.values(for: "Set-Cookie").isEmpty)
+        #expect(refreshed.headers.values(for: "Set-Cookie") != ["sid=2"])
+    }
+
     @Test("A 304 without Date or Age restarts the stored Date in its place and drops the stored Age")
     func missingDateAndAgeRestart() {
         let stored: HTTPHeaders = ["Date": "Tue, 14 Nov 2023 22:13:20 GMT", "ETag": "\"v1\"", "Age": "5"]

@@ -151,8 +151,21 @@ struct CookieStorageTests {
         try receive(["b=2; Domain=herokuapp.com"], from: "https://x.herokuapp.com/", into: storage)
         try receive(["c=3; Domain=shop.co.uk"], from: "https://www.shop.co.uk/", into: storage)
         try receive(["d=4; Domain=herokuapp.com"], from: "https://herokuapp.com/", into: storage)
-        // Then
+        // Then: the suffix's own cookie stays host-only, so its tenants never get it
         #expect(storage.allCookies.map(\.name).sorted() == ["c", "d"])
+        #expect(storage.cookies(for: try url("https://x.herokuapp.com/")).isEmpty)
+        #expect(storage.cookies(for: try url("https://herokuapp.com/")).map(\.name) == ["d"])
+    }
+
+    @Test("Many subdomains of one site filling the storage count as one site: the API's session stays")
+    func floodingSubdomains() throws {
+        // Given: the API's two cookies, then 3000 hosts under one site setting one cookie each
+        let storage = CookieStorage()
+        try receive(["session=s; Path=/", "theme=t; Path=/"], from: "https://api.example.com/login", into: storage)
+        for number in 0..<3000 { try receive(["c=v; Path=/"], from: "https://a\(number).evil.test/", into: storage) }
+        // Then
+        #expect(storage.allCookies.count == 3000)
+        #expect(storage.cookies(for: try url("https://api.example.com/")).map(\.name).sorted() == ["session", "theme"])
     }
 
     @Test("Cookies given by hand are normalised, and ones that could not be sent are not kept")
@@ -160,7 +173,7 @@ struct CookieStorageTests {
         // Given
         let storage = CookieStorage()
         // When
-        storage.set(Cookie(name: "ok", value: "1", domain: ".Example.COM", isHostOnly: false))
+        storage.set(Cookie(name: "ok", value: "1", domain: ".Example.COM"))
         storage.set(Cookie(name: "bad", value: "a\r\nInjected: 1", domain: "example.com"))
         storage.set(Cookie(name: "", value: "1", domain: "example.com"))
         storage.set(Cookie(name: "semi", value: "a; b=c", domain: "example.com"))

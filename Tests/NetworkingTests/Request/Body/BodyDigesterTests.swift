@@ -100,7 +100,7 @@ struct BodyDigesterTests {
             }
             // When
             let result = await task.result
-            // Then: no digest, no staged file left behind
+            // Then: no digests
             guard case .failure(let error) = result, case .cancelled = error as? RepositoryError else {
                 Issue.record("expected a cancellation, got \(result)")
                 continue
