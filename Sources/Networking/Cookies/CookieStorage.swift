@@ -13,8 +13,9 @@ import Synchronization
 /// It follows RFC 6265: host-only and domain cookies, paths, `Secure`, `Max-Age` and `Expires`
 /// (an expired cookie is removed). A hostile server cannot fill memory: at most
 /// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, the oldest going first;
-/// when the storage is full, room is made among the cookies of the host that set the most, so one
-/// server cannot push out another's session. Answers over plain `http` cannot set a `Secure`
+/// when the storage is full, room is made among the cookies of the site (registrable domain) that
+/// set the most, so one server, or the many subdomains of one site, cannot push out another's
+/// session. Answers over plain `http` cannot set a `Secure`
 /// cookie, nor replace or shadow one (RFC 6265bis §5.7). A `Domain` attribute naming a single
 /// label is refused; give `isPublicSuffix` (from the Public Suffix List, for example) to refuse
 /// `co.uk` or `github.io` too.
@@ -156,7 +157,7 @@ public final class CookieStorage: Sendable {
     private static func evictFromLargestSource(_ entries: inout [Entry]) {
         var counts: [String: Int] = [:]
         for entry in entries { counts[entry.source, default: 0] += 1 }
-        // Of hosts that set as many, the one with the oldest cookie.
+        // Of sites that set as many, the one with the oldest cookie.
         guard let most = counts.values.max(), let oldest = entries.firstIndex(where: { counts[$0.source] == most }) else { return }
         entries.remove(at: oldest)
     }

@@ -687,6 +687,7 @@ public final class OfflineQueue: Interceptor {
         into report: inout FlushReport
     ) async {
         try? await journal.append([.done(id)])
+        // Named before the item leaves the queue, with its method.
         let answered = result.success.map { summary(of: id, $0) }
         let waiters = state.withLock { $0.leave(id, with: result) }
         for waiter in waiters { waiter.continuation.resume(returning: result) }
@@ -694,7 +695,7 @@ public final class OfflineQueue: Interceptor {
         case (.delivered, _): report.delivered.append(OfflineTicket(id: id))
         case (_, .failure(let error)): report.rejected.append((OfflineTicket(id: id), error))
         case (_, .success(let response)):
-            let request = answered ?? summary(of: id, response)
+            let request = answered ?? RequestSummary(method: .post, url: response.url ?? URL(fileURLWithPath: "/"))
             report.rejected.append((OfflineTicket(id: id), .requestError(ErrorContext(request: request, response: response))))
         }
     }
