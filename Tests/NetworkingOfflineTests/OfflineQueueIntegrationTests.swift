@@ -244,30 +244,6 @@ struct OfflineQueueIntegrationTests {
         #expect(keys[0] != nil && keys[0] == keys[1])
     }
 
-    @Test("A write a redirect turned into a GET (a 302, as a captive portal sends) did not run: it stays")
-    func redirectThatChangesTheMethod() async throws {
-        // Given: two writes queued for later, one answered directly, then one by a 302
-        let base = try OfflineTestServers.apiURL()
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
-        var configuration = try OfflineTestServers.configuration(base)
-        configuration.interceptors = [queue]
-        let repository = APIRepository(configuration: configuration)
-        queue.connect(repository)
-        var tickets: [OfflineTicket] = []
-        for path in ["echo", "redirect/302"] {
-            tickets.append(try await queue.enqueue(Endpoint<Void>.post(path).withoutSession(), through: repository).get())
-        }
-        // When
-        let report = await queue.flush()
-        // Then: the first POST reached /echo; the second became a GET to it, so it waits
-        #expect(report.delivered == [tickets[0]])
-        #expect(report.rejected.isEmpty)
-        #expect(queue.pending == [tickets[1]])
-        #expect(report.stoppedBy?.statusCode == 200)
-    }
-
     @Test("A signed request whose session names no user is not queued: it could be sent with another user's token")
     func anonymousSessionsAreNotQueued() async throws {
         let base = try OfflineTestServers.apiURL()

@@ -18,10 +18,6 @@ public struct TransportResponse: Sendable, Hashable {
     /// Where the answer came from: ``ResponseSource/network`` unless an interceptor (a cache)
     /// answered from storage.
     public var source: ResponseSource
-    /// The method of the request this is the answer to, after redirects: a `301` or `302` turns a
-    /// `POST` into a `GET`, and a `303` any method, so a `2xx` here may not be the answer to the
-    /// write that was sent (a captive portal's login page). `nil` when the transport does not say.
-    public var requestMethod: HTTPMethod?
 
     /// Creates a response.
     public init(

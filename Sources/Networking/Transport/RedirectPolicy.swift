@@ -35,10 +35,9 @@ struct RedirectPolicy: Sendable {
         var current = request
         var redirects = 0
         while true {
-            var response = try await send(current)
+            let response = try await send(current)
             current.cookieStorage?.store(from: response, of: current)
             guard var next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
-                response.requestMethod = current.method
                 return response
             }
             // Cookies the storage sends are chosen again for the next hop's URL.

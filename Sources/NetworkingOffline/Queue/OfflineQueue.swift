@@ -508,7 +508,6 @@ public final class OfflineQueue: Interceptor {
                 break flushing
             }
             let signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
-            let methods = state.withLock { state in group.map { state.items[$0.id]?.request.method } }
             let results: [Result<TransportResponse, RepositoryError>]
             switch await send(group.map(\.id), through: repository, for: user) {
             case .answers(let answers): results = answers
@@ -529,8 +528,8 @@ public final class OfflineQueue: Interceptor {
             // Every item of a batch that got a final answer ran: it is done even when one before
             // it is kept (else the next flush would send it again). The flush stops after the group.
             var stop: RepositoryError?
-            for (((id, result), requiresSession), method) in zip(zip(zip(group.map(\.id), results), signed), methods) {
-                var outcome = classify(result, requiresSession: requiresSession, method: method)
+            for ((id, result), requiresSession) in zip(zip(group.map(\.id), results), signed) {
+                var outcome = classify(result, requiresSession: requiresSession)
                 if outcome == .deferred, refusedTooOften(id, result) { outcome = .rejected }
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {
@@ -619,14 +618,9 @@ public final class OfflineQueue: Interceptor {
     static let deferredStatusCodes: Set<Int> = [401, 408, 409, 429, 500, 502, 503, 504]
 
     /// Whether a send ended the request's stay in the queue.
-    private func classify(
-        _ result: Result<TransportResponse, RepositoryError>, requiresSession: Bool, method: HTTPMethod?
-    ) -> OfflineQueueState.Outcome {
+    private func classify(_ result: Result<TransportResponse, RepositoryError>, requiresSession: Bool) -> OfflineQueueState.Outcome {
         switch result {
         case .success(let response):
-            // A redirect that changed the method (a captive portal's 302 to its login page, an
-            // http API's 301 to https) answered a GET, not the write: it did not run, so it stays.
-            if let sent = response.requestMethod, let method, sent != method { return .deferred }
             if response.isSuccess { return .delivered }
             // A request sent without the session gets nothing from waiting for one.
             if response.statusCode == 401, !requiresSession { return .rejected }
