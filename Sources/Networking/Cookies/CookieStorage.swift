@@ -56,8 +56,9 @@ public final class CookieStorage: Sendable {
     ///   - now: the clock expiry is judged by (tests move it by hand).
     ///   - isPublicSuffix: whether a lower-cased domain is a public suffix, under which anyone may
     ///     register names (`co.uk`, `github.io`): a `Domain` attribute naming one is refused
-    ///     unless it is the sending host. The default knows none (single labels such as `com` are
-    ///     always refused).
+    ///     unless it is the sending host, and a full storage tells sites apart by it. The default
+    ///     knows none: single labels such as `com` are always refused, and a site is a host's
+    ///     last two labels, so all of `*.co.uk` count as one site when making room.
     public init(
         maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000, now: @escaping @Sendable () -> Date = { Date() },
         isPublicSuffix: @escaping @Sendable (String) -> Bool = { _ in false }
@@ -91,18 +92,22 @@ public final class CookieStorage: Sendable {
     /// Keeps a cookie, replacing one with the same name, domain and path; an expired one removes it.
     ///
     /// The domain is lower-cased; a leading dot (`.example.com`, `HTTPCookie`'s form of a domain
-    /// cookie) is dropped and makes the cookie a domain cookie. A cookie that could not be sent —
-    /// an empty name, `=` or `;` in its name, `;` in its value, a control character in its name,
+    /// cookie) is dropped and makes the cookie a domain cookie, unless the rest is a single label
+    /// or a public suffix. A cookie that could not be sent — an empty name or domain, `=` or `;`
+    /// in its name, `;` in its value, a control character in its name,
     /// value, domain or path, or a name and value longer than 4,096 bytes together — is not kept.
     public func set(_ cookie: Cookie) {
         var cookie = cookie
         cookie.domain = cookie.domain.lowercased()
         if cookie.domain.hasPrefix(".") {
             cookie.domain.removeFirst()
-            cookie.isHostOnly = false
+            // A domain cookie, unless the domain is a single label or a public suffix: then it
+            // would go to every site under it, so it stays host-only.
+            cookie.isHostOnly = !cookie.domain.contains(".") || isPublicSuffix(cookie.domain)
         }
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
-        guard !cookie.name.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"), !cookie.value.contains(";"),
+        guard !cookie.name.isEmpty, !cookie.domain.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"),
+            !cookie.value.contains(";"),
             cookie.name.utf8.count + cookie.value.utf8.count <= SetCookieParser.maximumNameAndValueLength,
             !fields.contains(where: { $0.utf8.contains(where: SetCookieParser.isForbiddenControl) })
         else { return }

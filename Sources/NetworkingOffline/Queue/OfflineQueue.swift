@@ -48,7 +48,7 @@ import Synchronization
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
 /// 409 — its key still being processed — 429, 500, 502, 503 or 504, or a batch item's answer that
-/// cannot be read, or a 2xx to the `GET` a redirect turned it into) stays, and the flush stops
+/// cannot be read) stays, and the flush stops
 /// there; a 401 to a request sent without the session is its answer for good. After each flush,
 /// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
 /// keeps refusing, or ``Configuration/maximumRefusals`` gives such requests up by themselves.

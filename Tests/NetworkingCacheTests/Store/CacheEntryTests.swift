@@ -40,7 +40,7 @@ import Testing
         let refreshed = entry.refreshed(
             with: ["Set-Cookie": "sid=2", "ETag": "\"v1\""], requestDate: Self.received, responseDate: Self.received)
         #expect(refreshed.response(source: .revalidated, age: 0).headers.values(for: "Set-Cookie").isEmpty)
-        #expect(refreshed.headers.values(for: "Set-Cookie") != ["sid=2"])
+        #expect(!refreshed.headers.values(for: "Set-Cookie").contains("sid=2"))
     }
 
     @Test("A 304 without Date or Age restarts the stored Date in its place and drops the stored Age")

@@ -178,9 +178,13 @@ struct CookieStorageTests {
         storage.set(Cookie(name: "", value: "1", domain: "example.com"))
         storage.set(Cookie(name: "semi", value: "a; b=c", domain: "example.com"))
         storage.set(Cookie(name: "big", value: String(repeating: "x", count: 5000), domain: "example.com"))
+        storage.set(Cookie(name: "nowhere", value: "1", domain: "."))
+        storage.set(Cookie(name: "tld", value: "1", domain: ".com"))
         // Then
-        #expect(storage.allCookies.map(\.name) == ["ok"])
+        #expect(storage.allCookies.map(\.name) == ["ok", "tld"])
         #expect(storage.cookies(for: try url("https://api.example.com/")).map(\.name) == ["ok"])
+        // ".com" is a single label: kept host-only, never sent to every .com host
+        #expect(storage.allCookies.last?.isHostOnly == true)
     }
 
     @Test("Limits below 1 become 1", arguments: [Int.min, -1, 0])

@@ -148,6 +148,17 @@ struct RouteCallTests {
         #expect(try jsonBody(of: transport.requests[0]) == ["a": 1])
     }
 
+    @Test("A raw route called without a body names no content type; with one, it names the route's")
+    func rawContentType() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository(
+            [Route(name: "csv", method: .get, path: "x", serialization: .raw, contentType: "text/csv")], transport: transport)
+        try await repository.performRequest(Endpoint<Void>.route("csv", parameters: ["a": 1])).get()
+        try await repository.performRequest(Endpoint<Void>.route("csv").uploading(.data(Data("a,b".utf8)))).get()
+        #expect(transport.requests.map { $0.headers.values(for: "Content-Type") } == [[], ["text/csv"]])
+        #expect(transport.requests.first?.url.query == "a=1")
+    }
+
     struct SerializationCase: Sendable, CustomTestStringConvertible {
         let serialization: RouteSerialization?
         let method: HTTPMethod
