@@ -94,10 +94,10 @@ struct OfflineQueueOwnershipTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
         let session = try Self.annsSession()
-        let online = Mutex(false)
+        let online = OfflineQueueFlushTests.Switch()
         let transport = StubTransport(routes: [
             StubTransport.Route(.post, "notes") { request throws(TransportError) in
-                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
+                guard online.isOn else { throw .network(.connectionRefused) }
                 return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
             }
         ])
@@ -109,7 +109,7 @@ struct OfflineQueueOwnershipTests {
         }
         let sentBefore = transport.requests.count
         // When
-        online.withLock { $0 = true }
+        online.turnOn()
         switcher.armed.withLock { $0 = true }
         let report = await queue.flush()
         // Then: refused before the wire, kept for Ann
@@ -144,61 +144,65 @@ struct OfflineQueueOwnershipTests {
         #expect(transport.requests.count == 1)
     }
 
-    @Test("A batch the server refuses as a whole counts as a refusal of each item: after maximumRefusals they go, with the answer")
-    func batchRefusedAsAWhole() async throws {
+    /// A queue flushing through `batch` with `maximumRefusals: 2`, holding writes queued while the
+    /// network was down; once `online` is on, the batch endpoint answers with `answer`.
+    private struct BatchSetup {
+        let queue: OfflineQueue
+        /// Held here: the queue keeps its repository weakly.
+        let repository: APIRepository
+        let online: OfflineQueueFlushTests.Switch
+        let folder: URL
+    }
+
+    private static func batchSetup(
+        queuing count: Int, answer: @escaping @Sendable (TransportRequest) -> TransportResponse
+    ) async throws -> BatchSetup {
         let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let queue = try OfflineQueue(
             OfflineQueue.Configuration(folder: folder, retryDelay: 3600, batch: (path: "batch", limit: 10), maximumRefusals: 2))
-        let online = Mutex(false)
+        let online = OfflineQueueFlushTests.Switch()
         let transport = StubTransport(routes: [
             StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) },
             StubTransport.Route(.post, "batch") { request throws(TransportError) in
-                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
-                return TransportResponse(statusCode: 413, headers: [:], body: Data(), url: request.url)
+                guard online.isOn else { throw .network(.connectionRefused) }
+                return answer(request)
             },
         ])
         let repository = try Self.repository(queue, session: try Self.annsSession(), transport: transport)
-        for _ in 1...2 {
+        for _ in 0..<count {
             guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes"), with: repository) else {
-                Issue.record("expected the write to be queued")
-                return
+                throw OfflineQueueFlushTests.QueueingFailed()
             }
         }
-        online.withLock { $0 = true }
-        #expect(await queue.flush().remaining == 2)
-        let second = await queue.flush()
+        return BatchSetup(queue: queue, repository: repository, online: online, folder: folder)
+    }
+
+    @Test("A batch the server refuses as a whole counts as a refusal of each item: after maximumRefusals they go, with the answer")
+    func batchRefusedAsAWhole() async throws {
+        let setup = try await Self.batchSetup(queuing: 2) { request in
+            TransportResponse(statusCode: 413, headers: [:], body: Data(), url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.online.turnOn()
+        #expect(await setup.queue.flush().remaining == 2)
+        let second = await setup.queue.flush()
         #expect(second.remaining == 0)
         #expect(second.rejected.count == 2)
         #expect(second.rejected.first?.error.statusCode == 413)
     }
 
-    @Test("A batch item answer that cannot be read keeps the request (counted as a refusal), and errors name the item's method")
+    @Test("A batch item answer that cannot be read keeps the request, counted as a refusal")
     func unreadableItemAnswer() async throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let queue = try OfflineQueue(
-            OfflineQueue.Configuration(folder: folder, retryDelay: 3600, batch: (path: "batch", limit: 10), maximumRefusals: 2))
-        let online = Mutex(false)
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) },
-            StubTransport.Route(.post, "batch") { request throws(TransportError) in
-                guard online.withLock({ $0 }) else { throw .network(.connectionRefused) }
-                return TransportResponse(
-                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": "201"}]"#.utf8), url: request.url
-                )
-            },
-        ])
-        let repository = try Self.repository(queue, session: try Self.annsSession(), transport: transport)
-        guard case .queued = await queue.perform(Endpoint<Void>(.post, "notes"), with: repository) else {
-            Issue.record("expected the write to be queued")
-            return
+        let setup = try await Self.batchSetup(queuing: 1) { request in
+            TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": "201"}]"#.utf8), url: request.url)
         }
-        online.withLock { $0 = true }
-        let first = await queue.flush()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.online.turnOn()
+        let first = await setup.queue.flush()
         #expect(first.remaining == 1)
         #expect(first.rejected.isEmpty)
-        let second = await queue.flush()
+        let second = await setup.queue.flush()
         #expect(second.remaining == 0)
         #expect(second.rejected.count == 1)
     }

@@ -103,7 +103,7 @@ public final class CookieStorage: Sendable {
             cookie.domain.removeFirst()
             // A domain cookie, unless the domain is a single label or a public suffix: then it
             // would go to every site under it, so it stays host-only.
-            cookie.isHostOnly = !cookie.domain.contains(".") || isPublicSuffix(cookie.domain)
+            cookie.isHostOnly = !SetCookieParser.mayBeShared(cookie.domain, isPublicSuffix: isPublicSuffix)
         }
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
         guard !cookie.name.isEmpty, !cookie.domain.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"),

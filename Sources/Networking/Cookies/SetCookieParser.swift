@@ -55,7 +55,7 @@ enum SetCookieParser {
                 guard !domain.isEmpty else { continue }
                 // "com." is a single label too, and a public suffix serves many sites.
                 let bare = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
-                guard Cookie.domainMatches(host, domain), domain == host || (bare.contains(".") && !isPublicSuffix(bare)) else {
+                guard Cookie.domainMatches(host, domain), domain == host || Self.mayBeShared(bare, isPublicSuffix: isPublicSuffix) else {
                     return nil
                 }
                 // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265
@@ -74,6 +74,12 @@ enum SetCookieParser {
         if cookie.isSecure, url.scheme?.lowercased() != "https" { return nil }
         cookie.expiresAt = maxAge ?? expires
         return cookie
+    }
+
+    /// Whether a cookie for `domain` may go to the names under it: not for a single label (`com`)
+    /// or a public suffix (`co.uk`), which serve many sites.
+    static func mayBeShared(_ domain: String, isPublicSuffix: (String) -> Bool) -> Bool {
+        domain.contains(".") && !isPublicSuffix(domain)
     }
 
     /// RFC 6265 §5.2.2: an optional `-` then digits, else the attribute is ignored. A value

@@ -171,14 +171,14 @@ extension RouteTable {
         case .json: return .json
         case .query: return .query
         case .form: return .form
-        case .url: return method == .delete ? .query : .form
+        case .url: return sendsParametersInQuery(method) ? .query : .form
         case .multipart: return .multipart
-        case .raw: return method == .delete ? .query : nil
+        case .raw: return sendsParametersInQuery(method) ? .query : nil
         }
     }
 
-    /// Whether a raw route called without a body sends its parameters in the query, as a
-    /// URL-encoded call does: GET, HEAD and DELETE.
+    /// Whether a URL-encoded call, or a raw route called without a body, sends its parameters in
+    /// the query: GET, HEAD and DELETE (AFNetworking's rule).
     private static func sendsParametersInQuery(_ method: HTTPMethod) -> Bool {
         method == .get || method == .head || method == .delete
     }
