@@ -87,6 +87,54 @@ struct OfflineJournalTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")) == log, "nothing is cut off")
     }
 
+    @Test("A damaged record in the middle of the log costs that record only: the records after it are kept, and later appends follow")
+    func damagedMiddleRecord() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<4).map(Self.item)
+        let frames = try items.map { OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add($0))) }
+        let log = folder.appendingPathComponent("queue.log")
+        // A bit flipped inside the second record's payload, then in its length.
+        for position in [frames[0].count + 30, frames[0].count + 1] {
+            var damaged = frames.reduce(Data(), +)
+            damaged[position] ^= 0x40
+            try damaged.write(to: log)
+            do {
+                let journal = try OfflineJournal(folder: folder)
+                #expect(try journal.load() == [items[0], items[2], items[3]])
+                #expect(try Data(contentsOf: log) == damaged, "nothing intact is cut off")
+                try await journal.append([.done(items[2].id)])
+            }
+            #expect(try OfflineJournal(folder: folder).load() == [items[0], items[3]])
+        }
+    }
+
+    @Test("The torn bytes of an append whose cut failed are stepped over: the records written after them are kept")
+    func tornRecordBetweenIntactOnes() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<3).map(Self.item)
+        let frames = try items.map { OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add($0))) }
+        let torn = OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add(try Self.item(9)))).prefix(40)
+        try (frames[0] + torn + frames[1] + frames[2]).write(to: folder.appendingPathComponent("queue.log"))
+        #expect(try OfflineJournal(folder: folder).load() == items)
+        // Nothing but damage: an empty queue, and the file cut to nothing.
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: folder.appendingPathComponent("queue.log"))
+        #expect(try OfflineJournal(folder: folder).load().isEmpty)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")).isEmpty)
+    }
+
+    @Test("Opening removes the temporary file a compaction cut short left behind")
+    func leftoverCompactionFileIsRemoved() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = folder.appendingPathComponent("queue.log.tmp")
+        try Data("half a log".utf8).write(to: temporary)
+        let journal = try OfflineJournal(folder: folder)
+        #expect(try journal.load().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+    }
+
     @Test("Compaction keeps exactly the live items; a second process cannot open the same folder")
     func compactionAndLock() async throws {
         let folder = try temporaryFolder()

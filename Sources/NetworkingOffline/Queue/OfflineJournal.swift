@@ -14,12 +14,15 @@ import Networking
 /// an id), each framed by its length and CRC-32 and `fsync`ed before the caller is told, so a
 /// request reported as queued survives a crash or a `kill -9` at any moment. An append that fails
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
-/// one. Reading stops at the first torn or corrupt record (what a crash mid-write leaves) and cuts
-/// it off; an intact record that no longer decodes (written by another version) is skipped, and
-/// the records after it are kept (a compaction then drops it). A record of length 0 counts as torn:
-/// a tail of zeros (a power loss on some file systems) has a valid checksum. When most records
-/// are obsolete, the log is rewritten with the live items only, into a temporary file that is
-/// synced and renamed over the log (and the folder synced), so a crash leaves the old log or the new.
+/// one (and should that cut fail, reading steps over the torn bytes). A torn or corrupt record
+/// (what a crash mid-write leaves at the end, or a damaged disk block in the middle) is skipped up
+/// to the next intact record, so one bad block costs its own records only; a torn end is cut off.
+/// An intact record that no longer decodes (written by another version) is skipped too, and a
+/// compaction drops both. A record of length 0 counts as torn: a tail of zeros (a power loss on
+/// some file systems) has a valid checksum. When most records are obsolete, the log is rewritten
+/// with the live items only, into a temporary file that is synced and renamed over the log (and
+/// the folder synced), so a crash leaves the old log or the new; a temporary file a failed or
+/// cut-short compaction left is removed.
 ///
 /// One process at a time: opening takes an exclusive `flock` on a lock file in the folder.
 ///
@@ -62,6 +65,8 @@ final class OfflineJournal: @unchecked Sendable {
             // `deinit` closes the lock file.
             throw .storage("another process uses the offline queue in \(folder.path)")
         }
+        // A compaction cut short by a crash leaves its temporary file; the log itself is whole.
+        _ = unlink(folder.appendingPathComponent(Self.temporaryName).path)
         let existed = FileManager.default.fileExists(atPath: logURL.path)
         descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .storage("the queue's journal cannot be opened: \(String(cString: strerror(errno)))") }
@@ -95,8 +100,8 @@ final class OfflineJournal: @unchecked Sendable {
             throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
         }
         let (items, validLength, count) = Self.read(data)
-        if validLength < data.count { _ = ftruncate(descriptor, off_t(validLength)) }
-        size = Int64(validLength)
+        size = Int64(data.count)
+        if validLength < data.count { cut(to: Int64(validLength)) }
         records = count
         live = items
         return items
@@ -107,9 +112,16 @@ final class OfflineJournal: @unchecked Sendable {
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
         var offset = 0
+        var end = 0
         var count = 0
         let decoder = FastJSONDecoder()
-        while let (record, next) = record(in: data, at: offset, decoder: decoder) {
+        while offset < data.count {
+            guard let (record, next) = record(in: data, at: offset, decoder: decoder) else {
+                // Torn or corrupt: go on at the next intact record, if any (else this is the end).
+                guard let resumption = nextIntactRecord(in: data, after: offset) else { break }
+                offset = resumption
+                continue
+            }
             switch record {
             case .add(let item)?:
                 if items[item.id] == nil { order.append(item.id) }
@@ -119,8 +131,30 @@ final class OfflineJournal: @unchecked Sendable {
             }
             count += 1
             offset = next
+            end = next
         }
-        return (order.compactMap { items[$0] }, offset, count)
+        return (order.compactMap { items[$0] }, end, count)
+    }
+
+    /// The offset of the first intact record after `offset`. A record's payload is a JSON object,
+    /// so only a frame whose payload starts with `{` and ends with `}` has its checksum computed:
+    /// the scan costs one pass, and a frame found by chance in damaged bytes must also match its
+    /// CRC-32.
+    static func nextIntactRecord(in data: Data, after offset: Int) -> Int? {
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int? in
+            var candidate = offset + 1
+            while candidate <= buffer.count - 9 {
+                defer { candidate += 1 }
+                guard buffer[candidate + 8] == UInt8(ascii: "{") else { continue }
+                let length = Int(word(buffer, candidate))
+                guard length > 1, length <= maximumRecordSize, buffer.count - candidate - 8 >= length,
+                    buffer[candidate + 7 + length] == UInt8(ascii: "}")
+                else { continue }
+                let payload = UnsafeRawBufferPointer(rebasing: buffer[(candidate + 8)..<(candidate + 8 + length)])
+                if crc(payload) == word(buffer, candidate + 4) { return candidate }
+            }
+            return nil
+        }
     }
 
     /// The live items of the journal in `folder`, read without opening it (for diagnostics and tests).
@@ -168,9 +202,8 @@ final class OfflineJournal: @unchecked Sendable {
                 throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))")
             }
         } catch {
-            // Cut off what part of it reached the file: a later record must not follow a torn
-            // one, which a restart would take for the end of the log.
-            _ = ftruncate(descriptor, off_t(size))
+            // Cut off what part of it reached the file, so that the next record follows an intact one.
+            cut(to: size)
             throw error
         }
         records += new.count
@@ -183,8 +216,21 @@ final class OfflineJournal: @unchecked Sendable {
         }
     }
 
+    /// Cuts the log back to `length`. Should that fail, `size` stays the file's real length, and
+    /// the torn bytes stay where reading steps over them.
+    private func cut(to length: Int64) {
+        if ftruncate(descriptor, off_t(length)) == 0 {
+            size = length
+        } else {
+            var status = stat()
+            if fstat(descriptor, &status) == 0 { size = Int64(status.st_size) }
+        }
+    }
+
+    static let temporaryName = "queue.log.tmp"
+
     private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {
-        let temporary = folder.appendingPathComponent("queue.log.tmp")
+        let temporary = folder.appendingPathComponent(Self.temporaryName)
         let encoder = JSONEncoder()
         var bytes = Data()
         for item in live {
@@ -196,6 +242,7 @@ final class OfflineJournal: @unchecked Sendable {
         guard file >= 0 else { return }
         guard (try? writeAll(bytes, to: file)) != nil, fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
             close(file)
+            _ = unlink(temporary.path)
             return
         }
         Self.synchronize(folder: folder)
@@ -249,22 +296,29 @@ final class OfflineJournal: @unchecked Sendable {
     /// intact record (its length and checksum hold) that does not decode is read as `nil`, so it is
     /// skipped rather than ending the log.
     static func record(in data: Data, at offset: Int, decoder: FastJSONDecoder) -> (Record?, Int)? {
-        guard data.count - offset >= 8 else { return nil }
-        let base = data.startIndex + offset
-        func word(_ at: Int) -> UInt32 {
-            (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[base + at + $1]) << (8 * UInt32($1)) }
+        guard offset >= 0, data.count - offset >= 8 else { return nil }
+        let intact: Int? = data.withUnsafeBytes { buffer in
+            let length = Int(word(buffer, offset))
+            guard length > 0, length <= maximumRecordSize, buffer.count - offset - 8 >= length else { return nil }
+            let payload = UnsafeRawBufferPointer(rebasing: buffer[(offset + 8)..<(offset + 8 + length)])
+            return crc(payload) == word(buffer, offset + 4) ? length : nil
         }
-        let length = Int(word(0))
-        guard length > 0, length <= maximumRecordSize, data.count - offset - 8 >= length else { return nil }
-        let payload = data.subdata(in: (base + 8)..<(base + 8 + length))
-        guard crc(payload) == word(4) else { return nil }
-        return (try? decoder.decode(Record.self, from: payload), offset + 8 + length)
+        guard let length = intact else { return nil }
+        let start = data.startIndex + offset + 8
+        return (try? decoder.decode(Record.self, from: data.subdata(in: start..<(start + length))), offset + 8 + length)
+    }
+
+    /// The little-endian 32-bit word at `offset` (which has four bytes after it).
+    private static func word(_ buffer: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(buffer[offset + $1]) << (8 * UInt32($1)) }
     }
 
     static func crc(_ data: Data) -> UInt32 {
-        data.withUnsafeBytes { buffer in
-            UInt32(truncatingIfNeeded: crc32(0, buffer.bindMemory(to: Bytef.self).baseAddress, uInt(buffer.count)))
-        }
+        data.withUnsafeBytes { crc($0) }
+    }
+
+    static func crc(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: crc32(0, buffer.bindMemory(to: Bytef.self).baseAddress, uInt(buffer.count)))
     }
 }
 
