@@ -26,6 +26,7 @@ struct OfflineQueueFlushTests {
         private let state = Mutex(false)
         var isOn: Bool { state.withLock { $0 } }
         func turnOn() { state.withLock { $0 = true } }
+        func turnOff() { state.withLock { $0 = false } }
     }
 
     static func setUp(

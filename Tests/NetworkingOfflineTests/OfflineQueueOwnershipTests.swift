@@ -207,15 +207,43 @@ struct OfflineQueueOwnershipTests {
         #expect(second.rejected.count == 1)
     }
 
-    @Test("The transport's own refusal of an answer (too many redirects) comes out the same every time: the request is rejected")
-    func transportRefusalRejects() async throws {
+    @Test(
+        "An answer that is not valid HTTP (a redirect loop, a proxy's broken reply) keeps the request for two more flushes, then rejects it"
+    )
+    func brokenAnswersAreGivenUp() async throws {
         let setup = try OfflineQueueFlushTests.setUp { _ throws(TransportError) in throw .invalidResponse("too many redirects") }
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
         setup.online.turnOn()
+        for _ in 0..<2 {
+            let report = await setup.queue.flush()
+            #expect(report.rejected.isEmpty)
+            guard case .invalidResponse? = report.stoppedBy else {
+                Issue.record("expected the flush to stop on the broken answer, got \(String(describing: report.stoppedBy))")
+                return
+            }
+        }
         let report = await setup.queue.flush()
         #expect(report.rejected.map(\.ticket) == tickets)
         #expect(setup.queue.count == 0)
+    }
+
+    @Test("A passing broken answer (an HTTP/2 stream reset) loses nothing: the next flush delivers the request")
+    func passingBrokenAnswerIsKept() async throws {
+        let broken = OfflineQueueFlushTests.Switch()
+        broken.turnOn()
+        let setup = try OfflineQueueFlushTests.setUp { request throws(TransportError) in
+            if broken.isOn { throw .invalidResponse("HTTP/2 stream 1 was not closed cleanly") }
+            return TransportResponse(statusCode: 201, url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        let first = await setup.queue.flush()
+        #expect(first.rejected.isEmpty && first.delivered.isEmpty && first.remaining == 2)
+        broken.turnOff()
+        let second = await setup.queue.flush()
+        #expect(second.delivered == tickets)
     }
 
     @Test("A request refused for good is reported with its own method, not GET")

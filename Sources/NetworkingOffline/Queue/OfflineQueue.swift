@@ -47,8 +47,8 @@ import Synchronization
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
-/// 409 — its key still being processed — 429, 500, 502, 503 or 504, or a batch item's answer that
-/// cannot be read) stays, and the flush stops
+/// 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
+/// cannot be read, or up to three times an answer that is not valid HTTP) stays, and the flush stops
 /// there; a 401 to a request sent without the session is its answer for good. After each flush,
 /// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
 /// keeps refusing, or ``Configuration/maximumRefusals`` gives such requests up by themselves.
@@ -100,7 +100,9 @@ public final class OfflineQueue: Interceptor {
         /// of the network are not counted: a device offline for a week loses nothing. Counted
         /// within one run of the process; values below 1 mean 1. Default `nil`, no limit: a server
         /// failing for a while (a 503 through a long deploy) must not make the queue drop writes,
-        /// so set a limit only when giving up is better for your API than waiting.
+        /// so set a limit only when giving up is better for your API than waiting. An answer that
+        /// is not valid HTTP (a proxy's broken reply, a redirect loop) is given up after three,
+        /// or after this limit when it is lower.
         public var maximumRefusals: Int?
         /// The time source of the retry timer. Default the system clock.
         public var clock: NetworkingClock
@@ -142,6 +144,8 @@ public final class OfflineQueue: Interceptor {
         var outcomeOrder: [UUID] = []
         /// How many times each waiting request was answered with a status the queue keeps.
         var refusals: [UUID: Int] = [:]
+        /// How many times each waiting request got an answer that is not valid HTTP.
+        var brokenAnswers: [UUID: Int] = [:]
         var retry: Task<Void, Never>?
         /// Tells the planned retry from one it replaced.
         var retryGeneration = 0
@@ -167,6 +171,7 @@ public final class OfflineQueue: Interceptor {
         mutating func leave(_ id: UUID, with outcome: Result<TransportResponse, RepositoryError>) -> [Waiter] {
             items[id] = nil
             refusals[id] = nil
+            brokenAnswers[id] = nil
             if outcomes.updateValue(outcome, forKey: id) == nil { outcomeOrder.append(id) }
             if outcomeOrder.count > OfflineQueue.keptOutcomes { outcomes[outcomeOrder.removeFirst()] = nil }
             return waiters.removeValue(forKey: id) ?? []
@@ -515,14 +520,18 @@ public final class OfflineQueue: Interceptor {
                 // The batch call itself failed: none of its items ran, so they stay — unless
                 // the server has refused them maximumRefusals times (a 413, say): then they go,
                 // rather than hold back every later request for good.
-                if let response = error.context?.response {
-                    for item in group where refusedTooOften(item.id, .success(response)) {
+                let refusal: Result<TransportResponse, RepositoryError>? =
+                    if let response = error.context?.response { .success(response) } else if Self.isServerAnswer(error) {
+                        .failure(error)
+                    } else { nil }
+                if let refusal {
+                    for item in group where refusedTooOften(item.id, refusal) {
                         await finish(item.id, with: .failure(error), outcome: .rejected, into: &report)
                         _ = state.withLock { $0.machine.record(item.id, .rejected) }
                     }
                 }
                 report.stoppedBy = error
-                stoppedByStatus = error.context?.response != nil
+                stoppedByStatus = refusal != nil
                 break flushing
             }
             // Every item of a batch that got a final answer ran: it is done even when one before
@@ -536,7 +545,7 @@ public final class OfflineQueue: Interceptor {
                     stop = result.failure ?? result.success.map { .requestError(ErrorContext(request: summary(of: id, $0), response: $0)) }
                     // The server's answer (a status, or a batch item's): another call's answer
                     // says nothing about this request, so it waits for the timer.
-                    stoppedByStatus = result.success != nil || result.failure.map(Self.isBatchItemAnswer) == true
+                    stoppedByStatus = result.success != nil || result.failure.map(Self.isServerAnswer) == true
                 }
             }
             if let stop {
@@ -608,9 +617,10 @@ public final class OfflineQueue: Interceptor {
         return .answers(results)
     }
 
-    /// Whether a failure is a batch item's answer (not run, or unreadable): the server's word.
-    private static func isBatchItemAnswer(_ error: RepositoryError) -> Bool {
-        if case .invalidResponse(let reason, _) = error { return BatchWire.itemReasons.contains(reason) }
+    /// Whether a failure is the server's word: a batch item's answer (not run, or unreadable),
+    /// or an answer that is not valid HTTP.
+    private static func isServerAnswer(_ error: RepositoryError) -> Bool {
+        if case .invalidResponse = error { return true }
         return false
     }
 
@@ -641,18 +651,31 @@ public final class OfflineQueue: Interceptor {
             // another certificate; the request waits for the real server.
             case .tlsError, .pinningFailed: return .deferred
             // A batch item the server did not run, or whose answer could not be read (no valid
-            // code): kept, and an unreadable one counted as a refusal. The transport's own
-            // refusals (too many redirects, a redirect to another scheme) come out the same
-            // every time: the request is rejected.
-            case .invalidResponse(let reason, _) where BatchWire.itemReasons.contains(reason): return .deferred
+            // code): kept, and an unreadable one counted as a refusal. An answer that is not valid
+            // HTTP may be passing (a proxy's broken reply, an HTTP/2 stream reset) or come out the
+            // same every time (a redirect loop): kept, and given up after a few (`refusedTooOften`).
+            case .invalidResponse: return .deferred
             default: return .rejected
             }
         }
     }
 
+    /// How many answers that are not valid HTTP (outside a batch's items) a request gets before
+    /// it is given up, whatever ``Configuration/maximumRefusals`` says.
+    static let maximumBrokenAnswers = 3
+
     /// Counts an answer the queue keeps (a status, not a failure of the network); `true` when
-    /// the request has now been refused ``Configuration/maximumRefusals`` times and is given up.
+    /// the request has now been refused ``Configuration/maximumRefusals`` times, or has had
+    /// ``maximumBrokenAnswers`` answers that are not valid HTTP, and is given up.
     private func refusedTooOften(_ id: UUID, _ result: Result<TransportResponse, RepositoryError>) -> Bool {
+        if case .failure(.invalidResponse(let reason, _)) = result, !BatchWire.itemReasons.contains(reason) {
+            let limit = min(Self.maximumBrokenAnswers, max(1, configuration.maximumRefusals ?? .max))
+            return state.withLock { state in
+                let count = (state.brokenAnswers[id] ?? 0) + 1
+                state.brokenAnswers[id] = count
+                return count >= limit
+            }
+        }
         guard let maximum = configuration.maximumRefusals else { return false }
         switch result {
         case .success: break
