@@ -144,6 +144,37 @@ struct OfflineQueueOwnershipTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// A session whose users switch between its signing and any later look: it signs in Ann's
+    /// session (its authorization says so) while `sessionIdentity` already names Bob.
+    private final class SwitchingSession: SessionAuthorizing {
+        var sessionIdentity: String? { "user:2" }
+        func authorize() async throws(RepositoryError) -> SessionAuthorization? {
+            SessionAuthorization(headerValue: "Bearer ann-token", version: 0, sessionID: 1, sessionIdentity: "user:1")
+        }
+        func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? { nil }
+        func replayRejected(_ authorization: SessionAuthorization) async {}
+    }
+
+    @Test("SessionIdentityKey is checked against whose session signed the call, not whoever is logged in a moment later")
+    func sessionIdentityKeyUsesTheSigningSession() async throws {
+        let transport = StubTransport(routes: [.status(.post, "notes", 201)])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let session = SwitchingSession()
+        let repository = AbstractRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let request = try repository.makeRequest(for: Endpoint<Void>(.post, "notes"))
+        for (user, sent) in [("user:2", false), ("user:1", true)] {
+            var options = RequestOptions()
+            options[SessionIdentityKey.self] = user
+            let result = await repository.send(request, context: RequestContext(requiresSession: true, options: options, session: session))
+            #expect(((try? result.get()) != nil) == sent, "\(user)")
+        }
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token"])
+        // The session manager names the user in its authorizations.
+        let ann = try Self.annsSession()
+        #expect(try await ann.authorize()?.sessionIdentity == ann.sessionIdentity)
+        #expect(ann.sessionIdentity != nil)
+    }
+
     /// A queue flushing through `batch` with `maximumRefusals: 2`, holding writes queued while the
     /// network was down; once `online` is on, the batch endpoint answers with `answer`.
     private struct BatchSetup {

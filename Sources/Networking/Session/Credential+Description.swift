@@ -44,14 +44,17 @@ extension PersistedSession: CustomStringConvertible, CustomDebugStringConvertibl
 extension SessionAuthorization: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The authorization with its header value replaced by `<redacted>`.
     public var description: String {
-        "SessionAuthorization(headerValue: \(Redaction.placeholder), version: \(version), sessionID: \(sessionID))"
+        "SessionAuthorization(headerValue: \(Redaction.placeholder), version: \(version), sessionID: \(sessionID), sessionIdentity: \(sessionIdentity.map { "\"\($0)\"" } ?? "nil"))"
     }
 
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
         Mirror(
-            self, children: ["headerValue": Redaction.placeholder, "version": version, "sessionID": sessionID],
+            self,
+            children: [
+                "headerValue": Redaction.placeholder, "version": version, "sessionID": sessionID, "sessionIdentity": sessionIdentity as Any,
+            ],
             displayStyle: .struct)
     }
 }

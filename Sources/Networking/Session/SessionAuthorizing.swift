@@ -102,8 +102,10 @@ struct SessionInterceptor: Interceptor {
         guard let authorization = try await withRequest(errorContext, authorize) else {
             throw .unauthenticatedSession(nil)
         }
-        // A call made for one user (an offline queue's) is never signed for another.
-        if let user = context.options[SessionIdentityKey.self], session.sessionIdentity != user {
+        // A call made for one user (an offline queue's) is never signed for another: the
+        // authorization names whose session signed it (read with the credential, so a switch
+        // of users meanwhile cannot slip in between), or else the session's current user.
+        if let user = context.options[SessionIdentityKey.self], (authorization.sessionIdentity ?? session.sessionIdentity) != user {
             throw .unauthenticatedSession(nil)
         }
         context.record.signed(in: authorization.sessionID)

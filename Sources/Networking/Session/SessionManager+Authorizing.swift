@@ -3,7 +3,8 @@ import Foundation
 extension SessionManager {
     /// What a request must do, decided under the lock and carried out after it.
     private enum Step {
-        case sign(Credential, version: Int, session: Int)
+        /// Sign with `credential`; `user` and `identity` name whose session it is (see `sessionIdentity`).
+        case sign(Credential, version: Int, session: Int, user: User?, identity: String?)
         case loggedOut
         case wait(Int)
         /// Start the refresh `refresh` of the credential of `session`, then wait for it.
@@ -105,8 +106,9 @@ extension SessionManager {
     }
 
     /// The scheme's header for `credential`: user code, so never called under the lock.
-    private func signing(_ credential: Credential, version: Int, session: Int) -> SessionAuthorization {
-        SessionAuthorization(headerValue: authorizationScheme.headerValue(credential), version: version, sessionID: session)
+    private func signing(_ credential: Credential, version: Int, session: Int, identity: String?) -> SessionAuthorization {
+        SessionAuthorization(
+            headerValue: authorizationScheme.headerValue(credential), version: version, sessionID: session, sessionIdentity: identity)
     }
 
     private func canRefresh(_ credential: Credential) -> Bool {
@@ -123,7 +125,7 @@ extension SessionManager {
     ) -> Step {
         switch decision {
         case .proceed(let version):
-            return .sign(credential, version: version, session: state.sessionID)
+            return .sign(credential, version: version, session: state.sessionID, user: state.user, identity: state.identity)
         case .wait:
             state.waits[waiter] = .registered
             return .wait(waiter)
@@ -144,7 +146,8 @@ extension SessionManager {
     /// wait, see `Step.waits`) or because the session ended.
     private func perform(_ step: Step) async throws(RepositoryError) -> SessionAuthorization? {
         switch step {
-        case .sign(let credential, let version, let session): return signing(credential, version: version, session: session)
+        case .sign(let credential, let version, let session, let user, let identity):
+            return signing(credential, version: version, session: session, identity: Self.identity(of: user, fixed: identity))
         case .loggedOut: return nil
         case .expire(let session):
             expire(session: session)
@@ -261,12 +264,23 @@ public struct SessionAuthorization: Sendable, Hashable {
     /// so that a request is never signed or replayed with the credential of a later session
     /// (another user's). Default 0, which is no ``SessionManager`` session.
     public let sessionID: Int
+    /// Whose session it was signed in (``SessionAuthorizing/sessionIdentity`` at that moment), so
+    /// that a call made for one user is never signed for another, even when users switch while
+    /// it is signed. `nil` when not known; the repository then reads the session's current one.
+    public let sessionIdentity: String?
 
     /// Creates an authorization.
-    public init(headerValue: String, version: Int, sessionID: Int = 0) {
+    ///
+    /// - Parameters:
+    ///   - headerValue: The `Authorization` header value.
+    ///   - version: The credential's version, increased whenever it is replaced.
+    ///   - sessionID: The session it was signed in; 0 for none.
+    ///   - sessionIdentity: Whose session that is, when known.
+    public init(headerValue: String, version: Int, sessionID: Int = 0, sessionIdentity: String? = nil) {
         self.headerValue = headerValue
         self.version = version
         self.sessionID = sessionID
+        self.sessionIdentity = sessionIdentity
     }
 }
 

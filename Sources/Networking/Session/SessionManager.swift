@@ -168,8 +168,14 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     public var sessionIdentity: String? {
         let (user, loggedIn, identity) = state.withLock { ($0.user, $0.credential != nil, $0.identity) }
         guard loggedIn else { return nil }
+        return Self.identity(of: user, fixed: identity)
+    }
+
+    /// The identity of a session of `user` whose starting identity is `fixed`: the user's `id`
+    /// when `User` is `Identifiable` (user code, so never called under the lock), else `fixed`.
+    static func identity(of user: User?, fixed: String?) -> String? {
         if let identifiable = user as? any Identifiable { return "user:\(identifiable.id)" }
-        return identity
+        return fixed
     }
 
     /// The identity fixed when a session starts: `nil` for an `Identifiable` user (named by its
