@@ -171,7 +171,7 @@ extension ResponseCache {
             }
             save(
                 CacheEntry(
-                    key: key.text, method: call.request.method.rawValue, url: call.request.url.absoluteString,
+                    key: key.stored, method: call.request.method.rawValue, url: CacheKey.storedURL(of: call.request.url),
                     routeName: key.routeName, discriminator: key.discriminator, statusCode: response.statusCode,
                     headers: CacheEntry.storedFields(of: response.headers), body: response.body, requestDate: requestDate,
                     responseDate: responseDate,
@@ -197,12 +197,12 @@ extension ResponseCache {
     func lookup(_ key: CacheKey, headers: HTTPHeaders) -> CacheEntry? {
         switch read(key.storeName) {
         case .response(let entry)?:
-            guard entry.key == key.text, VaryRule.matches(entry.vary, request: headers) else { return nil }
+            guard entry.key == key.stored, VaryRule.matches(entry.vary, request: headers) else { return nil }
             return entry
         case .variants(let text, let fields)?:
-            guard text == key.text else { return nil }
+            guard text == key.stored else { return nil }
             let name = key.storeName.variant(VaryRule.variantTag(VaryRule.capture(fields, from: headers)))
-            guard case .response(let entry)? = read(name), entry.key == key.text, VaryRule.matches(entry.vary, request: headers)
+            guard case .response(let entry)? = read(name), entry.key == key.stored, VaryRule.matches(entry.vary, request: headers)
             else { return nil }
             return entry
         case nil:
@@ -218,7 +218,7 @@ extension ResponseCache {
         if entry.vary.isEmpty {
             write(.response(entry), as: key.storeName)
         } else {
-            write(.variants(key: key.text, fields: entry.vary.map(\.name)), as: key.storeName)
+            write(.variants(key: key.stored, fields: entry.vary.map(\.name)), as: key.storeName)
             write(.response(entry), as: key.storeName.variant(VaryRule.variantTag(entry.vary)))
         }
         if !pendingStores.isCurrent(ticket) { forget(key) }

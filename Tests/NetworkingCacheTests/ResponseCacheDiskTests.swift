@@ -39,6 +39,39 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    @Test(
+        "Credentials a call carries (its own Authorization, Cookie, an API key header named by Vary, a token in the query) never reach the disk in clear"
+    )
+    func noSecretsOnDisk() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let count = Shared(0)
+        let cache = try ResponseCache(configuration: .init(memoryEntryLimit: 0, diskFolder: folder.url, synchronizesDiskWrites: false))
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("private", count: count) { _ in
+                ["Cache-Control": "private, max-age=600", "Vary": "Authorization, Cookie, X-Api-Key"]
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        func fetch(_ token: String) async throws -> RepositoryResponse<JSONValue> {
+            let headers: HTTPHeaders = [
+                "Authorization": "Bearer \(token)-bearer", "Cookie": "sid=\(token)-cookie", "X-Api-Key": "\(token)-key",
+            ]
+            return try await repository.fetch(
+                Endpoint.get("private", parameters: ["access_token": "\(token)-query"], headers: headers).withoutSession()
+            ).get()
+        }
+        let first = try await fetch("s3cr3t")
+        let second = try await fetch("s3cr3t")
+        let other = try await fetch("0ther")
+        #expect([first.source, second.source, other.source] == [.network, .cache, .network])
+        #expect(folder.files().count >= 2)
+        for name in folder.files() {
+            let text = String(decoding: try Data(contentsOf: folder.url.appendingPathComponent(name)), as: UTF8.self)
+            for secret in ["s3cr3t", "0ther"] { #expect(!text.contains(secret), "\(name) holds \(secret)") }
+        }
+    }
+
     @Test func aDamagedEntryIsFetchedAgainNotACrash() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

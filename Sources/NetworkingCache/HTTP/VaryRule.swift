@@ -3,7 +3,9 @@ import Networking
 /// How `Vary` (RFC 9111 §4.1) splits stored answers: a response that names request header
 /// fields is stored once per combination of their values, and is used only for a request whose
 /// values of those fields match (after trimming whitespace and joining repeated fields); a
-/// response that varies on `*` never matches, so it is never stored.
+/// response that varies on `*` never matches, so it is never stored. The values are kept as
+/// digests: a response that varies on `Authorization` or `Cookie` must not put the request's
+/// credential on disk, and matching needs equality only.
 enum VaryRule {
     /// What a response's `Vary` says.
     enum Fields: Sendable, Hashable {
@@ -28,12 +30,17 @@ enum VaryRule {
         return names.isEmpty ? .none : .names(names.sorted())
     }
 
-    /// The request's values of `names`.
+    /// The digests of the request's values of `names`.
     static func capture(_ names: [String], from request: HTTPHeaders) -> [VaryField] {
         names.map { name in
             let values = request.values(for: name).map { $0.trimmingWhitespace() }
-            return VaryField(name: name, value: values.isEmpty ? nil : values.joined(separator: ", "))
+            return VaryField(name: name, value: values.isEmpty ? nil : digest(values.joined(separator: ", "), of: name))
         }
+    }
+
+    /// The digest kept for `value` of the field `name`.
+    static func digest(_ value: String, of name: String) -> String {
+        SHA256Digest.hex("vary:\(name.utf8.count):\(name)=" + value)
     }
 
     /// Whether a request with these headers selects the stored `fields`.

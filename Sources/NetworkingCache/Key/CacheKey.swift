@@ -16,8 +16,12 @@ import Networking
 /// so that every entry of a route (for one user or for all), or every entry of a resource, is
 /// found from a folder listing alone, without reading any file.
 struct CacheKey: Sendable, Hashable {
-    /// The full, unambiguous key.
+    /// The full, unambiguous key. It holds the query's values (a token, say), so it is never
+    /// written to disk: ``stored`` is.
     let text: String
+    /// What an entry keeps of its key, to tell it from another one stored under the same name: a
+    /// digest of ``text``.
+    let stored: String
     /// The route's name (`""` when the call has none).
     let routeName: String
     /// Whose entry this is; `nil` for one shared by everybody.
@@ -57,11 +61,22 @@ struct CacheKey: Sendable, Hashable {
         Self.append(discriminator, to: &text)
         Self.append(credential.map { SHA256Digest.hex("credential:" + $0) }, to: &text)
         self.text = text
+        stored = SHA256Digest.hex("key:" + text)
         self.routeName = routeName ?? ""
         self.discriminator = discriminator
         storeName = StoreName(
             route: StoreName.tag(forRoute: routeName ?? ""), discriminator: StoreName.tag(forDiscriminator: discriminator),
             resource: StoreName.tag(forResource: resource), key: SHA256Digest.hex(text, characters: 32), variant: nil)
+    }
+
+    /// `url` as an entry keeps it: without its user, query and fragment, which may hold secrets.
+    static func storedURL(of url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? ""
     }
 
     /// The scheme, host, port and path of `url`, normalised and length-prefixed: what a write to

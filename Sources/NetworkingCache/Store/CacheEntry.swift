@@ -5,11 +5,11 @@ import Networking
 /// of the request header fields its `Vary` names), the response (status, headers, body) and when
 /// it was asked for and received, which the age calculation needs (RFC 9111 §4.2.3).
 struct CacheEntry: Sendable, Hashable {
-    /// The full key text (``CacheKey/text``), checked on every read.
+    /// The key's digest (``CacheKey/stored``), checked on every read.
     let key: String
     /// The request method (`GET`).
     let method: String
-    /// The request URL, as sent.
+    /// The request URL without its user, query and fragment (see ``CacheKey/storedURL(of:)``).
     let url: String
     /// The route's name, `""` for none.
     let routeName: String
@@ -162,7 +162,8 @@ struct CacheEntry: Sendable, Hashable {
 struct VaryField: Sendable, Hashable {
     /// The field name, lowercase.
     let name: String
-    /// The request's value, whitespace trimmed and repeated fields joined with `", "`.
+    /// The digest of the request's value (whitespace trimmed, repeated fields joined with `", "`;
+    /// see `VaryRule.digest(_:of:)`).
     let value: String?
 }
 
@@ -171,10 +172,10 @@ struct VaryField: Sendable, Hashable {
 enum StoredRecord: Sendable, Hashable {
     /// A stored answer.
     case response(CacheEntry)
-    /// The fields the answers for this key vary on; `key` is the full key text.
+    /// The fields the answers for this key vary on; `key` is the key's ``CacheKey/stored`` digest.
     case variants(key: String, fields: [String])
 
-    /// The full key text of the record.
+    /// The key's digest (``CacheKey/stored``) of the record.
     var key: String {
         switch self {
         case .response(let entry): entry.key

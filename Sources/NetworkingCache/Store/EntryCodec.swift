@@ -7,12 +7,13 @@ import Networking
 /// ```
 /// offset  size  field
 ///      0     4  magic "NWCE"
-///      4     2  format version (1), little-endian
+///      4     2  format version (2), little-endian
 ///      6     1  kind: 0 an answer, 1 a list of varying fields
 ///      7     1  reserved (0)
 ///      8     4  length M of the metadata
 ///     12     8  length B of the body
-///     20     M  metadata: key, method, URL, route, discriminator, status, dates, headers, Vary values
+///     20     M  metadata: key digest, method, URL (no user, query or fragment), route, discriminator,
+///               status, dates, headers, digests of the Vary values
 ///   20+M     B  body
 /// 20+M+B     4  CRC-32 (zlib) of every byte before it
 /// ```
@@ -28,7 +29,9 @@ enum EntryCodec {
     }
 
     static let magic: [UInt8] = Array("NWCE".utf8)
-    static let version: UInt16 = 1
+    /// 2 since keys and `Vary` values are digests (1 had them in clear, tokens included): a
+    /// file of version 1 is refused, and so removed when it is read.
+    static let version: UInt16 = 2
     static let headerSize = 20
     static let trailerSize = 4
 

@@ -42,9 +42,12 @@ import Testing
     }
 
     @Test func foreignAndFutureFilesAreRefused() {
-        var future = EntryCodec.encode(.variants(key: "k", fields: []))
-        future[4] = 2
-        #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(future) }
+        // A later version, and the first (which kept keys and Vary values in clear).
+        for version: UInt8 in [3, 1] {
+            var other = EntryCodec.encode(.variants(key: "k", fields: []))
+            other[4] = version
+            #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(other) }
+        }
         #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(Data("{\"not\": \"an entry\"}".utf8)) }
         #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(Data()) }
     }

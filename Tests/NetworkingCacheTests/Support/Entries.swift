@@ -15,7 +15,7 @@ enum Entries {
         -> CacheEntry
     {
         CacheEntry(
-            key: key.text, method: "GET", url: "http://api.example.com/x?a=1", routeName: key.routeName,
+            key: key.stored, method: "GET", url: "http://api.example.com/x?a=1", routeName: key.routeName,
             discriminator: key.discriminator, statusCode: 200, headers: headers, body: body,
             requestDate: Date(timeIntervalSince1970: 1_700_000_000.25), responseDate: Date(timeIntervalSince1970: 1_700_000_001.5),
             vary: [VaryField(name: "accept-language", value: "fr"), VaryField(name: "x-absent", value: nil)])
