@@ -62,7 +62,8 @@ extension ResponseCache {
         let policy: EffectivePolicy
         let requestDirectives: CacheControl
         let discriminator: String?
-        /// Whether the request leaves with credentials: signed by the session, or its own `Authorization`.
+        /// Whether the request leaves with credentials: signed by the session, or its own (see
+        /// ``CacheKey/credential(of:)``).
         let isAuthorized: Bool
         let isSigned: Bool
         /// The key, or `nil` when the call cannot use the cache at all.
@@ -78,7 +79,7 @@ extension ResponseCache {
             let discriminator = cache.configuration.discriminator.map { $0(context) } ?? context.session?.sessionIdentity
             self.discriminator = discriminator
             isSigned = context.requiresSession && context.session != nil
-            let credential = request.headers["Authorization"]
+            let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
             let usable =
                 request.method == .get && policy.mode != .bypass && request.responseBodySink == nil

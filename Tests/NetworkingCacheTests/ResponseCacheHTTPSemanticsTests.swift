@@ -260,6 +260,17 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
+    @Test("Calls that set their own Cookie never share an entry, even when the answer does not vary on it")
+    func ownCookiesSeparateEntries() async throws {
+        let (repository, transport) = try Self.revalidating(["Cache-Control": "private, max-age=60"], notModified: [:])
+        func fetch(_ cookie: String) async throws -> ResponseSource {
+            try await repository.fetch(Endpoint<RepositoryResponse<JSONValue>>.get("resource", headers: ["Cookie": cookie])).get().source
+        }
+        let sources = try await [fetch("sid=alice"), fetch("sid=bob"), fetch("sid=alice"), fetch("sid=bob")]
+        #expect(sources == [.network, .network, .cache, .cache])
+        #expect(transport.requests.count == 2)
+    }
+
     @Test func anAnswerVaryingOnCookiesIsStoredOnlyWhenTheCacheSeesTheCookie() async throws {
         let (repository, transport) = try Self.revalidating(["Cache-Control": "private, max-age=60", "Vary": "Cookie"], notModified: [:])
         // Cookies from the cookie storage are added after the cache: it cannot keep users apart.

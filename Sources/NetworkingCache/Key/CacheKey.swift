@@ -33,9 +33,9 @@ struct CacheKey: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - ignoresQuery: leave the query out (a route's `cacheIgnoreQueryParameters`).
-    ///   - credential: the request's own `Authorization` value, when it carries one: its digest
-    ///     goes into the key (never the value), so requests made with different credentials never
-    ///     share an entry even under one discriminator.
+    ///   - credential: the request's own credentials (``credential(of:)``), when it carries
+    ///     some: their digest goes into the key (never the values), so requests made with
+    ///     different credentials never share an entry even under one discriminator.
     init(method: HTTPMethod, url: URL, routeName: String?, discriminator: String?, ignoresQuery: Bool, credential: String? = nil) {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let resource = Self.resource(of: url, components: components)
@@ -67,6 +67,28 @@ struct CacheKey: Sendable, Hashable {
         storeName = StoreName(
             route: StoreName.tag(forRoute: routeName ?? ""), discriminator: StoreName.tag(forDiscriminator: discriminator),
             resource: StoreName.tag(forResource: resource), key: SHA256Digest.hex(text, characters: 32), variant: nil)
+    }
+
+    /// The credentials a request carries of its own, as one text, or `nil` when it carries none:
+    /// its `Authorization`, `Proxy-Authorization` and `Cookie` fields (the cookie storage's are
+    /// added after the cache, and the session's credential is told by the discriminator), and
+    /// the user and password of its URL (which a transport sends as Basic authentication).
+    static func credential(of request: TransportRequest) -> String? {
+        var text = ""
+        for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+            for value in request.headers.values(for: name) {
+                append(name, to: &text)
+                append(value, to: &text)
+            }
+        }
+        if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
+            components.percentEncodedUser != nil || components.percentEncodedPassword != nil
+        {
+            append("userinfo", to: &text)
+            append(components.percentEncodedUser, to: &text)
+            append(components.percentEncodedPassword, to: &text)
+        }
+        return text.isEmpty ? nil : text
     }
 
     /// `url` as an entry keeps it: without its user, query and fragment, which may hold secrets.

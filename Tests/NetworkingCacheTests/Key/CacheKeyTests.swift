@@ -62,6 +62,28 @@ import Testing
         #expect(!first.text.contains("Bearer"))
     }
 
+    @Test(
+        "A request's own credentials are its Authorization, Proxy-Authorization and Cookie fields and its URL's user: each tells requests apart"
+    )
+    func aRequestsOwnCredentials() throws {
+        func credential(_ url: String, _ headers: HTTPHeaders = [:]) throws -> String? {
+            CacheKey.credential(of: TransportRequest(method: .get, url: try #require(URL(string: url)), headers: headers))
+        }
+        #expect(try credential("https://api.example.com/me") == nil)
+        #expect(try credential("https://api.example.com/me", ["Accept": "text/plain"]) == nil)
+        let all = try [
+            credential("https://api.example.com/me", ["Authorization": "Bearer a"]),
+            credential("https://api.example.com/me", ["Proxy-Authorization": "Bearer a"]),
+            credential("https://api.example.com/me", ["Cookie": "sid=a"]),
+            credential("https://api.example.com/me", ["Cookie": "sid=b"]),
+            credential("https://alice:pw1@api.example.com/me"),
+            credential("https://bob:pw2@api.example.com/me"),
+            credential("https://alice@api.example.com/me"),
+        ]
+        #expect(all.allSatisfy { $0 != nil })
+        #expect(Set(all).count == all.count)
+    }
+
     @Test func ignoringTheQuerySharesOneEntry() throws {
         #expect(try key("http://h/x?page=1", ignoresQuery: true).text == key("http://h/x?page=2", ignoresQuery: true).text)
         #expect(try key("http://h/x?page=1", ignoresQuery: true).text != key("http://h/x?page=1").text)
