@@ -26,6 +26,10 @@ final class DiskStore: Sendable {
     private struct State {
         var index: LRUIndex<StoreName>
         var listing = Listing.pending
+        /// How many files were removed: a name read or listed before a removal is not counted
+        /// again after it (its file may be gone, and a later eviction would delete a file
+        /// another process wrote under that name).
+        var removals: UInt64 = 0
     }
 
     /// The folder holding the files.
@@ -64,6 +68,7 @@ final class DiskStore: Sendable {
     func record(_ name: StoreName) -> StoredRecord? {
         listIfNeeded()
         let file = path + "/" + name.description
+        let removals = state.withLock { $0.removals }
         switch EntryFiles.read(file, limit: recordLimit) {
         case .missing:
             state.withLock { _ = $0.index.remove(name) }
@@ -76,8 +81,9 @@ final class DiskStore: Sendable {
                 discard(name, file: file)
                 return nil
             }
+            // The file's size now (another process may have replaced it), and the most recently used.
             let evicted = state.withLock { state -> [StoreName] in
-                state.index.touch(name) ? [] : state.index.insert(name, cost: data.count)
+                state.removals == removals || state.index.contains(name) ? state.index.insert(name, cost: data.count) : []
             }
             delete(evicted)
             return record
@@ -134,9 +140,14 @@ final class DiskStore: Sendable {
             return true
         }
         guard shouldList else { return }
-        let files = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600)
+        let removals = state.withLock { $0.removals }
+        var files = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600)
             .compactMap { file in StoreName(fileName: file.name).map { (name: $0, size: file.size, modified: file.modified) } }
             .sorted { $0.modified > $1.modified }
+        // Files removed while the folder was listed are not counted.
+        if state.withLock({ $0.removals != removals }) {
+            files.removeAll { !FileManager.default.fileExists(atPath: path + "/" + $0.name.description) }
+        }
         let evicted = state.withLock { state -> [StoreName] in
             var evicted: [StoreName] = []
             for file in files { evicted += state.index.insertAsOldest(file.name, cost: file.size) }
@@ -147,7 +158,10 @@ final class DiskStore: Sendable {
     }
 
     private func discard(_ name: StoreName, file: String) {
-        state.withLock { _ = $0.index.remove(name) }
+        state.withLock {
+            _ = $0.index.remove(name)
+            $0.removals &+= 1
+        }
         EntryFiles.remove(file)
     }
 

@@ -120,7 +120,7 @@ enum EntryCodec {
             let url = try metadata.string()
             let routeName = try metadata.string()
             let discriminator = try metadata.optionalString()
-            let status = Int(try metadata.uint32())
+            let status = try metadata.integer()
             let requestDate = try metadata.date()
             let responseDate = try metadata.date()
             var headers = HTTPHeaders()
@@ -217,6 +217,13 @@ private struct ByteReader {
         try take(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
+    /// A 32-bit field as an `Int`: one that does not fit (where `Int` has 32 bits) is corrupt.
+    mutating func integer() throws(EntryCodec.Corruption) -> Int {
+        let value = try uint32()
+        guard let integer = Int(exactly: value) else { throw EntryCodec.Corruption(description: "a field of \(value) is too large") }
+        return integer
+    }
+
     mutating func uint64() throws(EntryCodec.Corruption) -> UInt64 {
         try take(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
@@ -229,13 +236,13 @@ private struct ByteReader {
 
     /// A count of items, each of which takes at least 4 bytes: a count larger than that is corrupt.
     mutating func count() throws(EntryCodec.Corruption) -> Int {
-        let count = Int(try uint32())
+        let count = try integer()
         guard count <= bytes.count / 4 else { throw EntryCodec.Corruption(description: "a count of \(count) items exceeds the bytes left") }
         return count
     }
 
     mutating func string() throws(EntryCodec.Corruption) -> String {
-        let length = Int(try uint32())
+        let length = try integer()
         let utf8 = try take(length)
         guard let text = String(validating: utf8, as: UTF8.self) else {
             throw EntryCodec.Corruption(description: "a string is not UTF-8")

@@ -36,11 +36,13 @@ final class MemoryStore: Sendable {
 
     /// Stores `record` under `name`, evicting the least recently used beyond the limits. A record
     /// too large for the tier is not kept, and the record stored under `name` before goes too (it
-    /// is no longer the current answer). With `removals`, nothing changes when ``removeAll(where:)``
-    /// ran since that count was taken — the record may be one it removed, read from disk just before.
+    /// is no longer the current answer). With `removals` (a record read from disk after a miss
+    /// here), nothing changes when ``removeAll(where:)`` ran since that count was taken — the
+    /// record may be one it removed — or when a record is stored under `name` by now: stored after
+    /// the miss, it is newer than the file read.
     func store(_ record: StoredRecord, as name: StoreName, unlessRemovedSince removals: UInt64? = nil) {
         let evicted: [StoredRecord] = state.withLock { state in
-            if let removals, removals != state.removals { return [] }
+            if let removals, removals != state.removals || state.records[name] != nil { return [] }
             let victims = state.index.insert(name, cost: record.cost)
             var dropped = victims.compactMap { state.records.removeValue(forKey: $0) }
             if state.index.contains(name) {

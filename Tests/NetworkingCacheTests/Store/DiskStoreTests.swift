@@ -19,6 +19,21 @@ import Testing
         #expect(reopened.usage.count == 1)
     }
 
+    @Test("A file another process replaced with a larger one is counted at its new size when read")
+    func aReplacedFileIsCountedAtItsSize() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let mine = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let theirs = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let key = Entries.key("books")
+        #expect(mine.store(.response(Entries.entry(for: key)), as: key.storeName))
+        let small = mine.usage.bytes
+        #expect(theirs.store(.response(Entries.entry(for: key, body: Data(count: 50_000))), as: key.storeName))
+        #expect(mine.record(key.storeName) != nil)
+        #expect(mine.usage.count == 1)
+        #expect(mine.usage.bytes > small + 40_000)
+    }
+
     @Test func aDamagedFileIsDroppedNotTrusted() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -43,6 +43,18 @@ import Testing
         #expect(store.record(b.storeName) != nil)
     }
 
+    @Test("A record read from disk after a miss does not replace one stored meanwhile (a reload's newer answer)")
+    func aRecordReadFromDiskDoesNotReplaceANewerOne() {
+        let store = MemoryStore(costLimit: 1 << 20, countLimit: 100)
+        let key = Entries.key("a")
+        let (older, newer) = (Entries.entry(for: key, body: Data("{\"v\":1}".utf8)), Entries.entry(for: key, body: Data("{\"v\":2}".utf8)))
+        // A lookup misses and reads the older file; meanwhile a reload stores the newer answer.
+        let before = store.removals
+        store.store(.response(newer), as: key.storeName)
+        store.store(.response(older), as: key.storeName, unlessRemovedSince: before)
+        #expect(store.record(key.storeName) == .response(newer))
+    }
+
     @Test func removesByName() {
         let store = MemoryStore(costLimit: 1 << 20, countLimit: 100)
         let mine = Entries.key("a", route: "books", user: "1")
