@@ -236,21 +236,6 @@ public struct Endpoint<Response>: Sendable {
         return copy
     }
 
-    /// A copy that downloads the response body to a file, streamed to a temporary file beside the
-    /// destination and moved into place when complete (call it as `Endpoint<DownloadedFile>`).
-    ///
-    /// - Parameters:
-    ///   - destination: the file to write (replaced when it exists); `nil` writes a new file in
-    ///     the temporary folder.
-    ///   - resumable: keep the partial file when the download fails or is cancelled, and resume
-    ///     from it next time with `Range` and `If-Range`; nothing is left behind otherwise.
-    ///   - expectedSHA256: the hex SHA-256 the file must have.
-    public func downloading(to destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) -> Endpoint {
-        var copy = self
-        copy.downloadOptions = DownloadOptions(destination: destination, resumable: resumable, expectedSHA256: expectedSHA256)
-        return copy
-    }
-
     /// A copy whose body is compressed with gzip as it is sent (`Content-Encoding: gzip`).
     public func gzipped() -> Endpoint {
         var copy = self
@@ -460,5 +445,23 @@ extension Endpoint {
         _ path: String, parameters: Parameters? = nil, headers: [String: String], keyPath: String? = nil
     ) -> Endpoint {
         Endpoint(.delete, path, parameters: parameters, headers: HTTPHeaders(headers), keyPath: keyPath)
+    }
+}
+
+extension Endpoint where Response == DownloadedFile {
+    /// A copy that downloads the response body to a file, streamed to a temporary file beside the
+    /// destination and moved into place when complete. Only an `Endpoint<DownloadedFile>` has it: a
+    /// body decoded into another type is not a file.
+    ///
+    /// - Parameters:
+    ///   - destination: the file to write (replaced when it exists); `nil` writes a new file in
+    ///     the temporary folder.
+    ///   - resumable: keep the partial file when the download fails or is cancelled, and resume
+    ///     from it next time with `Range` and `If-Range`; nothing is left behind otherwise.
+    ///   - expectedSHA256: the hex SHA-256 the file must have.
+    public func downloading(to destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) -> Endpoint {
+        var copy = self
+        copy.downloadOptions = DownloadOptions(destination: destination, resumable: resumable, expectedSHA256: expectedSHA256)
+        return copy
     }
 }

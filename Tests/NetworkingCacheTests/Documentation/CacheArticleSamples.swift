@@ -22,7 +22,8 @@ enum CacheArticle {
     }
 
     final class CatalogRepository: AbstractRepository, @unchecked Sendable {
-        // HTTP caching: the server's Cache-Control, Expires, ETag and Last-Modified decide.
+        // HTTP caching: the server's Cache-Control, Expires, ETag and Last-Modified decide (for a
+        // signed call, only an explicit public, private, s-maxage or must-revalidate stores it).
         func books() async -> Result<RepositoryResponse<[Book]>, RepositoryError> {
             await performRequest(.get("books"))
         }
@@ -45,6 +46,11 @@ enum CacheArticle {
         if case .failure(let error) = await catalog.booksOffline(), error.isCacheMiss {
             print("nothing stored yet")
         }
-        cache.removeEntries(for: "user:42")   // a user's answers, at logout; cache.removeAll() for everything
+    }
+
+    static func logOut<User>(_ session: SessionManager<User>, cache: ResponseCache) throws {
+        let user = session.sessionIdentity   // taken before the logout, after which it is nil
+        try session.logout()
+        cache.removeEntries(for: user)       // that user's answers; cache.removeAll() for everything
     }
 }

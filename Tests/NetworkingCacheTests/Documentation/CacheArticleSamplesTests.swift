@@ -29,6 +29,11 @@ struct CacheArticleSamplesTests {
         #expect(try await catalog.genres().get() == ["novel", "poetry"])
         await CacheArticle.showBooks(catalog, cache: cache)
         #expect(transport.requests.count == 2)
+        struct Reader: Codable, Sendable, Identifiable { let id: Int }
+        let session = SessionManager<Reader>()
+        try session.login(user: Reader(id: 42), token: "t")
+        try CacheArticle.logOut(session, cache: cache)
+        #expect(!session.isLoggedIn)
         #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("responses").path))
     }
 

@@ -18,8 +18,13 @@ enum GettingStartedArticle {
     struct Book: Decodable, Sendable { let id: Int; let title: String }
     struct BooksPage: Decodable, Sendable { let data: [Book] }
     struct NewBook: Encodable, Sendable { let title: String; let author: String }
+    struct Login: Decodable, Sendable { let user: User; let token: String }
 
     final class BooksRepository: AbstractRepository, @unchecked Sendable {
+        func logIn(email: String, password: String) async -> Result<Login, RepositoryError> {
+            await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
         func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
             await performRequest(.get("books", parameters: ["page": page]))
         }
@@ -30,11 +35,17 @@ enum GettingStartedArticle {
     }
 
     static func quickStart() async throws {
-        let configuration = try NetworkingConfiguration(
-            useSecureConnection: false, domainURL: "127.0.0.1", port: 8000, subdomainURL: "/api/v1")
+        // The project's test API: `script/server start` writes its address to .servers/env.
+        let address = ProcessInfo.processInfo.environment["NETWORKING_TEST_API_URL"] ?? "http://127.0.0.1:8000/api/v1"
+        let configuration = try NetworkingConfiguration(baseURL: address)
         let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
         let books = BooksRepository(configuration: configuration, sessionManager: session)
 
+        await session.bootstrap()    // restores the session an earlier run saved, if any
+        if !session.isLoggedIn {
+            let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
+            try session.login(user: login.user, token: login.token)
+        }
         switch await books.fetchBooks(page: 1) {
         case .success(let page): print(page.data.map(\.title))
         case .failure(let error): print(error.localizedDescription)
@@ -75,7 +86,7 @@ enum GettingStartedArticle {
             await performRawRequest(.get("books/\(id)/cover", headers: ["Accept": "image/png"]))
         }
 
-        // An array body, a per-call encoding, and a per-call timeout.
+        // An array body and a per-call timeout.
         func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
             await performRequest(Endpoint(.post, "books/import", body: books, timeout: 120))
         }
@@ -184,7 +195,7 @@ enum SessionsArticle {
         }
 
         // After a login call:
-        // try session.login(user: response.user, credential: Credential(accessToken: response.token))
+        // try session.login(user: response.user, credential: Credential(accessToken: response.token, refreshToken: response.refreshToken))
     }
 
     struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
@@ -285,11 +296,14 @@ enum UploadsArticle {
             for await count in NetworkActivity.shared.updates() { print(count == 0 ? "idle" : "\(count) in flight") }
         }
 
-        // Upload and download progress of one call, on either transport.
-        let download = Endpoint<TransportResponse>.get("exports/latest.csv").reportingProgress { progress in
-            print("\(progress.bytesReceived) of \(progress.totalBytesToReceive ?? -1) bytes")
-        }
-        _ = await books.performRawRequest(download)
+        // Upload and download progress of one call, on either transport. A file download counts the
+        // bytes in the file, those an earlier attempt left included: call it again to resume.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("latest.csv")
+        let download = Endpoint<DownloadedFile>.get("exports/latest.csv").downloading(to: file, resumable: true)
+            .reportingProgress { progress in
+                print("\(progress.bytesReceived) of \(progress.totalBytesToReceive ?? -1) bytes")
+            }
+        _ = await books.performRequest(download)
 
         // Cancelling the task cancels the request on the wire, its retries and its wait for a refresh.
         let call = Task { await books.book(id: 1) }
