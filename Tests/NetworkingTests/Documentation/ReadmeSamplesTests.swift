@@ -55,9 +55,7 @@ struct ReadmeSamplesTests {
     @Test("the quick start's repository sends what the README says")
     func quickStartRepository() async throws {
         let transport = StubTransport(routes: [.json(.get, "books", #"{"data": [{"id": 1, "title": "Dune"}]}"#)])
-        // The project's test API: `script/server start` writes its address to .servers/env.
-        let address = ProcessInfo.processInfo.environment["NETWORKING_TEST_API_URL"] ?? "http://127.0.0.1:8000/api/v1"
-        let configuration = try NetworkingConfiguration(baseURL: address)
+        let configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:8000/api/v1")
         let books = Readme.BooksRepository(configuration: configuration, transport: transport)
         #expect(try await books.fetchBooks(page: 1).get().data.map(\.title) == ["Dune"])
         #expect(transport.requests.first?.url.absoluteString == "http://127.0.0.1:8000/api/v1/books?page=1")
@@ -69,9 +67,7 @@ struct ReadmeSamplesTests {
             .json(.post, "auth/login", #"{"user": {"id": 1, "name": "Reader"}, "token": "t0k3n"}"#),
             .json(.get, "books", #"{"data": []}"#),
         ])
-        // The project's test API: `script/server start` writes its address to .servers/env.
-        let address = ProcessInfo.processInfo.environment["NETWORKING_TEST_API_URL"] ?? "http://127.0.0.1:8000/api/v1"
-        let configuration = try NetworkingConfiguration(baseURL: address)
+        let configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:8000/api/v1")
         let session = SessionManager<Readme.User>()
         let books = Readme.BooksRepository(configuration: configuration, sessionManager: session, transport: transport)
         let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
