@@ -35,7 +35,7 @@ extension ResponseCache {
         let entry = lookup(key, headers: request.headers)
         switch LookupDecision.decide(entry: entry, policy: call.policy, requestDirectives: call.requestDirectives, now: now) {
         case .serve(let source):
-            if let entry { return entry.response(source: source, age: Freshness(of: entry, now: now).age) }
+            if let entry { return entry.response(source: source, age: Freshness(of: entry, now: now).age, url: request.url) }
             return try await exchange(call, key: key, entry: nil, conditional: [:], next: next)
         case .miss:
             return Self.miss(for: request, reason: "no stored answer can be used")
@@ -128,7 +128,7 @@ extension ResponseCache {
             response = try await next(outgoing)
         } catch {
             if error.isConnectivityFailure, let entry, LookupDecision.mayServeStale(entry, policy: call.policy) {
-                return entry.response(source: .stale, age: Freshness(of: entry, now: clock.now()).age)
+                return entry.response(source: .stale, age: Freshness(of: entry, now: clock.now()).age, url: call.request.url)
             }
             throw error
         }
@@ -146,7 +146,8 @@ extension ResponseCache {
             if !refreshed.directives.noStore, !call.requestDirectives.noStore, pendingStores.isCurrent(ticket) {
                 save(refreshed, key: key, ticket: ticket)
             }
-            return refreshed.response(source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age)
+            return refreshed.response(
+                source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: response.url ?? call.request.url)
         }
 
         let rule = StorageRule(

@@ -65,6 +65,9 @@ import Testing
         let second = try await fetch("s3cr3t")
         let other = try await fetch("0ther")
         #expect([first.source, second.source, other.source] == [.network, .cache, .network])
+        // A hit names the URL it answers, query included, as the network's answer does.
+        #expect(second.url == first.url)
+        #expect(second.url?.query?.contains("access_token=s3cr3t-query") == true)
         #expect(folder.files().count >= 2)
         for name in folder.files() {
             let text = String(decoding: try Data(contentsOf: folder.url.appendingPathComponent(name)), as: UTF8.self)

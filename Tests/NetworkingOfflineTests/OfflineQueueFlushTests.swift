@@ -31,11 +31,15 @@ struct OfflineQueueFlushTests {
 
     static func setUp(
         batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
+        maximumRefusals: Int? = nil, clock: NetworkingClock = .live,
         answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
     ) throws -> Setup {
         let folder = try temporaryFolder()
         let queue = try OfflineQueue(
-            OfflineQueue.Configuration(folder: folder, othersRequests: othersRequests, retryDelay: 3600, batch: batch))
+            OfflineQueue.Configuration(
+                folder: folder, othersRequests: othersRequests, retryDelay: 3600, maximumRetryDelay: 86_400, batch: batch,
+                maximumRefusals: maximumRefusals,
+                clock: clock))
         let online = Switch()
         let gate = { @Sendable (request: TransportRequest) throws(TransportError) -> TransportResponse in
             guard online.isOn else { throw .network(.connectionRefused) }

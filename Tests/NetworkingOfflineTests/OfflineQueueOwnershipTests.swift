@@ -175,6 +175,44 @@ struct OfflineQueueOwnershipTests {
         #expect(ann.sessionIdentity != nil)
     }
 
+    @Test("A session manager whose users switch while it signs (Ann logs out, Bob in) never signs a call made for Bob with Ann's token")
+    func switchWhileSigning() async throws {
+        final class Hook: Sendable {
+            let session = Mutex<SessionManager<APIUser>?>(nil)
+            let armed = Mutex(true)
+        }
+        let hook = Hook()
+        // The scheme runs outside the session's lock, after the credential was read: the switch
+        // lands between the signing and any later look at the session.
+        let scheme = AuthorizationScheme { credential in
+            let first = hook.armed.withLock { armed in
+                defer { armed = false }
+                return armed
+            }
+            if first, let session = hook.session.withLock({ $0 }) {
+                try? session.logout()
+                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+            }
+            return "Bearer \(credential.accessToken)"
+        }
+        let session = SessionManager<APIUser>(authorizationScheme: scheme)
+        hook.session.withLock { $0 = session }
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let transport = StubTransport(routes: [.status(.post, "notes", 201)])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let request = try repository.makeRequest(for: Endpoint<Void>(.post, "notes"))
+        var options = RequestOptions()
+        options[SessionIdentityKey.self] = "user:2"
+        let result = await repository.send(request, context: RequestContext(requiresSession: true, options: options, session: session))
+        #expect(session.sessionIdentity == "user:2", "the switch happened")
+        guard case .failure(.unauthenticatedSession) = result else {
+            Issue.record("expected unauthenticatedSession, got \(result)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     /// A queue flushing through `batch` with `maximumRefusals: 2`, holding writes queued while the
     /// network was down; once `online` is on, the batch endpoint answers with `answer`.
     private struct BatchSetup {
@@ -239,24 +277,61 @@ struct OfflineQueueOwnershipTests {
     }
 
     @Test(
-        "An answer that is not valid HTTP (a redirect loop, a proxy's broken reply) keeps the request for two more flushes, then rejects it"
+        "An answer that is not valid HTTP (a redirect loop, a proxy's broken reply) keeps the request until the third comes a minute or more after the first"
     )
     func brokenAnswersAreGivenUp() async throws {
-        let setup = try OfflineQueueFlushTests.setUp { _ throws(TransportError) in throw .invalidResponse("too many redirects") }
+        // A clock whose timers never fire: the flushes below are the only ones.
+        final class Clock: Sendable {
+            let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+            func advance(by seconds: TimeInterval) { now.withLock { $0.addTimeInterval(seconds) } }
+            var networkingClock: NetworkingClock {
+                NetworkingClock(now: { self.now.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(86_400)) })
+            }
+        }
+        let clock = Clock()
+        let setup = try OfflineQueueFlushTests.setUp(clock: clock.networkingClock) { _ throws(TransportError) in
+            throw .invalidResponse("too many redirects")
+        }
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
         setup.online.turnOn()
-        for _ in 0..<2 {
+        // Three within seconds (HTTP/2 resets through a deploy) give nothing up.
+        for _ in 0..<3 {
             let report = await setup.queue.flush()
             #expect(report.rejected.isEmpty)
             guard case .invalidResponse? = report.stoppedBy else {
                 Issue.record("expected the flush to stop on the broken answer, got \(String(describing: report.stoppedBy))")
                 return
             }
+            clock.advance(by: 20)
         }
         let report = await setup.queue.flush()
         #expect(report.rejected.map(\.ticket) == tickets)
         #expect(setup.queue.count == 0)
+    }
+
+    @Test(
+        "With maximumRefusals, answers that are not valid HTTP are given up at that count, at once; a whole batch answered so counts for each item"
+    )
+    func brokenAnswersAndMaximumRefusals() async throws {
+        let setup = try OfflineQueueFlushTests.setUp(maximumRefusals: 1) { _ throws(TransportError) in
+            throw .invalidResponse("weird server reply")
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
+        setup.online.turnOn()
+        #expect(await setup.queue.flush().rejected.map(\.ticket) == tickets)
+        let batched = try OfflineQueueFlushTests.setUp(batch: ("batch", 10), maximumRefusals: 2) { _ throws(TransportError) in
+            throw .invalidResponse("weird server reply")
+        }
+        defer { try? FileManager.default.removeItem(at: batched.folder) }
+        let queued = try await OfflineQueueFlushTests.queueNotes(batched, count: 2)
+        batched.online.turnOn()
+        let first = await batched.queue.flush()
+        #expect(first.rejected.isEmpty && first.remaining == 2)
+        let second = await batched.queue.flush()
+        #expect(Set(second.rejected.map(\.ticket)) == Set(queued))
+        #expect(batched.queue.count == 0)
     }
 
     @Test("A passing broken answer (an HTTP/2 stream reset) loses nothing: the next flush delivers the request")

@@ -127,13 +127,14 @@ struct CacheEntry: Sendable, Hashable {
             headers: HTTPHeaders(fields), body: body, requestDate: requestDate, responseDate: responseDate, vary: vary)
     }
 
-    /// The entry as an answer: the stored status, headers and body, with `Age` set to its current
-    /// age (RFC 9111 §5.1), marked with where it came from.
-    func response(source: ResponseSource, age: TimeInterval) -> TransportResponse {
+    /// The entry as an answer to a request for `url`: the stored status, headers and body, with
+    /// `Age` set to its current age (RFC 9111 §5.1), marked with where it came from. The URL is
+    /// the request's, as a network answer's is (the entry keeps it without its query).
+    func response(source: ResponseSource, age: TimeInterval, url: URL) -> TransportResponse {
         // Entries written before cookies were left out may still hold them.
         var headers = Self.storedFields(of: headers)
         headers["Age"] = String(Int(min(max(age, 0), 2_147_483_648).rounded(.down)))
-        return TransportResponse(statusCode: statusCode, headers: headers, body: body, url: URL(string: url), source: source)
+        return TransportResponse(statusCode: statusCode, headers: headers, body: body, url: url, source: source)
     }
 
     /// About how many bytes the entry takes, for the tiers' byte limits.

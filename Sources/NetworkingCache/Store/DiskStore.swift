@@ -30,6 +30,13 @@ final class DiskStore: Sendable {
         /// again after it (its file may be gone, and a later eviction would delete a file
         /// another process wrote under that name).
         var removals: UInt64 = 0
+
+        /// Counts `name` at `cost` as the most recently used; returns the names evicted (removals too).
+        mutating func insert(_ name: StoreName, cost: Int) -> [StoreName] {
+            let evicted = index.insert(name, cost: cost)
+            removals &+= UInt64(evicted.count)
+            return evicted
+        }
     }
 
     /// The folder holding the files.
@@ -83,7 +90,7 @@ final class DiskStore: Sendable {
             }
             // The file's size now (another process may have replaced it), and the most recently used.
             let evicted = state.withLock { state -> [StoreName] in
-                state.removals == removals || state.index.contains(name) ? state.index.insert(name, cost: data.count) : []
+                state.removals == removals || state.index.contains(name) ? state.insert(name, cost: data.count) : []
             }
             delete(evicted)
             return record
@@ -104,7 +111,7 @@ final class DiskStore: Sendable {
             remove(name)
             return false
         }
-        delete(state.withLock { $0.index.insert(name, cost: data.count) })
+        delete(state.withLock { $0.insert(name, cost: data.count) })
         return true
     }
 
@@ -144,6 +151,7 @@ final class DiskStore: Sendable {
         var files = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600)
             .compactMap { file in StoreName(fileName: file.name).map { (name: $0, size: file.size, modified: file.modified) } }
             .sorted { $0.modified > $1.modified }
+        sweepEarlierFormats(&files)
         // Files removed while the folder was listed are not counted.
         if state.withLock({ $0.removals != removals }) {
             files.removeAll { !FileManager.default.fileExists(atPath: path + "/" + $0.name.description) }
@@ -151,10 +159,31 @@ final class DiskStore: Sendable {
         let evicted = state.withLock { state -> [StoreName] in
             var evicted: [StoreName] = []
             for file in files { evicted += state.index.insertAsOldest(file.name, cost: file.size) }
+            state.removals &+= UInt64(evicted.count)
             state.listing = .done
             return evicted
         }
         delete(evicted)
+    }
+
+    /// The name of the file that says the folder holds no entry of an earlier format.
+    static let sweptMarker = ".format-\(EntryCodec.version)"
+
+    /// Once per folder: removes the entries of earlier formats among `files` (format 1 kept keys
+    /// and `Vary` values in clear, tokens included), reading each file's first six bytes, then
+    /// leaves a marker so that later listings skip the check.
+    private func sweepEarlierFormats(_ files: inout [(name: StoreName, size: Int, modified: TimeInterval)]) {
+        let marker = path + "/" + Self.sweptMarker
+        guard !FileManager.default.fileExists(atPath: marker) else { return }
+        files.removeAll { file in
+            let path = path + "/" + file.name.description
+            guard let header = EntryFiles.prefix(of: path, count: 6), header.count == 6, Array(header[0..<4]) == EntryCodec.magic,
+                UInt16(header[4]) | UInt16(header[5]) << 8 < EntryCodec.version
+            else { return false }
+            EntryFiles.remove(path)
+            return true
+        }
+        _ = FileManager.default.createFile(atPath: marker, contents: Data(), attributes: [.posixPermissions: 0o600])
     }
 
     private func discard(_ name: StoreName, file: String) {

@@ -179,7 +179,7 @@ private struct ByteWriter {
     mutating func string(_ text: String) {
         let utf8 = Array(text.utf8)
         uint32(UInt32(clamping: utf8.count))
-        bytes.append(contentsOf: utf8.prefix(Int(UInt32.max)))
+        bytes.append(contentsOf: utf8.prefix(Int(clamping: UInt32.max)))
     }
 
     mutating func optionalString(_ text: String?) {

@@ -30,6 +30,24 @@ enum EntryFiles {
     /// The prefix of temporary files, which listings skip.
     static let temporaryPrefix = ".tmp-"
 
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter), or `nil` when it
+    /// cannot be opened.
+    static func prefix(of path: String, count: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            while true {
+                let read = systemRead(descriptor, base, count)
+                if read < 0, errno == EINTR { continue }
+                return max(read, 0)
+            }
+        }
+        return Array(bytes.prefix(read))
+    }
+
     /// The whole contents of the file at `path`, refusing files larger than `limit` bytes.
     /// Anything but a regular file (a named pipe, a device put in the folder) counts as oversized,
     /// so that it is removed; opening does not block on a pipe without a writer.

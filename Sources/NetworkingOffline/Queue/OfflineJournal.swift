@@ -16,7 +16,10 @@ import Networking
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
 /// one (and should that cut fail, reading steps over the torn bytes). A torn or corrupt record
 /// (what a crash mid-write leaves at the end, or a damaged disk block in the middle) is skipped up
-/// to the next intact record, so one bad block costs its own records only; a torn end is cut off.
+/// to the next intact record, so one bad block costs its own records only (a lost `done` brings its
+/// request back, to be sent again under its `Idempotency-Key`; on a file system that can show a
+/// file's old blocks after a power loss, such as ext4 with `data=writeback`, intact records of an
+/// earlier log may come back the same way); a torn end is cut off.
 /// An intact record that no longer decodes (written by another version) is skipped too, and a
 /// compaction drops both. A record of length 0 counts as torn: a tail of zeros (a power loss on
 /// some file systems) has a valid checksum. When most records are obsolete, the log is rewritten
@@ -146,8 +149,7 @@ final class OfflineJournal: @unchecked Sendable {
             while candidate <= buffer.count - 9 {
                 defer { candidate += 1 }
                 guard buffer[candidate + 8] == UInt8(ascii: "{") else { continue }
-                let length = Int(word(buffer, candidate))
-                guard length > 1, length <= maximumRecordSize, buffer.count - candidate - 8 >= length,
+                guard let length = length(buffer, candidate), length > 1, buffer.count - candidate - 8 >= length,
                     buffer[candidate + 7 + length] == UInt8(ascii: "}")
                 else { continue }
                 let payload = UnsafeRawBufferPointer(rebasing: buffer[(candidate + 8)..<(candidate + 8 + length)])
@@ -298,14 +300,20 @@ final class OfflineJournal: @unchecked Sendable {
     static func record(in data: Data, at offset: Int, decoder: FastJSONDecoder) -> (Record?, Int)? {
         guard offset >= 0, data.count - offset >= 8 else { return nil }
         let intact: Int? = data.withUnsafeBytes { buffer in
-            let length = Int(word(buffer, offset))
-            guard length > 0, length <= maximumRecordSize, buffer.count - offset - 8 >= length else { return nil }
+            guard let length = length(buffer, offset), length > 0, buffer.count - offset - 8 >= length else { return nil }
             let payload = UnsafeRawBufferPointer(rebasing: buffer[(offset + 8)..<(offset + 8 + length)])
             return crc(payload) == word(buffer, offset + 4) ? length : nil
         }
         guard let length = intact else { return nil }
         let start = data.startIndex + offset + 8
         return (try? decoder.decode(Record.self, from: data.subdata(in: start..<(start + length))), offset + 8 + length)
+    }
+
+    /// The length word of the frame at `offset`, when it is at most ``maximumRecordSize``
+    /// (compared before it becomes an `Int`, which has 32 bits on watchOS).
+    private static func length(_ buffer: UnsafeRawBufferPointer, _ offset: Int) -> Int? {
+        let length = word(buffer, offset)
+        return length <= UInt32(maximumRecordSize) ? Int(length) : nil
     }
 
     /// The little-endian 32-bit word at `offset` (which has four bytes after it).

@@ -48,7 +48,8 @@ import Synchronization
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
 /// 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
-/// cannot be read, or up to three times an answer that is not valid HTTP) stays, and the flush stops
+/// cannot be read, or an answer that is not valid HTTP, until the third a minute or more after the first) stays,
+/// and the flush stops
 /// there; a 401 to a request sent without the session is its answer for good. After each flush,
 /// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
 /// keeps refusing, or ``Configuration/maximumRefusals`` gives such requests up by themselves.
@@ -101,8 +102,8 @@ public final class OfflineQueue: Interceptor {
         /// within one run of the process; values below 1 mean 1. Default `nil`, no limit: a server
         /// failing for a while (a 503 through a long deploy) must not make the queue drop writes,
         /// so set a limit only when giving up is better for your API than waiting. An answer that
-        /// is not valid HTTP (a proxy's broken reply, a redirect loop) is given up after three,
-        /// or after this limit when it is lower.
+        /// is not valid HTTP (a proxy's broken reply, a redirect loop) is given up at the third
+        /// at least a minute after the first, or after this limit when it is lower.
         public var maximumRefusals: Int?
         /// The time source of the retry timer. Default the system clock.
         public var clock: NetworkingClock
@@ -144,8 +145,8 @@ public final class OfflineQueue: Interceptor {
         var outcomeOrder: [UUID] = []
         /// How many times each waiting request was answered with a status the queue keeps.
         var refusals: [UUID: Int] = [:]
-        /// How many times each waiting request got an answer that is not valid HTTP.
-        var brokenAnswers: [UUID: Int] = [:]
+        /// How many answers that are not valid HTTP each waiting request got, since when.
+        var brokenAnswers: [UUID: (count: Int, since: Date)] = [:]
         var retry: Task<Void, Never>?
         /// Tells the planned retry from one it replaced.
         var retryGeneration = 0
@@ -660,20 +661,25 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
-    /// How many answers that are not valid HTTP (outside a batch's items) a request gets before
-    /// it is given up, whatever ``Configuration/maximumRefusals`` says.
+    /// How many answers that are not valid HTTP (outside a batch's items) a request gets, over
+    /// at least ``brokenAnswersSpan`` seconds, before it is given up (or
+    /// ``Configuration/maximumRefusals`` of them): HTTP/2 stream resets through a deploy come
+    /// within seconds, a redirect loop comes out the same for good.
     static let maximumBrokenAnswers = 3
+    static let brokenAnswersSpan: TimeInterval = 60
 
     /// Counts an answer the queue keeps (a status, not a failure of the network); `true` when
     /// the request has now been refused ``Configuration/maximumRefusals`` times, or has had
-    /// ``maximumBrokenAnswers`` answers that are not valid HTTP, and is given up.
+    /// enough answers that are not valid HTTP (``maximumBrokenAnswers``), and is given up.
     private func refusedTooOften(_ id: UUID, _ result: Result<TransportResponse, RepositoryError>) -> Bool {
         if case .failure(.invalidResponse(let reason, _)) = result, !BatchWire.itemReasons.contains(reason) {
-            let limit = min(Self.maximumBrokenAnswers, max(1, configuration.maximumRefusals ?? .max))
+            let now = configuration.clock.now()
             return state.withLock { state in
-                let count = (state.brokenAnswers[id] ?? 0) + 1
-                state.brokenAnswers[id] = count
-                return count >= limit
+                var broken = state.brokenAnswers[id] ?? (0, now)
+                broken.count += 1
+                state.brokenAnswers[id] = broken
+                if let maximum = configuration.maximumRefusals, broken.count >= max(1, maximum) { return true }
+                return broken.count >= Self.maximumBrokenAnswers && now.timeIntervalSince(broken.since) >= Self.brokenAnswersSpan
             }
         }
         guard let maximum = configuration.maximumRefusals else { return false }

@@ -34,6 +34,27 @@ import Testing
         #expect(mine.usage.bytes > small + 40_000)
     }
 
+    @Test("Entries of the first format (keys and Vary values in clear) are removed at the first listing, once per folder")
+    func entriesOfAnEarlierFormatAreSwept() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (old, current) = (Entries.key("old"), Entries.key("current"))
+        let writer = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        #expect(writer.store(.response(Entries.entry(for: old)), as: old.storeName))
+        #expect(writer.store(.response(Entries.entry(for: current)), as: current.storeName))
+        // The marker goes, and the old entry becomes one of format 1.
+        try FileManager.default.removeItem(at: folder.url.appendingPathComponent(DiskStore.sweptMarker))
+        let file = folder.url.appendingPathComponent(old.storeName.description)
+        var bytes = try Data(contentsOf: file)
+        bytes[4] = 1
+        try bytes.write(to: file)
+        let reader = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        #expect(reader.record(current.storeName) != nil)
+        #expect(folder.files() == [current.storeName.description])
+        #expect(reader.usage.count == 1)
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(DiskStore.sweptMarker).path))
+    }
+
     @Test func aDamagedFileIsDroppedNotTrusted() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
