@@ -42,19 +42,17 @@ extension PersistedSession: CustomStringConvertible, CustomDebugStringConvertibl
 }
 
 extension SessionAuthorization: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The authorization with its header value replaced by `<redacted>`.
+    /// The authorization with its header value replaced by `<redacted>`, and without whose
+    /// session it is (which may name the user).
     public var description: String {
-        "SessionAuthorization(headerValue: \(Redaction.placeholder), version: \(version), sessionID: \(sessionID), sessionIdentity: \(sessionIdentity.map { "\"\($0)\"" } ?? "nil"))"
+        "SessionAuthorization(headerValue: \(Redaction.placeholder), version: \(version), sessionID: \(sessionID))"
     }
 
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
         Mirror(
-            self,
-            children: [
-                "headerValue": Redaction.placeholder, "version": version, "sessionID": sessionID, "sessionIdentity": sessionIdentity as Any,
-            ],
+            self, children: ["headerValue": Redaction.placeholder, "version": version, "sessionID": sessionID],
             displayStyle: .struct)
     }
 }
