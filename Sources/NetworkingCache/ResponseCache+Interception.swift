@@ -136,8 +136,13 @@ extension ResponseCache {
 
         if response.statusCode == 304, sentConditionally, let entry {
             // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly) does not select the
-            // stored answer; ask again without conditions.
-            if let etag = response.headers["ETag"], let stored = entry.headers["ETag"], Self.opaqueTag(etag) != Self.opaqueTag(stored) {
+            // stored answer, nor does one from the resource a redirect led to; ask again without
+            // conditions.
+            let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
+            let otherTag =
+                response.headers["ETag"].flatMap { etag in entry.headers["ETag"].map { Self.opaqueTag(etag) != Self.opaqueTag($0) } }
+                ?? false
+            if redirected || otherTag {
                 var plain = outgoing
                 for name in ["If-None-Match", "If-Modified-Since"] { plain.headers[name] = nil }
                 return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
@@ -147,7 +152,7 @@ extension ResponseCache {
                 save(refreshed, key: key, ticket: ticket)
             }
             return refreshed.response(
-                source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: response.url ?? call.request.url)
+                source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: call.request.url)
         }
 
         let rule = StorageRule(

@@ -221,6 +221,22 @@ import Testing
         return (CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport), transport)
     }
 
+    @Test("A 304 from the resource a redirect led to does not refresh the stored answer: it is asked again without conditions")
+    func a304AfterARedirectIsNotTheStoredAnswers() async throws {
+        let clock = TestClock()
+        let redirecting = Shared(false)
+        let (repository, transport) = try Self.revalidating(
+            ["Cache-Control": "max-age=60", "ETag": "\"v\""], notModified: ["ETag": "\"v\"", "Cache-Control": "max-age=600"], clock: clock,
+            url: { url in redirecting.current ? url.deletingLastPathComponent().appendingPathComponent("elsewhere") : url })
+        _ = try await repository.fetch(.get("resource")).get()
+        clock.advance(by: 120)
+        redirecting.update { $0 = true }
+        let answer = try await repository.fetch(.get("resource")).get()
+        #expect(answer.source == .network)
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.last?.headers["If-None-Match"] == nil)
+    }
+
     @Test func a304WithoutADateRestartsTheAnswersAgeInsteadOfKeepingTheFirstOnes() async throws {
         let clock = TestClock()
         // The first answer's Date is the test clock's start; a 304 an hour later carries no Date.

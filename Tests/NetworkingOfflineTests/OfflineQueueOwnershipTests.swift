@@ -310,6 +310,32 @@ struct OfflineQueueOwnershipTests {
         #expect(setup.queue.count == 0)
     }
 
+    @Test("Broken answers count in a row: one, then a 503, then two within seconds an hour later keep the request")
+    func brokenAnswersCountInARow() async throws {
+        final class Clock: Sendable {
+            let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+            func advance(by seconds: TimeInterval) { now.withLock { $0.addTimeInterval(seconds) } }
+            var networkingClock: NetworkingClock {
+                NetworkingClock(now: { self.now.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(86_400)) })
+            }
+        }
+        let clock = Clock()
+        let answers = Mutex(["broken", "503", "broken", "broken"])
+        let setup = try OfflineQueueFlushTests.setUp(clock: clock.networkingClock) { request throws(TransportError) in
+            let next = answers.withLock { $0.isEmpty ? "201" : $0.removeFirst() }
+            if next == "broken" { throw .invalidResponse("HTTP/2 stream 1 was reset") }
+            return TransportResponse(statusCode: Int(next) ?? 201, url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 1)
+        setup.online.turnOn()
+        for advance in [0.0, 0, 3600, 1] {
+            clock.advance(by: advance)
+            #expect(await setup.queue.flush().rejected.isEmpty)
+        }
+        #expect(await setup.queue.flush().delivered == tickets)
+    }
+
     @Test(
         "With maximumRefusals, answers that are not valid HTTP are given up at that count, at once; a whole batch answered so counts for each item"
     )

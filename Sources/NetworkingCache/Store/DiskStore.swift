@@ -171,19 +171,26 @@ final class DiskStore: Sendable {
 
     /// Once per folder: removes the entries of earlier formats among `files` (format 1 kept keys
     /// and `Vary` values in clear, tokens included), reading each file's first six bytes, then
-    /// leaves a marker so that later listings skip the check.
+    /// leaves a marker so that later listings skip the check — only when every file was checked
+    /// and every old one removed (a folder that could not be read, a file that could not be
+    /// opened or removed: the next process checks again).
     private func sweepEarlierFormats(_ files: inout [(name: StoreName, size: Int, modified: TimeInterval)]) {
         let marker = path + "/" + Self.sweptMarker
         guard !FileManager.default.fileExists(atPath: marker) else { return }
+        var complete = (try? FileManager.default.contentsOfDirectory(atPath: path)) != nil
         files.removeAll { file in
             let path = path + "/" + file.name.description
-            guard let header = EntryFiles.prefix(of: path, count: 6), header.count == 6, Array(header[0..<4]) == EntryCodec.magic,
+            guard let header = EntryFiles.prefix(of: path, count: 6) else {
+                if errno != ENOENT { complete = false }
+                return false
+            }
+            guard header.count == 6, Array(header[0..<4]) == EntryCodec.magic,
                 UInt16(header[4]) | UInt16(header[5]) << 8 < EntryCodec.version
             else { return false }
-            EntryFiles.remove(path)
+            if unlink(path) != 0, errno != ENOENT { complete = false }
             return true
         }
-        _ = FileManager.default.createFile(atPath: marker, contents: Data(), attributes: [.posixPermissions: 0o600])
+        if complete { _ = FileManager.default.createFile(atPath: marker, contents: Data(), attributes: [.posixPermissions: 0o600]) }
     }
 
     private func discard(_ name: StoreName, file: String) {

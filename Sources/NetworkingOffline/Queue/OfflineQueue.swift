@@ -48,7 +48,8 @@ import Synchronization
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
 /// 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
-/// cannot be read, or an answer that is not valid HTTP, until the third a minute or more after the first) stays,
+/// cannot be read, or an answer that is not valid HTTP, until the third in a row a minute or more
+/// after the first) stays,
 /// and the flush stops
 /// there; a 401 to a request sent without the session is its answer for good. After each flush,
 /// ``Configuration/onFlush`` hears what happened; ``remove(_:)`` takes out a request the server
@@ -103,7 +104,7 @@ public final class OfflineQueue: Interceptor {
         /// failing for a while (a 503 through a long deploy) must not make the queue drop writes,
         /// so set a limit only when giving up is better for your API than waiting. An answer that
         /// is not valid HTTP (a proxy's broken reply, a redirect loop) is given up at the third
-        /// at least a minute after the first, or after this limit when it is lower.
+        /// in a row, the last at least a minute after the first, or at this limit's count of them.
         public var maximumRefusals: Int?
         /// The time source of the retry timer. Default the system clock.
         public var clock: NetworkingClock
@@ -661,10 +662,11 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
-    /// How many answers that are not valid HTTP (outside a batch's items) a request gets, over
-    /// at least ``brokenAnswersSpan`` seconds, before it is given up (or
-    /// ``Configuration/maximumRefusals`` of them): HTTP/2 stream resets through a deploy come
-    /// within seconds, a redirect loop comes out the same for good.
+    /// How many answers in a row that are not valid HTTP (outside a batch's items) a request
+    /// gets, the last at least ``brokenAnswersSpan`` seconds after the first, before it is given
+    /// up (or ``Configuration/maximumRefusals`` of them): HTTP/2 stream resets through a deploy
+    /// come within seconds, a redirect loop comes out the same for good. Anything else that keeps
+    /// the request (a status, a network failure) starts the count again.
     static let maximumBrokenAnswers = 3
     static let brokenAnswersSpan: TimeInterval = 60
 
@@ -676,12 +678,15 @@ public final class OfflineQueue: Interceptor {
             let now = configuration.clock.now()
             return state.withLock { state in
                 var broken = state.brokenAnswers[id] ?? (0, now)
+                // A clock set back starts the span again rather than stretch it.
+                if now < broken.since { broken.since = now }
                 broken.count += 1
                 state.brokenAnswers[id] = broken
                 if let maximum = configuration.maximumRefusals, broken.count >= max(1, maximum) { return true }
                 return broken.count >= Self.maximumBrokenAnswers && now.timeIntervalSince(broken.since) >= Self.brokenAnswersSpan
             }
         }
+        state.withLock { $0.brokenAnswers[id] = nil }
         guard let maximum = configuration.maximumRefusals else { return false }
         switch result {
         case .success: break

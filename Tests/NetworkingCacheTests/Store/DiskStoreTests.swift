@@ -53,6 +53,12 @@ import Testing
         #expect(folder.files() == [current.storeName.description])
         #expect(reader.usage.count == 1)
         #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(DiskStore.sweptMarker).path))
+        // Once: with the marker there, a later listing reads no file's header.
+        try bytes.write(to: file)
+        let later = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        #expect(later.record(current.storeName) != nil)
+        #expect(later.usage.count == 2)
+        #expect(folder.files().count == 2)
     }
 
     @Test func aDamagedFileIsDroppedNotTrusted() throws {

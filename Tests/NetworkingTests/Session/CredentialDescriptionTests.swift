@@ -15,7 +15,8 @@ struct CredentialDescriptionTests {
     @Test("Credential, PersistedSession and SessionAuthorization")
     func redacted() {
         let session = PersistedSession(credential: credential, user: ["name": "Ann", "password": "hunter2"], identity: "ann")
-        let authorization = SessionAuthorization(headerValue: "Bearer acc3ss", version: 3, sessionID: 7)
+        let authorization = SessionAuthorization(
+            headerValue: "Bearer acc3ss", version: 3, sessionID: 7, sessionIdentity: "user:ann@example.com")
         for text in everyDescription(of: credential) + everyDescription(of: session) + everyDescription(of: authorization) {
             for secret in ["acc3ss", "r3fresh", "hunter2"] {
                 #expect(!text.contains(secret), "\(text)")
@@ -24,6 +25,8 @@ struct CredentialDescriptionTests {
         }
         #expect("\(session)".contains("Ann"))
         #expect("\(authorization)".contains("version: 3"))
+        // Whose session it is may name the user: left out too.
+        #expect(everyDescription(of: authorization).allSatisfy { !$0.contains("ann@example.com") })
         #expect("\(Credential(accessToken: "a"))".contains("refreshToken: nil"))
     }
 }
