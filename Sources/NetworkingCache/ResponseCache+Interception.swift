@@ -133,12 +133,15 @@ extension ResponseCache {
             throw error
         }
         let responseDate = clock.now()
+        // The transport followed a redirect: the answer is another resource's. Stored under this
+        // URL it would lend its freshness to the URL that redirected (RFC 9111 §3 stores a redirect
+        // only by its own explicit freshness). An interceptor's query item is no redirect.
+        let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
 
         if response.statusCode == 304, sentConditionally, let entry {
             // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly) does not select the
             // stored answer, nor does one from the resource a redirect led to; ask again without
             // conditions.
-            let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
             let otherTag =
                 response.headers["ETag"].flatMap { etag in entry.headers["ETag"].map { Self.opaqueTag(etag) != Self.opaqueTag($0) } }
                 ?? false
@@ -159,10 +162,6 @@ extension ResponseCache {
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"))
         let directives = CacheControl(response.headers)
-        // The transport followed a redirect: the answer is another resource's, and stored under
-        // this URL it would lend its freshness to the URL that redirected (RFC 9111 §3 stores a
-        // redirect only by its own explicit freshness). An interceptor's query item is no redirect.
-        let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
         let storable =
             rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
             && response.body.count <= configuration.maximumBodyBytes

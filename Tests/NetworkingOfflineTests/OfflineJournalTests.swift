@@ -15,6 +15,11 @@ struct OfflineJournalTests {
             requiresSession: true, name: "note")
     }
 
+    /// The framed `add` record of `item`, as the journal writes it.
+    static func frame(_ item: OfflineItem) throws -> Data {
+        OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add(item)))
+    }
+
     @Test("Items survive reopening, in order, without the ones marked done")
     func reopen() async throws {
         let folder = try temporaryFolder()
@@ -77,10 +82,9 @@ struct OfflineJournalTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let items = try (0..<2).map(Self.item)
-        let encoder = JSONEncoder()
-        var log = OfflineJournal.frame(try encoder.encode(OfflineJournal.Record.add(items[0])))
+        var log = try Self.frame(items[0])
         log += OfflineJournal.frame(Data(#"{"future":{"shape":1}}"#.utf8))
-        log += OfflineJournal.frame(try encoder.encode(OfflineJournal.Record.add(items[1])))
+        log += try Self.frame(items[1])
         try log.write(to: folder.appendingPathComponent("queue.log"))
         let journal = try OfflineJournal(folder: folder)
         #expect(try journal.load() == items)
@@ -92,7 +96,7 @@ struct OfflineJournalTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let items = try (0..<4).map(Self.item)
-        let frames = try items.map { OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add($0))) }
+        let frames = try items.map(Self.frame)
         let log = folder.appendingPathComponent("queue.log")
         // A bit flipped inside the second record's payload, then in its length.
         for position in [frames[0].count + 30, frames[0].count + 1] {
@@ -114,8 +118,8 @@ struct OfflineJournalTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let items = try (0..<3).map(Self.item)
-        let frames = try items.map { OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add($0))) }
-        let torn = OfflineJournal.frame(try JSONEncoder().encode(OfflineJournal.Record.add(try Self.item(9)))).prefix(40)
+        let frames = try items.map(Self.frame)
+        let torn = try Self.frame(Self.item(9)).prefix(40)
         try (frames[0] + torn + frames[1] + frames[2]).write(to: folder.appendingPathComponent("queue.log"))
         #expect(try OfflineJournal(folder: folder).load() == items)
         // Nothing but damage: an empty queue, and the file cut to nothing.

@@ -280,15 +280,7 @@ struct OfflineQueueOwnershipTests {
         "An answer that is not valid HTTP (a redirect loop, a proxy's broken reply) keeps the request until the third comes a minute or more after the first"
     )
     func brokenAnswersAreGivenUp() async throws {
-        // A clock whose timers never fire: the flushes below are the only ones.
-        final class Clock: Sendable {
-            let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
-            func advance(by seconds: TimeInterval) { now.withLock { $0.addTimeInterval(seconds) } }
-            var networkingClock: NetworkingClock {
-                NetworkingClock(now: { self.now.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(86_400)) })
-            }
-        }
-        let clock = Clock()
+        let clock = ManualClock()
         let setup = try OfflineQueueFlushTests.setUp(clock: clock.networkingClock) { _ throws(TransportError) in
             throw .invalidResponse("too many redirects")
         }
@@ -312,14 +304,7 @@ struct OfflineQueueOwnershipTests {
 
     @Test("Broken answers count in a row: one, then a 503, then two within seconds an hour later keep the request")
     func brokenAnswersCountInARow() async throws {
-        final class Clock: Sendable {
-            let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
-            func advance(by seconds: TimeInterval) { now.withLock { $0.addTimeInterval(seconds) } }
-            var networkingClock: NetworkingClock {
-                NetworkingClock(now: { self.now.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(86_400)) })
-            }
-        }
-        let clock = Clock()
+        let clock = ManualClock()
         let answers = Mutex(["broken", "503", "broken", "broken"])
         let setup = try OfflineQueueFlushTests.setUp(clock: clock.networkingClock) { request throws(TransportError) in
             let next = answers.withLock { $0.isEmpty ? "201" : $0.removeFirst() }
@@ -399,5 +384,15 @@ struct OfflineQueueOwnershipTests {
         let report = await setup.queue.flush()
         #expect(report.discarded == tickets)
         #expect(report.delivered.isEmpty)
+    }
+}
+
+/// A clock whose time moves only when told and whose timers never fire, so that the flushes a
+/// test makes are the only ones (`TestClock` ends every wait at once).
+private final class ManualClock: Sendable {
+    let now = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    func advance(by seconds: TimeInterval) { now.withLock { $0.addTimeInterval(seconds) } }
+    var networkingClock: NetworkingClock {
+        NetworkingClock(now: { self.now.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(86_400)) })
     }
 }

@@ -180,13 +180,11 @@ final class DiskStore: Sendable {
         var complete = (try? FileManager.default.contentsOfDirectory(atPath: path)) != nil
         files.removeAll { file in
             let path = path + "/" + file.name.description
-            guard let header = EntryFiles.prefix(of: path, count: 6) else {
+            guard let header = EntryFiles.prefix(of: path, count: EntryCodec.headerPrefixSize) else {
                 if errno != ENOENT { complete = false }
                 return false
             }
-            guard header.count == 6, Array(header[0..<4]) == EntryCodec.magic,
-                UInt16(header[4]) | UInt16(header[5]) << 8 < EntryCodec.version
-            else { return false }
+            guard let version = EntryCodec.formatVersion(ofPrefix: header), version < EntryCodec.version else { return false }
             if unlink(path) != 0, errno != ENOENT { complete = false }
             return true
         }

@@ -29,6 +29,14 @@ enum EntryCodec {
     }
 
     static let magic: [UInt8] = Array("NWCE".utf8)
+
+    /// The format version a file's first ``headerPrefixSize`` bytes name, or `nil` when they do
+    /// not start an entry: what a sweep of earlier formats reads without loading the file.
+    static let headerPrefixSize = 6
+    static func formatVersion(ofPrefix bytes: [UInt8]) -> UInt16? {
+        guard bytes.count >= headerPrefixSize, Array(bytes[0..<4]) == magic else { return nil }
+        return UInt16(bytes[4]) | UInt16(bytes[5]) << 8
+    }
     /// 2 since keys and `Vary` values are digests (1 had them in clear, tokens included): a
     /// file of version 1 is refused, and so removed when it is read.
     static let version: UInt16 = 2
