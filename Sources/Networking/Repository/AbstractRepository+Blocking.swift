@@ -8,7 +8,8 @@ extension AbstractRepository {
     /// (WebApiClient's `blockingRequestAPI`).
     ///
     /// When the wait runs out, the request is cancelled and the result is
-    /// ``RepositoryError/timeout(_:)``; an infinite `maximumWait` waits (up to a year), a negative
+    /// ``RepositoryError/timeout(_:)`` — unless its answer arrives before the cancellation takes
+    /// effect (within two seconds more), which is returned as it is; an infinite `maximumWait` waits (up to a year), a negative
     /// or NaN one is an ``RepositoryError/invalidRequest(reason:request:)``. Blocking a thread of Swift concurrency or of a transport
     /// could deadlock, so a call from async code or from a transport's callback returns
     /// ``RepositoryError/invalidRequest(reason:request:)`` at once instead; use
@@ -55,8 +56,13 @@ extension AbstractRepository {
             task.cancel()
             // Cancellation ends the call promptly; wait briefly so the timeout can carry its context.
             _ = done.wait(timeout: .now() + 2)
-            if case .failure(.cancelled(let context?))? = outcome.withLock({ $0 }) { return .failure(.timeout(context)) }
-            return .failure(.timeout(ErrorContext(request: summary)))
+            switch outcome.withLock({ $0 }) {
+            case .failure(.cancelled(let context?))?: return .failure(.timeout(context))
+            case .failure(.cancelled)?, nil: return .failure(.timeout(ErrorContext(request: summary)))
+            // The answer came before the cancellation took effect: a write the server carried out
+            // must not be reported as a timeout (the caller would send it again).
+            case let finished?: return finished
+            }
         }
         return outcome.withLock { $0 } ?? .failure(.timeout(ErrorContext(request: summary)))
     }

@@ -6,6 +6,9 @@ extension AbstractRepository {
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`.
     ///
+    /// The polls are one call: they keep to the session the first was signed in, and share its
+    /// ``RequestContext/id``.
+    ///
     /// - Returns: ``RepositoryError/pollingExhausted(attempts:context:)`` carrying the last 202
     ///   response when every try was used.
     public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
@@ -34,9 +37,13 @@ extension AbstractRepository {
 
     private func poll<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         let retries = configuration.pollingRetries
+        // One call across its polls: each keeps to the session the first was signed in (a logout
+        // and another login between polls fails the call instead of returning the other user's
+        // answer), and logs see one call id.
+        let call = callContext(for: endpoint)
         var tries = 0
         while true {
-            let (request, response) = try await exchange(endpoint)
+            let (request, response) = try await exchange(endpoint, in: call)
             tries += 1
             guard response.statusCode == 202 else { return (request, response) }
             guard tries <= retries else {

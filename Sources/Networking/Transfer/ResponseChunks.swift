@@ -120,6 +120,10 @@ final class ChunkSink: ResponseBodySink {
         return true
     }
 
+    /// Whether a 2xx head was taken: its reader has it, so another attempt's answer (a retry)
+    /// could not follow it.
+    var hasStarted: Bool { state.withLock { $0.head != nil } }
+
     /// Whether a reader waits for the next chunk (for tests).
     var hasWaitingReader: Bool { state.withLock { $0.reader != nil } }
 

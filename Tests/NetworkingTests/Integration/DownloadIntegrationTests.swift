@@ -1,4 +1,5 @@
 import Foundation
+import NetworkingTestSupport
 import Synchronization
 import Testing
 
@@ -372,6 +373,28 @@ struct ResponseChunksIntegrationTests {
                 return
             }
         }
+    }
+
+    @Test("with retries on, a streamed body cut midway fails with the lost connection at once: no retry after its head was read")
+    func cutBodyIsNotRetried() async throws {
+        let servers = try TestServers.require()
+        let clock = TestClock(start: Date())
+        var configuration = try TestServers.configuration(servers.faultURL)
+        configuration.retryPolicy = .default
+        configuration.clock = clock.networkingClock
+        let cut = try await TestAPI.Repository(configuration: configuration).performRequest(
+            Endpoint<ResponseChunks>.get("cut-body").withoutSession()
+        ).get()
+        do {
+            for try await _ in cut {}
+            Issue.record("a cut body must throw")
+        } catch {
+            guard case .noNetworkConnection(.connectionLost, _) = error else {
+                Issue.record("expected connectionLost, got \(error)")
+                return
+            }
+        }
+        #expect(clock.sleeps.isEmpty, "the retry step waited \(clock.sleeps) to send the call again")
     }
 
     @Test("Cancelling the reading task cancels the transfer and ends the read with cancelled")

@@ -138,6 +138,19 @@ struct ObservabilityIntegrationTests {
         #expect(context.request.url.path.hasSuffix("/slow"))
     }
 
+    @Test("a blocking call whose answer arrives after the wait but before the cancellation takes effect returns that answer")
+    func blockingAnswerAfterTheWait() async throws {
+        let repository = try TestAPI.anonymous()
+        // The server has answered (a write it carried out) by the time the wait runs out: reporting a
+        // timeout would make the caller send it again.
+        let late = TestAPI.Repository(
+            configuration: repository.configuration, transport: repository.transport, interceptors: [SlowAfterAnswer()])
+        let result = await onPlainThread {
+            late.performBlockingRequest(Endpoint<TestAPI.Echo>.post("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 0.2)
+        }
+        #expect(result.failure == nil, "got \(String(describing: result.failure))")
+    }
+
     @Test(
         "a blocking call from a transport's own thread (a progress handler) is refused, not deadlocked", arguments: TransportUnderTest.all)
     func blockingFromTransportThread(transport: TransportUnderTest) async throws {
@@ -214,6 +227,17 @@ private struct SinkAttacher: Interceptor {
         var request = request
         request.responseBodySink = sink
         return try await next(request)
+    }
+}
+
+/// Holds the server's answer for half a second, ignoring cancellation.
+private struct SlowAfterAnswer: Interceptor {
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        let response = try await next(request)
+        usleep(500_000)
+        return response
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 /// 202 polling against the test API's `/poll/<key>` counters.
@@ -34,6 +35,37 @@ struct PollingIntegrationTests {
         ).get()
         #expect(status.attempts == 2)
         #expect(clock.sleeps == [.seconds(1_000_000_000_000)])
+    }
+
+    @Test("a logout and another login between polls fail the call: no poll is signed in the other session")
+    func sessionChangesBetweenPolls() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let betweenPolls = Mutex<(@Sendable () async -> Void)?>(nil)
+        var configuration = try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01, maximumPollingRetries: 3)
+        configuration.clock = NetworkingClock(
+            now: { Date() },
+            sleep: { _ in
+                let action = betweenPolls.withLock { $0 }
+                await action?()
+            })
+        let (repository, session, login) = try await TestAPI.loggedIn(configuration: configuration)
+        betweenPolls.withLock { action in
+            action = {
+                try? session.logout()
+                guard let other = try? await repository.login().get() else { return }
+                try? session.login(user: other.user, credential: Credential(accessToken: other.token, refreshToken: other.refreshToken))
+            }
+        }
+        let result: Result<Status, RepositoryError> = await repository.performPollingRequest(
+            Endpoint(.get, "poll/\(key)", parameters: ["ready_after": 1]))
+        guard case .unauthenticatedSession? = result.failure else {
+            Issue.record("expected .unauthenticatedSession, got \(String(describing: result))")
+            return
+        }
+        let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()
+        #expect(record.attempts == 1)
+        #expect(record.requests.first?.headers["Authorization"] == "Bearer \(login.token)")
     }
 
     @Test("202, 202, then 200: succeeds after exactly three requests, parameters and headers kept")
