@@ -58,7 +58,7 @@ struct RequestPipeline: Sendable {
             let end = min(offset + chunk, response.body.count)
             let status = response.body[(response.body.startIndex + offset)..<(response.body.startIndex + end)]
                 .withUnsafeBytes { sink.receive($0) }
-            if case .failed(let error) = status { throw error }
+            if let error = status.failureWithoutPause { throw error }
             offset = end
         }
         return streamed

@@ -314,7 +314,10 @@ extension AbstractRepository {
         -> Result<RepositoryResponse<ResponseChunks>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
-            let chunks = ResponseChunks(method: endpoint.method)
+            // A transport that cannot pause buffers what the reader has not taken, up to its own limit.
+            let chunks = ResponseChunks(
+                method: endpoint.method,
+                unreadLimit: (self.transport as? URLSessionTransport)?.maximumResponseSize ?? 100 * 1024 * 1024)
             let request = RequestSummary(method: endpoint.method, url: try self.builder.build(endpoint).url)
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink

@@ -48,8 +48,23 @@ public enum ResponseBodySinkStatus: Sendable {
     /// It took them.
     case accepted
     /// It did not take them, and cannot now: the transport stops reading and gives the same bytes
-    /// again after the sink calls its `resume` function. Only when `canPause` was `true`.
+    /// again after the sink calls its `resume` function. Only when `canPause` was `true`: a
+    /// transport that cannot pause fails the transfer with ``TransportError/invalidRequest(_:)``
+    /// instead of dropping the bytes.
     case paused
     /// It cannot take them (a disk error, a size limit): the transfer stops with this error.
     case failed(TransportError)
+}
+
+extension ResponseBodySinkStatus {
+    /// The failure the status means to a transport that cannot pause, where `.paused` would
+    /// drop the bytes; `nil` for `.accepted`.
+    var failureWithoutPause: TransportError? {
+        switch self {
+        case .accepted: nil
+        case .failed(let error): error
+        case .paused:
+            .invalidRequest("the response body sink paused, but this transport cannot pause (canPause was false): it must take every chunk")
+        }
+    }
 }

@@ -14,8 +14,10 @@ import Synchronization
 /// ```
 ///
 /// At most about 1 MiB waits unread: beyond it, ``LibcurlTransport`` stops reading from the
-/// network until the reader catches up (``URLSessionTransport`` cannot pause, so it keeps
-/// buffering). The sequence ends when the body is complete, or throws the call's
+/// network until the reader catches up. ``URLSessionTransport`` cannot pause, so it keeps
+/// buffering, up to its ``URLSessionTransport/maximumResponseSize`` unread (100 MiB by default):
+/// a reader that falls further behind ends the transfer with
+/// ``RepositoryError/responseTooLarge(limit:context:)`` after the chunks already in. The sequence ends when the body is complete, or throws the call's
 /// ``RepositoryError`` when the transfer fails midway. Dropping the sequence (or cancelling the
 /// task that reads it) cancels the transfer. It can be iterated once, by one task at a time: a
 /// second task asking for a chunk while one waits gets ``RepositoryError/invalidRequest(reason:request:)``.
@@ -26,8 +28,8 @@ public final class ResponseChunks: AsyncSequence, Sendable {
     let sink: ChunkSink
     private let transfer = Mutex<Task<Void, Never>?>(nil)
 
-    init(method: HTTPMethod) {
-        sink = ChunkSink(method: method)
+    init(method: HTTPMethod, unreadLimit: Int) {
+        sink = ChunkSink(method: method, unreadLimit: unreadLimit)
     }
 
     deinit {
@@ -70,8 +72,11 @@ final class ChunkSink: ResponseBodySink {
         case ended(RepositoryError?)
     }
 
-    private struct State {
+    fileprivate struct State {
+        /// The unread chunks are `chunks[first...]`: taking one moves `first` instead of every
+        /// chunk behind it.
         var chunks: [Data] = []
+        var first = 0
         var buffered = 0
         var ended = false
         var failure: RepositoryError?
@@ -90,9 +95,12 @@ final class ChunkSink: ResponseBodySink {
     private let state = Mutex(State())
     /// The call's method, for the context of a failure the sink finds itself.
     private let method: HTTPMethod
+    /// The unread bytes beyond which a transport that cannot pause is stopped.
+    private let unreadLimit: Int
 
-    init(method: HTTPMethod) {
+    init(method: HTTPMethod, unreadLimit: Int = 100 * 1024 * 1024) {
         self.method = method
+        self.unreadLimit = unreadLimit
     }
 
     func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
@@ -109,7 +117,7 @@ final class ChunkSink: ResponseBodySink {
                     reason: "the connection broke after the streamed body had begun; a retry cannot resume it",
                     context: ErrorContext(request: RequestSummary(method: method, url: head.url ?? URL(fileURLWithPath: "/"))))
                 defer { state.reader = nil }
-                return (nil, state.chunks.isEmpty ? state.reader : nil, state.failure)
+                return (nil, state.hasUnread ? nil : state.reader, state.failure)
             }
             state.head = head
             defer { state.startWaiter = nil }
@@ -136,6 +144,10 @@ final class ChunkSink: ResponseBodySink {
                 state.paused = true
                 return (.paused, nil)
             }
+            // A transport that cannot pause would fill memory while the reader lags behind.
+            if state.resume == nil, state.buffered > unreadLimit - chunk.count {
+                return (.failed(.responseTooLarge(limit: unreadLimit)), nil)
+            }
             state.delivered = true
             if let reader = state.reader {
                 state.reader = nil
@@ -159,7 +171,7 @@ final class ChunkSink: ResponseBodySink {
                 state.reader = nil
                 state.startWaiter = nil
             }
-            return (state.chunks.isEmpty ? state.reader : nil, state.head == nil ? state.startWaiter : nil, state.failure)
+            return (state.hasUnread ? nil : state.reader, state.head == nil ? state.startWaiter : nil, state.failure)
         }
         reader?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
         waiter?.resume(returning: .ended(failure))
@@ -182,9 +194,7 @@ final class ChunkSink: ResponseBodySink {
     func next() async -> Result<Data?, RepositoryError> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, RepositoryError>, Never>) in
             let (ready, resume) = state.withLock { state -> (Result<Data?, RepositoryError>?, (@Sendable () -> Void)?) in
-                if !state.chunks.isEmpty {
-                    let chunk = state.chunks.removeFirst()
-                    state.buffered -= chunk.count
+                if let chunk = state.takeFirst() {
                     guard state.paused, state.buffered < Self.highWater / 2 else { return (.success(chunk), nil) }
                     state.paused = false
                     return (.success(chunk), state.resume)
@@ -201,5 +211,26 @@ final class ChunkSink: ResponseBodySink {
             resume?()
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+}
+
+extension ChunkSink.State {
+    var hasUnread: Bool { first < chunks.count }
+
+    /// The oldest unread chunk, if any; the array sheds the chunks read once they are half of it.
+    mutating func takeFirst() -> Data? {
+        guard hasUnread else { return nil }
+        let chunk = chunks[first]
+        chunks[first] = Data()
+        first += 1
+        buffered -= chunk.count
+        if first == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            first = 0
+        } else if first >= 1024, first * 2 >= chunks.count {
+            chunks.removeFirst(first)
+            first = 0
+        }
+        return chunk
     }
 }

@@ -93,7 +93,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             // Outside the lock: the sink writes (to a file, say) on this thread.
             let status = BlockingGuard.runningTransportCallback { data.withUnsafeBytes { sink.receive($0) } }
             let (failed, report) = exchanges.withLock { exchanges -> (Bool, ProgressReport?) in
-                if case .failed(let error) = status {
+                if let error = status.failureWithoutPause {
                     guard exchanges[dataTask.taskIdentifier]?.failure == nil else { return (false, nil) }
                     exchanges[dataTask.taskIdentifier]?.failure = error
                     return (true, nil)

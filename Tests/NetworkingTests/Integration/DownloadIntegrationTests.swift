@@ -397,6 +397,27 @@ struct ResponseChunksIntegrationTests {
         #expect(clock.sleeps.isEmpty, "the retry step waited \(clock.sleeps) to send the call again")
     }
 
+    @Test("over URLSession (which cannot pause), a reader more than maximumResponseSize behind ends the stream with responseTooLarge")
+    func unreadLimitOverURLSession() async throws {
+        let servers = try TestServers.require()
+        let limit = 256 * 1024
+        let stream = try await TestAPI.anonymous(servers.nginxURL, transport: URLSessionTransport(maximumResponseSize: limit))
+            .performRequest(Endpoint<ResponseChunks>.get("10m.bin").withoutSession()).get()
+        // The reader lags: the 10 MiB arrive meanwhile.
+        try await Task.sleep(for: .seconds(1))
+        var bytes = 0
+        do {
+            for try await chunk in stream { bytes += chunk.count }
+            Issue.record("a reader this far behind must get an error, read \(bytes) bytes")
+        } catch {
+            guard case .responseTooLarge(limit, _) = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+        }
+        #expect(bytes <= limit)
+    }
+
     @Test("Cancelling the reading task cancels the transfer and ends the read with cancelled")
     func readerCancellation() async throws {
         let servers = try TestServers.require()

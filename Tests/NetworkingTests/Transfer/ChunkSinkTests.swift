@@ -70,4 +70,60 @@ struct ChunkSinkTests {
         #expect(try await sink.next().get() == body)
         #expect(try await sink.next().get() == nil)
     }
+
+    @Test("On a transport that cannot pause, a reader lagging more than the unread limit ends the transfer after the chunks in")
+    func unreadLimitWithoutPause() async throws {
+        let sink = ChunkSink(method: .get, unreadLimit: 100)
+        #expect(sink.begin(head, canPause: false) {})
+        let piece = Data(repeating: 7, count: 60)
+        guard case .accepted = piece.withUnsafeBytes({ sink.receive($0) }) else {
+            Issue.record("the first 60 bytes fit")
+            return
+        }
+        guard case .failed(.responseTooLarge(let limit)) = piece.withUnsafeBytes({ sink.receive($0) }) else {
+            Issue.record("120 unread bytes are over the limit of 100")
+            return
+        }
+        #expect(limit == 100)
+        sink.end(.responseTooLarge(limit: 100, context: ErrorContext(request: RequestSummary(method: .get, url: head.url!))))
+        #expect(try await sink.next().get() == piece)
+        guard case .failure(.responseTooLarge) = await sink.next() else {
+            Issue.record("expected responseTooLarge after the chunk")
+            return
+        }
+    }
+
+    @Test("Many chunks read while more arrive come out whole and in order")
+    func manyChunksInOrder() async throws {
+        let sink = ChunkSink(method: .get)
+        #expect(sink.begin(head, canPause: false) {})
+        var expected: [UInt32] = []
+        var read: [UInt32] = []
+        for round in 0..<5 {
+            for index in 0..<3_000 {
+                let value = UInt32(round * 3_000 + index)
+                expected.append(value)
+                _ = withUnsafeBytes(of: value) { sink.receive($0) }
+            }
+            // Read a part of what is in, so the unread chunks sit behind read ones.
+            for _ in 0..<2_000 {
+                read.append(try #require(try await sink.next().get()).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+            }
+        }
+        sink.end(nil)
+        while let chunk = try await sink.next().get() { read.append(chunk.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) }
+        #expect(read == expected)
+    }
+
+    @Test("A sink that pauses on a transport that cannot pause fails the transfer instead of losing bytes")
+    func pauseWithoutPause() throws {
+        let response = TransportResponse(statusCode: 200, headers: [:], body: Data(repeating: 1, count: 10), url: head.url)
+        #expect(throws: TransportError.self) { try RequestPipeline.feed(response, to: PausingSink()) }
+    }
+}
+
+/// Takes every head and pauses at every chunk.
+private struct PausingSink: ResponseBodySink {
+    func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool { true }
+    func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus { .paused }
 }
