@@ -68,6 +68,10 @@
                 item[kSecValueData as String] = data
                 item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
                 status = SecItemAdd(item as CFDictionary, nil)
+                if status == errSecDuplicateItem {
+                    // Another writer (an app extension sharing the access group) added it meanwhile.
+                    status = SecItemUpdate(itemQuery as CFDictionary, [kSecValueData as String: data] as CFDictionary)
+                }
             }
             guard status == errSecSuccess else { throw .writeFailed(path: location, reason: Self.message(status)) }
         }

@@ -95,3 +95,17 @@ public struct RequestSummary: Sendable, Hashable, Codable, CustomStringConvertib
     /// `METHOD URL`, with credentials in the query redacted.
     public var description: String { "\(method) \(Redaction.standard.url(url))" }
 }
+
+extension TransportRequest {
+    /// What makes the request impossible to send on any transport, or `nil`: a URL that is not
+    /// http or https with a host, a method that is not a token, pinning over http, or a header
+    /// field that would break the message (a CR or LF in a value could add fields of its own).
+    var problemSending: String? {
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            return "\(Redaction.standard.url(url)) is not an http or https URL with a host"
+        }
+        guard method.isValidToken else { return "\"\(method.rawValue)\" is not a valid method" }
+        return security.problem(sending: url) ?? HeaderValidation.problem(in: headers)
+    }
+}

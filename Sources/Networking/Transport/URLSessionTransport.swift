@@ -78,7 +78,7 @@ public final class URLSessionTransport: Transport {
         self.maximumResponseSize = max(1, maximumResponseSize)
         self.maximumRedirects = max(0, maximumRedirects)
         redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
-        channel = Self.channel(configuration, maximumResponseSize: self.maximumResponseSize)
+        channel = Self.channel(configuration, maximumResponseSize: self.maximumResponseSize, security: .default)
         secured = Mutex((configuration, [:]))
     }
 
@@ -87,8 +87,10 @@ public final class URLSessionTransport: Transport {
         for channel in secured.withLock({ Array($0.channels.values) }) { channel.session.invalidateAndCancel() }
     }
 
-    private static func channel(_ configuration: URLSessionConfiguration, maximumResponseSize: Int) -> Channel {
-        let delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize)
+    private static func channel(_ configuration: URLSessionConfiguration, maximumResponseSize: Int, security: TransportSecurity)
+        -> Channel
+    {
+        let delegate = URLSessionTransportDelegate(maximumResponseSize: maximumResponseSize, security: security)
         return Channel(session: URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate: delegate)
     }
 
@@ -97,15 +99,14 @@ public final class URLSessionTransport: Transport {
         guard security != .default else { return channel }
         return secured.withLock { secured in
             if let existing = secured.channels[security] { return existing }
-            let made = Self.channel(secured.configuration, maximumResponseSize: maximumResponseSize)
+            let made = Self.channel(secured.configuration, maximumResponseSize: maximumResponseSize, security: security)
             secured.channels[security] = made
             return made
         }
     }
 
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        if let problem = request.security.problem(sending: request.url) { throw .invalidRequest(problem) }
-        guard request.method.isValidToken else { throw .invalidRequest("\"\(request.method.rawValue)\" is not a valid method") }
+        if let problem = request.problemSending { throw .invalidRequest(problem) }
         // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
         guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
         #if !canImport(Security)

@@ -19,15 +19,19 @@
             _ challenge: URLAuthenticationChallenge, task: URLSessionTask,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            guard let trust = challenge.protectionSpace.serverTrust, let security = request(of: task)?.security,
-                security.requiresPinning || security.certificateAuthorityFile != nil
-            else {
+            // The session's security, not the task's request's: the two are the same, and a
+            // challenge that cannot be tied to its request must not fall back to the system's trust.
+            guard security.requiresPinning || security.certificateAuthorityFile != nil else {
                 completionHandler(.performDefaultHandling, nil)
                 return
             }
             func reject(_ failure: TransportError) {
                 finish(task, with: failure)
                 completionHandler(.cancelAuthenticationChallenge, nil)
+            }
+            guard let trust = challenge.protectionSpace.serverTrust else {
+                reject(.tls(.handshakeFailed("the server's trust could not be read to check it")))
+                return
             }
             if let file = security.certificateAuthorityFile {
                 guard let anchors = Self.certificates(inFile: file) else {
@@ -67,7 +71,7 @@
         private static func tlsFailure(_ error: CFError?) -> TLSFailure {
             guard let error else { return .untrustedCertificate("the server's certificate is not trusted") }
             let message = (error as any Error).localizedDescription
-            switch OSStatus(CFErrorGetCode(error)) {
+            switch OSStatus(truncatingIfNeeded: CFErrorGetCode(error)) {
             case errSecCertificateExpired, errSecCertificateNotValidYet: return .expiredCertificate(message)
             case errSecHostNameMismatch: return .hostnameMismatch(message)
             default: return .untrustedCertificate(message)

@@ -41,11 +41,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     private let maximumResponseSize: Int
+    /// What every connection of this delegate's session is checked against: a session serves
+    /// the requests of one ``TransportSecurity`` only, so a server-trust challenge is judged by
+    /// it even when it cannot be tied to a task's request.
+    let security: TransportSecurity
     // `URLSessionTask` identifiers are unique within a session.
     private let exchanges = Mutex<[Int: Exchange]>([:])
 
-    init(maximumResponseSize: Int) {
+    init(maximumResponseSize: Int, security: TransportSecurity) {
         self.maximumResponseSize = maximumResponseSize
+        self.security = security
     }
 
     func register(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation) {

@@ -19,12 +19,21 @@ enum URLSessionTransportErrors {
         case NSURLErrorCannotConnectToHost: return .network(.connectionRefused)
         case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return .network(.hostNotFound)
         case NSURLErrorNetworkConnectionLost: return .network(.connectionLost)
-        case NSURLErrorNotConnectedToInternet: return .network(.notConnected)
+        // No network for this app now: mobile data off or roaming, a phone call on (older
+        // networks), as well as no connection at all.
+        case NSURLErrorNotConnectedToInternet, NSURLErrorDataNotAllowed, NSURLErrorInternationalRoamingOff, NSURLErrorCallIsActive:
+            return .network(.notConnected)
+        // Never sent, and sending again cannot help: not network failures.
+        case NSURLErrorAppTransportSecurityRequiresSecureConnection:
+            return .invalidRequest("App Transport Security blocks plain http to this host (\(message))")
+        case NSURLErrorBadURL: return .invalidRequest(message)
+        case NSURLErrorCannotDecodeContentData, NSURLErrorCannotDecodeRawData:
+            return .invalidResponse("the response body cannot be decoded (\(message))")
         case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorZeroByteResource:
             return libcurlFailure(message) ?? .invalidResponse(message)
         case NSURLErrorUnsupportedURL:
             return libcurlFailure(message) ?? .invalidRequest(message)
-        case NSURLErrorDataLengthExceedsMaximum: return .invalidRequest(message)
+        case NSURLErrorDataLengthExceedsMaximum: return .invalidResponse("the response is larger than URLSession accepts (\(message))")
         case NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid:
             return .tls(.expiredCertificate(message))
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot:

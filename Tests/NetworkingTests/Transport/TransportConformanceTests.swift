@@ -43,6 +43,28 @@ struct TransportConformanceTests {
         #expect(echo.header("Authorization") == "Bearer token-123")
     }
 
+    @Test(
+        "A header value with a line break (a token from a server, a field from an interceptor) is refused, not sent as extra fields",
+        arguments: TransportUnderTest.all, ["token\r\nX-Injected: 1", "token\nX-Injected: 1", "a\u{0}b"])
+    func headerInjectionIsRefused(transport: TransportUnderTest, value: String) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(servers.apiURL + "/echo", headers: ["Authorization": "Bearer \(value)"])
+        guard case .invalidRequest(let reason) = await Wire.send(request, over: transport.shared).failure else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(reason.contains("Authorization"))
+    }
+
+    @Test("A URL that is not http or https is refused by every transport", arguments: TransportUnderTest.all)
+    func otherSchemesAreRefused(transport: TransportUnderTest) async throws {
+        let request = try Wire.request("file:///etc/hostname")
+        guard case .invalidRequest? = await Wire.send(request, over: transport.shared).failure else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+    }
+
     @Test("Response headers and the final URL are returned", arguments: TransportUnderTest.all)
     func responseHeaders(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

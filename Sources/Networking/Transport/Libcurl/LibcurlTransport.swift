@@ -147,7 +147,7 @@
         ///
         /// - Throws: the ``TransportError`` cases listed in the type's documentation.
         public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-            if let problem = Self.problem(with: request) { throw .invalidRequest(problem) }
+            if let problem = request.problemSending { throw .invalidRequest(problem) }
             // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
             guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
             let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
@@ -186,16 +186,6 @@
             return TransportResponse(
                 statusCode: reply.statusCode, headers: LibcurlHeaderParser.parse(reply.headerBytes), body: reply.body,
                 url: request.url)
-        }
-
-        /// What makes the request impossible to send, or `nil`.
-        static func problem(with request: TransportRequest) -> String? {
-            let scheme = request.url.scheme?.lowercased()
-            guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
-                return "\(Redaction.standard.url(request.url)) is not an http or https URL with a host"
-            }
-            guard request.method.isValidToken else { return "\"\(request.method.rawValue)\" is not a valid method" }
-            return request.security.problem(sending: request.url) ?? HeaderValidation.problem(in: request.headers)
         }
 
         /// A duration in whole milliseconds, rounded up, within what libcurl takes.
