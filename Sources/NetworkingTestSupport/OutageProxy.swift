@@ -57,6 +57,11 @@ public final class OutageProxy: Sendable {
             }
         }
 
+        /// Whether `listener` is still the one the proxy listens on.
+        func isListening(on listener: Int32) -> Bool {
+            state.withLock { $0.listener == listener && !$0.stopped }
+        }
+
         /// Closes a connection's two sockets once both its pumps have ended.
         func close(_ client: Int32, _ upstream: Int32) {
             state.withLock { state in
@@ -103,8 +108,23 @@ public final class OutageProxy: Sendable {
     /// - Throws: ``Failure`` when the port cannot be bound again.
     public func comeUp() throws {
         guard !isUp else { return }
-        let (listener, _) = try Self.listen(port: port)
-        shared.state.withLock { $0.listener = listener }
+        let listener: Int32
+        do {
+            (listener, _) = try Self.listen(port: port)
+        } catch {
+            // Another call to comeUp() bound the port first.
+            if isUp { return }
+            throw error
+        }
+        let installed = shared.state.withLock { state -> Bool in
+            guard state.listener < 0, !state.stopped else { return false }
+            state.listener = listener
+            return true
+        }
+        guard installed else {
+            posixClose(listener)
+            return
+        }
         Self.startAccepting(listener, shared: shared)
     }
 
@@ -112,7 +132,15 @@ public final class OutageProxy: Sendable {
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
+                guard client >= 0 else {
+                    // Closed by goDown() or the proxy's release.
+                    guard shared.isListening(on: listener) else { return }
+                    // A client gone before it was accepted, a signal, or no descriptor free
+                    // for now: keep serving (a listener nobody accepts on would leave calls
+                    // hanging instead of refused), after a pause when resources ran out.
+                    if errno != EINTR, errno != ECONNABORTED { usleep(10_000) }
+                    continue
+                }
                 ignoreBrokenPipes(client)
                 guard let upstream = try? Self.connect(port: shared.upstreamPort) else {
                     posixClose(client)
@@ -126,7 +154,7 @@ public final class OutageProxy: Sendable {
                 guard accepted else {
                     posixClose(client)
                     posixClose(upstream)
-                    return
+                    continue
                 }
                 let pair = PumpPair()
                 Self.pump(from: client, to: upstream, pair: pair, shared: shared)
@@ -135,27 +163,39 @@ public final class OutageProxy: Sendable {
         }
     }
 
-    /// Copies bytes from one socket to the other until either ends, then ends both; the second
-    /// pump of a connection to end closes them.
+    /// Copies bytes from one socket to the other. At the source's end of data it passes the
+    /// end on (a client that has sent its whole request still gets the answer); when either
+    /// socket fails it ends both. The second pump of a connection to end closes them.
     private static func pump(from source: Int32, to destination: Int32, pair: PumpPair, shared: Shared) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            var failed = false
             loop: while true {
                 let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
+                guard count > 0 else {
+                    failed = count < 0
+                    break
+                }
                 var offset = 0
                 while offset < count {
                     let written = buffer.withUnsafeBytes {
                         send(destination, $0.baseAddress.map { $0 + offset }, count - offset, noSignalFlag)
                     }
                     if written < 0, errno == EINTR { continue }
-                    guard written > 0 else { break loop }
+                    guard written > 0 else {
+                        failed = true
+                        break loop
+                    }
                     offset += written
                 }
             }
-            shutdown(source, Int32(SHUT_RDWR))
-            shutdown(destination, Int32(SHUT_RDWR))
+            if failed {
+                shutdown(source, Int32(SHUT_RDWR))
+                shutdown(destination, Int32(SHUT_RDWR))
+            } else {
+                shutdown(destination, Int32(SHUT_WR))
+            }
             if pair.end() { shared.close(source, destination) }
         }
     }

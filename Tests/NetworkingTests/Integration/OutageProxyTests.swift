@@ -3,6 +3,10 @@ import Networking
 import NetworkingTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("OutageProxy against the test API")
 struct OutageProxyTests {
     /// Sockets still open (owned by a descriptor: a non-zero inode) whose local port is one of
@@ -52,4 +56,39 @@ struct OutageProxyTests {
             return
         }
     }
+
+    #if os(Linux)
+        @Test("A client that has sent its whole request and shut its side still gets the answer")
+        func halfClose() async throws {
+            let servers = try TestServers.require()
+            // The test API answers after a second: long after the request's end reached the proxy.
+        let api = try #require(URLComponents(string: servers.apiURL))
+        let upstream = try #require(api.port)
+            let proxy = try OutageProxy(upstreamPort: upstream)
+            let answer = await Task.detached { () -> String in
+                let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                defer { close(socket) }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(proxy.port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { return "connect failed" }
+                let request = Array("GET \(api.path)/slow?seconds=1 HTTP/1.0\r\nHost: localhost\r\n\r\n".utf8)
+                _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                shutdown(socket, Int32(SHUT_WR))
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+                    guard count > 0 else { break }
+                    received += buffer[0..<count]
+                }
+                return String(decoding: received, as: UTF8.self)
+            }.value
+            #expect(answer.hasPrefix("HTTP/1.") && answer.contains(" 200 "), "got \(answer.prefix(200))")
+        }
+    #endif
 }
