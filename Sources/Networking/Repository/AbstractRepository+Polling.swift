@@ -7,7 +7,7 @@ extension AbstractRepository {
     /// first other 2xx body as `T`.
     ///
     /// The polls are one call: they keep to the session the first was signed in, and share its
-    /// ``RequestContext/id``.
+    /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll.
     ///
     /// - Returns: ``RepositoryError/pollingExhausted(attempts:context:)`` carrying the last 202
     ///   response when every try was used.
@@ -41,6 +41,14 @@ extension AbstractRepository {
         // and another login between polls fails the call instead of returning the other user's
         // answer), and logs see one call id.
         let call = callContext(for: endpoint)
+        // Refused before the first poll: a stream is read once, so a second poll could not send
+        // it, and the server would have accepted the job for nothing.
+        let built = try builder.build(endpoint)
+        if built.body?.isStreamed == true {
+            throw .invalidRequest(
+                reason: "a polled request is sent again while the server answers 202, so its body cannot be a stream (read once)",
+                request: built.summary)
+        }
         var tries = 0
         while true {
             let (request, response) = try await exchange(endpoint, in: call)

@@ -1,73 +1,101 @@
 import Foundation
 
 /// Reads `Link` header fields (RFC 8288): `<https://…/books?page=3>; rel="next", <…>; rel="prev"`.
+///
+/// Fields are read byte by byte: every delimiter is ASCII, and reading by `Character` would let
+/// a combining mark after a quote or a comma hide it (a reflected title could then smuggle in a
+/// link of its own).
 enum LinkHeader {
-    /// The target of the first link whose `rel` holds `relation` (compared case-insensitively).
+    /// The target of the first link whose `rel` holds `relation` (compared case-insensitively),
+    /// resolved against `base`. A link with an `anchor` parameter naming another resource is
+    /// about that resource (RFC 8288 §3.2), not this response, and is skipped.
     static func target(of relation: String, in fields: [String], relativeTo base: URL) -> URL? {
         let wanted = relation.lowercased()
         for field in fields {
-            for link in links(in: field) where link.relations.contains(wanted) {
+            for link in links(in: Array(field.utf8)) where link.relations.contains(wanted) {
+                if let anchor = link.anchor, !isContext(anchor, of: base) { continue }
                 return URL(string: link.target, relativeTo: base)?.absoluteURL
             }
         }
         return nil
     }
 
-    /// Where the first `separator` outside double quotes is in `text`, or `nil`. A quoted string
-    /// may hold `\"` (RFC 9110 §5.6.4), which neither ends it nor starts one.
-    private static func firstOutsideQuotes(_ separator: Character, in text: Substring) -> Substring.Index? {
+    private struct Link {
+        var target: String
+        var relations: [String]
+        var anchor: String?
+    }
+
+    /// Whether an `anchor` names the response's own resource.
+    private static func isContext(_ anchor: String, of base: URL) -> Bool {
+        guard let resolved = URL(string: anchor, relativeTo: base)?.absoluteURL else { return false }
+        func withoutFragment(_ url: URL) -> String {
+            let text = url.absoluteString
+            return text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+        }
+        return withoutFragment(resolved) == withoutFragment(base.absoluteURL)
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+
+    /// Where the first `separator` outside double quotes is in `bytes[range]`, or `nil`. A
+    /// quoted string may hold `\"` (RFC 9110 §5.6.4), which neither ends it nor starts one.
+    private static func firstOutsideQuotes(_ separator: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
         var quoted = false
         var escaped = false
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
+        for index in range {
+            let byte = bytes[index]
             if escaped {
                 escaped = false
-            } else if quoted, character == "\\" {
+            } else if quoted, byte == backslash {
                 escaped = true
-            } else if character == "\"" {
+            } else if byte == quote {
                 quoted.toggle()
-            } else if character == separator, !quoted {
+            } else if byte == separator, !quoted {
                 return index
             }
-            index = text.index(after: index)
         }
         return nil
     }
 
-    /// The pieces of `text` between `separator`s that are not inside double quotes.
-    private static func splitOutsideQuotes(_ text: Substring, at separator: Character) -> [Substring] {
-        var pieces: [Substring] = []
-        var rest = text
-        while let end = firstOutsideQuotes(separator, in: rest) {
-            pieces.append(rest[..<end])
-            rest = rest[rest.index(after: end)...]
-        }
-        pieces.append(rest)
-        return pieces
+    /// The text of `bytes[range]` without surrounding spaces and tabs.
+    private static func trimmed(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+        var lower = range.lowerBound
+        var upper = range.upperBound
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        while lower < upper, blank(bytes[lower]) { lower += 1 }
+        while upper > lower, blank(bytes[upper - 1]) { upper -= 1 }
+        return String(decoding: bytes[lower..<upper], as: UTF8.self)
     }
 
     /// Each `<target>; params` of a field, with its relation types lower-cased.
-    private static func links(in field: String) -> [(target: String, relations: [String])] {
-        var result: [(String, [String])] = []
-        var rest = Substring(field)
-        while let open = rest.firstIndex(of: "<") {
-            guard let close = rest[open...].firstIndex(of: ">") else { break }
-            let target = String(rest[rest.index(after: open)..<close])
-            rest = rest[rest.index(after: close)...]
+    private static func links(in bytes: [UInt8]) -> [Link] {
+        var result: [Link] = []
+        var position = 0
+        while let open = bytes[position...].firstIndex(of: UInt8(ascii: "<")) {
+            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            var link = Link(target: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), relations: [])
             // The parameters run to the next comma outside quotes.
-            let end = firstOutsideQuotes(",", in: rest) ?? rest.endIndex
-            let parameters = rest[..<end]
-            rest = rest[end...].drop { $0 == "," || $0 == " " }
-            var relations: [String] = []
-            for parameter in splitOutsideQuotes(parameters, at: ";") {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
-                let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                relations = value.lowercased().split(separator: " ").map(String.init)
-                break  // RFC 8288 §3.3: only the first `rel` parameter counts.
+            let end = firstOutsideQuotes(UInt8(ascii: ","), in: bytes, (close + 1)..<bytes.count) ?? bytes.count
+            var start = close + 1
+            var sawRelation = false
+            while start < end {
+                let stop = firstOutsideQuotes(UInt8(ascii: ";"), in: bytes, start..<end) ?? end
+                defer { start = stop + 1 }
+                guard let equals = bytes[start..<stop].firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let name = trimmed(bytes, start..<equals).lowercased()
+                let value = trimmed(bytes, (equals + 1)..<stop).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                // RFC 8288 §3.3: only the first `rel` parameter counts (and the first `anchor`).
+                if name == "rel", !sawRelation {
+                    sawRelation = true
+                    link.relations = value.lowercased().split(separator: " ").map(String.init)
+                } else if name == "anchor", link.anchor == nil {
+                    link.anchor = value
+                }
             }
-            result.append((target, relations))
+            result.append(link)
+            position = min(end + 1, bytes.count)
         }
         return result
     }

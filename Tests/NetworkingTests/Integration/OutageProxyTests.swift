@@ -62,8 +62,8 @@ struct OutageProxyTests {
         func halfClose() async throws {
             let servers = try TestServers.require()
             // The test API answers after a second: long after the request's end reached the proxy.
-        let api = try #require(URLComponents(string: servers.apiURL))
-        let upstream = try #require(api.port)
+            let api = try #require(URLComponents(string: servers.apiURL))
+            let upstream = try #require(api.port)
             let proxy = try OutageProxy(upstreamPort: upstream)
             let answer = await Task.detached { () -> String in
                 let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -112,6 +112,26 @@ struct PollingIntegrationTests {
         #expect(record.requests.allSatisfy { $0.method == "POST" })
     }
 
+    @Test("a streamed body (read once) is refused before the first poll: the server never sees the job")
+    func streamedBodyRefused() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01))
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("job".utf8))
+            continuation.finish()
+        }
+        let result = await repository.performPollingRequest(
+            Endpoint<Void>.upload(.post, "poll/\(key)", body: .stream(chunks), query: ["ready_after": 1]).withoutSession())
+        guard case .invalidRequest(let reason, _)? = result.failure else {
+            Issue.record("expected .invalidRequest, got \(String(describing: result.failure))")
+            return
+        }
+        #expect(reason.contains("stream"))
+        let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()
+        #expect(record.attempts == 0)
+    }
+
     @Test("a Void polling request ends on the first non-202")
     func voidPolling() async throws {
         let key = UUID().uuidString

@@ -339,4 +339,20 @@ struct LinkHeaderTests {
         #expect(try response(links: ["<https://api.example.com/a>; title=\"x\""]).link(rel: "next") == nil)
         #expect(try response(links: ["garbage without brackets"]).link(rel: "next") == nil)
     }
+
+    @Test("A combining mark after a quote or a comma hides neither: a reflected title cannot smuggle in a link")
+    func combiningMarks() throws {
+        let response = try response(links: [
+            "<https://api.example.com/a?page=3>; title=\"\u{301}x, <https://evil.example/>; rel=next\"; rel=\"next\""
+        ])
+        #expect(response.link(rel: "next")?.absoluteString == "https://api.example.com/a?page=3")
+    }
+
+    @Test("A link anchored to another resource is about that resource; one anchored to this one counts")
+    func anchor() throws {
+        let other = try response(links: [#"<https://api.example.com/p2>; rel="next"; anchor="https://api.example.com/other""#])
+        #expect(other.link(rel: "next") == nil)
+        let same = try response(links: [#"<https://api.example.com/p3>; anchor="books?page=2#top"; rel="next""#])
+        #expect(same.link(rel: "next")?.path == "/p3")
+    }
 }
