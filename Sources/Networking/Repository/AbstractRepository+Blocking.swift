@@ -13,7 +13,9 @@ extension AbstractRepository {
     /// or NaN one is an ``RepositoryError/invalidRequest(reason:request:)``. Blocking a thread of Swift concurrency or of a transport
     /// could deadlock, so a call from async code or from a transport's callback returns
     /// ``RepositoryError/invalidRequest(reason:request:)`` at once instead; use
-    /// ``performRequest(_:)-3hmh1`` with `await` there.
+    /// ``performRequest(_:)-3hmh1`` with `await` there. On an app's main thread, a call that needs
+    /// that thread (a `@MainActor` interceptor or handler) cannot go on while it waits and ends
+    /// with ``RepositoryError/timeout(_:)``.
     public func performBlockingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>, maximumWait: TimeInterval)
         -> Result<T, RepositoryError>
     {

@@ -5,7 +5,8 @@ extension FileCredentialStore {
     /// - Linux (and other non-Apple systems): `$XDG_DATA_HOME`, or `~/.local/share` when it is
     ///   not set (the XDG Base Directory specification);
     /// - Apple platforms: the user's Application Support folder (inside the app's container on
-    ///   iOS, tvOS, watchOS and visionOS).
+    ///   iOS, tvOS, watchOS and visionOS). On tvOS the system may purge it when space runs low,
+    ///   so a session kept there can vanish: prefer ``KeychainCredentialStore`` on tvOS.
     public static var defaultDataFolder: URL {
         #if canImport(Darwin)
             // `urls(for:in:)` is available on every Apple platform; `homeDirectoryForCurrentUser` is macOS-only.

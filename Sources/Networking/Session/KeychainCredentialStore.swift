@@ -7,7 +7,9 @@
     /// first unlock and never synchronised to other devices. On macOS the item goes to the login
     /// (file-based) keychain, where these two promises are the Keychain's to keep, not this type's:
     /// the data-protection keychain would need an app signed with a keychain entitlement, which
-    /// command-line tools and services do not have.
+    /// command-line tools and services do not have. There, ``accessGroup`` is not honoured, and
+    /// reading an item another build of the app wrote may wait on a Keychain access prompt: call
+    /// ``SessionManager/bootstrap(fetchingUserWith:)`` where such a wait is acceptable.
     ///
     /// Built only where the Security framework exists; this project's CI runs on Linux, so this
     /// type is compiled and tested by the projects that use it on Apple platforms, not here.

@@ -418,6 +418,17 @@ struct ResponseChunksIntegrationTests {
         #expect(bytes <= limit)
     }
 
+    @Test("a streamed call an interceptor answers itself (a mock) gives that answer's body to the reader")
+    func interceptorAnswersStreamedCall() async throws {
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.apiURL), interceptors: [AnswersItself(body: Data("abc".utf8))])
+        let stream = try await repository.performRequest(Endpoint<ResponseChunks>.get("never-sent").withoutSession()).get()
+        var body = Data()
+        for try await chunk in stream { body += chunk }
+        #expect(body == Data("abc".utf8))
+    }
+
     @Test("Cancelling the reading task cancels the transfer and ends the read with cancelled")
     func readerCancellation() async throws {
         let servers = try TestServers.require()
@@ -461,5 +472,16 @@ struct ResponseChunksIntegrationTests {
         _ = stream
         for _ in 0..<200 where activity.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(activity.inFlight == 0)
+    }
+}
+
+/// Answers every call itself with a 200 and `body`, without the transport.
+private struct AnswersItself: Interceptor {
+    let body: Data
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        TransportResponse(statusCode: 200, body: body, url: request.url)
     }
 }
