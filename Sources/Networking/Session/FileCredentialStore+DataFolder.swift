@@ -6,7 +6,7 @@ extension FileCredentialStore {
     ///   not set (the XDG Base Directory specification);
     /// - Apple platforms: the user's Application Support folder (inside the app's container on
     ///   iOS, tvOS, watchOS and visionOS). On tvOS the system may purge it when space runs low,
-    ///   so a session kept there can vanish: prefer ``KeychainCredentialStore`` on tvOS.
+    ///   so a session kept there can vanish: prefer `KeychainCredentialStore` on tvOS.
     public static var defaultDataFolder: URL {
         #if canImport(Darwin)
             // `urls(for:in:)` is available on every Apple platform; `homeDirectoryForCurrentUser` is macOS-only.
