@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 extension Task where Failure == Never {
@@ -15,11 +14,10 @@ extension Task where Failure == Never {
         await withCheckedContinuation { (continuation: CheckedContinuation<Success?, Never>) in
             let waiting = FirstAnswer(continuation)
             Task<Void, Never> { waiting.resume(returning: await self.value) }
-            // A Dispatch timer, not a sleeping task: the limit must pass even when the code under
-            // test hangs by blocking every thread of Swift concurrency.
-            let (seconds, attoseconds) = limit.components
-            let wait = max(0, min(Double(seconds) + Double(attoseconds) / 1e18, 365 * 24 * 3600))
-            DispatchQueue.global().asyncAfter(deadline: .now() + wait) { waiting.resume(returning: nil) }
+            Task<Void, Never> {
+                try? await Task<Never, Never>.sleep(for: limit)
+                waiting.resume(returning: nil)
+            }
         }
     }
 }

@@ -65,7 +65,8 @@ struct OutageProxyTests {
             let api = try #require(URLComponents(string: servers.apiURL))
             let upstream = try #require(api.port)
             let proxy = try OutageProxy(upstreamPort: upstream)
-            let answer = await Task.detached { () -> String in
+            // On a plain thread: the socket calls block for the second the answer takes.
+            let answer = await onPlainThread { () -> String in
                 let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 defer { close(socket) }
                 var address = sockaddr_in()
@@ -87,7 +88,7 @@ struct OutageProxyTests {
                     received += buffer[0..<count]
                 }
                 return String(decoding: received, as: UTF8.self)
-            }.value
+            }
             #expect(answer.hasPrefix("HTTP/1.") && answer.contains(" 200 "), "got \(answer.prefix(200))")
         }
     #endif
