@@ -36,7 +36,9 @@ public final class OutageProxy: Sendable {
     /// stops it.
     private final class Shared: Sendable {
         let upstreamPort: Int
-        let state = Mutex<(listener: Int32, connections: [Int32], stopped: Bool)>((-1, [], false))
+        /// `generation` counts the listeners installed: a listener's accepting thread stops when
+        /// its generation is over (a new listener may reuse the old one's descriptor number).
+        let state = Mutex<(listener: Int32, generation: Int, connections: [Int32], stopped: Bool)>((-1, 0, [], false))
 
         init(upstreamPort: Int) {
             self.upstreamPort = upstreamPort
@@ -57,9 +59,20 @@ public final class OutageProxy: Sendable {
             }
         }
 
-        /// Whether `listener` is still the one the proxy listens on.
-        func isListening(on listener: Int32) -> Bool {
-            state.withLock { $0.listener == listener && !$0.stopped }
+        /// Whether the listener of `generation` is still the one the proxy listens on.
+        func isListening(in generation: Int) -> Bool {
+            state.withLock { $0.generation == generation && $0.listener >= 0 && !$0.stopped }
+        }
+
+        /// Makes `listener` the proxy's, unless one is already installed or the proxy stopped;
+        /// returns its generation.
+        func install(_ listener: Int32) -> Int? {
+            state.withLock { state in
+                guard state.listener < 0, !state.stopped else { return nil }
+                state.listener = listener
+                state.generation += 1
+                return state.generation
+            }
         }
 
         /// Closes a connection's two sockets once both its pumps have ended.
@@ -87,8 +100,7 @@ public final class OutageProxy: Sendable {
         shared = Shared(upstreamPort: upstreamPort)
         let (listener, port) = try Self.listen(port: 0)
         self.port = port
-        shared.state.withLock { $0.listener = listener }
-        Self.startAccepting(listener, shared: shared)
+        if let generation = shared.install(listener) { Self.startAccepting(listener, generation: generation, shared: shared) }
     }
 
     deinit {
@@ -116,29 +128,25 @@ public final class OutageProxy: Sendable {
             if isUp { return }
             throw error
         }
-        let installed = shared.state.withLock { state -> Bool in
-            guard state.listener < 0, !state.stopped else { return false }
-            state.listener = listener
-            return true
-        }
-        guard installed else {
+        guard let generation = shared.install(listener) else {
             posixClose(listener)
             return
         }
-        Self.startAccepting(listener, shared: shared)
+        Self.startAccepting(listener, generation: generation, shared: shared)
     }
 
-    private static func startAccepting(_ listener: Int32, shared: Shared) {
+    private static func startAccepting(_ listener: Int32, generation: Int, shared: Shared) {
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else {
+                    let failure = errno
                     // Closed by goDown() or the proxy's release.
-                    guard shared.isListening(on: listener) else { return }
+                    guard shared.isListening(in: generation) else { return }
                     // A client gone before it was accepted, a signal, or no descriptor free
                     // for now: keep serving (a listener nobody accepts on would leave calls
                     // hanging instead of refused), after a pause when resources ran out.
-                    if errno != EINTR, errno != ECONNABORTED { usleep(10_000) }
+                    if failure != EINTR, failure != ECONNABORTED { usleep(10_000) }
                     continue
                 }
                 ignoreBrokenPipes(client)
@@ -147,14 +155,14 @@ public final class OutageProxy: Sendable {
                     continue
                 }
                 let accepted = shared.state.withLock { state -> Bool in
-                    guard state.listener == listener, !state.stopped else { return false }
+                    guard state.generation == generation, state.listener >= 0, !state.stopped else { return false }
                     state.connections += [client, upstream]
                     return true
                 }
                 guard accepted else {
                     posixClose(client)
                     posixClose(upstream)
-                    continue
+                    return
                 }
                 let pair = PumpPair()
                 Self.pump(from: client, to: upstream, pair: pair, shared: shared)

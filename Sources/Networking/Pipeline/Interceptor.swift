@@ -103,6 +103,24 @@ public struct RequestContext: Sendable {
 
     /// How many times the call has been sent so far (1 for the first attempt).
     public var attempt: Int { record.attempt }
+
+    /// A context for the next request of the same call (a poll): its own ``id`` (a server that
+    /// deduplicates by request id or `Idempotency-Key` must see a new request), the call's record
+    /// (so it keeps to the session the call was first signed in).
+    func continuing() -> RequestContext {
+        RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
+    }
+
+    private init(
+        requiresSession: Bool, name: String?, options: RequestOptions, session: (any SessionAuthorizing)?, record: CallRecord
+    ) {
+        self.requiresSession = requiresSession
+        self.name = name
+        self.options = options
+        self.session = session
+        id = CallIdentifier.next()
+        self.record = record
+    }
 }
 
 /// What the chain's own steps note about one call across its attempts: the attempt number,

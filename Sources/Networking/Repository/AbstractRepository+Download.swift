@@ -314,10 +314,11 @@ extension AbstractRepository {
         -> Result<RepositoryResponse<ResponseChunks>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
-            // A transport that cannot pause buffers what the reader has not taken, up to its own limit.
+            // URLSession cannot pause: it buffers what the reader has not taken, up to its own
+            // limit (a body another transport or an interceptor hands over is in memory already).
             let chunks = ResponseChunks(
                 method: endpoint.method,
-                unreadLimit: (self.transport as? URLSessionTransport)?.maximumResponseSize ?? 100 * 1024 * 1024)
+                unreadLimit: (self.transport as? URLSessionTransport).map { max($0.maximumResponseSize, 4 * ChunkSink.highWater) } ?? .max)
             let request = RequestSummary(method: endpoint.method, url: try self.builder.build(endpoint).url)
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink

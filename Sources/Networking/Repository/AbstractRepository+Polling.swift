@@ -6,8 +6,9 @@ extension AbstractRepository {
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`.
     ///
-    /// The polls are one call: they keep to the session the first was signed in, and share its
-    /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll.
+    /// The polls keep to the session the first was signed in; each has its own
+    /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll when
+    /// polls may follow.
     ///
     /// - Returns: ``RepositoryError/pollingExhausted(attempts:context:)`` carrying the last 202
     ///   response when every try was used.
@@ -39,19 +40,19 @@ extension AbstractRepository {
         let retries = configuration.pollingRetries
         // One call across its polls: each keeps to the session the first was signed in (a logout
         // and another login between polls fails the call instead of returning the other user's
-        // answer), and logs see one call id.
+        // answer). Each poll is a request of its own, with its own id.
         let call = callContext(for: endpoint)
         // Refused before the first poll: a stream is read once, so a second poll could not send
         // it, and the server would have accepted the job for nothing.
         let built = try builder.build(endpoint)
-        if built.body?.isStreamed == true {
+        if retries > 0, built.body?.isStreamed == true {
             throw .invalidRequest(
                 reason: "a polled request is sent again while the server answers 202, so its body cannot be a stream (read once)",
                 request: built.summary)
         }
         var tries = 0
         while true {
-            let (request, response) = try await exchange(endpoint, in: call)
+            let (request, response) = try await exchange(endpoint, in: tries == 0 ? call : call.continuing())
             tries += 1
             guard response.statusCode == 202 else { return (request, response) }
             guard tries <= retries else {

@@ -26,14 +26,23 @@ enum LinkHeader {
         var anchor: String?
     }
 
-    /// Whether an `anchor` names the response's own resource.
+    /// Whether an `anchor` names the response's own resource (an empty one does).
     private static func isContext(_ anchor: String, of base: URL) -> Bool {
+        if anchor.isEmpty { return true }
         guard let resolved = URL(string: anchor, relativeTo: base)?.absoluteURL else { return false }
-        func withoutFragment(_ url: URL) -> String {
-            let text = url.absoluteString
-            return text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+        return normalized(resolved) == normalized(base.absoluteURL)
+    }
+
+    /// A URL's text without fragment, with scheme and host lower-cased and without a default port.
+    private static func normalized(_ url: URL) -> String? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.fragment = nil
+        components.scheme = components.scheme?.lowercased()
+        components.host = components.host?.lowercased()
+        if (components.scheme == "http" && components.port == 80) || (components.scheme == "https" && components.port == 443) {
+            components.port = nil
         }
-        return withoutFragment(resolved) == withoutFragment(base.absoluteURL)
+        return components.string
     }
 
     private static let quote = UInt8(ascii: "\"")

@@ -20,9 +20,9 @@ struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            // A streamed body is read as it is sent, once, and a streamed response's head has
-            // been handed to its reader: the attempt's outcome is the call's.
-            guard request.body?.isStreamed != true, (request.responseBodySink as? ChunkSink)?.hasStarted != true,
+            // A streamed body is read as it is sent, once, and a streamed response's reader has
+            // taken bytes a new attempt would repeat: the attempt's outcome is the call's.
+            guard request.body?.isStreamed != true, (request.responseBodySink as? ChunkSink)?.hasDelivered != true,
                 let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
             else {
                 switch outcome {

@@ -9,7 +9,8 @@ import Foundation
 /// at ``maximumDelay`` — with full jitter (a random wait between zero and that value), unless the
 /// server's `Retry-After` (seconds or an HTTP date) says how long to wait. A `Retry-After` longer
 /// than ``maximumRetryAfter`` ends the retries instead of waiting that long. A request with a
-/// streamed body (`RequestBody.stream`) is never retried: the stream was read as it was sent.
+/// streamed body (`RequestBody.stream`) is never retried: the stream was read as it was sent;
+/// nor is a ``ResponseChunks`` call once its reader has taken bytes of the body.
 ///
 /// When retries run out, the last error is returned with ``ErrorContext/attempts`` set to the
 /// number of attempts made.

@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// At most about 1 MiB waits unread: beyond it, ``LibcurlTransport`` stops reading from the
 /// network until the reader catches up. ``URLSessionTransport`` cannot pause, so it keeps
-/// buffering, up to its ``URLSessionTransport/maximumResponseSize`` unread (100 MiB by default):
-/// a reader that falls further behind ends the transfer with
+/// buffering, up to its ``URLSessionTransport/maximumResponseSize`` unread (100 MiB by default;
+/// at least 4 MiB): a reader that falls further behind ends the transfer with
 /// ``RepositoryError/responseTooLarge(limit:context:)`` after the chunks already in. The sequence ends when the body is complete, or throws the call's
 /// ``RepositoryError`` when the transfer fails midway. Dropping the sequence (or cancelling the
 /// task that reads it) cancels the transfer. It can be iterated once, by one task at a time: a
@@ -98,7 +98,7 @@ final class ChunkSink: ResponseBodySink {
     /// The unread bytes beyond which a transport that cannot pause is stopped.
     private let unreadLimit: Int
 
-    init(method: HTTPMethod, unreadLimit: Int = 100 * 1024 * 1024) {
+    init(method: HTTPMethod, unreadLimit: Int = .max) {
         self.method = method
         self.unreadLimit = unreadLimit
     }
@@ -128,9 +128,11 @@ final class ChunkSink: ResponseBodySink {
         return true
     }
 
-    /// Whether a 2xx head was taken: its reader has it, so another attempt's answer (a retry)
-    /// could not follow it.
+    /// Whether a 2xx head was taken (its body comes here, not in the response).
     var hasStarted: Bool { state.withLock { $0.head != nil } }
+
+    /// Whether body bytes were taken: another attempt's body (a retry) would repeat them.
+    var hasDelivered: Bool { state.withLock { $0.delivered } }
 
     /// Whether a reader waits for the next chunk (for tests).
     var hasWaitingReader: Bool { state.withLock { $0.reader != nil } }
@@ -144,15 +146,16 @@ final class ChunkSink: ResponseBodySink {
                 state.paused = true
                 return (.paused, nil)
             }
+            if let reader = state.reader {
+                state.delivered = true
+                state.reader = nil
+                return (.accepted, reader)
+            }
             // A transport that cannot pause would fill memory while the reader lags behind.
             if state.resume == nil, state.buffered > unreadLimit - chunk.count {
                 return (.failed(.responseTooLarge(limit: unreadLimit)), nil)
             }
             state.delivered = true
-            if let reader = state.reader {
-                state.reader = nil
-                return (.accepted, reader)
-            }
             state.chunks.append(chunk)
             state.buffered += chunk.count
             return (.accepted, nil)

@@ -397,11 +397,13 @@ struct ResponseChunksIntegrationTests {
         #expect(clock.sleeps.isEmpty, "the retry step waited \(clock.sleeps) to send the call again")
     }
 
-    @Test("over URLSession (which cannot pause), a reader more than maximumResponseSize behind ends the stream with responseTooLarge")
+    @Test(
+        "over URLSession (which cannot pause), a reader more than maximumResponseSize (at least 4 MiB) behind ends the stream with responseTooLarge"
+    )
     func unreadLimitOverURLSession() async throws {
         let servers = try TestServers.require()
-        let limit = 256 * 1024
-        let stream = try await TestAPI.anonymous(servers.nginxURL, transport: URLSessionTransport(maximumResponseSize: limit))
+        let limit = 4 * 1024 * 1024
+        let stream = try await TestAPI.anonymous(servers.nginxURL, transport: URLSessionTransport(maximumResponseSize: 256 * 1024))
             .performRequest(Endpoint<ResponseChunks>.get("10m.bin").withoutSession()).get()
         // The reader lags: the 10 MiB arrive meanwhile.
         try await Task.sleep(for: .seconds(1))

@@ -237,7 +237,6 @@ private struct SinkAttacher: Interceptor {
     }
 }
 
-/// Holds the server's answer for half a second, ignoring cancellation.
 /// Holds the server's answer until the call is cancelled (at most 5 s), then returns it.
 private final class LateAnswer: Interceptor {
     private let answered = Mutex(false)

@@ -68,6 +68,22 @@ struct PollingIntegrationTests {
         #expect(record.requests.first?.headers["Authorization"] == "Bearer \(login.token)")
     }
 
+    @Test("each poll is a request of its own: an id from its context (an Idempotency-Key, a request id) differs per poll")
+    func eachPollHasItsOwnID() async throws {
+        let key = UUID().uuidString
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01), interceptors: [RequestID()])
+        let status: Status = try await repository.performPollingRequest(
+            Endpoint(.get, "poll/\(key)", parameters: ["ready_after": 2]).withoutSession()
+        ).get()
+        #expect(status.attempts == 3)
+        let record: Record = try await repository.performRequest(Endpoint<Record>.get("test/poll/\(key)").withoutSession()).get()
+        let ids = record.requests.compactMap { request in request.headers.first { $0.key.lowercased() == "x-request-id" }?.value }
+        #expect(ids.count == 3)
+        #expect(Set(ids).count == 3)
+    }
+
     @Test("202, 202, then 200: succeeds after exactly three requests, parameters and headers kept")
     func becomesReady() async throws {
         let key = UUID().uuidString
@@ -140,5 +156,16 @@ struct PollingIntegrationTests {
         let result = await repository.performPollingRequest(
             Endpoint<Void>(.get, "poll/\(key)", parameters: ["ready_after": 1]).withoutSession())
         #expect(throws: Never.self) { try result.get() }
+    }
+}
+
+/// Names each request by its context's id, as a server that deduplicates by request id sees it.
+private struct RequestID: Interceptor {
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        var request = request
+        request.headers["X-Request-ID"] = context.id.uuidString
+        return try await next(request)
     }
 }

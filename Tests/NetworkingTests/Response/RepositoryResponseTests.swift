@@ -354,5 +354,9 @@ struct LinkHeaderTests {
         #expect(other.link(rel: "next") == nil)
         let same = try response(links: [#"<https://api.example.com/p3>; anchor="books?page=2#top"; rel="next""#])
         #expect(same.link(rel: "next")?.path == "/p3")
+        for anchor in ["", "HTTPS://API.example.com:443/api/v1/books?page=2"] {
+            let context = try response(links: ["<https://api.example.com/p4>; rel=next; anchor=\"\(anchor)\""])
+            #expect(context.link(rel: "next")?.path == "/p4", "anchor \(anchor)")
+        }
     }
 }

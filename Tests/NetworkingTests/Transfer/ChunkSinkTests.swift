@@ -93,6 +93,20 @@ struct ChunkSinkTests {
         }
     }
 
+    @Test("A chunk handed straight to a waiting reader is never over the unread limit, whatever its size")
+    func waitingReaderTakesAnySize() async throws {
+        let sink = ChunkSink(method: .get, unreadLimit: 10)
+        #expect(sink.begin(head, canPause: false) {})
+        let reader = Task { await sink.next() }
+        try await readerWaits(on: sink)
+        let chunk = Data(repeating: 1, count: 64)
+        guard case .accepted = chunk.withUnsafeBytes({ sink.receive($0) }) else {
+            Issue.record("a chunk for a waiting reader is not buffered")
+            return
+        }
+        #expect(try await reader.value.get() == chunk)
+    }
+
     @Test("Many chunks read while more arrive come out whole and in order")
     func manyChunksInOrder() async throws {
         let sink = ChunkSink(method: .get)
