@@ -17,8 +17,10 @@ import Synchronization
 /// network until the reader catches up. ``URLSessionTransport`` cannot pause, so it keeps
 /// buffering, up to its ``URLSessionTransport/maximumResponseSize`` unread (100 MiB by default;
 /// at least 4 MiB): a reader that falls further behind ends the transfer with
-/// ``RepositoryError/responseTooLarge(limit:context:)`` after the chunks already in. The sequence ends when the body is complete, or throws the call's
-/// ``RepositoryError`` when the transfer fails midway. Dropping the sequence (or cancelling the
+/// ``RepositoryError/responseTooLarge(limit:context:)`` after the chunks already in.
+///
+/// The sequence ends when the body is complete, or throws the call's ``RepositoryError`` when the
+/// transfer fails midway. Dropping the sequence (or cancelling the
 /// task that reads it) cancels the transfer. It can be iterated once, by one task at a time: a
 /// second task asking for a chunk while one waits gets ``RepositoryError/invalidRequest(reason:request:)``.
 public final class ResponseChunks: AsyncSequence, Sendable {
