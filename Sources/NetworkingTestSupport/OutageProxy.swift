@@ -38,7 +38,8 @@ public final class OutageProxy: Sendable {
         let upstreamPort: Int
         /// `generation` counts the listeners installed: a listener's accepting thread stops when
         /// its generation is over (a new listener may reuse the old one's descriptor number).
-        let state = Mutex<(listener: Int32, generation: Int, connections: [Int32], stopped: Bool)>((-1, 0, [], false))
+        typealias State = (listener: Int32, generation: Int, connections: [Int32], stopped: Bool)
+        let state = Mutex<State>((-1, 0, [], false))
 
         init(upstreamPort: Int) {
             self.upstreamPort = upstreamPort
@@ -61,7 +62,21 @@ public final class OutageProxy: Sendable {
 
         /// Whether the listener of `generation` is still the one the proxy listens on.
         func isListening(in generation: Int) -> Bool {
-            state.withLock { $0.generation == generation && $0.listener >= 0 && !$0.stopped }
+            state.withLock { Self.isCurrent(generation, in: $0) }
+        }
+
+        /// Keeps a forwarded connection's sockets, to cut them at the next outage; `false` when
+        /// the listener of `generation` is over.
+        func adopt(_ client: Int32, _ upstream: Int32, in generation: Int) -> Bool {
+            state.withLock { state in
+                guard Self.isCurrent(generation, in: state) else { return false }
+                state.connections += [client, upstream]
+                return true
+            }
+        }
+
+        private static func isCurrent(_ generation: Int, in state: State) -> Bool {
+            state.generation == generation && state.listener >= 0 && !state.stopped
         }
 
         /// Makes `listener` the proxy's, unless one is already installed or the proxy stopped;
@@ -154,12 +169,7 @@ public final class OutageProxy: Sendable {
                     posixClose(client)
                     continue
                 }
-                let accepted = shared.state.withLock { state -> Bool in
-                    guard state.generation == generation, state.listener >= 0, !state.stopped else { return false }
-                    state.connections += [client, upstream]
-                    return true
-                }
-                guard accepted else {
+                guard shared.adopt(client, upstream, in: generation) else {
                     posixClose(client)
                     posixClose(upstream)
                     return

@@ -93,12 +93,7 @@ public struct RequestContext: Sendable {
         requiresSession: Bool, name: String? = nil, options: RequestOptions = RequestOptions(),
         session: (any SessionAuthorizing)? = nil
     ) {
-        self.requiresSession = requiresSession
-        self.name = name
-        self.options = options
-        self.session = session
-        id = CallIdentifier.next()
-        record = CallRecord()
+        self.init(requiresSession: requiresSession, name: name, options: options, session: session, record: CallRecord())
     }
 
     /// How many times the call has been sent so far (1 for the first attempt).
