@@ -111,6 +111,37 @@ struct OfflineQueueIntegrationTests {
         #expect(journal.entries.map { $0.body["n"] } == [2])
     }
 
+    @Test("A queued write the server moves with a 301 or 302 is sent on as the same POST with its body, never as a GET read as delivered")
+    func redirectedWriteStaysAWrite() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let journalPath = setup.repository.configuration.baseURL.appendingPathComponent("journal/\(setup.stream)").path
+        setup.proxy.goDown()
+        var tickets: [OfflineTicket] = []
+        for status in [301, 302] {
+            let moved = Endpoint<Void>(.post, "redirect/\(status)", parameters: ["n": status], query: ["to": journalPath])
+            guard case .queued(let queued) = await setup.queue.perform(moved, with: setup.repository) else {
+                Issue.record("expected queued")
+                return
+            }
+            tickets.append(queued.ticket)
+        }
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 2)
+        for ticket in tickets { #expect(try await setup.queue.outcome(of: ticket).get().statusCode == 201) }
+        let journal = try await setup.direct.journal(setup.stream)
+        #expect(journal.entries.map { $0.body["n"] } == [301, 302])
+        // Sent at once (the API is up), it goes on as a write too.
+        let direct = await setup.queue.perform(
+            Endpoint<Void>(.post, "redirect/302", parameters: ["n": 3], query: ["to": journalPath]), with: setup.repository)
+        guard case .sent = direct else {
+            Issue.record("expected sent, got \(direct)")
+            return
+        }
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [301, 302, 3])
+    }
+
     @Test("A 503 is kept when asked; while items wait, a new write waits behind them")
     func keptStatusesAndOrder() async throws {
         let setup = try await Self.setUp(queuedStatusCodes: [503])

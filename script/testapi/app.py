@@ -718,7 +718,9 @@ def flaky_history(key):
 # - same key while the first request is still running: 409
 #   {"code":"idempotency_key_in_use"}.
 # - outcomes with a 5xx or 429 status are NOT remembered (the key is released,
-#   so a retry runs the route again); every other status, 4xx included, is.
+#   so a retry runs the route again), nor redirects (301, 302, 307, 308: the
+#   write was not run here, and goes on with its key to the new address);
+#   every other status, 4xx and 303 included, is.
 # - remembered outcomes live until POST /test/reset (no expiry).
 
 IDEMPOTENT_WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
@@ -809,7 +811,8 @@ def idempotency_finish(resp):
     scope = g.pop("idempotency_scope", None)
     if scope is None:
         return resp
-    keep = resp.status_code < 500 and resp.status_code != 429 and not resp.is_streamed
+    keep = (resp.status_code < 500 and resp.status_code not in (301, 302, 307, 308, 429)
+            and not resp.is_streamed)
     outcome = None
     if keep:
         headers = [(k, v) for k, v in resp.headers.items() if k.lower() != "content-length"]

@@ -5,7 +5,8 @@ import Foundation
 /// across hosts unless told otherwise).
 ///
 /// The rules, after RFC 9110 §15.4 and what browsers do:
-/// - 301 and 302 turn `POST` into `GET` without a body; other methods are kept with their body;
+/// - 301 and 302 turn `POST` into `GET` without a body, unless the request
+///   ``TransportRequest/keepsMethodOnRedirect``; other methods are kept with their body;
 /// - 303 turns every method but `HEAD` into `GET` without a body;
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
@@ -79,7 +80,7 @@ struct RedirectPolicy: Sendable {
 
         var next = request
         next.url = target
-        if Self.changesToGet(status: response.statusCode, method: request.method) {
+        if Self.changesToGet(status: response.statusCode, method: request.method, keepingMethod: request.keepsMethodOnRedirect) {
             next.method = .get
             next.body = nil
             next.headers["Content-Type"] = nil
@@ -102,9 +103,9 @@ struct RedirectPolicy: Sendable {
     }
 
     /// Whether the redirect turns the request into a `GET` without a body.
-    static func changesToGet(status: Int, method: HTTPMethod) -> Bool {
+    static func changesToGet(status: Int, method: HTTPMethod, keepingMethod: Bool) -> Bool {
         switch status {
-        case 301, 302: method == .post
+        case 301, 302: method == .post && !keepingMethod
         case 303: method != .head
         default: false
         }

@@ -28,6 +28,13 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// Where the body of a 2xx response goes instead of ``TransportResponse/body`` (a file, a
     /// stream of chunks), when the sink accepts it; see ``ResponseBodySink``. Not encoded or compared.
     public var responseBodySink: (any ResponseBodySink)?
+    /// Whether a 301 or 302 answer to a `POST` sends the same method and body to the new
+    /// location, as 307 and 308 do, instead of turning it into a body-less `GET` (what browsers,
+    /// URLSession and libcurl do by default). A 303 still ends in a `GET`: it says the write was
+    /// done. `false` by default; the offline queue sets it, so that a queued write moved to
+    /// another address (an `http` API upgraded to `https`) is never turned into a read and
+    /// reported delivered. Compared, not encoded.
+    public var keepsMethodOnRedirect = false
 
     /// Creates a request whose body is bytes in memory. The timeout defaults to 75 seconds, the
     /// library-wide default.
@@ -63,7 +70,7 @@ public struct TransportRequest: Sendable, Hashable, Codable {
 
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
-            && lhs.timeout == rhs.timeout && lhs.security == rhs.security
+            && lhs.timeout == rhs.timeout && lhs.security == rhs.security && lhs.keepsMethodOnRedirect == rhs.keepsMethodOnRedirect
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -73,6 +80,7 @@ public struct TransportRequest: Sendable, Hashable, Codable {
         hasher.combine(body)
         hasher.combine(timeout)
         hasher.combine(security)
+        hasher.combine(keepsMethodOnRedirect)
     }
 
     /// The method and URL, as errors and logs show a request.

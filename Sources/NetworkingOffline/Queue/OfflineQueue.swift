@@ -246,6 +246,9 @@ public final class OfflineQueue: Interceptor {
         // The call's identity, the same for every attempt the retry step makes: a retried write
         // that the server got twice is recognised as one.
         if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
+        // A write moved elsewhere (301, 302) goes there as the write it is, never as a GET whose
+        // answer would read as delivered.
+        request.keepsMethodOnRedirect = true
         if state.withLock({ $0.machine.hasItems(for: user) }) {
             throw try await keep(
                 request, context: context, user: user, reason: "earlier requests wait to be sent",
@@ -587,6 +590,7 @@ public final class OfflineQueue: Interceptor {
                 return .failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil))
             }
             request.headers = request.headers.merging(repository.configuration.defaultHeaders)
+            request.keepsMethodOnRedirect = true
             return .success(request)
         }
         var marker = RequestOptions()

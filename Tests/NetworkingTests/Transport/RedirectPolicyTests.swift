@@ -37,6 +37,20 @@ struct RedirectPolicyTests {
         #expect(next.url.absoluteString == "https://api.example.com/v2/items")
     }
 
+    @Test("A request that keeps its method on redirects: 301 and 302 keep a POST and its body, 303 turns it into a GET")
+    func keepingTheMethod() throws {
+        var post = request(.post)
+        post.keepsMethodOnRedirect = true
+        for status in [301, 302, 307, 308] {
+            let next = try #require(try policy.nextRequest(after: redirect(status, to: "/v2/items"), to: post, redirectsSoFar: 0))
+            #expect(next.method == .post && next.body == post.body && next.headers["Content-Type"] == "application/json", "\(status)")
+            #expect(next.keepsMethodOnRedirect)
+        }
+        let seeOther = try #require(try policy.nextRequest(after: redirect(303, to: "/v2/items"), to: post, redirectsSoFar: 0))
+        #expect(seeOther.method == .get && seeOther.body == nil)
+        #expect(post != request(.post), "the flag is part of the request's identity")
+    }
+
     @Test(
         "Relative locations resolve against the current URL",
         arguments: [

@@ -38,6 +38,20 @@ struct TransportRedirectTests {
         }
     }
 
+    @Test(
+        "A request that keeps its method on redirects (the offline queue's) goes on as a POST with its body after 301 and 302; 303 still ends in a GET",
+        arguments: TransportUnderTest.all, [301, 302, 303])
+    func postKeptAcrossRedirects(transport: TransportUnderTest, status: Int) async throws {
+        let servers = try TestServers.require()
+        var request = try Wire.request(
+            .post, servers.apiURL + "/redirect/\(status)?to=/api/v1/echo", headers: ["Content-Type": "application/json"],
+            body: Data(#"{"keep":true}"#.utf8))
+        request.keepsMethodOnRedirect = true
+        let echo = try Wire.echo(try await Wire.response(request, over: transport.shared))
+        #expect(echo.method == (status == 303 ? "GET" : "POST"))
+        #expect(echo.data == (status == 303 ? "" : #"{"keep":true}"#))
+    }
+
     @Test("Authorization stays on its origin", arguments: TransportUnderTest.all)
     func authorizationIsDroppedAcrossOrigins(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
