@@ -9,6 +9,10 @@ Writes into OUTPUT_DIR:
   expired.pem / expired.key       leaf for 127.0.0.1 + localhost, already expired
   wronghost.pem / wronghost.key   leaf whose only SAN is DNS:wrong.example
   other.key                       an unrelated key pair (for a non-matching pin)
+  client.pem / client.key         client leaf (clientAuth) signed by the test CA, for mutual TLS
+  client-encrypted.key            the same key, encrypted with the password "client-secret"
+  client.p12                      the client leaf, its key and the CA as PKCS#12, password "client-secret"
+  stranger.pem / stranger.key     client leaf signed by a CA the servers do not know
 and prints a JSON object with the SPKI pins (base64 of the SHA-256 of the
 DER SubjectPublicKeyInfo) of the server leaf and of the unrelated key.
 """
@@ -24,9 +28,11 @@ import sys
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 DAY = datetime.timedelta(days=1)
+CLIENT_PASSWORD = b"client-secret"
 LOCAL_NAMES = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
 
 
@@ -79,7 +85,8 @@ def make_ca(now):
     return key, cert
 
 
-def make_leaf(ca_key, ca_cert, common_name, san_names, not_before, not_after):
+def make_leaf(ca_key, ca_cert, common_name, san_names, not_before, not_after,
+              usage=ExtendedKeyUsageOID.SERVER_AUTH):
     key = new_key()
     cert = (
         x509.CertificateBuilder()
@@ -98,7 +105,7 @@ def make_leaf(ca_key, ca_cert, common_name, san_names, not_before, not_after):
             ),
             critical=True,
         )
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
         .add_extension(x509.SubjectAlternativeName(san_names), critical=False)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .add_extension(
@@ -159,6 +166,30 @@ def main():
 
     other_key = new_key()
     write_key(os.path.join(out_dir, "other.key"), other_key)
+
+    client_key, client_cert = make_leaf(
+        ca_key, ca_cert, "Networking Test Client", [x509.DNSName("client.example")], now - DAY,
+        now + 30 * DAY, usage=ExtendedKeyUsageOID.CLIENT_AUTH
+    )
+    write_pair(out_dir, "client", client_key, client_cert)
+    encrypted = client_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(CLIENT_PASSWORD),
+    )
+    write(os.path.join(out_dir, "client-encrypted.key"), encrypted)
+    write(
+        os.path.join(out_dir, "client.p12"),
+        pkcs12.serialize_key_and_certificates(
+            b"Networking Test Client", client_key, client_cert, [ca_cert],
+            serialization.BestAvailableEncryption(CLIENT_PASSWORD),
+        ),
+    )
+    stranger_ca_key, stranger_ca_cert = make_ca(now)
+    stranger_key, stranger_cert = make_leaf(
+        stranger_ca_key, stranger_ca_cert, "Stranger", [x509.DNSName("stranger.example")],
+        now - DAY, now + 30 * DAY, usage=ExtendedKeyUsageOID.CLIENT_AUTH
+    )
+    write_pair(out_dir, "stranger", stranger_key, stranger_cert)
 
     print(
         json.dumps(

@@ -45,6 +45,7 @@ class Server:
     health_path: str  # GET this must answer 200 once the server is up
     threads: int = 0
     cert: str = ""    # stem of the certificate in .servers for https
+    client_auth: bool = False  # https that requires a client certificate from the test CA
     app: str = "app:app"
 
     def url(self, port):
@@ -61,6 +62,9 @@ SERVER_LIST = [
            "expired"),
     Server("tls-wrong-host", "NETWORKING_TEST_TLS_WRONG_HOST_URL", "https", "/api/v1", API_HEALTH,
            4, "wronghost"),
+    # The test API over TLS that requires a client certificate signed by the test CA (mutual TLS).
+    Server("api-mtls", "NETWORKING_TEST_MTLS_URL", "https", "/api/v1", API_HEALTH, 8, "server",
+           client_auth=True),
     Server("fault", "NETWORKING_TEST_FAULT_URL", "tcp", "", ""),
     # nginx over TLS with HTTP/2 (ALPN): /protocol answers the protocol the request came in with.
     Server("nginx-h2", "NETWORKING_TEST_H2_URL", "https", "", "/health", cert="server", app="nginx"),
@@ -321,6 +325,8 @@ def command_for(server, port):
     if server.cert:
         cmd += ["--certfile", path_in_servers(server.cert + ".pem"),
                 "--keyfile", path_in_servers(server.cert + ".key")]
+    if server.client_auth:
+        cmd += ["--cert-reqs", str(int(ssl.CERT_REQUIRED)), "--ca-certs", path_in_servers("ca.pem")]
     return cmd + [server.app]
 
 
@@ -351,6 +357,8 @@ def is_healthy(server, port, timeout=1.0):
             context = ssl.create_default_context()
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
+            if server.client_auth:
+                context.load_cert_chain(path_in_servers("client.pem"), path_in_servers("client.key"))
             conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout, context=context)
         else:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)

@@ -53,6 +53,11 @@ public struct NetworkingConfiguration: Sendable {
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI
     /// (read and checked when set).
     public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
+    /// The certificate presented when a server asks for one (mutual TLS), or `nil` (the
+    /// default). Its files must be readable when it is set, and are read again by each new
+    /// connection, so a renewed certificate is picked up. See ``ClientCertificate`` for which
+    /// transport presents which format.
+    public var clientCertificate: ClientCertificate? = nil { didSet { updateProblems() } }
 
     // MARK: Time
 
@@ -229,11 +234,11 @@ public struct NetworkingConfiguration: Sendable {
     }
 
     /// The TLS requirements every request of this configuration carries: the pins (given and
-    /// read from files) when pinning, and the certificate authority file.
+    /// read from files) when pinning, the certificate authority file and the client certificate.
     public var security: TransportSecurity {
         TransportSecurity(
             pinnedPublicKeys: usePinningCertificate ? pinnedPublicKeys + ((try? filePins.get()) ?? []) : [],
-            certificateAuthorityFile: certificateAuthorityFile)
+            certificateAuthorityFile: certificateAuthorityFile, clientCertificate: clientCertificate)
     }
 
     // MARK: - Keeping derived state current
@@ -265,7 +270,8 @@ public struct NetworkingConfiguration: Sendable {
     }
 
     private mutating func updateProblems() {
-        problem = baseURLProblem ?? pinningProblem ?? certificateAuthorityProblem ?? Self.settingsProblem(of: self)
+        problem =
+            baseURLProblem ?? pinningProblem ?? certificateAuthorityProblem ?? clientCertificate?.problem ?? Self.settingsProblem(of: self)
     }
 
     private var pinningProblem: String? {

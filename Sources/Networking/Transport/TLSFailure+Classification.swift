@@ -2,6 +2,24 @@
 /// libcurl reports most certificate problems under one code, and FoundationNetworking on Linux
 /// reports all of them as `NSURLErrorUnknown`, so only the message tells them apart.
 extension TLSFailure {
+    /// Whether a message reports an alert the server sent about the client's certificate (OpenSSL's
+    /// "tlsv13 alert certificate required", "tlsv1 alert unknown ca", "sslv3 alert bad
+    /// certificate"): the server refused the certificate it got, or wanted one and got none. Its
+    /// own certificate failing this client's checks is reported without "alert".
+    static func isClientCertificateAlert(_ message: String) -> Bool {
+        let lowered = message.lowercased()
+        guard lowered.contains("alert") else { return false }
+        return [
+            "certificate required", "unknown ca", "bad certificate", "certificate unknown", "unsupported certificate",
+            "certificate revoked", "certificate expired", "access denied",
+        ].contains { lowered.contains($0) }
+    }
+
+    /// The detail of a handshake the server ended over the client's certificate.
+    static func clientCertificateRefused(_ message: String) -> String {
+        "the server refused this client's certificate, or asked for one and got none: \(message)"
+    }
+
     /// Whether a message is about TLS or certificates at all.
     static func looksLikeTLS(_ message: String) -> Bool {
         let lowered = message.lowercased()
@@ -14,7 +32,9 @@ extension TLSFailure {
     /// "SSL: no alternative certificate subject name matches target host name '…'" (wrong host).
     init(classifying message: String) {
         let lowered = message.lowercased()
-        if lowered.contains("expired") || lowered.contains("not yet valid") {
+        if Self.isClientCertificateAlert(message) {
+            self = .handshakeFailed(Self.clientCertificateRefused(message))
+        } else if lowered.contains("expired") || lowered.contains("not yet valid") {
             self = .expiredCertificate(message)
         } else if lowered.contains("subject name") || lowered.contains("hostname") || lowered.contains("host name")
             || lowered.contains("doesn't match") || lowered.contains("does not match target host")

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The TLS requirements a request carries to its ``Transport``: which server keys are accepted
-/// and which certificate authorities are trusted.
+/// The TLS requirements a request carries to its ``Transport``: which server keys are accepted,
+/// which certificate authorities are trusted, and which certificate the client presents.
 ///
 /// A transport that cannot honour a requirement must fail the request with
 /// ``TransportError/pinningUnsupported(transport:)`` rather than ignore it.
@@ -13,14 +13,25 @@ public struct TransportSecurity: Sendable, Hashable, Codable {
     public var pinnedPublicKeys: [PublicKeyPin]
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
     public var certificateAuthorityFile: URL?
+    /// The certificate presented when the server asks for one (mutual TLS), or `nil`. Not
+    /// encoded: a request kept on disk (the offline queue's) never holds the key's password; the
+    /// repository that sends it adds its configuration's certificate again.
+    public var clientCertificate: ClientCertificate?
 
     /// Creates requirements.
-    public init(pinnedPublicKeys: [PublicKeyPin] = [], certificateAuthorityFile: URL? = nil) {
+    public init(
+        pinnedPublicKeys: [PublicKeyPin] = [], certificateAuthorityFile: URL? = nil, clientCertificate: ClientCertificate? = nil
+    ) {
         self.pinnedPublicKeys = pinnedPublicKeys
         self.certificateAuthorityFile = certificateAuthorityFile
+        self.clientCertificate = clientCertificate
     }
 
-    /// No pinning, the system's trust store.
+    private enum CodingKeys: String, CodingKey {
+        case pinnedPublicKeys, certificateAuthorityFile
+    }
+
+    /// No pinning, the system's trust store, no client certificate.
     public static let `default` = TransportSecurity()
 
     /// Whether the request asks for public-key pinning.

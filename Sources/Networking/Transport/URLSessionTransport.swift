@@ -119,6 +119,19 @@ public final class URLSessionTransport: Transport {
                 throw .pinningUnsupported(
                     transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
             }
+            if request.security.clientCertificate != nil {
+                throw .pinningUnsupported(
+                    transport:
+                        "URLSessionTransport on Linux cannot present a client certificate (FoundationNetworking never asks for one); use LibcurlTransport"
+                )
+            }
+        #else
+            if let client = request.security.clientCertificate, client.format != .pkcs12 {
+                throw .pinningUnsupported(
+                    transport:
+                        "URLSessionTransport presents PKCS#12 client certificates only; convert the PEM files (openssl pkcs12 -export) or use LibcurlTransport"
+                )
+            }
         #endif
         let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)
         return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in

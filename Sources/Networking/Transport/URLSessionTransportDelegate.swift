@@ -168,6 +168,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
                 return
             }
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodClientCertificate,
+                let client = security.clientCertificate
+            {
+                presentClientCertificate(client, task: task, completionHandler: completionHandler)
+                return
+            }
             // Apple platforms: the system's handling delivers a 401 as it came (the ephemeral
             // session stores no credentials) and goes on without a client certificate when a
             // server only asks for one; cancelling would fail both as `.cancelled`.

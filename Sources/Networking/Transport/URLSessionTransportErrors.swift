@@ -38,7 +38,9 @@ enum URLSessionTransportErrors {
             return .tls(.expiredCertificate(message))
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot:
             return .tls(.untrustedCertificate(message))
-        case NSURLErrorSecureConnectionFailed, NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
+        case NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
+            return .tls(.handshakeFailed(TLSFailure.clientCertificateRefused(message)))
+        case NSURLErrorSecureConnectionFailed:
             return .tls(TLSFailure(classifying: message))
         default:
             if let failure = libcurlFailure(message) { return failure }

@@ -326,6 +326,17 @@ enum PinningArticle {
             pinnedCertificateFiles: [URL(fileURLWithPath: "/etc/books/api.pem")],  // PEM or DER; its key is pinned too
             certificateAuthorityFile: URL(fileURLWithPath: "/etc/books/private-ca.pem"))  // private PKI
     }
+
+    static func mutualTLSConfiguration() throws -> NetworkingConfiguration {
+        var configuration = try NetworkingConfiguration(
+            domainURL: "internal.example.com",
+            certificateAuthorityFile: URL(fileURLWithPath: "/etc/books/private-ca.pem"))
+        configuration.clientCertificate = .pem(
+            certificate: URL(fileURLWithPath: "/etc/books/client.pem"),
+            privateKey: URL(fileURLWithPath: "/etc/books/client.key"))
+        // Or: .pkcs12(URL(fileURLWithPath: "/etc/books/client.p12"), password: archivePassword)
+        return configuration
+    }
 }
 
 // MARK: Interceptors, retries and logging

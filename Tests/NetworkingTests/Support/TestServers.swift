@@ -19,6 +19,8 @@ struct TestServers: Sendable {
     let wrongHostTLSURL: String
     let faultURL: String
     let h2URL: String
+    /// The test API over TLS, requiring a client certificate signed by the test CA.
+    let mtlsURL: String
     /// nginx over plain HTTP: static files with real Range/ETag handling, PUT uploads to `/uploads/`.
     let nginxURL: String
     let caFile: URL
@@ -26,6 +28,9 @@ struct TestServers: Sendable {
     let serverCertificateDER: URL
     let serverPin: String
     let otherPin: String
+
+    /// A file `make_certs.py` wrote beside the test CA (`client.pem`, `client.p12`, `stranger.key`…).
+    func certificateFile(_ name: String) -> URL { caFile.deletingLastPathComponent().appendingPathComponent(name) }
 
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -55,7 +60,8 @@ struct TestServers: Sendable {
             let servers = TestServers(
                 apiURL: try value("API_URL"), apiTLSURL: try value("API_TLS_URL"), httpbinURL: try value("HTTPBIN_URL"),
                 expiredTLSURL: try value("TLS_EXPIRED_URL"), wrongHostTLSURL: try value("TLS_WRONG_HOST_URL"),
-                faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), nginxURL: try value("NGINX_URL"),
+                faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), mtlsURL: try value("MTLS_URL"),
+                nginxURL: try value("NGINX_URL"),
                 caFile: URL(fileURLWithPath: try value("CA_FILE")),
                 serverCertificatePEM: URL(fileURLWithPath: try value("SERVER_CERT_PEM")),
                 serverCertificateDER: URL(fileURLWithPath: try value("SERVER_CERT_DER")),

@@ -39,11 +39,16 @@
                 // status line is in.
                 return .invalidResponse("a header field of the response is too large (\(message))")
             case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
-                return TLSFailure.looksLikeTLS(message) && message.lowercased().contains("certificate")
+                return (TLSFailure.looksLikeTLS(message) && message.lowercased().contains("certificate"))
+                    || TLSFailure.isClientCertificateAlert(message)
                     ? .tls(TLSFailure(classifying: message)) : .network(.connectionLost)
             case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
                 return .pinMismatch(host: host)
-            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            case CURLE_SSL_CERTPROBLEM:
+                // The client certificate or its key could not be loaded (a file, a format, a
+                // password): the request's own problem, not the server's.
+                return .invalidRequest("the client certificate could not be used: \(message)")
+            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER,
                 CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
                 CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
                 CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:

@@ -3,12 +3,13 @@
     import Foundation
 
     extension LibcurlTransfer {
-        /// Whether this is a plain GET (no body, no sink, no pins, no authorities of its own): its
+        /// Whether this is a plain GET (no body, no sink, no pins, authorities or client certificate of its own): its
         /// handle can serve the next plain GET without `curl_easy_reset`, which would undo the
         /// options every transfer sets alike (see ``configure(_:keepingPlainSetup:)``).
         var isPlain: Bool {
             request.method == .get && request.body == nil && request.responseBodySink == nil
                 && !request.security.requiresPinning && request.security.certificateAuthorityFile == nil
+                && request.security.clientCertificate == nil
         }
 
         /// Sets up an easy handle (new, reset, or kept from a plain GET) for this transfer, on the event-loop thread.
@@ -65,6 +66,17 @@
             }
             if let authorities = request.security.certificateAuthorityFile {
                 set(CURLOPT_CAINFO, authorities.path)
+            }
+            if let client = request.security.clientCertificate {
+                // Read when a connection needs them; a handle with these options is reset before
+                // it serves another transfer, and libcurl reuses a connection only for the same ones.
+                set(CURLOPT_SSLCERT, client.certificateFile.path)
+                set(CURLOPT_SSLCERTTYPE, client.format == .pkcs12 ? "P12" : "PEM")
+                if let key = client.privateKeyFile {
+                    set(CURLOPT_SSLKEY, key.path)
+                    set(CURLOPT_SSLKEYTYPE, "PEM")
+                }
+                if let password = client.password { set(CURLOPT_KEYPASSWD, password) }
             }
 
             guard failure == CURLE_OK else {

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+@testable import Networking
+
+/// Mutual TLS against the test API's server that requires a client certificate signed by the test
+/// CA (`NETWORKING_TEST_MTLS_URL`; the files come from `script/testapi/make_certs.py`).
+@Suite("Client certificates (mutual TLS)")
+struct ClientCertificateTests {
+    static let password = "client-secret"
+
+    private func security(_ servers: TestServers, _ client: ClientCertificate?) -> TransportSecurity {
+        TransportSecurity(certificateAuthorityFile: servers.caFile, clientCertificate: client)
+    }
+
+    private static func forms(_ servers: TestServers) -> [(String, ClientCertificate)] {
+        [
+            ("PEM, key apart", .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))),
+            (
+                "PEM, encrypted key",
+                .pem(
+                    certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client-encrypted.key"),
+                    password: password)
+            ),
+            ("PKCS#12", .pkcs12(servers.certificateFile("client.p12"), password: password)),
+        ]
+    }
+
+    #if canImport(CCurl)
+        @Test("LibcurlTransport presents a PEM certificate (its key apart, or encrypted) and a PKCS#12 archive")
+        func presented() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            for (form, client) in Self.forms(servers) {
+                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+                let response = await Wire.send(request, over: transport)
+                #expect((try? response.get())?.statusCode == 200, "\(form): \(response)")
+            }
+        }
+
+        @Test(
+            "Without a certificate, or with one from an unknown authority, the server ends the handshake: handshakeFailed naming the client certificate; a connection made with a certificate never serves a request without one"
+        )
+        func refused() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let stranger = ClientCertificate.pem(
+                certificate: servers.certificateFile("stranger.pem"), privateKey: servers.certificateFile("stranger.key"))
+            let good = ClientCertificate.pem(
+                certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+            // Alternated on one transport: libcurl keeps the first connection for reuse.
+            for client in [nil, good, nil, stranger, good, nil] as [ClientCertificate?] {
+                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+                let result = await Wire.send(request, over: transport)
+                if client == good {
+                    #expect((try? result.get())?.statusCode == 200, "\(result)")
+                    continue
+                }
+                guard case .failure(.tls(.handshakeFailed(let detail))) = result else {
+                    Issue.record("\(client?.description ?? "no certificate"): expected tls(handshakeFailed), got \(result)")
+                    continue
+                }
+                #expect(detail.contains("refused this client's certificate"), "\(detail)")
+            }
+        }
+
+        @Test("A wrong password or a missing file fails as invalidRequest, never as the server's refusal")
+        func unusable() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let wrong: [ClientCertificate] = [
+                .pkcs12(servers.certificateFile("client.p12"), password: "not-it"),
+                .pem(
+                    certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client-encrypted.key"),
+                    password: "not-it"),
+                .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("missing.key")),
+            ]
+            for client in wrong {
+                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+                let result = await Wire.send(request, over: transport)
+                guard case .failure(.invalidRequest(let reason)) = result else {
+                    Issue.record("\(client): expected invalidRequest, got \(result)")
+                    continue
+                }
+                #expect(reason.contains("client certificate"), "\(reason)")
+                #expect(!reason.contains("not-it"), "the password never shows")
+            }
+        }
+
+        @Test("A repository presents its configuration's certificate (the seam every request goes through)")
+        func throughARepository() async throws {
+            let servers = try TestServers.require()
+            var configuration = try TestServers.configuration(servers.mtlsURL, caFile: servers.caFile)
+            configuration.clientCertificate = .pkcs12(servers.certificateFile("client.p12"), password: Self.password)
+            let repository = TestAPI.Repository(configuration: configuration, transport: LibcurlTransport())
+            let response = try await repository.performRequest(Endpoint<TransportResponse>.get("echo").withoutSession()).get()
+            #expect(response.statusCode == 200)
+        }
+    #endif
+
+    @Test("URLSession on Linux refuses a request with a client certificate before sending it; on Apple platforms, a PEM one")
+    func urlSessionRefuses() async throws {
+        let servers = try TestServers.require()
+        let pem = ClientCertificate.pem(
+            certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+        let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, pem))
+        guard case .failure(.pinningUnsupported(let transport)) = await Wire.send(request, over: URLSessionTransport()) else {
+            Issue.record("expected pinningUnsupported")
+            return
+        }
+        #expect(transport.contains("URLSessionTransport"))
+    }
+
+    @Test("A configuration whose certificate files cannot be read is invalid, naming the file")
+    func configurationChecksTheFiles() throws {
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.clientCertificate = .pem(certificate: URL(fileURLWithPath: "/nonexistent/client.pem"))
+        guard case .invalidConfiguration(let reason)? = configuration.validationError else {
+            Issue.record("expected invalidConfiguration")
+            return
+        }
+        #expect(reason.contains("/nonexistent/client.pem"))
+        configuration.clientCertificate = nil
+        #expect(configuration.validationError == nil)
+    }
+
+    @Test("The password is never encoded, described or dumped")
+    func passwordStaysSecret() throws {
+        let client = ClientCertificate.pkcs12(URL(fileURLWithPath: "/keys/client.p12"), password: "hunter2-secret")
+        let request = TransportRequest(
+            method: .post, url: URL(string: "https://api.example.com/x")!, security: TransportSecurity(clientCertificate: client))
+        let encoded = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        #expect(!encoded.contains("hunter2") && !encoded.contains("client.p12"))
+        #expect(try JSONDecoder().decode(TransportRequest.self, from: Data(encoded.utf8)).security.clientCertificate == nil)
+        var dumped = ""
+        dump(request, to: &dumped)
+        #expect(!dumped.contains("hunter2") && !client.description.contains("hunter2") && !"\(request)".contains("hunter2"))
+        #expect(client.description == "PKCS#12 client certificate /keys/client.p12, with a password")
+    }
+
+    @Test("Messages of a server's alert about the client's certificate are classified as its refusal, not as an untrusted server")
+    func classification() {
+        for message in [
+            "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
+            "OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0",
+            "error:0A000412:SSL routines::sslv3 alert bad certificate",
+        ] {
+            guard case .handshakeFailed(let detail) = TLSFailure(classifying: message) else {
+                Issue.record("\(message) is not handshakeFailed")
+                continue
+            }
+            #expect(detail.contains("refused this client's certificate"))
+        }
+        guard case .untrustedCertificate = TLSFailure(classifying: "SSL certificate problem: unable to get local issuer certificate") else {
+            Issue.record("the server's own untrusted certificate changed class")
+            return
+        }
+    }
+}
