@@ -601,6 +601,21 @@ def basic_auth_401():
                          headers={"WWW-Authenticate": 'Basic realm="test"'})
 
 
+@api.before_request
+def move_to_origin():
+    """`X-Move-To: <scheme://host:port>` answers a request that did not come to that address with
+    a redirect (`X-Move-Status`, default 301) to the same path and query there: an API moved to
+    another address (http to https, another host name). The request that arrives there, header
+    and all, runs as usual."""
+    target = request.headers.get("X-Move-To")
+    if not target or request.host_url.rstrip("/") == target.rstrip("/"):
+        return None
+    status = int(request.headers.get("X-Move-Status", "301"))
+    raw = request.environ.get("RAW_URI") or request.full_path
+    location = target.rstrip("/") + raw
+    return json_response({"location": location}, status, headers={"Location": location})
+
+
 @api.route("/redirect/<int:code>", methods=["GET", "POST"])
 def redirect_to(code):
     if code not in REDIRECT_STATUSES:

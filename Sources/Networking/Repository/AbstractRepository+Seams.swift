@@ -32,10 +32,11 @@ extension AbstractRepository {
     ///   - context: what the interceptors see: whether it needs the session, its name
     ///     and options.
     ///
-    /// The repository's TLS requirements (``NetworkingConfiguration/security``: its pins and
-    /// certificate authority) replace the request's whenever it has any, so a request made by
-    /// hand, or kept from before the app changed its pins, is never sent to a pinned API
-    /// unpinned, with the session's token. An option in `context` that is required and that no
+    /// The repository's TLS requirements (``NetworkingConfiguration/security``) replace the
+    /// request's one by one, where it has them: its pins, its certificate authority, its client
+    /// certificate. So a request made by hand, or kept from before the app changed its pins, is
+    /// never sent to a pinned API unpinned, with the session's token, and a request the offline
+    /// queue read back from disk (which keeps no client certificate) presents the repository's. An option in `context` that is required and that no
     /// interceptor of the repository handles fails the call with
     /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent. The request counts
     /// as activity (``NetworkingConfiguration/activity``) while it is in flight, as any call does.
@@ -46,7 +47,9 @@ extension AbstractRepository {
         }
         var request = request
         let security = configuration.security
-        if security != .default { request.security = security }
+        if security.requiresPinning { request.security.pinnedPublicKeys = security.pinnedPublicKeys }
+        if let authorities = security.certificateAuthorityFile { request.security.certificateAuthorityFile = authorities }
+        if let client = security.clientCertificate { request.security.clientCertificate = client }
         // Counted as any call is: a batch or an offline flush shows as activity too.
         let activity = configuration.activity
         let call = ActivityEvent.Call(id: CallIdentifier.next(), name: context.name, preventsUserInteraction: false)

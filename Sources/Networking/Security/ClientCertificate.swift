@@ -5,8 +5,12 @@ import Foundation
 /// certificate rather than, or besides, a token.
 ///
 /// Set it on ``NetworkingConfiguration/clientCertificate`` (or a request's
-/// ``TransportSecurity/clientCertificate``). The files are read when a connection needs them,
-/// so a certificate renewed on disk is picked up by the next connection.
+/// ``TransportSecurity/clientCertificate``). The files are read when a new connection needs
+/// them, with a full handshake, so a certificate renewed on disk is picked up by the next
+/// connection; connections are told apart by the certificate file, so give each identity its
+/// own. A request with a client certificate needs `https`: to `http`, or redirected there, it
+/// is refused rather than sent without it. Like curl and AsyncHTTPClient, the certificate is
+/// presented to any `https` host a redirect leads to.
 ///
 /// | Transport | PEM | PKCS#12 |
 /// |---|---|---|
@@ -16,10 +20,12 @@ import Foundation
 ///
 /// A transport that cannot present the certificate fails the request with
 /// ``TransportError/pinningUnsupported(transport:)`` before sending anything; it never goes on
-/// without it. A certificate or key that cannot be read, or a wrong password, fails it with
-/// ``TransportError/invalidRequest(_:)``; a server that refuses the certificate (or wanted one
-/// and got none) fails the handshake: ``TransportError/tls(_:)`` with
-/// ``TLSFailure/handshakeFailed(_:)``.
+/// without it (the error's name is historical: it covers every TLS requirement). A certificate
+/// or key that cannot be read, a wrong password, and a server that refuses the certificate (or
+/// wanted one and got none) fail the handshake: ``TransportError/tls(_:)`` with
+/// ``TLSFailure/handshakeFailed(_:)``, whose text says which. The offline queue keeps its
+/// requests through such failures, as through any TLS failure: a file being renewed, or a
+/// certificate the server does not know yet, may pass.
 ///
 /// The password is never encoded, logged or printed: ``description`` and `dump` show whether
 /// there is one, not what it is.

@@ -5,8 +5,9 @@ import Foundation
 /// across hosts unless told otherwise).
 ///
 /// The rules, after RFC 9110 §15.4 and what browsers do:
-/// - 301 and 302 turn `POST` into `GET` without a body, unless the request
-///   ``TransportRequest/keepsMethodOnRedirect``; other methods are kept with their body;
+/// - 301 and 302 turn `POST` into `GET` without a body — unless the request
+///   ``TransportRequest/keepsMethodOnRedirect`` and the redirect names the same path and query
+///   at another address (see there); other methods are kept with their body;
 /// - 303 turns every method but `HEAD` into `GET` without a body;
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
@@ -73,14 +74,15 @@ struct RedirectPolicy: Sendable {
         guard scheme == "http" || scheme == "https" else {
             throw .invalidResponse("refusing to follow a redirect to \(scheme)://: only http and https are followed")
         }
-        if request.security.requiresPinning, scheme != "https" {
-            throw .invalidResponse(
-                "refusing to follow a redirect of a pinned request to \(Redaction.standard.url(target)): it is not https")
+        if request.security.requiresPinning || request.security.clientCertificate != nil, scheme != "https" {
+            let kind = request.security.requiresPinning ? "a pinned request" : "a request with a client certificate"
+            throw .invalidResponse("refusing to follow a redirect of \(kind) to \(Redaction.standard.url(target)): it is not https")
         }
 
         var next = request
         next.url = target
-        if Self.changesToGet(status: response.statusCode, method: request.method, keepingMethod: request.keepsMethodOnRedirect) {
+        let movedElsewhere = request.keepsMethodOnRedirect && Self.sameResource(request.url, target)
+        if Self.changesToGet(status: response.statusCode, method: request.method, keepingMethod: movedElsewhere) {
             next.method = .get
             next.body = nil
             next.headers["Content-Type"] = nil
@@ -109,6 +111,17 @@ struct RedirectPolicy: Sendable {
         case 303: method != .head
         default: false
         }
+    }
+
+    /// Whether `target` names `source`'s resource, perhaps at another scheme, host or port: the
+    /// same path (but for a trailing slash, added or removed) and the same query. A redirect to
+    /// anything else after a write is taken as Post/Redirect/Get: the write was done.
+    static func sameResource(_ source: URL, _ target: URL) -> Bool {
+        func path(_ url: URL) -> Substring {
+            let path = url.path(percentEncoded: true)
+            return path.hasSuffix("/") ? path.dropLast() : Substring(path)
+        }
+        return path(source) == path(target) && source.query(percentEncoded: true) == target.query(percentEncoded: true)
     }
 
     /// Whether `target`'s host is `source`'s, or a host under it (`eu.api.example.com` under

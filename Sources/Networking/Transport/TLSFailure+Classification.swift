@@ -15,6 +15,12 @@ extension TLSFailure {
         ].contains { lowered.contains($0) }
     }
 
+    /// The detail of a handshake that could not start because the client certificate or its key
+    /// could not be loaded.
+    static func clientCertificateUnusable(_ message: String) -> String {
+        "the client certificate could not be used: \(message)"
+    }
+
     /// The detail of a handshake the server ended over the client's certificate.
     static func clientCertificateRefused(_ message: String) -> String {
         "the server refused this client's certificate, or asked for one and got none: \(message)"

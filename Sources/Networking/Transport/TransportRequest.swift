@@ -3,8 +3,9 @@ import Foundation
 /// A fully built HTTP request, as a plain value handed to a ``Transport``.
 ///
 /// Everything the wire needs is here and nothing else, so a request can be logged, compared,
-/// replayed or persisted (it is `Codable`). The progress handler is the one exception: it is
-/// neither encoded nor compared.
+/// replayed or persisted (it is `Codable`). The exceptions: the progress handler, the cookie
+/// storage and the response body sink are neither encoded nor compared;
+/// ``keepsMethodOnRedirect`` and the security's client certificate are compared, not encoded.
 public struct TransportRequest: Sendable, Hashable, Codable {
     /// The request method.
     public var method: HTTPMethod
@@ -28,12 +29,14 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// Where the body of a 2xx response goes instead of ``TransportResponse/body`` (a file, a
     /// stream of chunks), when the sink accepts it; see ``ResponseBodySink``. Not encoded or compared.
     public var responseBodySink: (any ResponseBodySink)?
-    /// Whether a 301 or 302 answer to a `POST` sends the same method and body to the new
-    /// location, as 307 and 308 do, instead of turning it into a body-less `GET` (what browsers,
-    /// URLSession and libcurl do by default). A 303 still ends in a `GET`: it says the write was
-    /// done. `false` by default; the offline queue sets it, so that a queued write moved to
-    /// another address (an `http` API upgraded to `https`) is never turned into a read and
-    /// reported delivered. Compared, not encoded.
+    /// Whether a 301 or 302 answer to a `POST` that names the same resource at another address
+    /// (the same path, but for a trailing slash, and the same query, at another scheme, host or
+    /// port: an `http` API upgraded to `https`, a moved host) sends the same method and body
+    /// there, as 307 and 308 do, instead of turning it into a body-less `GET` (what browsers,
+    /// URLSession and libcurl do). A 303, or a 301 or 302 to another resource, still ends in a
+    /// `GET`: that is Post/Redirect/Get, and the write was done. `false` by default; the offline
+    /// queue and the batch client set it, so that a write moved elsewhere is never turned into a
+    /// read and reported delivered. Compared, not encoded.
     public var keepsMethodOnRedirect = false
 
     /// Creates a request whose body is bytes in memory. The timeout defaults to 75 seconds, the

@@ -37,11 +37,16 @@ public struct TransportSecurity: Sendable, Hashable, Codable {
     /// Whether the request asks for public-key pinning.
     public var requiresPinning: Bool { !pinnedPublicKeys.isEmpty }
 
-    /// Why a request to `url` cannot meet these requirements, or `nil`: pinning needs `https`,
-    /// and a pinned request to plain `http` is refused by every transport rather than sent unpinned.
+    /// Why a request to `url` cannot meet these requirements, or `nil`: pinning and a client
+    /// certificate need `https`, and such a request to plain `http` is refused by every transport
+    /// rather than sent unpinned, or without the certificate the server identifies it by.
     func problem(sending url: URL) -> String? {
-        guard requiresPinning, url.scheme?.lowercased() == "http" else { return nil }
-        return "public-key pinning needs https, but the request goes to \(Redaction.standard.url(url))"
+        guard url.scheme?.lowercased() == "http" else { return nil }
+        if requiresPinning { return "public-key pinning needs https, but the request goes to \(Redaction.standard.url(url))" }
+        if clientCertificate != nil {
+            return "a client certificate needs https, but the request goes to \(Redaction.standard.url(url))"
+        }
+        return nil
     }
 }
 

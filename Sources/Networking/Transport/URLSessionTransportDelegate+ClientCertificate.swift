@@ -12,13 +12,14 @@
         /// The archive is read at each challenge (once per connection), so a renewed file is
         /// used by the next connection. One that cannot be read or opened with its password
         /// cancels the challenge, so nothing is sent, and fails the task with
-        /// ``TransportError/invalidRequest(_:)``.
+        /// ``TLSFailure/handshakeFailed(_:)``, as ``LibcurlTransport`` does.
         func presentClientCertificate(
             _ client: ClientCertificate, task: URLSessionTask,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
             func reject(_ reason: String) {
-                finish(task, with: .invalidRequest("the client certificate \(client.certificateFile.path) could not be used: \(reason)"))
+                finish(
+                    task, with: .tls(.handshakeFailed(TLSFailure.clientCertificateUnusable("\(client.certificateFile.path): \(reason)"))))
                 completionHandler(.cancelAuthenticationChallenge, nil)
             }
             guard let archive = try? Data(contentsOf: client.certificateFile) else {
@@ -35,7 +36,7 @@
             guard status == errSecSuccess else {
                 reject(
                     status == errSecAuthFailed
-                        ? "wrong password" : "not a PKCS#12 archive the system can open (OSStatus \(status))")
+                        ? "wrong password" : "not a PKCS#12 archive the system can open, or a wrong password (OSStatus \(status))")
                 return
             }
             guard let first = (items as? [[String: Any]])?.first, let value = first[kSecImportItemIdentity as String] else {
@@ -48,12 +49,16 @@
                 return
             }
             let identity = unsafeDowncast(object, to: SecIdentity.self)
-            // The chain after the client's own certificate, which the identity carries.
-            let chain = ((first[kSecImportItemCertChain as String] as? [AnyObject]) ?? [])
-                .filter { CFGetTypeID($0) == SecCertificateGetTypeID() }
-                .map { unsafeDowncast($0, to: SecCertificate.self) }
-                .dropFirst()
-            completionHandler(.useCredential, URLCredential(identity: identity, certificates: Array(chain), persistence: .forSession))
+            // The archive's other certificates (its chain, in no documented order), without the
+            // client's own, which the identity carries.
+            var leaf: SecCertificate?
+            let copied = SecIdentityCopyCertificate(identity, &leaf)
+            let chain = ((first[kSecImportItemCertChain as String] as? [AnyObject]) ?? []).filter { certificate in
+                guard CFGetTypeID(certificate) == SecCertificateGetTypeID() else { return false }
+                guard copied == errSecSuccess, let leaf else { return true }
+                return !CFEqual(certificate, leaf)
+            }
+            completionHandler(.useCredential, URLCredential(identity: identity, certificates: chain, persistence: .forSession))
         }
     }
 #endif

@@ -72,9 +72,16 @@ struct CacheKey: Sendable, Hashable {
     /// The credentials a request carries of its own, as one text, or `nil` when it carries none:
     /// its `Authorization`, `Proxy-Authorization` and `Cookie` fields (the cookie storage's are
     /// added after the cache, and the session's credential is told by the discriminator), and
-    /// the user and password of its URL (which a transport sends as Basic authentication).
+    /// the user and password of its URL (which a transport sends as Basic authentication), and
+    /// its client certificate (mutual TLS), told apart by its format and files.
     static func credential(of request: TransportRequest) -> String? {
         var text = ""
+        if let client = request.security.clientCertificate {
+            append("client-certificate", to: &text)
+            append(client.format.rawValue, to: &text)
+            append(client.certificateFile.path, to: &text)
+            append(client.privateKeyFile?.path, to: &text)
+        }
         for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
             for value in request.headers.values(for: name) {
                 append(name, to: &text)

@@ -183,12 +183,15 @@ public struct BatchClient: Sendable {
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
-        let batchRequest: TransportRequest
+        var batchRequest: TransportRequest
         do {
             batchRequest = try repository.makeRequest(for: endpoint)
         } catch {
             return .failure(error)
         }
+        // A batch endpoint moved to another address (301, 302 to the same path) gets the batch
+        // there, never a GET.
+        batchRequest.keepsMethodOnRedirect = true
         let response: TransportResponse
         let context = RequestContext(
             requiresSession: requiresSession, name: "batch", options: options, session: repository.sessionManager)

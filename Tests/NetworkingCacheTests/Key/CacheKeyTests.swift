@@ -84,6 +84,19 @@ import Testing
         #expect(Set(all).count == all.count)
     }
 
+    @Test("A client certificate (mutual TLS) is a credential: each certificate file keys its own entries")
+    func clientCertificates() throws {
+        func credential(_ client: ClientCertificate?) throws -> String? {
+            var request = TransportRequest(method: .get, url: try #require(URL(string: "https://api.example.com/me")))
+            request.security.clientCertificate = client
+            return CacheKey.credential(of: request)
+        }
+        let first = try credential(.pem(certificate: URL(fileURLWithPath: "/keys/a.pem")))
+        let second = try credential(.pem(certificate: URL(fileURLWithPath: "/keys/b.pem")))
+        #expect(first != nil && second != nil && first != second)
+        #expect(try credential(nil) == nil)
+    }
+
     @Test func ignoringTheQuerySharesOneEntry() throws {
         #expect(try key("http://h/x?page=1", ignoresQuery: true).text == key("http://h/x?page=2", ignoresQuery: true).text)
         #expect(try key("http://h/x?page=1", ignoresQuery: true).text != key("http://h/x?page=1").text)

@@ -64,27 +64,46 @@ struct ClientCertificateTests {
             }
         }
 
-        @Test("A wrong password or a missing file fails as invalidRequest, never as the server's refusal")
+        @Test(
+            "A wrong password, a missing password for an encrypted key, or a missing file fails the handshake at once (never a prompt that stops the transport), saying the certificate could not be used"
+        )
         func unusable() async throws {
             let servers = try TestServers.require()
             let transport = LibcurlTransport()
-            let wrong: [ClientCertificate] = [
+            let encryptedKey = servers.certificateFile("client-encrypted.key")
+            let unusable: [ClientCertificate] = [
                 .pkcs12(servers.certificateFile("client.p12"), password: "not-it"),
-                .pem(
-                    certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client-encrypted.key"),
-                    password: "not-it"),
+                .pem(certificate: servers.certificateFile("client.pem"), privateKey: encryptedKey, password: "not-it"),
+                .pem(certificate: servers.certificateFile("client.pem"), privateKey: encryptedKey),
                 .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("missing.key")),
             ]
-            for client in wrong {
-                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+            for client in unusable {
+                let request = try Wire.request(servers.mtlsURL + "/echo", timeout: 10, security: security(servers, client))
                 let result = await Wire.send(request, over: transport)
-                guard case .failure(.invalidRequest(let reason)) = result else {
-                    Issue.record("\(client): expected invalidRequest, got \(result)")
+                guard case .failure(.tls(.handshakeFailed(let detail))) = result else {
+                    Issue.record("\(client): expected tls(handshakeFailed), got \(result)")
                     continue
                 }
-                #expect(reason.contains("client certificate"), "\(reason)")
-                #expect(!reason.contains("not-it"), "the password never shows")
+                #expect(detail.contains("the client certificate could not be used"), "\(detail)")
+                #expect(!detail.contains("not-it"), "the password never shows")
             }
+            // The transport still serves others.
+            let good = ClientCertificate.pem(
+                certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+            let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, good))
+            #expect((try? await Wire.send(request, over: transport).get())?.statusCode == 200)
+        }
+
+        @Test("A PEM file holding the certificate and its key together is presented")
+        func combinedFile() async throws {
+            let servers = try TestServers.require()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let combined = try folder.file(
+                "client-with-key.pem",
+                contents: Data(contentsOf: servers.certificateFile("client.pem")) + Data(contentsOf: servers.certificateFile("client.key")))
+            let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, .pem(certificate: combined)))
+            #expect((try? await Wire.send(request, over: LibcurlTransport()).get())?.statusCode == 200)
         }
 
         @Test("A repository presents its configuration's certificate (the seam every request goes through)")
@@ -98,7 +117,7 @@ struct ClientCertificateTests {
         }
     #endif
 
-    @Test("URLSession on Linux refuses a request with a client certificate before sending it; on Apple platforms, a PEM one")
+    @Test("URLSessionTransport refuses a request with a PEM client certificate before sending it (on Linux, any client certificate)")
     func urlSessionRefuses() async throws {
         let servers = try TestServers.require()
         let pem = ClientCertificate.pem(
@@ -122,6 +141,42 @@ struct ClientCertificateTests {
         #expect(reason.contains("/nonexistent/client.pem"))
         configuration.clientCertificate = nil
         #expect(configuration.validationError == nil)
+    }
+
+    @Test("A request with a client certificate to plain http is refused before sending, on every transport")
+    func needsHTTPS() async throws {
+        let servers = try TestServers.require()
+        let client = ClientCertificate.pem(
+            certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+        for transport in TransportUnderTest.all {
+            let request = try Wire.request(servers.apiURL + "/echo", security: TransportSecurity(clientCertificate: client))
+            guard case .failure(.invalidRequest(let reason)) = await Wire.send(request, over: transport.make()) else {
+                Issue.record("\(transport): expected invalidRequest")
+                continue
+            }
+            #expect(reason.contains("a client certificate needs https"))
+        }
+    }
+
+    @Test(
+        "send(_:context:) adds the repository's client certificate to a request without one (a request the offline queue read back) and keeps a request's own pins"
+    )
+    func seamsMergeSecurity() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.mtlsURL, caFile: servers.caFile)
+        configuration.clientCertificate = .pkcs12(servers.certificateFile("client.p12"), password: Self.password)
+        let transport = LibcurlTransport()
+        let repository = TestAPI.Repository(configuration: configuration, transport: transport)
+        let url = try #require(URL(string: servers.mtlsURL + "/echo"))
+        let sent = await repository.send(TransportRequest(method: .get, url: url), context: RequestContext(requiresSession: false))
+        #expect((try? sent.get())?.statusCode == 200, "\(sent)")
+        // A request's own pins stay when the repository has none: here a pin the server lacks.
+        let pinned = TransportRequest(
+            method: .get, url: url, security: TransportSecurity(pinnedPublicKeys: [try PublicKeyPin(servers.otherPin)]))
+        guard case .failure(.pinningFailed) = await repository.send(pinned, context: RequestContext(requiresSession: false)) else {
+            Issue.record("the request's own pins were dropped")
+            return
+        }
     }
 
     @Test("The password is never encoded, described or dumped")

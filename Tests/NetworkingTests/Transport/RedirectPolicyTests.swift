@@ -37,18 +37,42 @@ struct RedirectPolicyTests {
         #expect(next.url.absoluteString == "https://api.example.com/v2/items")
     }
 
-    @Test("A request that keeps its method on redirects: 301 and 302 keep a POST and its body, 303 turns it into a GET")
+    @Test(
+        "A request that keeps its method on redirects: a 301 or 302 to the same path and query elsewhere keeps a POST and its body; to another resource (Post/Redirect/Get) or by 303, it becomes a GET"
+    )
     func keepingTheMethod() throws {
         var post = request(.post)
         post.keepsMethodOnRedirect = true
-        for status in [301, 302, 307, 308] {
-            let next = try #require(try policy.nextRequest(after: redirect(status, to: "/v2/items"), to: post, redirectsSoFar: 0))
-            #expect(next.method == .post && next.body == post.body && next.headers["Content-Type"] == "application/json", "\(status)")
-            #expect(next.keepsMethodOnRedirect)
+        let moved = [
+            "https://api2.example.com/v1/items?page=2", "http://api.example.com:8080/v1/items?page=2",
+            "https://api.example.com/v1/items/?page=2",
+        ]
+        for status in [301, 302] {
+            for location in moved {
+                let next = try #require(try policy.nextRequest(after: redirect(status, to: location), to: post, redirectsSoFar: 0))
+                #expect(next.method == .post && next.body == post.body && next.headers["Content-Type"] == "application/json", "\(location)")
+                #expect(next.keepsMethodOnRedirect)
+            }
+            for location in ["/v2/items", "/v1/items?page=3", "/v1/items/42?page=2"] {
+                let next = try #require(try policy.nextRequest(after: redirect(status, to: location), to: post, redirectsSoFar: 0))
+                #expect(next.method == .get && next.body == nil, "\(location)")
+            }
         }
-        let seeOther = try #require(try policy.nextRequest(after: redirect(303, to: "/v2/items"), to: post, redirectsSoFar: 0))
+        let seeOther = try #require(try policy.nextRequest(after: redirect(303, to: moved[0]), to: post, redirectsSoFar: 0))
         #expect(seeOther.method == .get && seeOther.body == nil)
         #expect(post != request(.post), "the flag is part of the request's identity")
+    }
+
+    @Test("A request with a client certificate is never redirected to http")
+    func clientCertificateStaysOnHTTPS() throws {
+        var post = request(.get, body: nil)
+        post.security.clientCertificate = .pem(certificate: URL(fileURLWithPath: "/keys/client.pem"))
+        #expect(throws: TransportError.self) {
+            try policy.nextRequest(after: redirect(302, to: "http://api.example.com/v1/items"), to: post, redirectsSoFar: 0)
+        }
+        #expect(try policy.nextRequest(after: redirect(302, to: "https://cdn.example.com/x"), to: post, redirectsSoFar: 0) != nil)
+        post.url = URL(string: "http://api.example.com/x")!
+        #expect(post.problemSending?.contains("a client certificate needs https") == true)
     }
 
     @Test(

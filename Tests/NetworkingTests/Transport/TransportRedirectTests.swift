@@ -39,17 +39,27 @@ struct TransportRedirectTests {
     }
 
     @Test(
-        "A request that keeps its method on redirects (the offline queue's) goes on as a POST with its body after 301 and 302; 303 still ends in a GET",
+        "A request that keeps its method on redirects (the offline queue's) goes on as a POST with its body after a 301 or 302 to the same resource elsewhere; a 303, or a redirect to another resource, still ends in a GET",
         arguments: TransportUnderTest.all, [301, 302, 303])
     func postKeptAcrossRedirects(transport: TransportUnderTest, status: Int) async throws {
         let servers = try TestServers.require()
-        var request = try Wire.request(
-            .post, servers.apiURL + "/redirect/\(status)?to=/api/v1/echo", headers: ["Content-Type": "application/json"],
+        let api = try #require(URLComponents(string: servers.apiURL))
+        // The same server under another name: another origin, the same resource.
+        let elsewhere = "http://localhost:\(api.port ?? 0)"
+        var moved = try Wire.request(
+            .post, servers.apiURL + "/echo?n=1",
+            headers: ["Content-Type": "application/json", "X-Move-To": elsewhere, "X-Move-Status": "\(status)"],
             body: Data(#"{"keep":true}"#.utf8))
-        request.keepsMethodOnRedirect = true
-        let echo = try Wire.echo(try await Wire.response(request, over: transport.shared))
+        moved.keepsMethodOnRedirect = true
+        let echo = try Wire.echo(try await Wire.response(moved, over: transport.shared))
         #expect(echo.method == (status == 303 ? "GET" : "POST"))
         #expect(echo.data == (status == 303 ? "" : #"{"keep":true}"#))
+        #expect(echo.query == "n=1")
+        var seeResult = try Wire.request(
+            .post, servers.apiURL + "/redirect/\(status)?to=/api/v1/echo", headers: ["Content-Type": "application/json"],
+            body: Data(#"{"keep":true}"#.utf8))
+        seeResult.keepsMethodOnRedirect = true
+        #expect(try Wire.echo(try await Wire.response(seeResult, over: transport.shared)).method == "GET")
     }
 
     @Test("Authorization stays on its origin", arguments: TransportUnderTest.all)

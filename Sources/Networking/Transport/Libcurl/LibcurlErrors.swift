@@ -46,8 +46,9 @@
                 return .pinMismatch(host: host)
             case CURLE_SSL_CERTPROBLEM:
                 // The client certificate or its key could not be loaded (a file, a format, a
-                // password): the request's own problem, not the server's.
-                return .invalidRequest("the client certificate could not be used: \(message)")
+                // password): no handshake, for a reason on this side that may pass (a file being
+                // renewed), so a queued request waits rather than being given up.
+                return .tls(.handshakeFailed(TLSFailure.clientCertificateUnusable(message)))
             case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER,
                 CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
                 CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,

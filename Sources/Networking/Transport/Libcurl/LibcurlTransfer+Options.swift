@@ -69,14 +69,20 @@
             }
             if let client = request.security.clientCertificate {
                 // Read when a connection needs them; a handle with these options is reset before
-                // it serves another transfer, and libcurl reuses a connection only for the same ones.
+                // it serves another transfer, and libcurl reuses a connection only for the same
+                // certificate file.
                 set(CURLOPT_SSLCERT, client.certificateFile.path)
                 set(CURLOPT_SSLCERTTYPE, client.format == .pkcs12 ? "P12" : "PEM")
                 if let key = client.privateKeyFile {
                     set(CURLOPT_SSLKEY, key.path)
                     set(CURLOPT_SSLKEYTYPE, "PEM")
                 }
-                if let password = client.password { set(CURLOPT_KEYPASSWD, password) }
+                // Always set: without a password, OpenSSL would ask for an encrypted key's on the
+                // terminal or standard input, on the thread every transfer runs on.
+                set(CURLOPT_KEYPASSWD, client.password ?? "")
+                // A new connection makes a full handshake with the files as they are now, rather
+                // than resume a TLS session made with a certificate since renewed.
+                set(CURLOPT_SSL_SESSIONID_CACHE, 0)
             }
 
             guard failure == CURLE_OK else {
