@@ -601,6 +601,13 @@ def basic_auth_401():
                          headers={"WWW-Authenticate": 'Basic realm="test"'})
 
 
+def query_int_text(text):
+    try:
+        return int(text)
+    except ValueError:
+        return 0
+
+
 @api.before_request
 def move_to_origin():
     """`X-Move-To: <scheme://host:port>` answers a request that did not come to that address with
@@ -608,9 +615,11 @@ def move_to_origin():
     another address (http to https, another host name). The request that arrives there, header
     and all, runs as usual."""
     target = request.headers.get("X-Move-To")
-    if not target or request.host_url.rstrip("/") == target.rstrip("/"):
+    if not target or request.host_url.rstrip("/").lower() == target.rstrip("/").lower():
         return None
-    status = int(request.headers.get("X-Move-Status", "301"))
+    status = query_int_text(request.headers.get("X-Move-Status", "301"))
+    if status not in REDIRECT_STATUSES:
+        return validation_error({"X-Move-Status": ["is not one of 301, 302, 303, 307, 308"]})
     raw = request.environ.get("RAW_URI") or request.full_path
     location = target.rstrip("/") + raw
     return json_response({"location": location}, status, headers={"Location": location})

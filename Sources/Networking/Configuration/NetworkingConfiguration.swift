@@ -54,10 +54,11 @@ public struct NetworkingConfiguration: Sendable {
     /// (read and checked when set).
     public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
     /// The certificate presented when a server asks for one (mutual TLS), or `nil` (the
-    /// default). Its files must be readable when it is set, and are read again by each new
-    /// connection, so a renewed certificate is picked up. See ``ClientCertificate`` for which
-    /// transport presents which format.
-    public var clientCertificate: ClientCertificate? = nil { didSet { updateProblems() } }
+    /// default). Its files are read by each new connection, not when it is set: one written
+    /// after the app started (a secrets sidecar), or renewed, is picked up, and one that cannot
+    /// be read fails that connection's handshake. See ``ClientCertificate`` for which transport
+    /// presents which format.
+    public var clientCertificate: ClientCertificate?
 
     // MARK: Time
 
@@ -270,8 +271,7 @@ public struct NetworkingConfiguration: Sendable {
     }
 
     private mutating func updateProblems() {
-        problem =
-            baseURLProblem ?? pinningProblem ?? certificateAuthorityProblem ?? clientCertificate?.problem ?? Self.settingsProblem(of: self)
+        problem = baseURLProblem ?? pinningProblem ?? certificateAuthorityProblem ?? Self.settingsProblem(of: self)
     }
 
     private var pinningProblem: String? {

@@ -17,6 +17,13 @@ extension TransportRequest {
             parts.append("-X \(plain && method.rawValue.allSatisfy(\.isASCII) ? method.rawValue : Self.quoted(method.rawValue))")
         }
         parts.append(Self.quoted(redaction.url(url)))
+        if let authorities = security.certificateAuthorityFile { parts.append("--cacert \(Self.quoted(authorities.path))") }
+        if let client = security.clientCertificate {
+            // The files, never the password: curl asks for it.
+            parts.append("--cert \(Self.quoted(client.certificateFile.path))")
+            if client.format == .pkcs12 { parts.append("--cert-type P12") }
+            if let key = client.privateKeyFile { parts.append("--key \(Self.quoted(key.path))") }
+        }
         for field in headers {
             parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
         }

@@ -36,8 +36,9 @@ extension AbstractRepository {
     /// request's one by one, where it has them: its pins, its certificate authority, its client
     /// certificate. So a request made by hand, or kept from before the app changed its pins, is
     /// never sent to a pinned API unpinned, with the session's token, and a request the offline
-    /// queue read back from disk (which keeps no client certificate) presents the repository's. An option in `context` that is required and that no
-    /// interceptor of the repository handles fails the call with
+    /// queue read back from disk (which keeps no client certificate) presents the repository's.
+    /// An option in `context` that is required and that no interceptor of the repository handles
+    /// fails the call with
     /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent. The request counts
     /// as activity (``NetworkingConfiguration/activity``) while it is in flight, as any call does.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {

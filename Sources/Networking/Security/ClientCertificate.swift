@@ -81,18 +81,4 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
                 "password": password == nil ? "none" : "<redacted>",
             ])
     }
-
-    /// Why the certificate cannot be used as it is on disk, or `nil`: each file must be a
-    /// readable regular file (followed through links).
-    var problem: String? {
-        for file in [certificateFile] + (privateKeyFile.map { [$0] } ?? []) {
-            var isFolder: ObjCBool = false
-            guard file.isFileURL, FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), !isFolder.boolValue,
-                FileManager.default.isReadableFile(atPath: file.path)
-            else {
-                return "the client certificate file \(file.path) cannot be read"
-            }
-        }
-        return nil
-    }
 }

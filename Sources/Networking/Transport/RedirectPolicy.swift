@@ -12,13 +12,15 @@ import Foundation
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
-/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes, and every
+/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an
+///   upgrade from `http` to `https` on the same host and default ports), and every
 ///   other field named like a credential (`X-Api-Key`, `X-Auth-Token`: the built-in names logs
 ///   redact, not the configuration's `secretFields`) when the host changes to one that is not
 ///   under it (`eu.api.example.com` is under `api.example.com`);
 /// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
 ///   next hop's `Cookie` is chosen from the storage for its URL;
-/// - only `http` and `https` are followed, and a request with pinned keys never leaves `https`;
+/// - only `http` and `https` are followed, and a request with pinned keys or a client
+///   certificate never leaves `https`;
 /// - more than ``maximumRedirects`` hops fail with ``TransportError/invalidResponse(_:)``.
 ///
 /// The caller's timeout spans every hop: the transports give each hop only the time left.
@@ -88,7 +90,7 @@ struct RedirectPolicy: Sendable {
             next.headers["Content-Type"] = nil
             next.headers["Content-Length"] = nil
         }
-        if !Self.sameOrigin(request.url, target) {
+        if !Self.sameOrigin(request.url, target), !Self.isUpgradeToHTTPS(request.url, target) {
             next.headers["Authorization"] = nil
             next.headers["Cookie"] = nil
             // Other fields named like a credential (`X-Api-Key`, `X-Auth-Token`) go on to the same
@@ -113,15 +115,19 @@ struct RedirectPolicy: Sendable {
         }
     }
 
-    /// Whether `target` names `source`'s resource, perhaps at another scheme, host or port: the
-    /// same path (but for a trailing slash, added or removed) and the same query. A redirect to
-    /// anything else after a write is taken as Post/Redirect/Get: the write was done.
+    /// Whether `target` names `source`'s resource at another address: the same path (but for a
+    /// trailing slash) and query at another scheme, host or port, or the same origin with only a
+    /// trailing slash added or removed. A redirect to anything else after a write — the same URL
+    /// included — is taken as Post/Redirect/Get: the write was done.
     static func sameResource(_ source: URL, _ target: URL) -> Bool {
-        func path(_ url: URL) -> Substring {
-            let path = url.path(percentEncoded: true)
-            return path.hasSuffix("/") ? path.dropLast() : Substring(path)
-        }
-        return path(source) == path(target) && source.query(percentEncoded: true) == target.query(percentEncoded: true)
+        let sourcePath = source.path(percentEncoded: true)
+        let targetPath = target.path(percentEncoded: true)
+        func trimmed(_ path: String) -> Substring { path.hasSuffix("/") ? path.dropLast() : Substring(path) }
+        // A URL ending in "?" has an empty query, one without it none: the same resource.
+        guard trimmed(sourcePath) == trimmed(targetPath),
+            source.query(percentEncoded: true) ?? "" == target.query(percentEncoded: true) ?? ""
+        else { return false }
+        return !sameOrigin(source, target) || sourcePath != targetPath
     }
 
     /// Whether `target`'s host is `source`'s, or a host under it (`eu.api.example.com` under
@@ -133,6 +139,15 @@ struct RedirectPolicy: Sendable {
     }
 
     /// Whether two URLs have the same scheme, host and port (default ports made explicit).
+    /// Whether `target` is `source` moved from `http` to `https` on the same host, both on their
+    /// default ports: what was sent in clear now goes encrypted, so credentials may follow (as
+    /// Python's requests lets them), and a signed write moved to `https` is not refused for want
+    /// of its token.
+    static func isUpgradeToHTTPS(_ source: URL, _ target: URL) -> Bool {
+        source.scheme?.lowercased() == "http" && target.scheme?.lowercased() == "https"
+            && source.host?.lowercased() == target.host?.lowercased() && (source.port ?? 80) == 80 && (target.port ?? 443) == 443
+    }
+
     static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
         func origin(_ url: URL) -> (String, String, Int) {
             let scheme = url.scheme?.lowercased() ?? ""

@@ -18,7 +18,7 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     public var body: RequestBody?
     /// The longest the whole exchange may take, in seconds, before it fails with a timeout.
     public var timeout: TimeInterval
-    /// The TLS requirements of this request: pinned keys and trust anchors.
+    /// The TLS requirements of this request: pinned keys, trust anchors and a client certificate.
     public var security: TransportSecurity
     /// Told how many bytes went out and came in as the exchange goes on; not encoded or compared.
     public var progress: ProgressHandler?

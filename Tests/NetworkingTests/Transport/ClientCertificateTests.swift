@@ -56,11 +56,14 @@ struct ClientCertificateTests {
                     #expect((try? result.get())?.statusCode == 200, "\(result)")
                     continue
                 }
-                guard case .failure(.tls(.handshakeFailed(let detail))) = result else {
-                    Issue.record("\(client?.description ?? "no certificate"): expected tls(handshakeFailed), got \(result)")
-                    continue
+                switch result {
+                case .failure(.tls(.handshakeFailed(let detail))):
+                    #expect(detail.contains("refused this client's certificate"), "\(detail)")
+                // Under TLS 1.3 the refusal comes after the handshake: a server quick to close
+                // may reset the connection before the alert is read.
+                case .failure(.network(.connectionLost)): break
+                default: Issue.record("\(client?.description ?? "no certificate"): expected a refusal, got \(result)")
                 }
-                #expect(detail.contains("refused this client's certificate"), "\(detail)")
             }
         }
 
@@ -106,6 +109,30 @@ struct ClientCertificateTests {
             #expect((try? await Wire.send(request, over: LibcurlTransport()).get())?.statusCode == 200)
         }
 
+        @Test(
+            "Files are read by each new connection: a certificate that appears after the configuration was made (a secrets sidecar) is used by the next call"
+        )
+        func filesReadWhenNeeded() async throws {
+            let servers = try TestServers.require()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let certificate = folder.url.appendingPathComponent("tls.crt")
+            let key = folder.url.appendingPathComponent("tls.key")
+            var configuration = try TestServers.configuration(servers.mtlsURL, caFile: servers.caFile)
+            configuration.clientCertificate = .pem(certificate: certificate, privateKey: key)
+            #expect(configuration.validationError == nil)
+            let repository = TestAPI.Repository(configuration: configuration, transport: LibcurlTransport())
+            let endpoint = Endpoint<TransportResponse>.get("echo").withoutSession()
+            guard case .failure(.tlsError(.handshakeFailed(let detail), _)) = await repository.performRequest(endpoint) else {
+                Issue.record("expected handshakeFailed while the files are missing")
+                return
+            }
+            #expect(detail.contains("the client certificate could not be used"))
+            try FileManager.default.copyItem(at: servers.certificateFile("client.pem"), to: certificate)
+            try FileManager.default.copyItem(at: servers.certificateFile("client.key"), to: key)
+            #expect(try await repository.performRequest(endpoint).get().statusCode == 200)
+        }
+
         @Test("A repository presents its configuration's certificate (the seam every request goes through)")
         func throughARepository() async throws {
             let servers = try TestServers.require()
@@ -130,55 +157,6 @@ struct ClientCertificateTests {
         #expect(transport.contains("URLSessionTransport"))
     }
 
-    @Test("A configuration whose certificate files cannot be read is invalid, naming the file")
-    func configurationChecksTheFiles() throws {
-        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
-        configuration.clientCertificate = .pem(certificate: URL(fileURLWithPath: "/nonexistent/client.pem"))
-        guard case .invalidConfiguration(let reason)? = configuration.validationError else {
-            Issue.record("expected invalidConfiguration")
-            return
-        }
-        #expect(reason.contains("/nonexistent/client.pem"))
-        configuration.clientCertificate = nil
-        #expect(configuration.validationError == nil)
-    }
-
-    @Test("A request with a client certificate to plain http is refused before sending, on every transport")
-    func needsHTTPS() async throws {
-        let servers = try TestServers.require()
-        let client = ClientCertificate.pem(
-            certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
-        for transport in TransportUnderTest.all {
-            let request = try Wire.request(servers.apiURL + "/echo", security: TransportSecurity(clientCertificate: client))
-            guard case .failure(.invalidRequest(let reason)) = await Wire.send(request, over: transport.make()) else {
-                Issue.record("\(transport): expected invalidRequest")
-                continue
-            }
-            #expect(reason.contains("a client certificate needs https"))
-        }
-    }
-
-    @Test(
-        "send(_:context:) adds the repository's client certificate to a request without one (a request the offline queue read back) and keeps a request's own pins"
-    )
-    func seamsMergeSecurity() async throws {
-        let servers = try TestServers.require()
-        var configuration = try TestServers.configuration(servers.mtlsURL, caFile: servers.caFile)
-        configuration.clientCertificate = .pkcs12(servers.certificateFile("client.p12"), password: Self.password)
-        let transport = LibcurlTransport()
-        let repository = TestAPI.Repository(configuration: configuration, transport: transport)
-        let url = try #require(URL(string: servers.mtlsURL + "/echo"))
-        let sent = await repository.send(TransportRequest(method: .get, url: url), context: RequestContext(requiresSession: false))
-        #expect((try? sent.get())?.statusCode == 200, "\(sent)")
-        // A request's own pins stay when the repository has none: here a pin the server lacks.
-        let pinned = TransportRequest(
-            method: .get, url: url, security: TransportSecurity(pinnedPublicKeys: [try PublicKeyPin(servers.otherPin)]))
-        guard case .failure(.pinningFailed) = await repository.send(pinned, context: RequestContext(requiresSession: false)) else {
-            Issue.record("the request's own pins were dropped")
-            return
-        }
-    }
-
     @Test("The password is never encoded, described or dumped")
     func passwordStaysSecret() throws {
         let client = ClientCertificate.pkcs12(URL(fileURLWithPath: "/keys/client.p12"), password: "hunter2-secret")
@@ -191,6 +169,9 @@ struct ClientCertificateTests {
         dump(request, to: &dumped)
         #expect(!dumped.contains("hunter2") && !client.description.contains("hunter2") && !"\(request)".contains("hunter2"))
         #expect(client.description == "PKCS#12 client certificate /keys/client.p12, with a password")
+        // The curl command names the files (curl asks for the password).
+        #expect(request.cURLDescription.contains("--cert '/keys/client.p12'") && request.cURLDescription.contains("--cert-type P12"))
+        #expect(!request.cURLDescription.contains("hunter2"))
     }
 
     @Test("Messages of a server's alert about the client's certificate are classified as its refusal, not as an untrusted server")

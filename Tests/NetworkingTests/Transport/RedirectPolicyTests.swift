@@ -53,7 +53,8 @@ struct RedirectPolicyTests {
                 #expect(next.method == .post && next.body == post.body && next.headers["Content-Type"] == "application/json", "\(location)")
                 #expect(next.keepsMethodOnRedirect)
             }
-            for location in ["/v2/items", "/v1/items?page=3", "/v1/items/42?page=2"] {
+            // Another resource, or the same URL again: Post/Redirect/Get.
+            for location in ["/v2/items", "/v1/items?page=3", "/v1/items/42?page=2", "https://api.example.com/v1/items?page=2"] {
                 let next = try #require(try policy.nextRequest(after: redirect(status, to: location), to: post, redirectsSoFar: 0))
                 #expect(next.method == .get && next.body == nil, "\(location)")
             }
@@ -61,6 +62,19 @@ struct RedirectPolicyTests {
         let seeOther = try #require(try policy.nextRequest(after: redirect(303, to: moved[0]), to: post, redirectsSoFar: 0))
         #expect(seeOther.method == .get && seeOther.body == nil)
         #expect(post != request(.post), "the flag is part of the request's identity")
+    }
+
+    @Test("Credentials follow an upgrade from http to https on the same host and default ports, not a downgrade or another port")
+    func credentialsFollowAnUpgrade() throws {
+        var plain = request(.post)
+        plain.url = URL(string: "http://api.example.com/v1/items")!
+        let upgraded = try #require(
+            try policy.nextRequest(after: redirect(301, to: "https://api.example.com/v1/items"), to: plain, redirectsSoFar: 0))
+        #expect(upgraded.headers["Authorization"] == "Bearer t" && upgraded.headers["Cookie"] == "a=b")
+        for location in ["https://api.example.com:8443/v1/items", "https://other.example.com/v1/items"] {
+            let next = try #require(try policy.nextRequest(after: redirect(301, to: location), to: plain, redirectsSoFar: 0))
+            #expect(next.headers["Authorization"] == nil, "\(location)")
+        }
     }
 
     @Test("A request with a client certificate is never redirected to http")

@@ -3,8 +3,8 @@
     import Foundation
 
     extension LibcurlTransfer {
-        /// Whether this is a plain GET (no body, no sink, no pins, authorities or client certificate of its own): its
-        /// handle can serve the next plain GET without `curl_easy_reset`, which would undo the
+        /// Whether this is a plain GET (no body, no sink, no pins, authorities or client certificate
+        /// of its own): its handle can serve the next plain GET without `curl_easy_reset`, which would undo the
         /// options every transfer sets alike (see ``configure(_:keepingPlainSetup:)``).
         var isPlain: Bool {
             request.method == .get && request.body == nil && request.responseBodySink == nil

@@ -7,13 +7,15 @@
     ///
     /// ## What it does
     /// - One event-loop thread per instance drives every transfer through one libcurl multi
-    ///   handle (no thread per request); connections, TLS sessions and DNS answers are reused.
+    ///   handle (no thread per request); connections, TLS sessions (not those made with a client
+    ///   certificate) and DNS answers are reused; a ``ClientCertificate`` is presented, PEM or PKCS#12.
     /// - HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 on plain `http`.
     /// - Responses in gzip, deflate, brotli or zstd are decoded.
     /// - Request bodies are sent from the request's `Data` without another copy; response bodies
     ///   grow from the announced `Content-Length` without quadratic copying.
     /// - Redirects follow the same rules as every transport (see ``URLSessionTransport``): 307
-    ///   and 308 keep the method and the body, 301/302 turn `POST` into `GET`, 303 turns
+    ///   and 308 keep the method and the body, 301/302 turn `POST` into `GET` (unless
+    ///   ``TransportRequest/keepsMethodOnRedirect``), 303 turns
     ///   everything but `HEAD` into `GET`, and `Authorization`, `Cookie` and other credential fields stay on their origin (see `RedirectPolicy`).
     /// - ``TransportRequest/timeout`` bounds the whole exchange, redirects included; the connection
     ///   phase of each hop is also bounded by ``connectTimeout``.
@@ -54,9 +56,10 @@
     /// - ``TransportError/invalidResponse(_:)``: the answer is not HTTP (garbage, a bad status
     ///   line, a head over ``maximumResponseHeadSize``, broken chunked framing, a broken encoding),
     ///   or a redirect cannot be followed (too many, a bad `Location`, another scheme, a pinned
-    ///   request sent to plain `http`);
+    ///   request or one with a client certificate sent to plain `http`);
     /// - ``TransportError/invalidRequest(_:)``: the URL is not `http`/`https` with a host, a header
-    ///   cannot be sent (line break or NUL), pins were given for plain `http`, or libcurl refused an option.
+    ///   cannot be sent (line break or NUL), pins or a client certificate were given for plain
+    ///   `http`, or libcurl refused an option.
     ///
     /// It never throws ``TransportError/pinningUnsupported(transport:)``.
     ///
