@@ -601,13 +601,6 @@ def basic_auth_401():
                          headers={"WWW-Authenticate": 'Basic realm="test"'})
 
 
-def query_int_text(text):
-    try:
-        return int(text)
-    except ValueError:
-        return 0
-
-
 @api.before_request
 def move_to_origin():
     """`X-Move-To: <scheme://host:port>` answers a request that did not come to that address with
@@ -617,7 +610,8 @@ def move_to_origin():
     target = request.headers.get("X-Move-To")
     if not target or request.host_url.rstrip("/").lower() == target.rstrip("/").lower():
         return None
-    status = query_int_text(request.headers.get("X-Move-Status", "301"))
+    raw_status = request.headers.get("X-Move-Status", "301")
+    status = int(raw_status) if raw_status.isdigit() else 0
     if status not in REDIRECT_STATUSES:
         return validation_error({"X-Move-Status": ["is not one of 301, 302, 303, 307, 308"]})
     raw = request.environ.get("RAW_URI") or request.full_path

@@ -138,22 +138,23 @@ struct RedirectPolicy: Sendable {
         return !from.isEmpty && (to == from || to.hasSuffix("." + from))
     }
 
-    /// Whether two URLs have the same scheme, host and port (default ports made explicit).
     /// Whether `target` is `source` moved from `http` to `https` on the same host, both on their
     /// default ports: what was sent in clear now goes encrypted, so credentials may follow (as
     /// Python's requests lets them), and a signed write moved to `https` is not refused for want
     /// of its token.
     static func isUpgradeToHTTPS(_ source: URL, _ target: URL) -> Bool {
-        source.scheme?.lowercased() == "http" && target.scheme?.lowercased() == "https"
-            && source.host?.lowercased() == target.host?.lowercased() && (source.port ?? 80) == 80 && (target.port ?? 443) == 443
+        let (from, to) = (origin(of: source), origin(of: target))
+        return from.scheme == "http" && from.port == 80 && to.scheme == "https" && to.port == 443 && from.host == to.host
     }
 
+    /// Whether two URLs have the same scheme, host and port (default ports made explicit).
     static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int) {
-            let scheme = url.scheme?.lowercased() ?? ""
-            let port = url.port ?? (scheme == "https" ? 443 : 80)
-            return (scheme, url.host?.lowercased() ?? "", port)
-        }
-        return origin(first) == origin(second)
+        origin(of: first) == origin(of: second)
+    }
+
+    /// A URL's scheme and host, lowercased, and its port, the scheme's default when it names none.
+    private static func origin(of url: URL) -> (scheme: String, host: String, port: Int) {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return (scheme, url.host?.lowercased() ?? "", url.port ?? (scheme == "https" ? 443 : 80))
     }
 }

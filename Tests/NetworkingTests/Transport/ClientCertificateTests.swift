@@ -13,9 +13,14 @@ struct ClientCertificateTests {
         TransportSecurity(certificateAuthorityFile: servers.caFile, clientCertificate: client)
     }
 
+    /// The test CA's client certificate, with its key apart and unencrypted.
+    private static func client(_ servers: TestServers) -> ClientCertificate {
+        .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+    }
+
     private static func forms(_ servers: TestServers) -> [(String, ClientCertificate)] {
         [
-            ("PEM, key apart", .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))),
+            ("PEM, key apart", Self.client(servers)),
             (
                 "PEM, encrypted key",
                 .pem(
@@ -46,8 +51,7 @@ struct ClientCertificateTests {
             let transport = LibcurlTransport()
             let stranger = ClientCertificate.pem(
                 certificate: servers.certificateFile("stranger.pem"), privateKey: servers.certificateFile("stranger.key"))
-            let good = ClientCertificate.pem(
-                certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+            let good = Self.client(servers)
             // Alternated on one transport: libcurl keeps the first connection for reuse.
             for client in [nil, good, nil, stranger, good, nil] as [ClientCertificate?] {
                 let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
@@ -91,8 +95,7 @@ struct ClientCertificateTests {
                 #expect(!detail.contains("not-it"), "the password never shows")
             }
             // The transport still serves others.
-            let good = ClientCertificate.pem(
-                certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+            let good = Self.client(servers)
             let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, good))
             #expect((try? await Wire.send(request, over: transport).get())?.statusCode == 200)
         }
@@ -147,8 +150,7 @@ struct ClientCertificateTests {
     @Test("URLSessionTransport refuses a request with a PEM client certificate before sending it (on Linux, any client certificate)")
     func urlSessionRefuses() async throws {
         let servers = try TestServers.require()
-        let pem = ClientCertificate.pem(
-            certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
+        let pem = Self.client(servers)
         let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, pem))
         guard case .failure(.pinningUnsupported(let transport)) = await Wire.send(request, over: URLSessionTransport()) else {
             Issue.record("expected pinningUnsupported")
