@@ -78,8 +78,8 @@ struct OfflineQueueFlushTests {
     }
 
     @Test(
-        "Server errors at a flush keep every request (a deploy must not empty the queue)",
-        arguments: [500, 502, 503, 504])
+        "Server errors at a flush keep every request (a deploy must not empty the queue), as does a proxy that wants credentials (407: it passed nothing on)",
+        arguments: [407, 500, 502, 503, 504])
     func serverErrorsKeepTheQueue(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))
         defer { try? FileManager.default.removeItem(at: setup.folder) }

@@ -570,6 +570,8 @@ def echo(rest=None):
             "headers": dict(request.headers),
             "json": parsed,
             "data": data.decode("utf-8", errors="replace"),
+            # The port of the connection as this server sees it (a proxy's, through one).
+            "peer_port": int(request.environ.get("REMOTE_PORT") or 0),
         }
     )
 

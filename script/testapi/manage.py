@@ -66,6 +66,11 @@ SERVER_LIST = [
     Server("api-mtls", "NETWORKING_TEST_MTLS_URL", "https", "/api/v1", API_HEALTH, 8, "server",
            client_auth=True),
     Server("fault", "NETWORKING_TEST_FAULT_URL", "tcp", "", ""),
+    # Forward proxies (HTTP and SOCKS5 on one port, see proxyserver.py): open, requiring
+    # credentials, and over TLS (an HTTPS proxy).
+    Server("proxy", "NETWORKING_TEST_PROXY_URL", "http", "", "/log", app="proxy"),
+    Server("proxy-auth", "NETWORKING_TEST_PROXY_AUTH_URL", "http", "", "/log", app="proxy"),
+    Server("proxy-tls", "NETWORKING_TEST_PROXY_TLS_URL", "https", "", "/log", cert="server", app="proxy"),
     # nginx over TLS with HTTP/2 (ALPN): /protocol answers the protocol the request came in with.
     Server("nginx-h2", "NETWORKING_TEST_H2_URL", "https", "", "/health", cert="server", app="nginx"),
     # nginx over plain HTTP: static files of .servers/www (ranges and validators by nginx
@@ -307,6 +312,15 @@ def command_for(server, port):
         with open(conf, "w") as f:
             f.write(text)
         return [nginx_binary(), "-p", prefix, "-c", conf, "-e", os.path.join(prefix, "error.log")]
+    if server.app == "proxy":
+        cmd = [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "proxyserver.py"),
+               "--port", str(port)]
+        if server.name == "proxy-auth":
+            cmd.append("--auth")
+        if server.cert:
+            cmd += ["--certfile", path_in_servers(server.cert + ".pem"),
+                    "--keyfile", path_in_servers(server.cert + ".key")]
+        return cmd
     if server.scheme == "tcp":
         return [os.path.join(VENV_BIN, "python"), os.path.join(TESTAPI, "faultserver.py"),
                 "--port", str(port)]

@@ -46,8 +46,8 @@ import Synchronization
 /// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
-/// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 408,
-/// 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
+/// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 407
+/// (a proxy wants credentials), 408, 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
 /// cannot be read, or an answer that is not valid HTTP, until the third in a row a minute or more
 /// after the first) stays,
 /// and the flush stops
@@ -94,7 +94,7 @@ public final class OfflineQueue: Interceptor {
         /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
         public var batch: (path: String, limit: Int)?
         /// How many times a request may be answered with a status the queue keeps (a 5xx, 429,
-        /// 409, 408, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
+        /// 409, 408, a 407, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
         /// be read, or by the batch endpoint refusing the whole batch (a 413, say) before it is
         /// given up: it then leaves
         /// the queue with that answer (in ``FlushReport/rejected``, and to its waiters), so that one
@@ -631,7 +631,7 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// The statuses a flush keeps a request for, whatever ``Configuration/queuedStatusCodes`` says.
-    static let deferredStatusCodes: Set<Int> = [401, 408, 409, 429, 500, 502, 503, 504]
+    static let deferredStatusCodes: Set<Int> = [401, 407, 408, 409, 429, 500, 502, 503, 504]
 
     /// Whether a send ended the request's stay in the queue.
     private func classify(_ result: Result<TransportResponse, RepositoryError>, requiresSession: Bool) -> OfflineQueueState.Outcome {
@@ -641,7 +641,8 @@ public final class OfflineQueue: Interceptor {
             // A request sent without the session gets nothing from waiting for one.
             if response.statusCode == 401, !requiresSession { return .rejected }
             // Not an answer for good: 401 (the session ended or must be refreshed; the request
-            // waits for one that works), 408 and 429 (try later), 409 (the Idempotency-Key draft's
+            // waits for one that works), 407 (a proxy wants credentials: it did not pass the
+            // request on), 408 and 429 (try later), 409 (the Idempotency-Key draft's
             // "a request with this key is still being processed": the server got a copy of this
             // very request just before a crash, and has not finished it yet), and the server
             // errors: the caller was told the request is kept, and a server failing for a while

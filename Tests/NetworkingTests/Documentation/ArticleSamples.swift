@@ -337,6 +337,16 @@ enum PinningArticle {
         // Or: .pkcs12(URL(fileURLWithPath: "/etc/books/client.p12"), password: archivePassword)
         return configuration
     }
+
+    #if canImport(CCurl)
+        static func proxiedTransport(password: String) -> LibcurlTransport {
+            // Or ProxyServer(url:), from a URL such as "http://ci:secret@proxy.internal:3128".
+            let proxy = ProxyServer(
+                .http, host: "proxy.internal", port: 3128, username: "ci", password: password,
+                excludedHosts: ["localhost", "internal.example.com"])
+            return LibcurlTransport(proxy: proxy)
+        }
+    #endif
 }
 
 // MARK: Interceptors, retries and logging

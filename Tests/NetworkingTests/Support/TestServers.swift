@@ -21,6 +21,11 @@ struct TestServers: Sendable {
     let h2URL: String
     /// The test API over TLS, requiring a client certificate signed by the test CA.
     let mtlsURL: String
+    /// Forward proxies (`proxyserver.py`: HTTP and SOCKS5 on one port): open, requiring the
+    /// credentials `proxyuser`/`proxy-secret`, and over TLS with the test CA's certificate.
+    let proxyURL: String
+    let proxyAuthURL: String
+    let proxyTLSURL: String
     /// nginx over plain HTTP: static files with real Range/ETag handling, PUT uploads to `/uploads/`.
     let nginxURL: String
     let caFile: URL
@@ -61,7 +66,8 @@ struct TestServers: Sendable {
                 apiURL: try value("API_URL"), apiTLSURL: try value("API_TLS_URL"), httpbinURL: try value("HTTPBIN_URL"),
                 expiredTLSURL: try value("TLS_EXPIRED_URL"), wrongHostTLSURL: try value("TLS_WRONG_HOST_URL"),
                 faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), mtlsURL: try value("MTLS_URL"),
-                nginxURL: try value("NGINX_URL"),
+                proxyURL: try value("PROXY_URL"), proxyAuthURL: try value("PROXY_AUTH_URL"),
+                proxyTLSURL: try value("PROXY_TLS_URL"), nginxURL: try value("NGINX_URL"),
                 caFile: URL(fileURLWithPath: try value("CA_FILE")),
                 serverCertificatePEM: URL(fileURLWithPath: try value("SERVER_CERT_PEM")),
                 serverCertificateDER: URL(fileURLWithPath: try value("SERVER_CERT_DER")),

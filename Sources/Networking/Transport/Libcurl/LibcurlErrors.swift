@@ -49,10 +49,7 @@
                 // password): no handshake, for a reason on this side that may pass (a file being
                 // renewed), so a queued request waits rather than being given up.
                 return .tls(.handshakeFailed(TLSFailure.clientCertificateUnusable(message)))
-            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER,
-                CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
-                CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
-                CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+            case _ where isTLS(code):
                 return .tls(TLSFailure(classifying: message))
             case CURLE_FILESIZE_EXCEEDED:
                 return .responseTooLarge(limit: maximumResponseSize)
@@ -67,6 +64,31 @@
                 return .invalidResponse("libcurl error \(code.rawValue) after the response began: \(message)")
             default:
                 return .network(.other("libcurl error \(code.rawValue): \(message)"))
+            }
+        }
+
+        /// Whether `code` is a failure of TLS itself (a certificate, the handshake).
+        static func isTLS(_ code: CURLcode) -> Bool {
+            switch code {
+            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER,
+                CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE,
+                CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
+                CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+                true
+            default:
+                false
+            }
+        }
+
+        /// A SOCKS5 proxy's failure (`CURLE_PROXY`, with `CURLINFO_PROXY_ERROR`'s `reason`) that
+        /// is not a refusal of the credentials (those read as a 407 answer): the server refused
+        /// the proxy's connection, or the proxy could not resolve its name, as without a proxy;
+        /// anything else in libcurl's words.
+        static func mapProxy(reason: Int, message: String) -> TransportError {
+            switch reason {
+            case Int(CURLPX_REPLY_CONNECTION_REFUSED.rawValue): .network(.connectionRefused)
+            case Int(CURLPX_RESOLVE_HOST.rawValue): .network(.hostNotFound)
+            default: .network(.other("the proxy failed: \(message)"))
             }
         }
 

@@ -53,6 +53,8 @@
         let maximumResponseSize: Int
         /// The most bytes of response head (status line and header fields) accepted.
         let maximumHeadSize: Int
+        /// The transport's proxy options; `nil` when the environment's apply.
+        let proxy: LibcurlProxyOptions?
 
         private let phase = Mutex<Phase>(.created)
         /// Set when the caller cancels, so that no progress is reported from then on, and so that
@@ -79,13 +81,14 @@
 
         init(
             request: TransportRequest, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int, maximumResponseSize: Int,
-            maximumHeadSize: Int
+            maximumHeadSize: Int, proxy: LibcurlProxyOptions? = nil
         ) {
             self.request = request
             self.timeoutMilliseconds = timeoutMilliseconds
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.maximumResponseSize = maximumResponseSize
             self.maximumHeadSize = maximumHeadSize
+            self.proxy = proxy
             errorBuffer = .allocate(capacity: Int(networking_curl_error_size))
             errorBuffer.initialize(repeating: 0, count: Int(networking_curl_error_size))
         }
@@ -189,7 +192,20 @@
                 return .failure(abortReason)
             }
             guard code == CURLE_OK else {
-                let message = LibcurlErrors.message(code: code, errorBuffer: errorBuffer)
+                if let status = proxyRefusalStatus(code) {
+                    return .success(Reply(statusCode: status, headerBytes: [], body: Data()))
+                }
+                var message = LibcurlErrors.message(code: code, errorBuffer: errorBuffer)
+                if code == CURLE_PROXY, let easy {
+                    var reason = 0
+                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
+                    return .failure(LibcurlErrors.mapProxy(reason: reason, message: message))
+                }
+                if proxy?.isTLS == true, let easy, LibcurlErrors.isTLS(code) {
+                    var verification = 0
+                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &verification)
+                    if verification != 0 { message = "the proxy's certificate: \(message)" }
+                }
                 return .failure(
                     LibcurlErrors.map(
                         code, message: message, host: request.url.host ?? "", maximumResponseSize: maximumResponseSize,
@@ -204,6 +220,22 @@
             headerBytes = []
             body = Data()
             return .success(reply)
+        }
+
+        /// The status a proxy's refusal reads as (see ``ProxyServer``), or `nil` when the
+        /// transfer did not fail at a proxy that refused: an HTTP proxy's answer to `CONNECT`
+        /// (4xx or 5xx), or 407 for a SOCKS5 proxy that refused the credentials.
+        private func proxyRefusalStatus(_ code: CURLcode) -> Int? {
+            guard let easy else { return nil }
+            if code == CURLE_PROXY {
+                var reason = 0
+                _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
+                let refusals = [CURLPX_USER_REJECTED, CURLPX_NO_AUTH, CURLPX_LONG_USER, CURLPX_LONG_PASSWD]
+                return refusals.contains { Int($0.rawValue) == reason } ? 407 : nil
+            }
+            var status = 0
+            _ = networking_curl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &status)
+            return (400...599).contains(status) ? status : nil
         }
 
         // MARK: - libcurl callbacks (event-loop thread)

@@ -37,7 +37,9 @@
     ///   handshake stops before any byte of the request (headers, token or body) is sent.
     ///   ``TransportSecurity/certificateAuthorityFile`` replaces the system's authorities.
     /// - Cookies are neither stored nor sent and nothing is cached, as with ``URLSessionTransport``;
-    ///   the proxy environment variables libcurl reads (`http_proxy`, `https_proxy`, `no_proxy`) apply.
+    ///   connections go through ``proxy`` when one is given, else through the proxy the
+    ///   environment variables curl reads name (`http_proxy`, `https_proxy`, `all_proxy`,
+    ///   `no_proxy`), unless ``readsProxyEnvironment`` is `false`.
     ///
     /// ## Errors
     /// `send(_:)` throws:
@@ -59,7 +61,9 @@
     ///   request or one with a client certificate sent to plain `http`);
     /// - ``TransportError/invalidRequest(_:)``: the URL is not `http`/`https` with a host, a header
     ///   cannot be sent (line break or NUL), pins or a client certificate were given for plain
-    ///   `http`, or libcurl refused an option.
+    ///   `http`, ``proxy`` is not valid (a port out of range, say), or libcurl refused an option.
+    ///
+    /// A proxy's refusal is a response with its status (407, 403, 502…), not an error: see ``ProxyServer``.
     ///
     /// It never throws ``TransportError/pinningUnsupported(transport:)``.
     ///
@@ -98,6 +102,11 @@
         /// Whether the loop thread may wait without sleeping when used one request at a time
         /// against a fast server (see the type's documentation). Default `true`.
         public let spinsWhenSequential: Bool
+        /// The proxy every connection goes through (but those to its excluded hosts), or `nil`.
+        public let proxy: ProxyServer?
+        /// Whether, without ``proxy``, the proxy named by the environment variables curl reads
+        /// is used (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`). Default `true`.
+        public let readsProxyEnvironment: Bool
 
         /// The loop thread as a task executor: tasks that prefer it run their code on the loop
         /// thread between two passes over the sockets, so a request they send starts without
@@ -117,6 +126,7 @@
 
         let loop: LibcurlEventLoop
         private let redirectPolicy: RedirectPolicy
+        private let proxyOptions: LibcurlProxyOptions?
 
         /// Creates a transport with its own event-loop thread and connection pool.
         ///
@@ -129,15 +139,24 @@
         ///     Values below 1 KiB become 1 KiB.
         ///   - spinsWhenSequential: whether the loop thread may spin briefly instead of sleeping
         ///     when used one request at a time against a fast server; default `true`.
+        ///   - proxy: the proxy every connection goes through; default none. One that is not
+        ///     valid (an empty host, a port out of range) fails every request with
+        ///     ``TransportError/invalidRequest(_:)`` rather than connect without it.
+        ///   - readsProxyEnvironment: whether, without `proxy`, the environment's proxy variables
+        ///     apply; default `true`. `false` connects directly whatever the environment says.
         public init(
             maximumResponseSize: Int = LibcurlTransport.defaultMaximumResponseSize, maximumRedirects: Int = 10,
-            connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 256 * 1024, spinsWhenSequential: Bool = true
+            connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 256 * 1024, spinsWhenSequential: Bool = true,
+            proxy: ProxyServer? = nil, readsProxyEnvironment: Bool = true
         ) {
             self.maximumResponseSize = max(1, maximumResponseSize)
             self.maximumRedirects = max(0, maximumRedirects)
             self.connectTimeout = connectTimeout > 0 && connectTimeout.isFinite ? connectTimeout : 10
             self.maximumResponseHeadSize = max(1024, maximumResponseHeadSize)
             self.spinsWhenSequential = spinsWhenSequential
+            self.proxy = proxy
+            self.readsProxyEnvironment = readsProxyEnvironment
+            proxyOptions = LibcurlProxyOptions.make(proxy: proxy, readsEnvironment: readsProxyEnvironment)
             redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
             loop = LibcurlEventLoop(spinning: spinsWhenSequential)
         }
@@ -151,6 +170,7 @@
         /// - Throws: the ``TransportError`` cases listed in the type's documentation.
         public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             if let problem = request.problemSending { throw .invalidRequest(problem) }
+            if let problem = proxyOptions?.problem { throw .invalidRequest(problem) }
             // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
             guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
             let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
@@ -175,7 +195,7 @@
             let transfer = LibcurlTransfer(
                 request: request, timeoutMilliseconds: total,
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
-                maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize)
+                maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize, proxy: proxyOptions)
             let loop = loop
             try transfer.prepareBody(for: loop)
             let result = await withTaskCancellationHandler {

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A forward proxy that ``LibcurlTransport`` opens its connections through: the HTTP proxy of a
+/// corporate network or a build farm, an egress proxy in front of a cluster, or a SOCKS5 tunnel.
+///
+/// Give it to the transport, and the transport to the repositories that should use it:
+///
+/// ```swift
+/// let proxy = ProxyServer(.http, host: "proxy.internal", port: 3128, username: "ci", password: secret)
+/// let transport = LibcurlTransport(proxy: proxy)
+/// ```
+///
+/// What the proxy sees depends on the target's scheme:
+/// - an `https` target is reached through a tunnel (`CONNECT` for ``Kind/http`` and
+///   ``Kind/https`` proxies): TLS runs end to end with the server, and pins, certificate
+///   authorities and client certificates apply to the server as without a proxy. The proxy sees
+///   the host name and port, never the request.
+/// - an `http` target's request goes to an HTTP proxy whole (headers, tokens and body), as it
+///   would cross any network in the clear; through SOCKS5 it is tunnelled too.
+///
+/// A proxy's refusal reads as its answer, whatever the proxy's kind, so one rule handles both an
+/// `http` target (whose request the proxy answers itself) and a tunnel: credentials it does not
+/// accept are a response with status 407 (Proxy Authentication Required), and a server it cannot
+/// reach or will not let through is the proxy's status (403, 502…); a refused tunnel's response
+/// has no header fields and no body. A SOCKS5 proxy that refuses the credentials is a 407 too;
+/// when it reports that the server refused the connection, the call fails with
+/// ``NetworkFailure/connectionRefused``. A proxy that cannot be reached fails as a server would
+/// (``NetworkFailure/connectionRefused``, ``NetworkFailure/hostNotFound``). The offline queue
+/// keeps a request answered 407, as it keeps one answered 401: the proxy did not pass it on.
+///
+/// Without a proxy of its own, ``LibcurlTransport`` reads the environment variables curl reads
+/// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) unless told not to. A
+/// ``URLSessionTransport`` takes its proxy from its `URLSessionConfiguration`
+/// (`connectionProxyDictionary` on Apple platforms).
+///
+/// The password is never logged or printed: ``description`` and `dump` show whether there is
+/// one, not what it is.
+public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+    /// How the transport speaks to the proxy itself.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An HTTP proxy reached over plain HTTP (Squid, tinyproxy, most corporate proxies).
+        case http
+        /// An HTTP proxy reached over TLS: the connection to the proxy is encrypted too, and the
+        /// proxy's certificate is checked (against ``ProxyServer/certificateAuthorityFile`` when
+        /// set, else the system's authorities).
+        case https
+        /// A SOCKS5 proxy (RFC 1928; `ssh -D`, Tor, Dante), with a username and password
+        /// (RFC 1929) when given. Host names are resolved by the proxy, as `socks5h://` in curl,
+        /// so names that only the proxy's network knows work and no lookup leaks from this side.
+        case socks5
+    }
+
+    /// How the transport speaks to the proxy.
+    public var kind: Kind
+    /// The proxy's host name or IP address (an IPv6 address without brackets).
+    public var host: String
+    /// The proxy's port.
+    public var port: Int
+    /// The user the proxy knows this client as (HTTP Basic, or SOCKS5 username and password);
+    /// `nil` for none.
+    public var username: String?
+    /// The password that goes with ``username``.
+    public var password: String?
+    /// Hosts reached directly, as curl's `no_proxy` reads them: a name matches itself and the
+    /// names under it (`"example.com"` matches `"api.example.com"`), an IP address or a CIDR
+    /// range (`"10.0.0.0/8"`) the hosts within it, and `"*"` every host. The environment's
+    /// `no_proxy` is not read when a proxy is given.
+    public var excludedHosts: [String]
+    /// The PEM file of the authorities an ``Kind/https`` proxy's certificate is checked
+    /// against, in place of the system's; unused by the other kinds. The server's own
+    /// certificate is checked as without a proxy.
+    public var certificateAuthorityFile: URL?
+
+    /// A proxy at `host` and `port`, spoken to as `kind`.
+    public init(
+        _ kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil,
+        excludedHosts: [String] = [], certificateAuthorityFile: URL? = nil
+    ) {
+        self.kind = kind
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.excludedHosts = excludedHosts
+        self.certificateAuthorityFile = certificateAuthorityFile
+    }
+
+    /// A proxy written as a URL, as in the `https_proxy` variable:
+    /// `http://user:password@proxy.internal:3128`, `https://…`, `socks5://…` or `socks5h://…`
+    /// (both resolve names at the proxy). The user and password are percent-decoded; without a
+    /// port, `http` means 80, `https` 443 and SOCKS5 1080.
+    ///
+    /// Returns `nil` for another scheme, a URL without a host, or one with a path, query or fragment.
+    public init?(url: URL) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty,
+            components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil
+        else { return nil }
+        let kind: Kind
+        let defaultPort: Int
+        switch scheme {
+        case "http": (kind, defaultPort) = (.http, 80)
+        case "https": (kind, defaultPort) = (.https, 443)
+        case "socks5", "socks5h": (kind, defaultPort) = (.socks5, 1080)
+        default: return nil
+        }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.init(kind, host: bare, port: components.port ?? defaultPort, username: components.user, password: components.password)
+    }
+
+    /// The kind, address and user, and whether there is a password — never the password.
+    public var description: String {
+        let name =
+            switch kind {
+            case .http: "HTTP"
+            case .https: "HTTPS"
+            case .socks5: "SOCKS5"
+            }
+        let user = username.map { " as \($0)" } ?? ""
+        let secret = password == nil ? "" : ", with a password"
+        let direct = excludedHosts.isEmpty ? "" : ", not for \(excludedHosts.joined(separator: ", "))"
+        return "\(name) proxy \(authority)\(user)\(secret)\(direct)"
+    }
+
+    /// What `dump` and debuggers show: the password is left out.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "kind": kind, "host": host, "port": port, "username": username as Any,
+                "password": password == nil ? "none" : "<redacted>", "excludedHosts": excludedHosts,
+                "certificateAuthorityFile": certificateAuthorityFile as Any,
+            ])
+    }
+
+    /// `host:port`, with an IPv6 address in brackets.
+    var authority: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
+    /// request with this text rather than connect somewhere else.
+    var problem: String? {
+        if host.isEmpty
+            || host.contains(where: { $0.isWhitespace || "/@?#[]".contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
+        {
+            return "the proxy's host \"\(host)\" is not a host name or IP address"
+        }
+        guard (1...65535).contains(port) else { return "the proxy's port \(port) is not between 1 and 65535" }
+        if username?.contains("\0") == true || password?.contains("\0") == true {
+            return "the proxy's username or password contains a NUL character"
+        }
+        if password != nil, username == nil { return "the proxy has a password but no username" }
+        for entry in excludedHosts
+        where entry.isEmpty || entry.contains(where: { $0 == "," || $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true }) {
+            return "the proxy's excluded host \"\(entry)\" is empty or contains a comma, a space or a control character"
+        }
+        return nil
+    }
+}
