@@ -37,6 +37,14 @@ static inline CURLcode networking_curl_easy_setopt_string(CURL *handle, CURLopti
     return curl_easy_setopt(handle, option, value);
 }
 
+// A blob option (a certificate or key in memory): libcurl copies the bytes, so they need to live
+// only through the call.
+static inline CURLcode networking_curl_easy_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    static const char empty = 0;
+    struct curl_blob blob = { (void *)(data ? data : &empty), length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
+
 static inline CURLcode networking_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
     return curl_easy_setopt(handle, option, value);
 }

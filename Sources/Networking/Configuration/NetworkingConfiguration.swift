@@ -54,7 +54,7 @@ public struct NetworkingConfiguration: Sendable {
     /// (read and checked when set).
     public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
     /// The certificate presented when a server asks for one (mutual TLS), or `nil` (the
-    /// default). Its files are read by each new connection, not when it is set: one written
+    /// default), from files or memory. Its files are read by each new connection, not when it is set: one written
     /// after the app started (a secrets sidecar), or renewed, is picked up, and one that cannot
     /// be read fails that connection's handshake. See ``ClientCertificate`` for which transport
     /// presents which format.

@@ -19,10 +19,10 @@ extension TransportRequest {
         parts.append(Self.quoted(redaction.url(url)))
         if let authorities = security.certificateAuthorityFile { parts.append("--cacert \(Self.quoted(authorities.path))") }
         if let client = security.clientCertificate {
-            // The files, never the password: curl asks for it.
-            parts.append("--cert \(Self.quoted(client.certificateFile.path))")
+            // The files, never the password (curl asks for it) nor bytes in memory (a placeholder).
+            parts.append("--cert \(Self.quoted(client.certificate.curlArgument))")
             if client.format == .pkcs12 { parts.append("--cert-type P12") }
-            if let key = client.privateKeyFile { parts.append("--key \(Self.quoted(key.path))") }
+            if let key = client.privateKey { parts.append("--key \(Self.quoted(key.curlArgument))") }
         }
         for field in headers {
             parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
@@ -44,5 +44,15 @@ extension TransportRequest {
     /// The text in single quotes for a POSIX shell.
     private static func quoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}
+
+extension ClientCertificate.Source {
+    /// A file's path; for bytes in memory, which curl's command line cannot take, a placeholder.
+    fileprivate var curlArgument: String {
+        switch self {
+        case .file(let url): url.path
+        case .data: "<in memory>"
+        }
     }
 }

@@ -5,12 +5,13 @@ import Foundation
 /// certificate rather than, or besides, a token.
 ///
 /// Set it on ``NetworkingConfiguration/clientCertificate`` (or a request's
-/// ``TransportSecurity/clientCertificate``). The files are read when a new connection needs
-/// them, with a full handshake, so a certificate renewed on disk is picked up by the next
-/// connection; connections are told apart by the certificate file, so give each identity its
-/// own. A request with a client certificate needs `https`: to `http`, or redirected there, it
-/// is refused rather than sent without it. Like curl and AsyncHTTPClient, the certificate is
-/// presented to any `https` host a redirect leads to.
+/// ``TransportSecurity/clientCertificate``). It comes from files or from memory (a secrets
+/// manager, an environment variable, a keychain item, an asset). Files are read when a new
+/// connection needs them, with a full handshake, so a certificate renewed on disk is picked up by
+/// the next connection; connections are told apart by the certificate (its file, or its bytes),
+/// so give each identity its own. A request with a client certificate needs `https`: to `http`,
+/// or redirected there, it is refused rather than sent without it. Like curl and
+/// AsyncHTTPClient, the certificate is presented to any `https` host a redirect leads to.
 ///
 /// | Transport | PEM | PKCS#12 |
 /// |---|---|---|
@@ -27,57 +28,90 @@ import Foundation
 /// requests through such failures, as through any TLS failure: a file being renewed, or a
 /// certificate the server does not know yet, may pass.
 ///
-/// The password is never encoded, logged or printed: ``description`` and `dump` show whether
-/// there is one, not what it is.
+/// The password and the bytes of a certificate or key in memory are never encoded, logged or
+/// printed: ``description`` and `dump` show whether there is a password and how many bytes
+/// there are, not what they are.
 public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
-    /// How the certificate file is written.
+    /// How the certificate is written.
     public enum Format: String, Sendable, Hashable {
-        /// PEM text: the certificate (its chain may follow), with the private key in the same
-        /// file or in a file of its own.
+        /// PEM text: the certificate (its chain may follow), with the private key after it or
+        /// on its own.
         case pem
         /// A PKCS#12 archive (`.p12`, `.pfx`) holding the certificate, its private key and
         /// possibly its chain, protected by a password.
         case pkcs12
     }
 
-    /// How ``certificateFile`` is written.
+    /// Where a certificate or a key comes from.
+    public enum Source: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+        /// A file, read by each new connection.
+        case file(URL)
+        /// Bytes in memory.
+        case data(Data)
+
+        /// The file's path, or how many bytes are in memory — never the bytes.
+        public var description: String {
+            switch self {
+            case .file(let url): url.path
+            case .data(let data): "in memory (\(data.count) bytes)"
+            }
+        }
+
+        /// What `dump` and debuggers show: the same as ``description``.
+        public var customMirror: Mirror { Mirror(self, children: ["source": description]) }
+    }
+
+    /// How ``certificate`` is written.
     public let format: Format
     /// The certificate (PEM) or the whole archive (PKCS#12).
-    public let certificateFile: URL
-    /// The PEM private key's own file; `nil` when the key is in ``certificateFile``.
-    public let privateKeyFile: URL?
+    public let certificate: Source
+    /// The PEM private key, when it does not follow the certificate in ``certificate``.
+    public let privateKey: Source?
     /// The password of an encrypted PEM key or of the PKCS#12 archive, or `nil` for none.
     public let password: String?
 
-    /// A PEM certificate and its private key, the form `openssl`, cert-manager and most
+    /// A PEM certificate and its private key in files, the form `openssl`, cert-manager and most
     /// certificate authorities hand out. `privateKey` may be omitted when the key follows the
     /// certificate in the same file; `password` decrypts an encrypted key.
     ///
     /// Presented by ``LibcurlTransport`` only; on Apple platforms, convert it to PKCS#12
     /// (`openssl pkcs12 -export -in client.pem -inkey client.key -out client.p12`).
     public static func pem(certificate: URL, privateKey: URL? = nil, password: String? = nil) -> ClientCertificate {
-        ClientCertificate(format: .pem, certificateFile: certificate, privateKeyFile: privateKey, password: password)
+        ClientCertificate(format: .pem, certificate: .file(certificate), privateKey: privateKey.map { .file($0) }, password: password)
     }
 
-    /// A PKCS#12 archive and its password. Apple platforms read password-protected archives
-    /// only, and keep the identity in memory (never in a keychain).
+    /// A PEM certificate and its private key in memory (the text of the files above, as a
+    /// secrets manager or an environment variable hands it over). Presented by
+    /// ``LibcurlTransport`` only.
+    public static func pem(certificate: Data, privateKey: Data? = nil, password: String? = nil) -> ClientCertificate {
+        ClientCertificate(format: .pem, certificate: .data(certificate), privateKey: privateKey.map { .data($0) }, password: password)
+    }
+
+    /// A PKCS#12 archive in a file and its password. Apple platforms read password-protected
+    /// archives only, and keep the identity in memory (never in a keychain).
     public static func pkcs12(_ archive: URL, password: String) -> ClientCertificate {
-        ClientCertificate(format: .pkcs12, certificateFile: archive, privateKeyFile: nil, password: password)
+        ClientCertificate(format: .pkcs12, certificate: .file(archive), privateKey: nil, password: password)
     }
 
-    /// The format and files, and whether there is a password — never the password.
+    /// A PKCS#12 archive in memory (from the keychain, an app's assets, a device-management
+    /// profile) and its password.
+    public static func pkcs12(_ archive: Data, password: String) -> ClientCertificate {
+        ClientCertificate(format: .pkcs12, certificate: .data(archive), privateKey: nil, password: password)
+    }
+
+    /// The format and sources, and whether there is a password — never the password or the bytes.
     public var description: String {
         let kind = format == .pem ? "PEM" : "PKCS#12"
-        let key = privateKeyFile.map { ", key \($0.path)" } ?? ""
-        return "\(kind) client certificate \(certificateFile.path)\(key)\(password == nil ? "" : ", with a password")"
+        let key = privateKey.map { ", key \($0)" } ?? ""
+        return "\(kind) client certificate \(certificate)\(key)\(password == nil ? "" : ", with a password")"
     }
 
-    /// What `dump` and debuggers show: the password is left out.
+    /// What `dump` and debuggers show: the password and the bytes are left out.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
-                "format": format, "certificateFile": certificateFile, "privateKeyFile": privateKeyFile as Any,
+                "format": format, "certificate": certificate.description, "privateKey": privateKey?.description as Any,
                 "password": password == nil ? "none" : "<redacted>",
             ])
     }

@@ -14,7 +14,7 @@ public struct TransportSecurity: Sendable, Hashable, Codable {
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI.
     public var certificateAuthorityFile: URL?
     /// The certificate presented when the server asks for one (mutual TLS), or `nil`. Not
-    /// encoded: a request kept on disk (the offline queue's) never holds the key's password; the
+    /// encoded: a request kept on disk (the offline queue's) never holds the key, in memory, or its password; the
     /// repository that sends it adds its configuration's certificate again.
     public var clientCertificate: ClientCertificate?
 

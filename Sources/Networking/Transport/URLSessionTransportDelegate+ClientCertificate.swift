@@ -9,8 +9,8 @@
         /// Answers a server's request for a client certificate with the identity of a PKCS#12
         /// archive (``URLSessionTransport`` refuses PEM before sending).
         ///
-        /// The archive is read at each challenge (once per connection), so a renewed file is
-        /// used by the next connection. One that cannot be read or opened with its password
+        /// An archive in a file is read at each challenge (once per connection), so a renewed
+        /// file is used by the next connection. One that cannot be read or opened with its password
         /// cancels the challenge, so nothing is sent, and fails the task with
         /// ``TLSFailure/handshakeFailed(_:)``, as ``LibcurlTransport`` does.
         func presentClientCertificate(
@@ -19,12 +19,18 @@
         ) {
             func reject(_ reason: String) {
                 finish(
-                    task, with: .tls(.handshakeFailed(TLSFailure.clientCertificateUnusable("\(client.certificateFile.path): \(reason)"))))
+                    task, with: .tls(.handshakeFailed(TLSFailure.clientCertificateUnusable("\(client.certificate): \(reason)"))))
                 completionHandler(.cancelAuthenticationChallenge, nil)
             }
-            guard let archive = try? Data(contentsOf: client.certificateFile) else {
-                reject("the file cannot be read")
-                return
+            let archive: Data
+            switch client.certificate {
+            case .data(let data): archive = data
+            case .file(let url):
+                guard let data = try? Data(contentsOf: url) else {
+                    reject("the file cannot be read")
+                    return
+                }
+                archive = data
             }
             // Without kSecImportToMemoryOnly (macOS 15, iOS 18: the package's minimums), macOS
             // adds the identity to the default keychain.

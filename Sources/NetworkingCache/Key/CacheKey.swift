@@ -73,14 +73,20 @@ struct CacheKey: Sendable, Hashable {
     /// its `Authorization`, `Proxy-Authorization` and `Cookie` fields (the cookie storage's are
     /// added after the cache, and the session's credential is told by the discriminator), and
     /// the user and password of its URL (which a transport sends as Basic authentication), and
-    /// its client certificate (mutual TLS), told apart by its format and files.
+    /// its client certificate (mutual TLS), told apart by its format and files (or bytes).
     static func credential(of request: TransportRequest) -> String? {
         var text = ""
         if let client = request.security.clientCertificate {
             append("client-certificate", to: &text)
             append(client.format.rawValue, to: &text)
-            append(client.certificateFile.path, to: &text)
-            append(client.privateKeyFile?.path, to: &text)
+            for source in [client.certificate, client.privateKey] {
+                switch source {
+                case .file(let url): append("file:" + url.path, to: &text)
+                // Bytes in memory are told apart by their digest (the key text is digested too).
+                case .data(let data): append("data:" + Data(SHA256Digest.hash(data)).base64EncodedString(), to: &text)
+                case nil: append(nil, to: &text)
+                }
+            }
         }
         for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
             for value in request.headers.values(for: name) {

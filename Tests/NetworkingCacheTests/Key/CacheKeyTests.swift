@@ -84,7 +84,7 @@ import Testing
         #expect(Set(all).count == all.count)
     }
 
-    @Test("A client certificate (mutual TLS) is a credential: each certificate file keys its own entries")
+    @Test("A client certificate (mutual TLS) is a credential: each certificate file, or certificate in memory, keys its own entries")
     func clientCertificates() throws {
         func credential(_ client: ClientCertificate?) throws -> String? {
             var request = TransportRequest(method: .get, url: try #require(URL(string: "https://api.example.com/me")))
@@ -95,6 +95,12 @@ import Testing
         let second = try credential(.pem(certificate: URL(fileURLWithPath: "/keys/b.pem")))
         #expect(first != nil && second != nil && first != second)
         #expect(try credential(nil) == nil)
+        // In memory: told apart by the bytes' digest, never holding the bytes.
+        let memoryA = try credential(.pem(certificate: Data("certificate A".utf8)))
+        let memoryB = try credential(.pem(certificate: Data("certificate B".utf8)))
+        let memoryAAgain = try credential(.pem(certificate: Data("certificate A".utf8)))
+        #expect(memoryA != nil && memoryA != memoryB && memoryA == memoryAAgain)
+        #expect(memoryA?.contains("certificate A") == false)
     }
 
     @Test func ignoringTheQuerySharesOneEntry() throws {

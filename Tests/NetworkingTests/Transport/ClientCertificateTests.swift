@@ -100,6 +100,43 @@ struct ClientCertificateTests {
             #expect((try? await Wire.send(request, over: transport).get())?.statusCode == 200)
         }
 
+        @Test(
+            "Certificates in memory are presented in every form (PEM with its key apart or after it, encrypted, PKCS#12); a connection made with one never serves another, nor a request without one"
+        )
+        func inMemory() async throws {
+            let servers = try TestServers.require()
+            func bytes(_ name: String) throws -> Data { try Data(contentsOf: servers.certificateFile(name)) }
+            let good = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("client.key"))
+            let forms: [(String, ClientCertificate)] = [
+                ("PEM, key apart", good),
+                ("PEM, key after it", .pem(certificate: try bytes("client.pem") + bytes("client.key"))),
+                (
+                    "PEM, encrypted key",
+                    .pem(certificate: try bytes("client.pem"), privateKey: try bytes("client-encrypted.key"), password: Self.password)
+                ),
+                ("PKCS#12", .pkcs12(try bytes("client.p12"), password: Self.password)),
+            ]
+            let transport = LibcurlTransport()
+            for (form, client) in forms {
+                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+                let response = await Wire.send(request, over: transport)
+                #expect((try? response.get())?.statusCode == 200, "\(form): \(response)")
+            }
+            let stranger = ClientCertificate.pem(certificate: try bytes("stranger.pem"), privateKey: try bytes("stranger.key"))
+            for client in [good, stranger, good, nil, good, .pem(certificate: Data("not PEM".utf8))] as [ClientCertificate?] {
+                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
+                let result = await Wire.send(request, over: transport)
+                if client == good {
+                    #expect((try? result.get())?.statusCode == 200, "\(result)")
+                    continue
+                }
+                switch result {
+                case .failure(.tls(.handshakeFailed)), .failure(.network(.connectionLost)): break
+                default: Issue.record("\(client?.description ?? "no certificate"): expected a refusal, got \(result)")
+                }
+            }
+        }
+
         @Test("A PEM file holding the certificate and its key together is presented")
         func combinedFile() async throws {
             let servers = try TestServers.require()
@@ -174,6 +211,19 @@ struct ClientCertificateTests {
         // The curl command names the files (curl asks for the password).
         #expect(request.cURLDescription.contains("--cert '/keys/client.p12'") && request.cURLDescription.contains("--cert-type P12"))
         #expect(!request.cURLDescription.contains("hunter2"))
+
+        let key = "-----BEGIN PRIVATE KEY-----\nsecret-key-bytes\n-----END PRIVATE KEY-----\n"
+        let inMemory = ClientCertificate.pem(certificate: Data("certificate".utf8), privateKey: Data(key.utf8), password: "pw")
+        #expect(
+            inMemory.description == "PEM client certificate in memory (11 bytes), key in memory (\(key.utf8.count) bytes), with a password")
+        var memoryDump = ""
+        dump(inMemory, to: &memoryDump)
+        #expect(!memoryDump.contains("secret-key-bytes") && !memoryDump.contains("pw\""), "\(memoryDump)")
+        let memoryRequest = TransportRequest(
+            method: .get, url: URL(string: "https://api.example.com/x")!, security: TransportSecurity(clientCertificate: inMemory))
+        let command = memoryRequest.cURLDescription
+        #expect(
+            command.contains("--cert '<in memory>'") && command.contains("--key '<in memory>'") && !command.contains("secret-key-bytes"))
     }
 
     @Test("Messages of a server's alert about the client's certificate are classified as its refusal, not as an untrusted server")

@@ -249,6 +249,18 @@ struct ProxyServerTests {
             #expect(proxied == .failure(.network(.connectionRefused)), "\(proxied)")
         }
 
+        @Test(
+            "Without a proxy, the environment's applies unless readsProxyEnvironment is false, which sets an empty proxy and no exclusions (libcurl then ignores the variables)"
+        )
+        func environment() {
+            #expect(LibcurlProxyOptions.make(proxy: nil, readsEnvironment: true) == nil)
+            let direct = LibcurlProxyOptions.make(proxy: nil, readsEnvironment: false)
+            #expect(direct?.url == "" && direct?.excludedHosts == "" && direct?.username == nil)
+            let given = LibcurlProxyOptions.make(
+                proxy: ProxyServer(.socks5, host: "::1", port: 1080, excludedHosts: ["a.test", "10.0.0.0/8"]), readsEnvironment: true)
+            #expect(given?.url == "socks5h://[::1]:1080" && given?.excludedHosts == "a.test,10.0.0.0/8")
+        }
+
         @Test("A proxy that cannot be used fails every request before anything is sent, rather than connect without it")
         func unusableProxy() async throws {
             let servers = try TestServers.require()

@@ -31,6 +31,13 @@
             func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) {
                 check(networking_curl_easy_setopt_pointer(easy, option, value))
             }
+            func set(_ source: ClientCertificate.Source, file: CURLoption, blob: CURLoption) {
+                switch source {
+                case .file(let url): set(file, url.path)
+                case .data(let data):
+                    check(data.withUnsafeBytes { networking_curl_easy_setopt_blob(easy, blob, $0.baseAddress, $0.count) })
+                }
+            }
 
             errorBuffer[0] = 0
             set(CURLOPT_PRIVATE, context)
@@ -68,13 +75,13 @@
                 set(CURLOPT_CAINFO, authorities.path)
             }
             if let client = request.security.clientCertificate {
-                // Read when a connection needs them; a handle with these options is reset before
-                // it serves another transfer, and libcurl reuses a connection only for the same
-                // certificate file.
-                set(CURLOPT_SSLCERT, client.certificateFile.path)
+                // Files are read when a connection needs them, bytes copied by libcurl; a handle
+                // with these options is reset before it serves another transfer, and libcurl
+                // reuses a connection only for the same certificate file or bytes.
+                set(client.certificate, file: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
                 set(CURLOPT_SSLCERTTYPE, client.format == .pkcs12 ? "P12" : "PEM")
-                if let key = client.privateKeyFile {
-                    set(CURLOPT_SSLKEY, key.path)
+                if let key = client.privateKey {
+                    set(key, file: CURLOPT_SSLKEY, blob: CURLOPT_SSLKEY_BLOB)
                     set(CURLOPT_SSLKEYTYPE, "PEM")
                 }
                 // Always set: without a password, OpenSSL would ask for an encrypted key's on the
