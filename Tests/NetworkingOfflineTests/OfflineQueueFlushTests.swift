@@ -93,6 +93,16 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
+    @Test("A proxy that will not open the way to the server (proxyRefused: 403, 407) keeps the requests at a flush", arguments: [403, 407])
+    func proxyRefusalKeepsTheQueue(status: Int) async throws {
+        let setup = try Self.setUp { _ throws(TransportError) in throw .network(.proxyRefused(status: status)) }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.isEmpty && report.remaining == 2)
+    }
+
     @Test("A TLS failure at a flush (another certificate: a captive portal) keeps the requests")
     func tlsFailureKeepsTheQueue() async throws {
         let setup = try Self.setUp { _ throws(TransportError) in throw .tls(.untrustedCertificate("self-signed")) }

@@ -9,12 +9,15 @@ the proxy's own connection there, which the target sees as its peer's port: a te
 with the test API's `/echo` ("peer_port") to prove its request came through this proxy.
 
   GET /log                 (origin-form, to the proxy itself) the log as JSON, newest last
-  CONNECT host:port        a tunnel; 407 without the credentials (--auth), 502 when the
-                           target cannot be reached
+  CONNECT host:port        a tunnel; 407 without the credentials (--auth), 403 for the
+                           host "blocked.test", 502 when the target cannot be reached
   GET http://host:port/p   forwarded in origin-form with "Connection: close"; Proxy-* fields
-                           are not passed on; 407 without the credentials (--auth)
-  SOCKS5                   CONNECT by IPv4, IPv6 or name; with --auth only username and password
-                           is offered; "connection refused" (5) when the target cannot be reached
+                           are not passed on; 407 without the credentials (--auth), 403
+                           for "blocked.test"
+  SOCKS5                   CONNECT by IPv4, IPv6 or name; username and password chosen whenever
+                           the client offers it (the only method with --auth); "not allowed"
+                           (2) for "blocked.test"; "connection refused" (5) when the target
+                           cannot be reached
 
 Credentials: user "proxyuser", password "proxy-secret". Without --auth none are needed, and
 any that are sent are still checked. Standard library only.
@@ -32,6 +35,7 @@ USER = "proxyuser"
 PASSWORD = "proxy-secret"
 HEAD_LIMIT = 64 * 1024
 LOG_LIMIT = 2000
+BLOCKED = "blocked.test"
 GONE = (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError,
         ssl.SSLError)
 
@@ -94,6 +98,8 @@ async def http(first, reader, writer, needs_auth):
                             'Proxy-Authenticate: Basic realm="test proxy"\r\n')
     if method == "CONNECT":
         host, _, port = target.rpartition(":")
+        if host == BLOCKED:
+            return await answer(writer, 403, "Forbidden")
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(host.strip("[]"), int(port))
         except (OSError, ValueError):
@@ -107,6 +113,8 @@ async def http(first, reader, writer, needs_auth):
     authority, slash, path = target[len("http://"):].partition("/")
     host, _, port = authority.rpartition(":") if authority.count(":") == 1 or "]:" in authority \
         else (authority, "", "80")
+    if host == BLOCKED:
+        return await answer(writer, 403, "Forbidden")
     try:
         upstream_reader, upstream_writer = await asyncio.open_connection(host.strip("[]"), int(port))
     except (OSError, ValueError):
@@ -122,7 +130,7 @@ async def http(first, reader, writer, needs_auth):
 async def socks5(reader, writer, needs_auth):
     count = (await reader.readexactly(1))[0]
     methods = await reader.readexactly(count)
-    method = 2 if needs_auth or 0 not in methods else 0
+    method = 2 if needs_auth or 2 in methods else 0
     if method not in methods:
         writer.write(b"\x05\xff")
         return
@@ -146,6 +154,9 @@ async def socks5(reader, writer, needs_auth):
     else:
         host = (await reader.readexactly((await reader.readexactly(1))[0])).decode("latin-1")
     port = int.from_bytes(await reader.readexactly(2), "big")
+    if host == BLOCKED:
+        writer.write(b"\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00")
+        return
     if command != 1:
         writer.write(b"\x05\x07\x00\x01\x00\x00\x00\x00\x00\x00")
         return

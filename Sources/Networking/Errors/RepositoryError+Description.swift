@@ -40,6 +40,9 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .noNetworkConnection(.connectionLost, let context):
             return
                 "\(context.request) lost its connection before a complete response arrived\(Self.attempts(context)). The server may have been reached; check the network connection."
+        case .noNetworkConnection(.proxyRefused(let status), let context):
+            return
+                "\(context.request) did not reach the server: \(NetworkFailure.proxyRefused(status: status)). Check the proxy's settings\(status == 407 ? " and credentials" : "") and its rules for this server."
         case .noNetworkConnection(let failure, let context):
             return
                 "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."

@@ -49,7 +49,8 @@ public enum RepositoryError: Error, Sendable {
     case requestError(ErrorContext)
     /// The server's answer matched a custom error declared for the repository or the call.
     case customError(name: String, error: any CustomRepositoryErrorType, context: ErrorContext)
-    /// The request did not reach a server: refused, unresolvable host, lost connection, offline.
+    /// The request did not reach a server: refused, unresolvable host, lost connection, offline,
+    /// or a proxy that would not pass it on.
     case noNetworkConnection(NetworkFailure, ErrorContext)
     /// No complete response arrived within the timeout (or a blocking call's `maximumWait`).
     case timeout(ErrorContext)

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Set it on ``NetworkingConfiguration/clientCertificate`` (or a request's
 /// ``TransportSecurity/clientCertificate``). It comes from files or from memory (a secrets
-/// manager, an environment variable, a keychain item, an asset). Files are read when a new
+/// manager, an environment variable, archive bytes kept in a keychain item, an asset; an
+/// identity the keychain holds as a `SecIdentity` is not a form this type takes). Files are read when a new
 /// connection needs them, with a full handshake, so a certificate renewed on disk is picked up by
 /// the next connection; connections are told apart by the certificate (its file, or its bytes),
 /// so give each identity its own. A request with a client certificate needs `https`: to `http`,
@@ -93,8 +94,12 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
         ClientCertificate(format: .pkcs12, certificate: .file(archive), privateKey: nil, password: password)
     }
 
-    /// A PKCS#12 archive in memory (from the keychain, an app's assets, a device-management
-    /// profile) and its password.
+    /// A PKCS#12 archive in memory (bytes you keep in a keychain item, an app's assets, a
+    /// download from your device-management service) and its password.
+    ///
+    /// On Apple platforms ``URLSessionTransport`` keeps a URL session per distinct TLS
+    /// requirement for its lifetime: rotating short-lived certificates in memory, make a new
+    /// transport now and then rather than send thousands of distinct ones through one.
     public static func pkcs12(_ archive: Data, password: String) -> ClientCertificate {
         ClientCertificate(format: .pkcs12, certificate: .data(archive), privateKey: nil, password: password)
     }

@@ -18,20 +18,28 @@ import Foundation
 /// - an `http` target's request goes to an HTTP proxy whole (headers, tokens and body), as it
 ///   would cross any network in the clear; through SOCKS5 it is tunnelled too.
 ///
-/// A proxy's refusal reads as its answer, whatever the proxy's kind, so one rule handles both an
-/// `http` target (whose request the proxy answers itself) and a tunnel: credentials it does not
-/// accept are a response with status 407 (Proxy Authentication Required), and a server it cannot
-/// reach or will not let through is the proxy's status (403, 502…); a refused tunnel's response
-/// has no header fields and no body. A SOCKS5 proxy that refuses the credentials is a 407 too;
-/// when it reports that the server refused the connection, the call fails with
-/// ``NetworkFailure/connectionRefused``. A proxy that cannot be reached fails as a server would
-/// (``NetworkFailure/connectionRefused``, ``NetworkFailure/hostNotFound``). The offline queue
-/// keeps a request answered 407, as it keeps one answered 401: the proxy did not pass it on.
+/// A proxy that will not open the way to the server fails the call with
+/// ``NetworkFailure/proxyRefused(status:)``, never an answer that could pass for the server's:
+/// an HTTP proxy's status for a tunnel (407 without the credentials it wants, 403 for a server
+/// its rules forbid, 502 for one it cannot reach), and 407 or 403 from a SOCKS5 proxy for refused
+/// credentials or a forbidden connection. So the offline queue keeps its requests, a token
+/// refresh is not taken as refused, and the response cache keeps what it holds. An `http`
+/// target's request, which an HTTP proxy answers itself, is the exception: its refusal is a
+/// response, as from any HTTP hop (the offline queue keeps a request answered 407, which only a
+/// proxy sends). A SOCKS5 proxy that reports that the server refused it fails with
+/// ``NetworkFailure/connectionRefused``, and a proxy that cannot be reached fails as a server
+/// would (``NetworkFailure/connectionRefused``, ``NetworkFailure/hostNotFound``).
+///
+/// Credentials go to an HTTP proxy as Basic authentication (a proxy that asks for Digest, NTLM
+/// or Negotiate answers 407 each time), in the clear to an ``Kind/http`` proxy: use an
+/// ``Kind/https`` proxy where the network between is not trusted.
 ///
 /// Without a proxy of its own, ``LibcurlTransport`` reads the environment variables curl reads
 /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) unless told not to. A
 /// ``URLSessionTransport`` takes its proxy from its `URLSessionConfiguration`
 /// (`connectionProxyDictionary` on Apple platforms).
+///
+/// Give the transport to the repositories that use it (`transport:` in their initializer).
 ///
 /// The password is never logged or printed: ``description`` and `dump` show whether there is
 /// one, not what it is.
@@ -56,15 +64,17 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     public var host: String
     /// The proxy's port.
     public var port: Int
-    /// The user the proxy knows this client as (HTTP Basic, or SOCKS5 username and password);
-    /// `nil` for none.
+    /// The user the proxy knows this client as (HTTP Basic, or SOCKS5 username and password, at
+    /// most 255 bytes each); `nil` for none.
     public var username: String?
     /// The password that goes with ``username``.
     public var password: String?
-    /// Hosts reached directly, as curl's `no_proxy` reads them: a name matches itself and the
-    /// names under it (`"example.com"` matches `"api.example.com"`), an IP address or a CIDR
-    /// range (`"10.0.0.0/8"`) the hosts within it, and `"*"` every host. The environment's
-    /// `no_proxy` is not read when a proxy is given.
+    /// Hosts reached directly, as curl's `no_proxy` reads them, compared with the host as the
+    /// request's URL writes it (never with the addresses a name resolves to): a name matches
+    /// itself and the names under it (`"example.com"` matches `"api.example.com"`), an IPv4
+    /// address or range (`"10.0.0.0/8"`) the addresses written within it, an IPv6 address
+    /// itself, and `"*"` every host. `"localhost"` does not cover `"127.0.0.1"`: list both. The
+    /// environment's `no_proxy` is not read when a proxy is given.
     public var excludedHosts: [String]
     /// The PEM file of the authorities an ``Kind/https`` proxy's certificate is checked
     /// against, in place of the system's; unused by the other kinds. The server's own
@@ -85,12 +95,14 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         self.certificateAuthorityFile = certificateAuthorityFile
     }
 
-    /// A proxy written as a URL, as in the `https_proxy` variable:
-    /// `http://user:password@proxy.internal:3128`, `https://…`, `socks5://…` or `socks5h://…`
-    /// (both resolve names at the proxy). The user and password are percent-decoded; without a
-    /// port, `http` means 80, `https` 443 and SOCKS5 1080.
+    /// A proxy written as a URL: `http://user:password@proxy.internal:3128`, `https://…`,
+    /// `socks5://…` or `socks5h://…` (both resolve names at the proxy). The user and password are
+    /// percent-decoded. Unlike curl's reading of `https_proxy`, the scheme is required and a
+    /// missing port is the scheme's own (`http` 80, `https` 443, SOCKS5 1080; curl takes 1080
+    /// for all).
     ///
-    /// Returns `nil` for another scheme, a URL without a host, or one with a path, query or fragment.
+    /// Returns `nil` for another scheme or none (`proxy.internal:3128`), a URL without a host, or
+    /// one with a path, query or fragment.
     public init?(url: URL) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty,
@@ -141,16 +153,20 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
     /// request with this text rather than connect somewhere else.
     var problem: String? {
-        if host.isEmpty
+        let isIPv6 = host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        if host.isEmpty || (host.contains(":") && !isIPv6)
             || host.contains(where: { $0.isWhitespace || "/@?#[]".contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
         {
-            return "the proxy's host \"\(host)\" is not a host name or IP address"
+            return "the proxy's host \"\(host)\" is not a host name or IP address (its port goes in `port`)"
         }
         guard (1...65535).contains(port) else { return "the proxy's port \(port) is not between 1 and 65535" }
         if username?.contains("\0") == true || password?.contains("\0") == true {
             return "the proxy's username or password contains a NUL character"
         }
         if password != nil, username == nil { return "the proxy has a password but no username" }
+        if kind == .socks5, (username?.utf8.count ?? 0) > 255 || (password?.utf8.count ?? 0) > 255 {
+            return "a SOCKS5 proxy's username and password are at most 255 bytes each"
+        }
         for entry in excludedHosts
         where entry.isEmpty || entry.contains(where: { $0 == "," || $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true }) {
             return "the proxy's excluded host \"\(entry)\" is empty or contains a comma, a space or a control character"

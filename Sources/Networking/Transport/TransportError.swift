@@ -33,6 +33,11 @@ public enum NetworkFailure: Sendable, Hashable, CustomStringConvertible {
     case connectionLost
     /// The system reports no usable network.
     case notConnected
+    /// A proxy would not open the way to the server: an HTTP proxy's status for the tunnel
+    /// (`CONNECT`) — 407 when it wants credentials it was not given, 403 when its rules forbid
+    /// the server, 502 when it cannot reach it — or, from a SOCKS5 proxy, 407 for refused
+    /// credentials and 403 for a connection its rules forbid. The server never saw the request.
+    case proxyRefused(status: Int)
     /// Another connection failure, with the transport's explanation.
     case other(String)
 
@@ -42,6 +47,8 @@ public enum NetworkFailure: Sendable, Hashable, CustomStringConvertible {
         case .hostNotFound: "the host name could not be resolved"
         case .connectionLost: "the connection was lost before the response was complete"
         case .notConnected: "there is no network connection"
+        case .proxyRefused(let status):
+            "the proxy refused to open the connection to the server (status \(status)\(status == 407 ? ": it wants credentials" : ""))"
         case .other(let message): message
         }
     }

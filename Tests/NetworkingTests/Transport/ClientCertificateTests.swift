@@ -137,6 +137,26 @@ struct ClientCertificateTests {
             }
         }
 
+        @Test(
+            "In memory, the key tells connections apart too: the same certificate with another key never rides a connection made with the right one"
+        )
+        func inMemoryKeyIsCompared() async throws {
+            let servers = try TestServers.require()
+            func bytes(_ name: String) throws -> Data { try Data(contentsOf: servers.certificateFile(name)) }
+            let transport = LibcurlTransport()
+            let good = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("client.key"))
+            let wrongKey = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("stranger.key"))
+            let first = await Wire.send(try Wire.request(servers.mtlsURL + "/echo", security: security(servers, good)), over: transport)
+            #expect((try? first.get())?.statusCode == 200, "\(first)")
+            let second = await Wire.send(
+                try Wire.request(servers.mtlsURL + "/echo", security: security(servers, wrongKey)), over: transport)
+            guard case .failure(.tls(.handshakeFailed(let detail))) = second else {
+                Issue.record("a key that does not fit the certificate must fail its own handshake, got \(second)")
+                return
+            }
+            #expect(detail.contains("could not be used"), "\(detail)")
+        }
+
         @Test("A PEM file holding the certificate and its key together is presented")
         func combinedFile() async throws {
             let servers = try TestServers.require()

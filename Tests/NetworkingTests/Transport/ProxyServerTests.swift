@@ -42,6 +42,13 @@ struct ProxyServerTests {
         dump(proxy, to: &dumped)
         #expect(!dumped.contains("hunter2") && dumped.contains("<redacted>"), "\(dumped)")
         #expect(ProxyServer(.http, host: "proxy", port: 3128).description == "HTTP proxy proxy:3128")
+        #if canImport(CCurl)
+            // Through the transport, and a repository holding it, too.
+            let transport = LibcurlTransport(proxy: proxy)
+            var transportDump = ""
+            dump(transport, to: &transportDump)
+            #expect(!transportDump.contains("hunter2"), "\(transportDump)")
+        #endif
     }
 
     @Test("A proxy that cannot be used says why")
@@ -56,6 +63,12 @@ struct ProxyServerTests {
         #expect(ProxyServer(.http, host: "proxy", port: 1, username: "a\0b").problem?.contains("NUL") == true)
         #expect(ProxyServer(.http, host: "proxy", port: 1, excludedHosts: ["a,b"]).problem?.contains("comma") == true)
         #expect(ProxyServer(.http, host: "proxy", port: 1, excludedHosts: [""]).problem != nil)
+        #expect(ProxyServer(.http, host: "proxy.internal:3128", port: 3128).problem?.contains("its port goes in") == true)
+        #expect(ProxyServer(.http, host: "fd00::1", port: 3128).problem == nil)
+        #expect(ProxyServer(.http, host: "10.0.0.1", port: 3128).problem == nil)
+        let long = String(repeating: "t", count: 256)
+        #expect(ProxyServer(.socks5, host: "proxy", port: 1080, username: "ci", password: long).problem?.contains("255") == true)
+        #expect(ProxyServer(.http, host: "proxy", port: 3128, username: "ci", password: long).problem == nil)
     }
 
     #if canImport(CCurl)
@@ -144,7 +157,7 @@ struct ProxyServerTests {
         }
 
         @Test(
-            "A proxy that wants credentials answers 407 to an http request and to a tunnel alike; with them it passes both, and the server never sees them"
+            "A proxy that wants credentials answers an http request with 407 and refuses a tunnel (proxyRefused 407, never a response); with them it passes both, and the server never sees them"
         )
         func proxyCredentials() async throws {
             let servers = try TestServers.require()
@@ -152,10 +165,10 @@ struct ProxyServerTests {
             for (username, password) in [(nil, nil), (Self.user, "wrong")] as [(String?, String?)] {
                 let transport = LibcurlTransport(
                     proxy: try Self.proxy(.http, servers.proxyAuthURL, username: username, password: password))
-                for base in [servers.apiURL, servers.apiTLSURL] {
-                    let response = try await Wire.response(try Wire.request(base + "/echo", security: security), over: transport)
-                    #expect(response.statusCode == 407, "\(base) as \(username ?? "nobody"): \(response.statusCode)")
-                }
+                let response = try await Wire.response(try Wire.request(servers.apiURL + "/echo"), over: transport)
+                #expect(response.statusCode == 407, "as \(username ?? "nobody"): \(response.statusCode)")
+                let tunnel = await Wire.send(try Wire.request(servers.apiTLSURL + "/echo", security: security), over: transport)
+                #expect(tunnel == .failure(.network(.proxyRefused(status: 407))), "as \(username ?? "nobody"): \(tunnel)")
             }
             let transport = LibcurlTransport(
                 proxy: try Self.proxy(.http, servers.proxyAuthURL, username: Self.user, password: Self.password))
@@ -168,7 +181,7 @@ struct ProxyServerTests {
         }
 
         @Test(
-            "Through a SOCKS5 proxy both schemes are tunnelled; refused credentials read as 407, and a server that refuses the proxy as connectionRefused"
+            "Through a SOCKS5 proxy both schemes are tunnelled; refused credentials are proxyRefused 407, a forbidden server 403, and a server that refuses the proxy connectionRefused"
         )
         func socks5() async throws {
             let servers = try TestServers.require()
@@ -179,12 +192,18 @@ struct ProxyServerTests {
             let signed = LibcurlTransport(
                 proxy: try Self.proxy(.socks5, servers.proxyAuthURL, username: Self.user, password: Self.password))
             try await Self.echoThrough(signed, servers.apiTLSURL, proxyURL: servers.proxyAuthURL, kind: "socks5", servers: servers)
-            for (username, password) in [(nil, nil), (Self.user, "wrong")] as [(String?, String?)] {
-                let transport = LibcurlTransport(
-                    proxy: try Self.proxy(.socks5, servers.proxyAuthURL, username: username, password: password))
-                let response = try await Wire.response(try Wire.request(servers.apiURL + "/echo"), over: transport)
-                #expect(response.statusCode == 407 && response.body.isEmpty, "as \(username ?? "nobody"): \(response.statusCode)")
+            // The open proxy checks credentials it is offered too.
+            for (url, username, password) in [
+                (servers.proxyAuthURL, nil, nil), (servers.proxyAuthURL, Self.user, "wrong"), (servers.proxyURL, Self.user, "wrong"),
+            ]
+                as [(String, String?, String?)]
+            {
+                let transport = LibcurlTransport(proxy: try Self.proxy(.socks5, url, username: username, password: password))
+                let result = await Wire.send(try Wire.request(servers.apiURL + "/echo"), over: transport)
+                #expect(result == .failure(.network(.proxyRefused(status: 407))), "\(url) as \(username ?? "nobody"): \(result)")
             }
+            let blocked = await Wire.send(try Wire.request("https://blocked.test/"), over: open)
+            #expect(blocked == .failure(.network(.proxyRefused(status: 403))), "\(blocked)")
             let refused = await Wire.send(try Wire.request("http://127.0.0.1:1/"), over: open)
             #expect(refused == .failure(.network(.connectionRefused)), "\(refused)")
         }
@@ -211,12 +230,18 @@ struct ProxyServerTests {
             #expect(echo.method == "POST" && echo.data == #"{"title":"Through a proxy"}"#)
         }
 
-        @Test("A tunnel the proxy cannot open reads as the proxy's answer (502), not as a lost connection")
+        @Test(
+            "A tunnel the proxy will not open (a forbidden server, 403; one it cannot reach, 502) is proxyRefused, never a response that could pass for the server's; an http request's refusal is the proxy's response"
+        )
         func refusedTunnel() async throws {
             let servers = try TestServers.require()
             let transport = LibcurlTransport(proxy: try Self.proxy(.http, servers.proxyURL))
-            let response = try await Wire.response(try Wire.request("https://127.0.0.1:1/"), over: transport)
-            #expect(response.statusCode == 502 && response.headers.isEmpty && response.body.isEmpty)
+            let forbidden = await Wire.send(try Wire.request("https://blocked.test/"), over: transport)
+            #expect(forbidden == .failure(.network(.proxyRefused(status: 403))), "\(forbidden)")
+            let unreachable = await Wire.send(try Wire.request("https://127.0.0.1:1/"), over: transport)
+            #expect(unreachable == .failure(.network(.proxyRefused(status: 502))), "\(unreachable)")
+            let plain = try await Wire.response(try Wire.request("http://blocked.test/"), over: transport)
+            #expect(plain.statusCode == 403)
         }
 
         @Test(
@@ -237,7 +262,9 @@ struct ProxyServerTests {
             #expect(detail.contains("the proxy's certificate"), "\(detail)")
         }
 
-        @Test("Excluded hosts are reached directly; the others go through the proxy (here one that is down: connectionRefused)")
+        @Test(
+            "Excluded hosts are reached directly, compared as the URL writes them; the others go through the proxy (here one that is down: connectionRefused)"
+        )
         func excludedHosts() async throws {
             let servers = try TestServers.require()
             let down = ProxyServer(.http, host: "127.0.0.1", port: 1, excludedHosts: ["localhost"])
@@ -247,6 +274,8 @@ struct ProxyServerTests {
             #expect(direct.statusCode == 200)
             let proxied = await Wire.send(try Wire.request(servers.apiURL + "/echo"), over: transport)
             #expect(proxied == .failure(.network(.connectionRefused)), "\(proxied)")
+            let everything = LibcurlTransport(proxy: ProxyServer(.http, host: "127.0.0.1", port: 1, excludedHosts: ["localhost", "*"]))
+            #expect(try await Wire.response(try Wire.request(servers.apiURL + "/echo"), over: everything).statusCode == 200)
         }
 
         @Test(
@@ -259,6 +288,10 @@ struct ProxyServerTests {
             let given = LibcurlProxyOptions.make(
                 proxy: ProxyServer(.socks5, host: "::1", port: 1080, excludedHosts: ["a.test", "10.0.0.0/8"]), readsEnvironment: true)
             #expect(given?.url == "socks5h://[::1]:1080" && given?.excludedHosts == "a.test,10.0.0.0/8")
+            // libcurl reads "*" as every host only alone.
+            let everything = LibcurlProxyOptions.make(
+                proxy: ProxyServer(.http, host: "p", port: 1, excludedHosts: ["a.test", "*"]), readsEnvironment: true)
+            #expect(everything?.excludedHosts == "*")
         }
 
         @Test("A proxy that cannot be used fails every request before anything is sent, rather than connect without it")
@@ -273,18 +306,24 @@ struct ProxyServerTests {
             #expect(reason.contains("port 0"), "\(reason)")
         }
 
-        @Test("Through a repository, a proxy's 407 is the call's status error, with the response kept")
+        @Test("Through a repository, a refused tunnel is noNetworkConnection(proxyRefused), which a retry policy does not retry")
         func repositorySeesTheRefusal() async throws {
             let servers = try TestServers.require()
             let transport = LibcurlTransport(proxy: try Self.proxy(.http, servers.proxyAuthURL))
             let repository = TestAPI.Repository(
                 configuration: try TestServers.configuration(servers.apiTLSURL, caFile: servers.caFile), transport: transport)
             let result = await repository.fetchBooks(page: 1)
-            guard case .failure(.requestError(let context)) = result else {
-                Issue.record("expected requestError, got \(result)")
+            guard case .failure(.noNetworkConnection(.proxyRefused(status: 407), let context)) = result else {
+                Issue.record("expected noNetworkConnection(proxyRefused(407)), got \(result)")
                 return
             }
-            #expect(context.statusCode == 407)
+            #expect(context.response == nil)
+            let description = "\(RepositoryError.noNetworkConnection(.proxyRefused(status: 407), context))"
+            #expect(description.contains("the proxy refused") && description.contains("credentials"), "\(description)")
+            #expect(
+                RetryPolicy().delay(
+                    after: .failure(.noNetworkConnection(.proxyRefused(status: 407), context)), attempt: 1, method: .get, now: Date())
+                    == nil)
         }
     #endif
 }

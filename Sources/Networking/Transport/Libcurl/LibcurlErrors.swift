@@ -80,14 +80,20 @@
             }
         }
 
-        /// A SOCKS5 proxy's failure (`CURLE_PROXY`, with `CURLINFO_PROXY_ERROR`'s `reason`) that
-        /// is not a refusal of the credentials (those read as a 407 answer): the server refused
-        /// the proxy's connection, or the proxy could not resolve its name, as without a proxy;
-        /// anything else in libcurl's words.
+        /// A SOCKS proxy's failure (`CURLE_PROXY`, with `CURLINFO_PROXY_ERROR`'s `reason`):
+        /// refused credentials (407) and a connection its rules forbid (403) are
+        /// ``NetworkFailure/proxyRefused(status:)``; a server that refused the proxy's connection,
+        /// and a name this side could not resolve (a `socks5://` proxy from the environment,
+        /// which resolves names here), read as without a proxy; credentials too long for SOCKS5
+        /// (255 bytes) are this side's error; anything else is in libcurl's words.
         static func mapProxy(reason: Int, message: String) -> TransportError {
             switch reason {
+            case Int(CURLPX_USER_REJECTED.rawValue), Int(CURLPX_NO_AUTH.rawValue): .network(.proxyRefused(status: 407))
+            case Int(CURLPX_REPLY_NOT_ALLOWED.rawValue): .network(.proxyRefused(status: 403))
             case Int(CURLPX_REPLY_CONNECTION_REFUSED.rawValue): .network(.connectionRefused)
             case Int(CURLPX_RESOLVE_HOST.rawValue): .network(.hostNotFound)
+            case Int(CURLPX_LONG_USER.rawValue), Int(CURLPX_LONG_PASSWD.rawValue):
+                .invalidRequest("the SOCKS5 proxy's username or password is longer than 255 bytes")
             default: .network(.other("the proxy failed: \(message)"))
             }
         }

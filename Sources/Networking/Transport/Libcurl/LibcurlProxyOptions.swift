@@ -4,7 +4,7 @@
 
     /// The proxy options every transfer of one ``LibcurlTransport`` sets alike, worked out once
     /// from its ``ProxyServer`` (or its choice of none).
-    final class LibcurlProxyOptions: Sendable {
+    final class LibcurlProxyOptions: Sendable, CustomReflectable {
         /// `CURLOPT_PROXY`: the proxy as a URL, or `""` for direct connections.
         let url: String
         /// `CURLOPT_NOPROXY`: the excluded hosts, comma-separated (`""`: none, not the environment's).
@@ -44,12 +44,23 @@
                 case .socks5: "socks5h"
                 }
             url = "\(scheme)://\(proxy.authority)"
-            excludedHosts = proxy.excludedHosts.joined(separator: ",")
+            // libcurl reads "*" as every host only when it is the whole list.
+            excludedHosts = proxy.excludedHosts.contains("*") ? "*" : proxy.excludedHosts.joined(separator: ",")
             username = proxy.username
             password = proxy.password
             certificateAuthorityFile = proxy.kind == .https ? proxy.certificateAuthorityFile?.path : nil
             isTLS = proxy.kind == .https
             problem = proxy.problem
+        }
+
+        /// What `dump` and debuggers show (a transport's, a repository's): the password is left out.
+        var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "url": url, "excludedHosts": excludedHosts, "username": username as Any,
+                    "password": password == nil ? "none" : "<redacted>",
+                ])
         }
 
         /// Sets the options on an easy handle (after a reset, which clears them).

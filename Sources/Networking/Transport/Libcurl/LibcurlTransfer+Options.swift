@@ -77,13 +77,20 @@
             if let client = request.security.clientCertificate {
                 // Files are read when a connection needs them, bytes copied by libcurl; a handle
                 // with these options is reset before it serves another transfer, and libcurl
-                // reuses a connection only for the same certificate file or bytes.
-                set(client.certificate, file: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
-                set(CURLOPT_SSLCERTTYPE, client.format == .pkcs12 ? "P12" : "PEM")
-                if let key = client.privateKey {
-                    set(key, file: CURLOPT_SSLKEY, blob: CURLOPT_SSLKEY_BLOB)
-                    set(CURLOPT_SSLKEYTYPE, "PEM")
+                // reuses a connection only for the same certificate file or bytes (not key file).
+                switch (client.certificate, client.privateKey) {
+                case (.data(let certificate), .data(let key)?):
+                    // One blob, the key after the certificate (libcurl reads it there): connections
+                    // are then told apart by the key too, not only by the certificate.
+                    set(.data(certificate + Data("\n".utf8) + key), file: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
+                default:
+                    set(client.certificate, file: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
+                    if let key = client.privateKey {
+                        set(key, file: CURLOPT_SSLKEY, blob: CURLOPT_SSLKEY_BLOB)
+                        set(CURLOPT_SSLKEYTYPE, "PEM")
+                    }
                 }
+                set(CURLOPT_SSLCERTTYPE, client.format == .pkcs12 ? "P12" : "PEM")
                 // Always set: without a password, OpenSSL would ask for an encrypted key's on the
                 // terminal or standard input, on the thread every transfer runs on.
                 set(CURLOPT_KEYPASSWD, client.password ?? "")

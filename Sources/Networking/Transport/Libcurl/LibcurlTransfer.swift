@@ -192,14 +192,17 @@
                 return .failure(abortReason)
             }
             guard code == CURLE_OK else {
-                if let status = proxyRefusalStatus(code) {
-                    return .success(Reply(statusCode: status, headerBytes: [], body: Data()))
-                }
                 var message = LibcurlErrors.message(code: code, errorBuffer: errorBuffer)
-                if code == CURLE_PROXY, let easy {
-                    var reason = 0
-                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
-                    return .failure(LibcurlErrors.mapProxy(reason: reason, message: message))
+                if let easy {
+                    // A proxy that would not open the tunnel: its status, not the server's answer.
+                    var connectStatus = 0
+                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+                    if connectStatus >= 300 { return .failure(.network(.proxyRefused(status: connectStatus))) }
+                    if code == CURLE_PROXY {
+                        var reason = 0
+                        _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
+                        return .failure(LibcurlErrors.mapProxy(reason: reason, message: message))
+                    }
                 }
                 if proxy?.isTLS == true, let easy, LibcurlErrors.isTLS(code) {
                     var verification = 0
@@ -220,22 +223,6 @@
             headerBytes = []
             body = Data()
             return .success(reply)
-        }
-
-        /// The status a proxy's refusal reads as (see ``ProxyServer``), or `nil` when the
-        /// transfer did not fail at a proxy that refused: an HTTP proxy's answer to `CONNECT`
-        /// (4xx or 5xx), or 407 for a SOCKS5 proxy that refused the credentials.
-        private func proxyRefusalStatus(_ code: CURLcode) -> Int? {
-            guard let easy else { return nil }
-            if code == CURLE_PROXY {
-                var reason = 0
-                _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
-                let refusals = [CURLPX_USER_REJECTED, CURLPX_NO_AUTH, CURLPX_LONG_USER, CURLPX_LONG_PASSWD]
-                return refusals.contains { Int($0.rawValue) == reason } ? 407 : nil
-            }
-            var status = 0
-            _ = networking_curl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &status)
-            return (400...599).contains(status) ? status : nil
         }
 
         // MARK: - libcurl callbacks (event-loop thread)
