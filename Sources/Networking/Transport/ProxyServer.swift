@@ -3,7 +3,8 @@ import Foundation
 /// A forward proxy that ``LibcurlTransport`` opens its connections through: the HTTP proxy of a
 /// corporate network or a build farm, an egress proxy in front of a cluster, or a SOCKS5 tunnel.
 ///
-/// Give it to the transport, and the transport to the repositories that should use it:
+/// Give it to the transport, and the transport to the repositories that should use it
+/// (`transport:` in their initializer):
 ///
 /// ```swift
 /// let proxy = ProxyServer(.http, host: "proxy.internal", port: 3128, username: "ci", password: secret)
@@ -38,8 +39,6 @@ import Foundation
 /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) unless told not to. A
 /// ``URLSessionTransport`` takes its proxy from its `URLSessionConfiguration`
 /// (`connectionProxyDictionary` on Apple platforms).
-///
-/// Give the transport to the repositories that use it (`transport:` in their initializer).
 ///
 /// The password is never logged or printed: ``description`` and `dump` show whether there is
 /// one, not what it is.

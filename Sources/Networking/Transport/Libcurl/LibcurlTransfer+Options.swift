@@ -115,7 +115,7 @@
             check(networking_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
             check(networking_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
             // A proxy's answer to CONNECT is not part of the server's head, nor counted in its
-            // size (a refusal is read apart, by its code: see `proxyRefusalStatus`).
+            // size (a refusal is read apart, from CURLINFO_HTTP_CONNECTCODE: see `result(of:)`).
             check(networking_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
             proxy?.apply(to: easy, check: check)
             check(

@@ -61,9 +61,9 @@
     ///   request or one with a client certificate sent to plain `http`);
     /// - ``TransportError/invalidRequest(_:)``: the URL is not `http`/`https` with a host, a header
     ///   cannot be sent (line break or NUL), pins or a client certificate were given for plain
-    ///   `http`, ``proxy`` is not valid (a port out of range, say), or libcurl refused an option.
-    ///
-    /// A proxy's refusal is a response with its status (407, 403, 502…), not an error: see ``ProxyServer``.
+    ///   `http`, ``proxy`` is not valid (a port out of range, say), or libcurl refused an option;
+    /// - ``TransportError/network(_:)`` with ``NetworkFailure/proxyRefused(status:)``: a proxy
+    ///   would not open the way to the server (see ``ProxyServer``).
     ///
     /// It never throws ``TransportError/pinningUnsupported(transport:)``.
     ///
