@@ -82,6 +82,16 @@ async def answer(writer, status, reason, body=b"", extra=""):
     await writer.drain()
 
 
+async def connect_upstream(writer, host, port):
+    """A connection to the target, or None once the client got 403 (blocked) or 502 (unreachable)."""
+    if host == BLOCKED:
+        return await answer(writer, 403, "Forbidden")
+    try:
+        return await asyncio.open_connection(host.strip("[]"), int(port))
+    except (OSError, ValueError):
+        return await answer(writer, 502, "Bad Gateway")
+
+
 async def http(first, reader, writer, needs_auth):
     head = first + await reader.readuntil(b"\r\n\r\n")
     if len(head) > HEAD_LIMIT:
@@ -98,12 +108,9 @@ async def http(first, reader, writer, needs_auth):
                             'Proxy-Authenticate: Basic realm="test proxy"\r\n')
     if method == "CONNECT":
         host, _, port = target.rpartition(":")
-        if host == BLOCKED:
-            return await answer(writer, 403, "Forbidden")
-        try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(host.strip("[]"), int(port))
-        except (OSError, ValueError):
-            return await answer(writer, 502, "Bad Gateway")
+        if (upstream := await connect_upstream(writer, host, port)) is None:
+            return
+        upstream_reader, upstream_writer = upstream
         record("connect", target, user, upstream_writer)
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await writer.drain()
@@ -113,12 +120,9 @@ async def http(first, reader, writer, needs_auth):
     authority, slash, path = target[len("http://"):].partition("/")
     host, _, port = authority.rpartition(":") if authority.count(":") == 1 or "]:" in authority \
         else (authority, "", "80")
-    if host == BLOCKED:
-        return await answer(writer, 403, "Forbidden")
-    try:
-        upstream_reader, upstream_writer = await asyncio.open_connection(host.strip("[]"), int(port))
-    except (OSError, ValueError):
-        return await answer(writer, 502, "Bad Gateway")
+    if (upstream := await connect_upstream(writer, host, port)) is None:
+        return
+    upstream_reader, upstream_writer = upstream
     record("http", target, user, upstream_writer)
     kept = [f"{k}:{v}" for k, v in fields
             if k.lower() not in ("proxy-authorization", "proxy-connection", "connection", "keep-alive")]

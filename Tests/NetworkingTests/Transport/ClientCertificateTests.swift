@@ -13,6 +13,50 @@ struct ClientCertificateTests {
         TransportSecurity(certificateAuthorityFile: servers.caFile, clientCertificate: client)
     }
 
+    /// `/echo` on the mutual-TLS server, presenting `client`.
+    private func send(_ client: ClientCertificate?, over transport: any Transport, _ servers: TestServers) async throws
+        -> Result<TransportResponse, TransportError>
+    {
+        await Wire.send(try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client)), over: transport)
+    }
+
+    /// Each form must be presented (a 200) over `transport`.
+    private func expectPresented(_ forms: [(String, ClientCertificate)], over transport: any Transport, _ servers: TestServers)
+        async throws
+    {
+        for (form, client) in forms {
+            let response = try await send(client, over: transport, servers)
+            #expect((try? response.get())?.statusCode == 200, "\(form): \(response)")
+        }
+    }
+
+    /// Sends `clients` in turn on one transport (libcurl keeps connections for reuse): `good` must
+    /// pass, every other be refused — the handshake failing with a detail `refusal` accepts, or,
+    /// under TLS 1.3, where the refusal comes after the handshake, a reset from a server quick to close.
+    private func expectAlternation(
+        _ clients: [ClientCertificate?], good: ClientCertificate, over transport: any Transport, _ servers: TestServers,
+        refusal: (String) -> Bool
+    ) async throws {
+        for client in clients {
+            let result = try await send(client, over: transport, servers)
+            if client == good {
+                #expect((try? result.get())?.statusCode == 200, "\(result)")
+                continue
+            }
+            switch result {
+            case .failure(.tls(.handshakeFailed(let detail))):
+                #expect(refusal(detail), "\(detail)")
+            case .failure(.network(.connectionLost)): break
+            default: Issue.record("\(client?.description ?? "no certificate"): expected a refusal, got \(result)")
+            }
+        }
+    }
+
+    /// The bytes of a file `make_certs.py` wrote, for certificates in memory.
+    private static func bytes(_ name: String, _ servers: TestServers) throws -> Data {
+        try Data(contentsOf: servers.certificateFile(name))
+    }
+
     /// The test CA's client certificate, with its key apart and unencrypted.
     private static func client(_ servers: TestServers) -> ClientCertificate {
         .pem(certificate: servers.certificateFile("client.pem"), privateKey: servers.certificateFile("client.key"))
@@ -35,12 +79,7 @@ struct ClientCertificateTests {
         @Test("LibcurlTransport presents a PEM certificate (its key apart, or encrypted) and a PKCS#12 archive")
         func presented() async throws {
             let servers = try TestServers.require()
-            let transport = LibcurlTransport()
-            for (form, client) in Self.forms(servers) {
-                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
-                let response = await Wire.send(request, over: transport)
-                #expect((try? response.get())?.statusCode == 200, "\(form): \(response)")
-            }
+            try await expectPresented(Self.forms(servers), over: LibcurlTransport(), servers)
         }
 
         @Test(
@@ -48,26 +87,11 @@ struct ClientCertificateTests {
         )
         func refused() async throws {
             let servers = try TestServers.require()
-            let transport = LibcurlTransport()
             let stranger = ClientCertificate.pem(
                 certificate: servers.certificateFile("stranger.pem"), privateKey: servers.certificateFile("stranger.key"))
             let good = Self.client(servers)
-            // Alternated on one transport: libcurl keeps the first connection for reuse.
-            for client in [nil, good, nil, stranger, good, nil] as [ClientCertificate?] {
-                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
-                let result = await Wire.send(request, over: transport)
-                if client == good {
-                    #expect((try? result.get())?.statusCode == 200, "\(result)")
-                    continue
-                }
-                switch result {
-                case .failure(.tls(.handshakeFailed(let detail))):
-                    #expect(detail.contains("refused this client's certificate"), "\(detail)")
-                // Under TLS 1.3 the refusal comes after the handshake: a server quick to close
-                // may reset the connection before the alert is read.
-                case .failure(.network(.connectionLost)): break
-                default: Issue.record("\(client?.description ?? "no certificate"): expected a refusal, got \(result)")
-                }
+            try await expectAlternation([nil, good, nil, stranger, good, nil], good: good, over: LibcurlTransport(), servers) {
+                $0.contains("refused this client's certificate")
             }
         }
 
@@ -105,7 +129,7 @@ struct ClientCertificateTests {
         )
         func inMemory() async throws {
             let servers = try TestServers.require()
-            func bytes(_ name: String) throws -> Data { try Data(contentsOf: servers.certificateFile(name)) }
+            func bytes(_ name: String) throws -> Data { try Self.bytes(name, servers) }
             let good = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("client.key"))
             let forms: [(String, ClientCertificate)] = [
                 ("PEM, key apart", good),
@@ -117,24 +141,10 @@ struct ClientCertificateTests {
                 ("PKCS#12", .pkcs12(try bytes("client.p12"), password: Self.password)),
             ]
             let transport = LibcurlTransport()
-            for (form, client) in forms {
-                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
-                let response = await Wire.send(request, over: transport)
-                #expect((try? response.get())?.statusCode == 200, "\(form): \(response)")
-            }
+            try await expectPresented(forms, over: transport, servers)
             let stranger = ClientCertificate.pem(certificate: try bytes("stranger.pem"), privateKey: try bytes("stranger.key"))
-            for client in [good, stranger, good, nil, good, .pem(certificate: Data("not PEM".utf8))] as [ClientCertificate?] {
-                let request = try Wire.request(servers.mtlsURL + "/echo", security: security(servers, client))
-                let result = await Wire.send(request, over: transport)
-                if client == good {
-                    #expect((try? result.get())?.statusCode == 200, "\(result)")
-                    continue
-                }
-                switch result {
-                case .failure(.tls(.handshakeFailed)), .failure(.network(.connectionLost)): break
-                default: Issue.record("\(client?.description ?? "no certificate"): expected a refusal, got \(result)")
-                }
-            }
+            let clients: [ClientCertificate?] = [good, stranger, good, nil, good, .pem(certificate: Data("not PEM".utf8))]
+            try await expectAlternation(clients, good: good, over: transport, servers) { _ in true }
         }
 
         @Test(
@@ -142,14 +152,13 @@ struct ClientCertificateTests {
         )
         func inMemoryKeyIsCompared() async throws {
             let servers = try TestServers.require()
-            func bytes(_ name: String) throws -> Data { try Data(contentsOf: servers.certificateFile(name)) }
+            func bytes(_ name: String) throws -> Data { try Self.bytes(name, servers) }
             let transport = LibcurlTransport()
             let good = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("client.key"))
             let wrongKey = ClientCertificate.pem(certificate: try bytes("client.pem"), privateKey: try bytes("stranger.key"))
-            let first = await Wire.send(try Wire.request(servers.mtlsURL + "/echo", security: security(servers, good)), over: transport)
+            let first = try await send(good, over: transport, servers)
             #expect((try? first.get())?.statusCode == 200, "\(first)")
-            let second = await Wire.send(
-                try Wire.request(servers.mtlsURL + "/echo", security: security(servers, wrongKey)), over: transport)
+            let second = try await send(wrongKey, over: transport, servers)
             guard case .failure(.tls(.handshakeFailed(let detail))) = second else {
                 Issue.record("a key that does not fit the certificate must fail its own handshake, got \(second)")
                 return

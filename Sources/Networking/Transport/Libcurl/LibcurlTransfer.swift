@@ -203,11 +203,11 @@
                         _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &reason)
                         return .failure(LibcurlErrors.mapProxy(reason: reason, message: message))
                     }
-                }
-                if proxy?.isTLS == true, let easy, LibcurlErrors.isTLS(code) {
-                    var verification = 0
-                    _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &verification)
-                    if verification != 0 { message = "the proxy's certificate: \(message)" }
+                    if proxy?.isTLS == true, LibcurlErrors.isTLS(code) {
+                        var verification = 0
+                        _ = networking_curl_easy_getinfo_long(easy, CURLINFO_PROXY_SSL_VERIFYRESULT, &verification)
+                        if verification != 0 { message = "the proxy's certificate: \(message)" }
+                    }
                 }
                 return .failure(
                     LibcurlErrors.map(
