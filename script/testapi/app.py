@@ -687,6 +687,81 @@ def drop():
                     headers={"Content-Length": "100000"})
 
 
+# --- server-sent events ----------------------------------------------------
+#
+# GET or POST /events/<key>: a text/event-stream of events numbered 1..count
+# (query count, default 3), each "id: n", "event: book", "data: {json}", after
+# the request's Last-Event-ID (so a reconnection resumes). The stream starts
+# with a byte order mark, a comment and, with retry=ms, a retry field; event 2
+# has two data lines; lines end in LF, CRLF (crlf=1) or CR (cr=1); per=n
+# sends at most n events on one connection. Then:
+# cut=1 breaks the connection instead of ending the body; stop=1 answers 204
+# once Last-Event-ID has reached count; chunked=1 sends each line on its own.
+# Every request's Last-Event-ID (or null) is kept: GET /events/<key>/log.
+# GET /events/<key>/private: the same for a signed-in user only.
+
+EVENT_LOG = {}
+
+
+def event_stream(key):
+    last = request.headers.get("Last-Event-ID")
+    with state.lock:
+        EVENT_LOG.setdefault(key, []).append(last)
+    count = query_int("count", 3)
+    start = int(last) + 1 if last and last.isdigit() else 1
+    per = query_int("per", 0)
+    stop = min(count, start + per - 1) if per > 0 else count
+    if request.args.get("stop") == "1" and start > count:
+        return Response(status=204)
+    end = "\r\n" if request.args.get("crlf") == "1" else "\r" if request.args.get("cr") == "1" else "\n"
+    retry = request.args.get("retry")
+    cut = request.args.get("cut") == "1"
+    chunked = request.args.get("chunked") == "1"
+    sock = request.environ.get("gunicorn.socket")
+
+    def lines():
+        yield "\ufeff: a comment, as a heartbeat" + end
+        if retry is not None:
+            yield f"retry: {retry}" + end
+        yield end
+        for number in range(start, stop + 1):
+            book = {"id": number, "title": f"Book {number}"}
+            yield f"id: {number}" + end + "event: book" + end
+            yield "data: " + json.dumps(book) + end
+            if number == 2:
+                yield "data:second line" + end
+            yield end
+
+    def body():
+        if chunked:
+            for line in lines():
+                yield line.encode()
+        else:
+            yield "".join(lines()).encode()
+        if cut:
+            cut_connection(sock)
+
+    return Response(body(), mimetype="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+@api.route("/events/<key>", methods=["GET", "POST"])
+def events(key):
+    return event_stream(key)
+
+
+@api.get("/events/<key>/private")
+@requires_auth
+def private_events(user, key):
+    return event_stream(key)
+
+
+@api.get("/events/<key>/log")
+def event_log(key):
+    with state.lock:
+        log = list(EVENT_LOG.get(key, []))
+    return Response(json.dumps(log), mimetype="application/json")
+
+
 # --- retry fixtures -------------------------------------------------------
 
 @api.route("/flaky/<key>", methods=["GET", "POST"])

@@ -1,0 +1,192 @@
+import Foundation
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import Networking
+
+/// The event sequence's lifecycle over a stub transport, whose answers are scripted one per
+/// request: when it ends, reconnects, gives up or fails. The reconnection waits go to a test
+/// clock, so nothing sleeps. The same behaviours against the test API's real streams are in
+/// `ServerSentEventsIntegrationTests`.
+@Suite("Server-sent event streams")
+struct ServerSentEventsTests {
+    /// One scripted answer.
+    enum Answer: Sendable {
+        case events(String)
+        case status(Int, contentType: String = "text/event-stream")
+        case failure(TransportError)
+    }
+
+    /// A repository whose `events` route answers `answers` in order (the last one from then on),
+    /// the transport (for its requests) and the clock (for its waits).
+    func repository(_ answers: [Answer]) throws -> (TestAPI.Repository, StubTransport, TestClock) {
+        let next = Mutex(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "events") { request throws(TransportError) in
+                let index = next.withLock { index in
+                    defer { index += 1 }
+                    return min(index, answers.count - 1)
+                }
+                switch answers[index] {
+                case .events(let text):
+                    return TransportResponse(
+                        statusCode: 200, headers: ["Content-Type": "text/event-stream; charset=utf-8"], body: Data(text.utf8),
+                        url: request.url)
+                case .status(let status, let type):
+                    return TransportResponse(statusCode: status, headers: ["Content-Type": type], url: request.url)
+                case .failure(let error):
+                    throw error
+                }
+            }
+        ])
+        let clock = TestClock()
+        var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
+        configuration.clock = clock.networkingClock
+        return (TestAPI.Repository(configuration: configuration, transport: transport), transport, clock)
+    }
+
+    /// Every event of `events` until it ends, and how it ended.
+    func read(_ events: ServerSentEvents) async -> ([ServerSentEvent], RepositoryError?) {
+        var read: [ServerSentEvent] = []
+        do {
+            for try await event in events { read.append(event) }
+            return (read, nil)
+        } catch {
+            return (read, error)
+        }
+    }
+
+    let endpoint = Endpoint<ServerSentEvents>.get("events").withoutSession()
+
+    @Test("Without reconnection the sequence ends with the body; the request asks for an event stream, uncached, without a timeout")
+    func endsWithTheBody() async throws {
+        let (repository, transport, clock) = try repository([.events("id: 1\ndata: a\n\ndata: b\n\ndata: cut")])
+        let (events, error) = await read(try await repository.performRequest(endpoint).get())
+        #expect(events == [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "1")])
+        #expect(error == nil)
+        #expect(transport.requests.count == 1)
+        let request = try #require(transport.requests.first)
+        #expect(request.headers["Accept"] == "text/event-stream")
+        #expect(request.headers["Cache-Control"] == "no-store")
+        #expect(request.headers["Last-Event-ID"] == nil)
+        #expect(request.timeout > 1e9)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("An endpoint's own Accept is kept")
+    func ownAccept() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n")])
+        var custom = endpoint
+        custom.headers["Accept"] = "text/event-stream, application/json;q=0.5"
+        _ = await read(try await repository.performRequest(custom).get())
+        #expect(transport.requests.first?.headers["Accept"] == "text/event-stream, application/json;q=0.5")
+    }
+
+    @Test("Reconnecting: each connection resumes with Last-Event-ID after the server's retry time; a 204 ends the sequence")
+    func reconnectsUntil204() async throws {
+        let (repository, transport, clock) = try repository([
+            .events("retry: 250\nid: 1\ndata: a\n\n"), .events("id: 2\ndata: b\n\n"), .status(204, contentType: ""),
+        ])
+        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .seconds(9))).get())
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(error == nil)
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "2"])
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(250)])
+    }
+
+    @Test("Lost connections and ends without an event count as failed attempts, reset by an event; the last attempt's error ends it")
+    func givesUp() async throws {
+        let (repository, transport, clock) = try repository([
+            .events("id: 1\ndata: a\n\n"), .failure(.network(.connectionRefused)), .events(": only a comment\n"),
+            .events("id: 2\ndata: b\n\n"), .failure(.network(.connectionLost)),
+        ])
+        let (events, error) = await read(
+            try await repository.performRequest(endpoint.reconnecting(after: .seconds(2), maximumAttempts: 3)).get())
+        #expect(events.map(\.data) == ["a", "b"])
+        guard case .noNetworkConnection(.connectionLost, _) = error else {
+            Issue.record("expected the last attempt's lost connection, got \(String(describing: error))")
+            return
+        }
+        // 1, refused, comment, 2, then three lost connections in a row.
+        #expect(transport.requests.count == 7)
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "1", "1", "2", "2", "2"])
+        #expect(clock.sleeps == Array(repeating: .seconds(2), count: 6))
+    }
+
+    @Test("Streams that keep ending without an event give up with invalidResponse, not forever")
+    func emptyStreams() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n"), .events(": nothing\n")])
+        let (events, error) = await read(
+            try await repository.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 2)).get())
+        #expect(events.map(\.data) == ["a"])
+        guard case .invalidResponse(let reason, _) = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("2 times in a row"))
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("A non-2xx answer to a reconnection ends the sequence with its error, not another attempt")
+    func refusedReconnection() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n"), .status(403, contentType: "application/json")])
+        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        #expect(events.map(\.data) == ["a"])
+        #expect(error?.statusCode == 403)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("A 2xx of another type fails the call, the first time or on a reconnection; a first 204 is an empty sequence")
+    func contentType() async throws {
+        let (json, _, _) = try repository([.status(200, contentType: "application/json")])
+        let failure = await json.performRequest(endpoint).failure
+        guard case .invalidResponse(let reason, let context) = failure else {
+            Issue.record("expected invalidResponse, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason == #"expected a text/event-stream answer, got "application/json""#)
+        #expect(context.response?.statusCode == 200)
+
+        let (later, _, _) = try repository([.events("data: a\n\n"), .status(200, contentType: "text/plain")])
+        let (events, error) = await read(try await later.performRequest(endpoint.reconnecting(after: .zero)).get())
+        #expect(events.map(\.data) == ["a"])
+        guard case .invalidResponse = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+
+        let (empty, transport, _) = try repository([.status(204, contentType: "")])
+        let (none, noError) = await read(try await empty.performRequest(endpoint.reconnecting(after: .zero)).get())
+        #expect(none.isEmpty && noError == nil)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("A sequence is read once; cancel() ends a reader with cancelled and stops reconnecting")
+    func readOnceAndCancel() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n")])
+        let events = try await repository.performRequest(endpoint.reconnecting(after: .zero)).get()
+        var first = events.makeAsyncIterator()
+        #expect(try await first.next()?.data == "a")
+        var second = events.makeAsyncIterator()
+        await #expect(throws: RepositoryError.self) { _ = try await second.next() }
+        events.cancel()
+        do {
+            _ = try await first.next()
+            Issue.record("a cancelled sequence must throw")
+        } catch {
+            guard case .cancelled = error else {
+                Issue.record("expected cancelled, got \(error)")
+                return
+            }
+        }
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("An event's data decodes as JSON")
+    func decoding() throws {
+        struct Delta: Decodable, Equatable { var text: String }
+        #expect(try ServerSentEvent(data: #"{"text": "Hel"}"#).decoded(as: Delta.self) == Delta(text: "Hel"))
+        #expect(throws: DecodingError.self) { try ServerSentEvent(data: "[DONE]").decoded(as: Delta.self) }
+    }
+}
