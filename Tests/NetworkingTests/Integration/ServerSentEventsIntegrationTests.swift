@@ -1,0 +1,170 @@
+import Foundation
+import NetworkingTestSupport
+import Synchronization
+import Testing
+
+@testable import Networking
+
+/// Server-sent events from the test API's `/events/<key>` (gunicorn), over both transports: every
+/// line ending, a body cut between events, reconnections that resume with `Last-Event-ID` and
+/// carry a refreshed token, and the answers that end a stream.
+@Suite("Server-sent events end to end")
+struct ServerSentEventsIntegrationTests {
+    struct Book: Decodable, Equatable {
+        let id: Int
+        let title: String
+    }
+
+    /// A fresh stream key: the test API logs each request's `Last-Event-ID` under it.
+    static func key() -> String { "sse-\(UUID().uuidString)" }
+
+    /// The `Last-Event-ID` of every request the test API received for `key`, `nil` for none.
+    static func log(_ key: String) async throws -> [String?] {
+        try await TestAPI.anonymous().performRequest(Endpoint<[String?]>.get("events/\(key)/log").withoutSession()).get()
+    }
+
+    /// Every event of `events`, and the error that ended them, if any.
+    static func read(_ events: ServerSentEvents) async -> ([ServerSentEvent], RepositoryError?) {
+        var read: [ServerSentEvent] = []
+        do {
+            for try await event in events { read.append(event) }
+            return (read, nil)
+        } catch {
+            return (read, error)
+        }
+    }
+
+    @Test(
+        "Events arrive typed and numbered whatever the line ending, whole or a line per chunk, after a byte order mark and a comment",
+        arguments: TransportUnderTest.all, ["", "crlf", "cr"])
+    func lineEndings(transport: TransportUnderTest, ending: String) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        for chunked in [false, true] {
+            var query: [String: String] = ["count": "3"]
+            if !ending.isEmpty { query[ending] = "1" }
+            if chunked { query["chunked"] = "1" }
+            let endpoint = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: Parameters(query)).withoutSession()
+            let (events, error) = await Self.read(try await repository.performRequest(endpoint).get())
+            #expect(error == nil)
+            #expect(events.map(\.type) == ["book", "book", "book"])
+            #expect(events.map(\.id) == ["1", "2", "3"])
+            #expect(try events[0].decoded(as: Book.self) == Book(id: 1, title: "Book 1"))
+            #expect(events[1].data == #"{"id": 2, "title": "Book 2"}"# + "\nsecond line")
+            #expect(try events[2].decoded(as: Book.self) == Book(id: 3, title: "Book 3"))
+        }
+    }
+
+    @Test("A POST stream (a completion's) ends with its body and is never sent again")
+    func postStream() async throws {
+        let key = Self.key()
+        let events = try await TestAPI.anonymous().performRequest(
+            Endpoint<ServerSentEvents>(.post, "events/\(key)", parameters: ["prompt": "Once upon"], query: ["count": 2])
+                .withoutSession()
+        ).get()
+        let (read, error) = await Self.read(events)
+        #expect(read.map(\.id) == ["1", "2"])
+        #expect(error == nil)
+        let log = try await Self.log(key)
+        #expect(log == [nil], "\(log)")
+    }
+
+    @Test("Cut between events, the stream reconnects after the server's retry time with Last-Event-ID and resumes; a 204 ends it",
+        arguments: TransportUnderTest.all)
+    func resumesAfterCuts(transport: TransportUnderTest) async throws {
+        let key = Self.key()
+        let endpoint = Endpoint<ServerSentEvents>(
+            .get, "events/\(key)", query: ["count": 5, "per": 2, "cut": 1, "stop": 1, "retry": 10]
+        ).withoutSession().reconnecting(after: .seconds(60))
+        let (events, error) = await Self.read(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get())
+        #expect(error == nil)
+        #expect(events.map(\.id) == ["1", "2", "3", "4", "5"])
+        let log = try await Self.log(key)
+        #expect(log == [nil, "2", "4", "5"], "\(log)")
+    }
+
+    @Test("Without a cut, a reconnection follows a clean end too; streams that bring no event give up after maximumAttempts")
+    func givesUpOnEmptyStreams() async throws {
+        let key = Self.key()
+        let endpoint = Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 2])
+            .withoutSession().reconnecting(after: .milliseconds(10), maximumAttempts: 2)
+        let (events, error) = await Self.read(try await TestAPI.anonymous().performRequest(endpoint).get())
+        #expect(events.map(\.id) == ["1", "2"])
+        guard case .invalidResponse(let reason, _) = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("2 times in a row"))
+        let log = try await Self.log(key)
+        #expect(log == [nil, "2", "2"], "\(log)")
+    }
+
+    @Test("A reconnection goes through the session: an access token that expired meanwhile is refreshed, and the stream resumes")
+    func reconnectionRefreshes() async throws {
+        let configuration = try TestServers.configuration(try TestServers.require().apiURL)
+        let anonymous = TestAPI.Repository(configuration: configuration)
+        let session = SessionManager<TestAPI.User>(refresher: anonymous)
+        let login = try await anonymous.login().get()
+        try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: login.refreshToken))
+        let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
+        let key = Self.key()
+        let events = try await repository.performRequest(
+            Endpoint<ServerSentEvents>(.get, "events/\(key)/private", query: ["count": 2, "per": 1, "stop": 1, "retry": 10])
+                .reconnecting()
+        ).get()
+        var iterator = events.makeAsyncIterator()
+        #expect(try await iterator.next()?.id == "1")
+        _ = await repository.expire(token: login.token)
+        #expect(try await iterator.next()?.id == "2")
+        #expect(try await iterator.next() == nil)
+        #expect(session.sessionToken != login.token)
+        // The 401 is answered before the stream logs a request.
+        let log = try await Self.log(key)
+        #expect(log == [nil, "1", "2"], "\(log)")
+    }
+
+    @Test("An answer of another type, or a 404, fails the call itself")
+    func refusals() async throws {
+        let repository = try TestAPI.anonymous()
+        let json = await repository.performRequest(Endpoint<ServerSentEvents>.get("echo").withoutSession())
+        guard case .invalidResponse(let reason, let context) = json.failure else {
+            Issue.record("expected invalidResponse, got \(String(describing: json.failure))")
+            return
+        }
+        #expect(reason.hasPrefix(#"expected a text/event-stream answer, got "application/json"#))
+        #expect(context.response?.statusCode == 200)
+        let missing = await repository.performRequest(Endpoint<ServerSentEvents>.get("status/404").withoutSession())
+        #expect(missing.failure?.statusCode == 404)
+    }
+
+    @Test("Cancelling the reading task stops a reconnection's long wait at once, with cancelled")
+    func cancelDuringWait() async throws {
+        let key = Self.key()
+        let events = try await TestAPI.anonymous().performRequest(
+            Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 1, "retry": 600_000]).withoutSession().reconnecting()
+        ).get()
+        let read = Mutex(0)
+        let reader = Task { () async -> RepositoryError? in
+            do throws(RepositoryError) {
+                var iterator = events.makeAsyncIterator()
+                while try await iterator.next() != nil { read.withLock { $0 += 1 } }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for _ in 0..<500 where read.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        // The first connection ended: the reader now waits ten minutes to reconnect.
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        reader.cancel()
+        let error = await reader.value
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(read.withLock { $0 } == 1)
+        guard case .cancelled = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+        let log = try await Self.log(key)
+        #expect(log == [nil], "\(log)")
+    }
+}
