@@ -25,8 +25,10 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The event's ``data`` decoded as JSON, as streaming APIs send each event (a completion's
     /// next tokens, a changed record).
     ///
-    /// - Parameter decoder: the decoder, with its strategies; by default one honouring a plain
-    ///   `JSONDecoder`'s. Pass `FastJSONDecoder(configuration.jsonDecoder)` for the repository's.
+    /// - Parameters:
+    ///   - type: the model to decode.
+    ///   - decoder: the decoder, with its strategies; by default one honouring a plain
+    ///     `JSONDecoder`'s. Pass `FastJSONDecoder(configuration.jsonDecoder)` for the repository's.
     /// - Throws: the `DecodingError` that `JSONDecoder` would throw for the same data.
     public func decoded<T: Decodable>(as type: T.Type = T.self, using decoder: FastJSONDecoder = FastJSONDecoder()) throws -> T {
         try decoder.decode(type, from: Data(data.utf8))

@@ -290,6 +290,23 @@ enum UploadsArticle {
         }
     }
 
+    final class FeedRepository: AbstractRepository, @unchecked Sendable {
+        struct Change: Decodable { var id: Int; var title: String }
+
+        // A completion streamed over POST: read once, never sent again.
+        func complete(_ prompt: String) async throws {
+            let events = try await performRequest(
+                Endpoint<ServerSentEvents>(.post, "completions", parameters: ["prompt": prompt, "stream": true])).get()
+            for try await event in events where event.data != "[DONE]" { print(event.data, terminator: "") }
+        }
+
+        // A feed that survives a dropped connection: it reconnects with Last-Event-ID and resumes.
+        func followChanges(_ handle: (Change) -> Void) async throws {
+            let events = try await performRequest(Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3))).get()
+            for try await event in events where event.type == "change" { handle(try event.decoded(as: Change.self)) }
+        }
+    }
+
     static func observe(_ books: LibraryRepository) async {
         // Requests in flight, for a spinner: the current count first, then every change.
         Task {

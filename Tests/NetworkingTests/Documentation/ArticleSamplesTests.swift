@@ -4,6 +4,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 // The articles' samples (ArticleSamples.swift) run against a stub: they do what the articles say.
@@ -33,6 +34,36 @@ struct ArticleSamplesTests {
             Issue.record("expected connection refused, got \(imported)")
             return
         }
+    }
+
+    @Test("the uploads article's event streams: a POST completion read once, a feed that reconnects with Last-Event-ID until a 204")
+    func serverSentEvents() async throws {
+        let feedAnswers = Mutex(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "completions") { request throws(TransportError) in
+                TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "text/event-stream"],
+                    body: Data("data: Hel\n\ndata: lo\n\ndata: [DONE]\n\n".utf8), url: request.url)
+            },
+            StubTransport.Route(.get, "changes") { request throws(TransportError) in
+                let answer = feedAnswers.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                guard answer == 0 else { return TransportResponse(statusCode: 204, url: request.url) }
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "text/event-stream"],
+                    body: Data("retry: 1\nid: 7\nevent: change\ndata: {\"id\": 1, \"title\": \"Dune\"}\n\n: ping\n\n".utf8),
+                    url: request.url)
+            },
+        ])
+        let feed = UploadsArticle.FeedRepository(configuration: try NetworkingConfiguration(domainURL: "api.example.com"), transport: transport)
+        try await feed.complete("Once")
+        var changes: [String] = []
+        try await feed.followChanges { changes.append($0.title) }
+        #expect(changes == ["Dune"])
+        #expect(transport.requests.filter { $0.method == .post }.count == 1)
+        #expect(transport.requests.filter { $0.method == .get }.map { $0.headers["Last-Event-ID"] } == [nil, "7"])
     }
 
     #if canImport(CCurl)

@@ -68,7 +68,8 @@ struct ServerSentEventsIntegrationTests {
         #expect(log == [nil], "\(log)")
     }
 
-    @Test("Cut between events, the stream reconnects after the server's retry time with Last-Event-ID and resumes; a 204 ends it",
+    @Test(
+        "Cut between events, the stream reconnects after the server's retry time with Last-Event-ID and resumes; a 204 ends it",
         arguments: TransportUnderTest.all)
     func resumesAfterCuts(transport: TransportUnderTest) async throws {
         let key = Self.key()
