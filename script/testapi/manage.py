@@ -108,7 +108,8 @@ http {{
 # match). /uploads/ also takes PUT (201 Created, 204 when replacing; missing
 # folders created; no size limit; chunked bodies accepted) and DELETE (204),
 # stored in WWW/uploads/ so they can be fetched back. /echo-method answers the
-# request method. Access log: .servers/nginx.access.log.
+# request method. Access log: .servers/nginx.access.log. It also listens on a
+# Unix domain socket (nginx_socket_path, NETWORKING_TEST_NGINX_SOCKET).
 NGINX_HTTP_CONF = """{user}worker_processes 1;
 daemon off;
 pid {prefix}/nginx.pid;
@@ -131,6 +132,7 @@ http {{
     if_modified_since before;  # RFC 9110: 304 when Last-Modified <= If-Modified-Since
     server {{
         listen 127.0.0.1:{port};
+        listen unix:{socket};
         root {www};
         location = /health {{ default_type text/plain; return 200 "ok"; }}
         location = /echo-method {{ default_type text/plain; return 200 "$request_method"; }}
@@ -164,6 +166,17 @@ def say(message):
 
 def path_in_servers(name):
     return os.path.join(SERVERS, name)
+
+
+def nginx_socket_path():
+    """Where nginx also listens on a Unix domain socket: in .servers/, unless that
+    path is too long for sockaddr_un (108 bytes), then in /tmp under a name
+    derived from the checkout's path."""
+    path = path_in_servers("nginx.sock")
+    if len(path.encode()) < 100:
+        return path
+    digest = hashlib.sha256(SERVERS.encode()).hexdigest()[:16]
+    return os.path.join("/tmp", f"networking-nginx-{digest}.sock")
 
 
 # --- processes -------------------------------------------------------------
@@ -306,8 +319,11 @@ def command_for(server, port):
                                         key=path_in_servers(server.cert + ".key"))
         else:
             prepare_www()
+            # A socket left by a killed nginx would make the new one fail to bind.
+            if os.path.exists(nginx_socket_path()):
+                os.unlink(nginx_socket_path())
             text = NGINX_HTTP_CONF.format(user=nginx_user_line(), prefix=prefix, port=port,
-                                          www=WWW,
+                                          www=WWW, socket=nginx_socket_path(),
                                           access_log=path_in_servers(server.name + ".access.log"))
         with open(conf, "w") as f:
             f.write(text)
@@ -515,6 +531,7 @@ def start():
         f"NETWORKING_TEST_SERVER_CERT_DER={path_in_servers('server.der')}",
         f"NETWORKING_TEST_SERVER_PIN={pins['server_pin']}",
         f"NETWORKING_TEST_OTHER_PIN={pins['other_pin']}",
+        f"NETWORKING_TEST_NGINX_SOCKET={nginx_socket_path()}",
     ]
     text = "\n".join(lines) + "\n"
     with open(ENV_FILE + ".tmp", "w") as f:

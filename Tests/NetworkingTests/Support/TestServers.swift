@@ -28,6 +28,8 @@ struct TestServers: Sendable {
     let proxyTLSURL: String
     /// nginx over plain HTTP: static files with real Range/ETag handling, PUT uploads to `/uploads/`.
     let nginxURL: String
+    /// The same nginx on a Unix domain socket (a file URL).
+    let nginxSocket: URL
     let caFile: URL
     let serverCertificatePEM: URL
     let serverCertificateDER: URL
@@ -68,6 +70,7 @@ struct TestServers: Sendable {
                 faultURL: try value("FAULT_URL"), h2URL: try value("H2_URL"), mtlsURL: try value("MTLS_URL"),
                 proxyURL: try value("PROXY_URL"), proxyAuthURL: try value("PROXY_AUTH_URL"),
                 proxyTLSURL: try value("PROXY_TLS_URL"), nginxURL: try value("NGINX_URL"),
+                nginxSocket: URL(fileURLWithPath: try value("NGINX_SOCKET")),
                 caFile: URL(fileURLWithPath: try value("CA_FILE")),
                 serverCertificatePEM: URL(fileURLWithPath: try value("SERVER_CERT_PEM")),
                 serverCertificateDER: URL(fileURLWithPath: try value("SERVER_CERT_DER")),

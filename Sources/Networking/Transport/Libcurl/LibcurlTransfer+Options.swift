@@ -118,6 +118,7 @@
             // size (a refusal is read apart, from CURLINFO_HTTP_CONNECTCODE: see `result(of:)`).
             check(networking_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
             proxy?.apply(to: easy, check: check)
+            if let unixSocketPath { check(networking_curl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocketPath)) }
             check(
                 networking_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
                     guard let context else { return 0 }

@@ -55,6 +55,8 @@
         let maximumHeadSize: Int
         /// The transport's proxy options; `nil` when the environment's apply.
         let proxy: LibcurlProxyOptions?
+        /// The Unix domain socket every connection goes to, if the transport has one.
+        let unixSocketPath: String?
 
         private let phase = Mutex<Phase>(.created)
         /// Set when the caller cancels, so that no progress is reported from then on, and so that
@@ -81,7 +83,7 @@
 
         init(
             request: TransportRequest, timeoutMilliseconds: Int, connectTimeoutMilliseconds: Int, maximumResponseSize: Int,
-            maximumHeadSize: Int, proxy: LibcurlProxyOptions? = nil
+            maximumHeadSize: Int, proxy: LibcurlProxyOptions? = nil, unixSocketPath: String? = nil
         ) {
             self.request = request
             self.timeoutMilliseconds = timeoutMilliseconds
@@ -89,6 +91,7 @@
             self.maximumResponseSize = maximumResponseSize
             self.maximumHeadSize = maximumHeadSize
             self.proxy = proxy
+            self.unixSocketPath = unixSocketPath
             errorBuffer = .allocate(capacity: Int(networking_curl_error_size))
             errorBuffer.initialize(repeating: 0, count: Int(networking_curl_error_size))
         }

@@ -107,6 +107,19 @@
         /// Whether, without ``proxy``, the proxy named by the environment variables curl reads
         /// is used (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`). Default `true`.
         public let readsProxyEnvironment: Bool
+        /// The Unix domain socket every connection goes to (a file URL), or `nil` for TCP.
+        ///
+        /// For a server on the same machine that listens on a socket file rather than a port —
+        /// the Docker daemon (`/var/run/docker.sock`), a sidecar, an nginx or a gunicorn bound to
+        /// `unix:` — as AsyncHTTPClient's `http+unix` URLs and `curl --unix-socket` do. The
+        /// request URLs keep a host, which only names the server (the `Host` field, and the
+        /// name TLS checks for an `https` URL): `http://localhost/v1.47/containers/json`.
+        /// Redirects to other hosts go to the same socket. No proxy applies: a transport with
+        /// both fails every request with ``TransportError/invalidRequest(_:)``, as it does for a
+        /// URL that is not a file URL or a path longer than a socket address holds (107 bytes).
+        /// A socket file that does not exist, or that nothing listens on, fails with
+        /// ``NetworkFailure/connectionRefused``.
+        public let unixSocket: URL?
 
         /// The loop thread as a task executor: tasks that prefer it run their code on the loop
         /// thread between two passes over the sockets, so a request they send starts without
@@ -127,6 +140,8 @@
         let loop: LibcurlEventLoop
         private let redirectPolicy: RedirectPolicy
         private let proxyOptions: LibcurlProxyOptions?
+        /// Why ``unixSocket`` cannot be used, if it cannot.
+        private let unixSocketProblem: String?
 
         /// Creates a transport with its own event-loop thread and connection pool.
         ///
@@ -144,10 +159,12 @@
         ///     ``TransportError/invalidRequest(_:)`` rather than connect without it.
         ///   - readsProxyEnvironment: whether, without `proxy`, the environment's proxy variables
         ///     apply; default `true`. `false` connects directly whatever the environment says.
+        ///   - unixSocket: the Unix domain socket (a file URL) every connection goes to instead of
+        ///     the URL's host and port; default none (see ``unixSocket``).
         public init(
             maximumResponseSize: Int = LibcurlTransport.defaultMaximumResponseSize, maximumRedirects: Int = 10,
             connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 256 * 1024, spinsWhenSequential: Bool = true,
-            proxy: ProxyServer? = nil, readsProxyEnvironment: Bool = true
+            proxy: ProxyServer? = nil, readsProxyEnvironment: Bool = true, unixSocket: URL? = nil
         ) {
             self.maximumResponseSize = max(1, maximumResponseSize)
             self.maximumRedirects = max(0, maximumRedirects)
@@ -157,6 +174,8 @@
             self.proxy = proxy
             self.readsProxyEnvironment = readsProxyEnvironment
             proxyOptions = LibcurlProxyOptions.make(proxy: proxy, readsEnvironment: readsProxyEnvironment)
+            self.unixSocket = unixSocket
+            unixSocketProblem = unixSocket.flatMap { Self.problem(unixSocket: $0, proxy: proxy) }
             redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
             loop = LibcurlEventLoop(spinning: spinsWhenSequential)
         }
@@ -170,7 +189,7 @@
         /// - Throws: the ``TransportError`` cases listed in the type's documentation.
         public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             if let problem = request.problemSending { throw .invalidRequest(problem) }
-            if let problem = proxyOptions?.problem { throw .invalidRequest(problem) }
+            if let problem = proxyOptions?.problem ?? unixSocketProblem { throw .invalidRequest(problem) }
             // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
             guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
             let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
@@ -195,7 +214,8 @@
             let transfer = LibcurlTransfer(
                 request: request, timeoutMilliseconds: total,
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
-                maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize, proxy: proxyOptions)
+                maximumResponseSize: maximumResponseSize, maximumHeadSize: maximumResponseHeadSize, proxy: proxyOptions,
+                unixSocketPath: unixSocket?.path)
             let loop = loop
             try transfer.prepareBody(for: loop)
             let result = await withTaskCancellationHandler {
@@ -209,6 +229,18 @@
             return TransportResponse(
                 statusCode: reply.statusCode, headers: LibcurlHeaderParser.parse(reply.headerBytes), body: reply.body,
                 url: request.url)
+        }
+
+        /// Why `unixSocket` cannot be used (with `proxy`), or `nil`.
+        static func problem(unixSocket: URL, proxy: ProxyServer?) -> String? {
+            guard unixSocket.isFileURL else { return "the Unix socket \(unixSocket) is not a file URL" }
+            // sockaddr_un's sun_path holds 108 bytes on Linux (104 on Apple platforms), NUL included.
+            let length = unixSocket.path.utf8.count
+            guard length > 0, length < 108 else {
+                return "the Unix socket path is \(length) bytes long; a socket address holds 1 to 107"
+            }
+            guard proxy == nil else { return "a transport cannot send both through a proxy and to a Unix socket" }
+            return nil
         }
 
         /// A duration in whole milliseconds, rounded up, within what libcurl takes.
