@@ -5,31 +5,45 @@ extension AbstractRepository {
     /// see ``ServerSentEvents``.
     ///
     /// The request asks for `text/event-stream` (unless the endpoint sets its own `Accept`) with
-    /// `Cache-Control: no-store`, and has no timeout unless the endpoint sets one. A reconnection
-    /// (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the interceptors like the
-    /// first request, so it carries the session's current token.
+    /// `Cache-Control: no-store`. Its timeout (the endpoint's, or the configuration's) is an idle
+    /// timeout: it bounds the wait for the head and each silence of the body, not the stream. A
+    /// reconnection (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the
+    /// interceptors like the first request, so it carries the session's current token.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
+        let reconnection = endpoint.options[ServerSentEventsReconnection.self]
         var streaming = endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self)
+        let summary =
+            (try? builder.build(streaming).summary)
+            ?? RequestSummary(
+                method: endpoint.method, url: URL(string: endpoint.path, relativeTo: configuration.baseURL) ?? configuration.baseURL)
+        if reconnection != nil, endpoint.requestBody?.isStreamed == true {
+            return .failure(
+                .invalidRequest(reason: "an event stream that reconnects cannot send a streamed body twice", request: summary))
+        }
         if !streaming.headers.contains("Accept") { streaming.headers["Accept"] = "text/event-stream" }
         streaming.headers["Cache-Control"] = "no-store"
-        if streaming.timeout == nil { streaming.timeout = .infinity }
+        let timeout = streaming.timeout ?? configuration.timeout
+        let idleTimeout = timeout.isFinite ? Duration.clampedSeconds(timeout) : nil
+        // The transport's timeout would bound the whole stream: the idle timeout replaces it.
+        streaming.timeout = .infinity
         let request = streaming
         let open: @Sendable (String?) async -> Result<RepositoryResponse<ResponseChunks>, RepositoryError> = { lastEventID in
             var request = request
-            if let lastEventID { request.headers["Last-Event-ID"] = lastEventID }
+            // A reconnection sends the stream's own last event ID, or none (an empty `id:` resets it).
+            request.headers["Last-Event-ID"] = lastEventID
             return await self.performRequest(request)
         }
-        switch await open(nil) {
-        case .failure(let error):
-            return .failure(error)
-        case .success(let response):
-            return ServerSentEvents.stream(of: response).map { chunks in
-                ServerSentEvents(
-                    first: chunks, request: response.request, reconnection: endpoint.options[ServerSentEventsReconnection.self],
-                    clock: configuration.clock
-                ) { lastEventID in
-                    await open(lastEventID).flatMap(ServerSentEvents.stream(of:))
-                }
+        let first = await ServerSentEvents.within(idleTimeout, request: summary) {
+            await self.performRequest(request).flatMap { response in
+                ServerSentEvents.stream(of: response).map { (chunks: $0, request: response.request) }
+            }
+        }
+        return first.map { first in
+            ServerSentEvents(
+                first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
+                clock: configuration.clock
+            ) { lastEventID in
+                await open(lastEventID).flatMap(ServerSentEvents.stream(of:))
             }
         }
     }

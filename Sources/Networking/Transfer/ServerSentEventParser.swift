@@ -9,9 +9,12 @@ struct ServerSentEventParser {
     /// The bytes of an event, its lines and the line being read, beyond which the stream fails.
     let maximumEventSize: Int
 
-    /// The stream's last event ID (the specification's "last event ID buffer"); it outlives a
-    /// reconnection, which sends it as `Last-Event-ID`.
+    /// The ID of the last event received whole (the specification's "last event ID string"):
+    /// an `id:` line counts once its event's blank line came. It outlives a reconnection, which
+    /// sends it as `Last-Event-ID`, so an event cut midway is asked for again.
     private(set) var lastEventID = ""
+    /// The last `id:` read (the specification's "last event ID buffer"), committed at the blank line.
+    private var idBuffer = ""
     /// The reconnection time the server last asked for with `retry:`, if any.
     private(set) var reconnectionDelay: Duration?
 
@@ -58,11 +61,12 @@ struct ServerSentEventParser {
     }
 
     /// The connection ended: an event without its blank line is dropped (as the specification
-    /// says), and the next connection starts afresh; the last event ID and the reconnection time
-    /// stay.
+    /// says), with its `id:`, and the next connection starts afresh; the last event ID and the
+    /// reconnection time stay.
     mutating func reset() {
-        line.removeAll(keepingCapacity: true)
-        data.removeAll(keepingCapacity: true)
+        Self.clear(&line)
+        Self.clear(&data)
+        idBuffer = lastEventID
         hasData = false
         eventType = ""
         afterCR = false
@@ -72,7 +76,7 @@ struct ServerSentEventParser {
     /// Interprets the line read so far; a blank one dispatches the event, if it has data.
     private mutating func endLine() throws(Failure) -> ServerSentEvent? {
         defer {
-            line.removeAll(keepingCapacity: true)
+            Self.clear(&line)
             atStart = false
         }
         var start = 0
@@ -92,7 +96,7 @@ struct ServerSentEventParser {
         } else if field.elementsEqual("event".utf8) {
             eventType = String(decoding: value, as: UTF8.self)
         } else if field.elementsEqual("id".utf8) {
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         } else if field.elementsEqual("retry".utf8) {
             if let milliseconds = Self.milliseconds(value) { reconnectionDelay = .milliseconds(milliseconds) }
         }
@@ -102,10 +106,11 @@ struct ServerSentEventParser {
     /// The event read since the last blank line, if it had a `data` field; clears it either way.
     private mutating func dispatch() -> ServerSentEvent? {
         defer {
-            data.removeAll(keepingCapacity: true)
+            Self.clear(&data)
             hasData = false
             eventType = ""
         }
+        lastEventID = idBuffer
         guard hasData else { return nil }
         return ServerSentEvent(
             type: eventType.isEmpty ? "message" : eventType,
@@ -124,6 +129,16 @@ struct ServerSentEventParser {
             result = min(result * 10 + Int64(byte - UInt8(ascii: "0")), longest)
         }
         return result
+    }
+
+    /// Empties a buffer, keeping its storage unless one large event grew it (a long-lived feed
+    /// would otherwise hold the largest event's size for good).
+    private static func clear(_ buffer: inout [UInt8]) {
+        if buffer.capacity > 64 * 1024 {
+            buffer = []
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     private static let cr = UInt8(ascii: "\r")

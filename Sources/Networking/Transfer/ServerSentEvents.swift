@@ -19,28 +19,42 @@ import Synchronization
 /// The call returns once a 2xx head with `Content-Type: text/event-stream` is in; any other
 /// answer fails as a call does (a 2xx of another type with
 /// ``RepositoryError/invalidResponse(reason:context:)``). The sequence then yields each event as
-/// its blank line arrives, parsed as the WHATWG specification says (any line ending, a byte order
-/// mark, comments, `id`, `retry`). Without a ``NetworkingConfiguration/timeout`` of the endpoint's
-/// own, an event stream has none: it may stay open as long as the server keeps it.
+/// its blank line arrives, parsed as the WHATWG specification (and a browser's `EventSource`)
+/// says: any line ending, a byte order mark, comments, `id`, `retry`.
+///
+/// **The timeout is an idle timeout.** The endpoint's `timeout` (or the configuration's) bounds
+/// the wait for the head and every silence between bytes, not the whole stream, which may stay
+/// open as long as the server keeps it. Comments count: a server that sends a heartbeat
+/// (`: ping`) more often than the timeout keeps a quiet stream open, and a connection that went
+/// dead without a word (a network change, a NAT that forgot it) ends with
+/// ``RepositoryError/timeout(_:)``, or reconnects. An endpoint timeout of `.infinity` waits forever.
 ///
 /// **When the stream ends.** By default the sequence ends with the body, or throws the call's
 /// error when the connection breaks. An endpoint made with
-/// ``Endpoint/reconnecting(after:maximumAttempts:)`` reconnects instead, as a browser's
-/// `EventSource` does: after the delay (or the server's `retry:`), it sends the request again with
-/// `Last-Event-ID`, and the sequence goes on with the new connection's events. Only a clean end or
-/// a lost connection reconnect; a non-2xx answer ends the sequence with its error, and a
-/// `204 No Content` ends it normally (a server's way to say "no more").
+/// ``Endpoint/reconnecting(after:maximumAttempts:)`` reconnects instead, as an `EventSource` does:
+/// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay),
+/// sends the request again with `Last-Event-ID` (the ID of the last event received whole), and
+/// the sequence goes on with the new connection's events. A `204 No Content` ends it normally
+/// (a server's way to say "no more"); a 502, 503 or 504, or no connection at all, is a failed
+/// attempt; any other answer ends the sequence with its error. The first request is not
+/// repeated: its failure is the call's.
 ///
-/// Reading follows ``ResponseChunks``: one task at a time, a bounded amount of unread data, and
-/// dropping the sequence or cancelling the reading task cancels the transfer. An event (its lines
-/// and the line being read) may hold at most ``maximumEventSize`` bytes: a larger one ends the
-/// sequence with ``RepositoryError/responseTooLarge(limit:context:)``.
+/// Reading follows ``ResponseChunks``: the sequence is read once, a bounded amount of unread data
+/// waits, and dropping the sequence or its iterator (leaving the loop), or cancelling the reading
+/// task, cancels the transfer. An open stream counts as a call in flight for
+/// ``NetworkActivity`` while its body is read. An event (its data and the line being read) may
+/// hold at most ``maximumEventSize`` bytes: a larger one ends the sequence with
+/// ``RepositoryError/responseTooLarge(limit:context:)``.
 public final class ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
     public typealias Failure = RepositoryError
 
-    /// The most bytes one event, with its field names and the line being read, may hold: 8 MiB.
+    /// The most bytes one event, its data and the line being read, may hold: 8 MiB.
     public static let maximumEventSize = 8 * 1024 * 1024
+
+    /// How long a connection must have stayed open for its end not to count as a failed attempt,
+    /// when it brought no event (a quiet feed the server or a load balancer recycles).
+    static let healthyConnection = Duration.seconds(30)
 
     /// Opens the stream again, with the last event ID; `nil` when the server answers 204.
     typealias Connect = @Sendable (_ lastEventID: String?) async -> Result<ResponseChunks?, RepositoryError>
@@ -48,6 +62,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     private struct State {
         /// The connection being read, if any.
         var chunks: ResponseChunks?
+        /// A reconnection's wait, cancelled by `cancel()`.
+        var waiting: Task<Void, any Error>?
         var iterated = false
         var cancelled = false
     }
@@ -56,27 +72,31 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     private let reconnection: Reconnection?
     private let connect: Connect
     private let clock: NetworkingClock
-    private let request: RequestSummary
+    /// The longest silence before the connection counts as lost; `nil`: none.
+    let idleTimeout: Duration?
+    let request: RequestSummary
 
     init(
-        first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, clock: NetworkingClock,
-        connect: @escaping Connect
+        first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, idleTimeout: Duration?,
+        clock: NetworkingClock, connect: @escaping Connect
     ) {
         state = Mutex(State(chunks: first))
         self.request = request
         self.reconnection = reconnection
+        self.idleTimeout = idleTimeout
         self.clock = clock
         self.connect = connect
     }
 
-    /// Cancels the transfer and any reconnection; a reader waiting for an event gets
-    /// ``RepositoryError/cancelled(_:)`` (one waiting to reconnect, once its wait is over).
-    /// Cancelling the reading task does the same, at once.
+    /// Cancels the transfer and any reconnection (its wait included); a reader waiting for an
+    /// event gets ``RepositoryError/cancelled(_:)``. Cancelling the reading task does the same.
     public func cancel() {
-        state.withLock { state in
+        let (chunks, waiting) = state.withLock { state in
             state.cancelled = true
-            return state.chunks
-        }?.cancel()
+            return (state.chunks, state.waiting)
+        }
+        chunks?.cancel()
+        waiting?.cancel()
     }
 
     public func makeAsyncIterator() -> Iterator {
@@ -87,9 +107,9 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         return Iterator(events: self, isFirst: isFirst)
     }
 
-    /// The connection being read; `nil` before a reconnection, or once cancelled.
-    fileprivate var chunks: ResponseChunks? {
-        state.withLock { $0.cancelled ? nil : $0.chunks }
+    /// The connection being read (`nil` before a reconnection), or `nil` and `true` once cancelled.
+    fileprivate var current: (chunks: ResponseChunks?, cancelled: Bool) {
+        state.withLock { ($0.cancelled ? nil : $0.chunks, $0.cancelled) }
     }
 
     /// Makes `chunks` the connection being read; `false` (and cancels them) once cancelled.
@@ -102,20 +122,59 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         return !cancelled
     }
 
-    fileprivate var isCancelled: Bool { state.withLock { $0.cancelled } }
+    /// Waits `delay` on the clock; `false` when cancelled meanwhile (by `cancel()` or the task).
+    fileprivate func wait(_ delay: Duration) async -> Bool {
+        let clock = clock
+        let task = Task { try await clock.sleep(delay) }
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.waiting = task }
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+        defer { state.withLock { $0.waiting = nil } }
+        let slept = await withTaskCancellationHandler {
+            (try? await task.value) != nil
+        } onCancel: {
+            task.cancel()
+        }
+        return slept && !state.withLock { $0.cancelled }
+    }
+
+    /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
+    /// `limit` passes first: the wait for a head or for the next bytes.
+    static func within<T: Sendable>(
+        _ limit: Duration?, request: RequestSummary, _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
+    ) async -> Result<T, RepositoryError> {
+        guard let limit else { return await operation() }
+        // Real time, as a transport's timeout: a silence on the wire, not a wait the library chose.
+        let outcome = await withTaskGroup(of: Result<T, RepositoryError>?.self) { group in
+            group.addTask { await operation() }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: limit)
+                    return nil
+                } catch {
+                    return .failure(.cancelled(ErrorContext(request: request)))
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        return outcome ?? .failure(.timeout(ErrorContext(request: request)))
+    }
 
     /// How an ended or broken event stream is opened again: see
     /// ``Endpoint/reconnecting(after:maximumAttempts:)``.
     public struct Reconnection: Sendable, Hashable {
         /// The wait before each attempt, until the server sets its own with `retry:`.
         public var delay: Duration
-        /// How many attempts in a row may bring no event (find no connection, or a connection
-        /// that ends before an event) before the sequence gives up: with the last attempt's error,
-        /// or at the end of a stream that ended cleanly.
+        /// How many attempts in a row may fail before the sequence gives up with the last one's
+        /// error. An attempt fails when it finds no connection, is answered 502, 503 or 504, or
+        /// its connection ends within 30 seconds without bringing an event.
         public var maximumAttempts: Int
 
-        /// Reconnects after `delay`, giving up after `maximumAttempts` attempts in a row without
-        /// an event.
+        /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row.
         public init(delay: Duration, maximumAttempts: Int) {
             self.delay = delay
             self.maximumAttempts = maximumAttempts
@@ -129,19 +188,24 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private var pending: [ServerSentEvent] = []
         private var nextPending = 0
         private var finished = false
-        /// Reconnections in a row that brought no event, and the last one's error.
+        /// Reconnections in a row that failed, and the last one's error.
         private var failedAttempts = 0
         private var lastFailure: RepositoryError?
+        /// When the connection being read was accepted.
+        private var connectedAt = ContinuousClock.now
+        /// Cancels the transfer when the (only valid) iterator goes away: a loop left early.
+        private let owner: Owner?
         /// Why this iterator yields nothing (the sequence was iterated before).
         private let refusal: RepositoryError?
 
         fileprivate init(events: ServerSentEvents, isFirst: Bool) {
             self.events = events
+            owner = isFirst ? Owner(events) : nil
             refusal =
-                isFirst
-                ? nil : .invalidRequest(reason: "a ServerSentEvents sequence is read once, by one task", request: events.request)
+                isFirst ? nil : .invalidRequest(reason: "a ServerSentEvents sequence is read once", request: events.request)
             // A 204 to the first request: nothing to read, nothing to reconnect to.
-            finished = isFirst && events.chunks == nil && !events.isCancelled
+            let current = events.current
+            finished = isFirst && current.chunks == nil && !current.cancelled
         }
 
         public mutating func next() async throws(RepositoryError) -> ServerSentEvent? {
@@ -152,21 +216,31 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     return pending[nextPending]
                 }
                 if finished { return nil }
-                if events.isCancelled { try fail(.cancelled(ErrorContext(request: events.request))) }
-                guard let chunks = events.chunks else {
+                let current = events.current
+                if current.cancelled { try fail(.cancelled(ErrorContext(request: events.request))) }
+                guard let chunks = current.chunks else {
                     try await reconnect()
                     continue
                 }
-                let chunk: Data?
-                do throws(RepositoryError) {
+                let read = await ServerSentEvents.within(events.idleTimeout, request: events.request) {
+                    () async -> Result<Data?, RepositoryError> in
                     var reader = chunks.makeAsyncIterator()
-                    chunk = try await reader.next()
-                } catch {
-                    try connectionEnded(error)
+                    do throws(RepositoryError) {
+                        return .success(try await reader.next())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                let chunk: Data?
+                switch read {
+                case .success(let data): chunk = data
+                case .failure(let error):
+                    chunks.cancel()
+                    try connectionEnded(error, midBody: true)
                     continue
                 }
                 guard let chunk else {
-                    try connectionEnded(nil)
+                    try connectionEnded(nil, midBody: true)
                     continue
                 }
                 do throws(ServerSentEventParser.Failure) {
@@ -176,10 +250,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     chunks.cancel()
                     try fail(.responseTooLarge(limit: ServerSentEvents.maximumEventSize, context: ErrorContext(request: events.request)))
                 }
-                if !pending.isEmpty {
-                    failedAttempts = 0
-                    lastFailure = nil
-                }
+                if !pending.isEmpty { failedAttempts = 0 }
             }
         }
 
@@ -195,16 +266,18 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             throw error
         }
 
-        /// The connection ended, cleanly (`nil`) or with `error`: the sequence ends, fails, or
-        /// goes on to reconnect.
-        private mutating func connectionEnded(_ error: RepositoryError?) throws(RepositoryError) {
+        /// The connection ended, cleanly (`nil`) or with `error` (`midBody`: after its head was
+        /// accepted): the sequence ends, fails, or goes on to reconnect.
+        private mutating func connectionEnded(_ error: RepositoryError?, midBody: Bool) throws(RepositoryError) {
             _ = events.read(nil)
             parser.reset()
-            guard let reconnection = events.reconnection, error.map(Self.isLostConnection) ?? true else {
+            guard let reconnection = events.reconnection, error.map({ Self.isTransient($0, midBody: midBody) }) ?? true else {
                 if let error { try fail(error) }
                 return finish()
             }
             if let error { lastFailure = error }
+            // A quiet connection that stayed open a while was a good one (a feed recycled by its server).
+            if midBody, connectedAt.duration(to: .now) >= ServerSentEvents.healthyConnection { failedAttempts = 0 }
             guard failedAttempts < reconnection.maximumAttempts else {
                 if let failure = lastFailure {
                     try fail(failure)
@@ -221,44 +294,57 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// Waits the reconnection time, then opens the stream again with the last event ID.
         private mutating func reconnect() async throws(RepositoryError) {
             guard let reconnection = events.reconnection else { return finish() }
-            do {
-                try await events.clock.sleep(parser.reconnectionDelay ?? reconnection.delay)
-            } catch {
+            guard await events.wait(parser.reconnectionDelay ?? reconnection.delay) else {
                 try fail(.cancelled(ErrorContext(request: events.request)))
             }
-            if events.isCancelled { try fail(.cancelled(ErrorContext(request: events.request))) }
             failedAttempts += 1
-            switch await events.connect(parser.lastEventID.isEmpty ? nil : parser.lastEventID) {
+            let connect = events.connect
+            let lastEventID = parser.lastEventID.isEmpty ? nil : parser.lastEventID
+            switch await ServerSentEvents.within(events.idleTimeout, request: events.request, { await connect(lastEventID) }) {
             case .success(let chunks?):
                 guard events.read(chunks) else { try fail(.cancelled(ErrorContext(request: events.request))) }
+                connectedAt = .now
+                lastFailure = nil
             case .success(nil):
                 finish()
             case .failure(let error):
-                try connectionEnded(error)
+                try connectionEnded(error, midBody: false)
             }
         }
 
-        /// Whether `error` says the connection was lost or never made (reconnecting may help), as
-        /// opposed to an answer, a refusal or a cancellation.
-        private static func isLostConnection(_ error: RepositoryError) -> Bool {
+        /// Whether reconnecting may help after `error`: any failure of a body under way but a
+        /// cancellation or an event too large; before a head, no connection or a gateway's 5xx.
+        private static func isTransient(_ error: RepositoryError, midBody: Bool) -> Bool {
             switch error {
+            case .cancelled, .responseTooLarge: false
             case .noNetworkConnection, .timeout: true
-            default: false
+            case .requestError(let context): [502, 503, 504].contains(context.response?.statusCode ?? 0)
+            default: midBody
             }
+        }
+
+        /// Cancels the sequence when the iterator that reads it is dropped.
+        private final class Owner: Sendable {
+            let events: ServerSentEvents
+            init(_ events: ServerSentEvents) { self.events = events }
+            deinit { events.cancel() }
         }
     }
 }
 
 extension Endpoint where Response == ServerSentEvents {
-    /// A copy that reconnects when the event stream ends or its connection is lost, as a browser's
-    /// `EventSource` does, sending the last event ID as `Last-Event-ID`.
+    /// A copy that reconnects when the event stream ends or its connection breaks, as a browser's
+    /// `EventSource` does, sending the ID of the last event received whole as `Last-Event-ID`.
     ///
     /// - Parameters:
     ///   - delay: the wait before each attempt; a `retry:` field of the server's replaces it.
-    ///   - maximumAttempts: how many attempts in a row may fail (find no connection, or a
-    ///     connection that ends before any byte) before the sequence fails; default 5.
+    ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
+    ///     503 or 504, or a connection that ends within 30 seconds without an event) before the
+    ///     sequence fails with the last one's error; default 5.
     ///
     /// Reconnect only what is safe to send again: a feed's `GET`, not a `POST` that starts work.
+    /// A streamed request body (``RequestBody/stream(_:length:)``) cannot be sent twice: such an
+    /// endpoint fails with ``RepositoryError/invalidRequest(reason:request:)`` before sending.
     public func reconnecting(after delay: Duration = .seconds(3), maximumAttempts: Int = 5) -> Endpoint {
         with(ServerSentEventsReconnection.self, ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts))
     }

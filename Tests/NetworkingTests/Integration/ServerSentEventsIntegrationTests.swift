@@ -137,6 +137,46 @@ struct ServerSentEventsIntegrationTests {
         #expect(missing.failure?.statusCode == 404)
     }
 
+    @Test("The timeout bounds each silence, not the stream: a server gone quiet ends it with timeout, or is reconnected to")
+    func idleTimeout() async throws {
+        let quiet = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: ["count": 1, "hang": 20], timeout: 0.5)
+            .withoutSession()
+        let started = ContinuousClock.now
+        let (events, error) = await Self.read(try await TestAPI.anonymous().performRequest(quiet).get())
+        #expect(events.map(\.id) == ["1"])
+        guard case .timeout = error else {
+            Issue.record("expected timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+
+        let key = Self.key()
+        let resumed = Endpoint<ServerSentEvents>(
+            .get, "events/\(key)", query: ["count": 2, "per": 1, "hang": 20, "stop": 1, "retry": 10], timeout: 0.5
+        ).withoutSession().reconnecting()
+        let (all, failure) = await Self.read(try await TestAPI.anonymous().performRequest(resumed).get())
+        #expect(all.map(\.id) == ["1", "2"])
+        #expect(failure == nil)
+        let log = try await Self.log(key)
+        #expect(log == [nil, "1", "2"], "\(log)")
+    }
+
+    @Test("Leaving the loop early ends the transfer, even while the sequence is kept")
+    func leavingTheLoop() async throws {
+        var configuration = try TestServers.configuration(try TestServers.require().apiURL)
+        let activity = NetworkActivity()
+        configuration.activity = activity
+        let repository = TestAPI.Repository(configuration: configuration)
+        let events = try await repository.performRequest(
+            Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: ["count": 3, "hang": 20]).withoutSession()
+        ).get()
+        #expect(activity.inFlight == 1)
+        for try await event in events where event.id == "1" { break }
+        for _ in 0..<300 where activity.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(activity.inFlight == 0)
+        withExtendedLifetime(events) {}
+    }
+
     @Test("Cancelling the reading task stops a reconnection's long wait at once, with cancelled")
     func cancelDuringWait() async throws {
         let key = Self.key()

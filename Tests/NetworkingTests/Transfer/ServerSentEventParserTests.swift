@@ -73,16 +73,24 @@ struct ServerSentEventParserTests {
         #expect(try self.events("data: é 😀\n\n") == [ServerSentEvent(data: "é 😀")])
     }
 
-    @Test("An id with a NUL is ignored; the last event ID outlives events and a reset, which drops a half-read event")
+    @Test(
+        "An id with a NUL is ignored; an id counts once its event's blank line came; the last event ID outlives a reset, which drops a half-read event with its id"
+    )
     func identifiers() throws {
         var parser = ServerSentEventParser(maximumEventSize: 1024)
         #expect(try parser.parse(Array("id: 4\ndata: a\n\nid: x\u{0}y\ndata: b\n\nid: 5\ndata: half".utf8)).map(\.id) == ["4", "4"])
-        #expect(parser.lastEventID == "5")
+        // Event 5 was cut midway: a reconnection asks for what follows 4, so 5 comes again.
+        #expect(parser.lastEventID == "4")
         parser.reset()
-        #expect(try parser.parse(Array("\n\ndata: next\n\n".utf8)) == [ServerSentEvent(data: "next", id: "5")])
+        #expect(try parser.parse(Array("\n\ndata: next\n\n".utf8)) == [ServerSentEvent(data: "next", id: "4")])
         // After a reset a byte order mark may start the new connection's body.
         parser.reset()
-        #expect(try parser.parse(Array("\u{FEFF}data: again\n\n".utf8)) == [ServerSentEvent(data: "again", id: "5")])
+        #expect(try parser.parse(Array("\u{FEFF}data: again\n\n".utf8)) == [ServerSentEvent(data: "again", id: "4")])
+        // A block with an id and no data still sets the last event ID; an empty id clears it.
+        #expect(try parser.parse(Array("id: 9\n\n".utf8)).isEmpty)
+        #expect(parser.lastEventID == "9")
+        #expect(try parser.parse(Array("id\n\ndata: z\n\n".utf8)) == [ServerSentEvent(data: "z", id: nil)])
+        #expect(parser.lastEventID == "")
     }
 
     @Test("retry takes ASCII digits only; a huge value is capped, not a trap")

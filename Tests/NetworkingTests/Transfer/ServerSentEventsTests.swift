@@ -20,7 +20,7 @@ struct ServerSentEventsTests {
 
     /// A repository whose `events` route answers `answers` in order (the last one from then on),
     /// the transport (for its requests) and the clock (for its waits).
-    func repository(_ answers: [Answer]) throws -> (TestAPI.Repository, StubTransport, TestClock) {
+    func repository(_ answers: [Answer], clock live: Bool = false) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "events") { request throws(TransportError) in
@@ -42,7 +42,7 @@ struct ServerSentEventsTests {
         ])
         let clock = TestClock()
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
-        configuration.clock = clock.networkingClock
+        configuration.clock = live ? .live : clock.networkingClock
         return (TestAPI.Repository(configuration: configuration, transport: transport), transport, clock)
     }
 
@@ -181,6 +181,68 @@ struct ServerSentEventsTests {
             }
         }
         #expect(transport.requests.count == 1)
+    }
+
+    @Test("An event cut midway is asked for again: Last-Event-ID is the last event received whole")
+    func cutMidEvent() async throws {
+        let (repository, transport, _) = try repository([
+            .events("id: 1\ndata: a\n\nid: 2\ndata: par"), .events("id: 2\ndata: b\n\n"), .status(204, contentType: ""),
+        ])
+        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        #expect(events.map(\.data) == ["a", "b"] && error == nil)
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "2"])
+    }
+
+    @Test("A 503 to a reconnection is a failed attempt, not the end; the stream resumes after it")
+    func gatewayErrorIsAnAttempt() async throws {
+        let (repository, transport, _) = try repository([
+            .events("id: 1\ndata: a\n\n"), .status(503, contentType: "application/json"), .events("id: 2\ndata: b\n\n"),
+            .status(204, contentType: ""),
+        ])
+        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        #expect(events.map(\.data) == ["a", "b"] && error == nil)
+        #expect(transport.requests.count == 4)
+    }
+
+    @Test("A Last-Event-ID the endpoint sets goes with the first request; reconnections send the stream's own, or none")
+    func startingLastEventID() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n"), .status(204, contentType: "")])
+        var resuming = endpoint.reconnecting(after: .zero)
+        resuming.headers["Last-Event-ID"] = "41"
+        _ = await read(try await repository.performRequest(resuming).get())
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == ["41", nil])
+    }
+
+    @Test("cancel() stops a reconnection's long wait (the server asked for ten minutes) at once")
+    func cancelDuringWait() async throws {
+        let (repository, _, _) = try repository([.events("retry: 600000\ndata: a\n\n")], clock: true)
+        let events = try await repository.performRequest(endpoint.reconnecting()).get()
+        let reader = Task { () async -> ([ServerSentEvent], RepositoryError?) in await self.read(events) }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        events.cancel()
+        let (received, error) = await reader.value
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(received.map(\.data) == ["a"])
+        guard case .cancelled = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("A streamed request body cannot be sent twice: with reconnection it fails before sending")
+    func streamedBody() async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n")])
+        let chunks = AsyncStream<Data> { $0.finish() }
+        let failure = await repository.performRequest(
+            endpoint.uploading(.stream(chunks)).reconnecting()
+        ).failure
+        guard case .invalidRequest(let reason, _) = failure else {
+            Issue.record("expected invalidRequest, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("streamed body"))
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("An event's data decodes as JSON")
