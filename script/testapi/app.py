@@ -695,7 +695,6 @@ def drop():
 # with a byte order mark, a comment and, with retry=ms, a retry field; event 2
 # has two data lines; lines end in LF, CRLF (crlf=1) or CR (cr=1); per=n
 # sends at most n events on one connection. Then:
-# hang=s keeps the connection silent for s seconds first (a dead peer);
 # cut=1 breaks the connection instead of ending the body; stop=1 answers 204
 # once Last-Event-ID has reached count; chunked=1 sends each line on its own.
 # Every request's Last-Event-ID (or null) is kept: GET /events/<key>/log.
@@ -718,7 +717,6 @@ def event_stream(key):
     retry = request.args.get("retry")
     cut = request.args.get("cut") == "1"
     chunked = request.args.get("chunked") == "1"
-    hang = min(float(request.args.get("hang", "0") or 0), 30.0)
     sock = request.environ.get("gunicorn.socket")
 
     def lines():
@@ -740,8 +738,6 @@ def event_stream(key):
                 yield line.encode()
         else:
             yield "".join(lines()).encode()
-        if hang > 0:
-            time.sleep(hang)
         if cut:
             cut_connection(sock)
 

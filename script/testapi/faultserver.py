@@ -21,6 +21,10 @@ the request path:
                  value is 64 MiB of "a", the blank line, body "ok", then close;
                  streamed
   /cut-body      200 head with Content-Length: 100000, 50000 bytes, then close
+  /quiet-events  200 text/event-stream (Connection: close, no length): one
+                 event numbered after the request's Last-Event-ID (retry: 10,
+                 id: n, data: n), then silence until the client leaves; 204
+                 once Last-Event-ID is 2 or more (a server gone quiet)
   anything else  200 {"fault":"none"} with Connection: close
 Standard library only. Client disconnects are expected and never logged.
 """
@@ -48,6 +52,7 @@ class Client:
     def __init__(self, reader, writer):
         self.reader = reader
         self.writer = writer
+        self.head = b""  # the request head, once read
         self.gone = asyncio.Event()
 
     async def watch_for_eof(self):
@@ -178,6 +183,28 @@ async def cut_body(client):
     await client.send(bytes(50000))
 
 
+def header_value(request_head, name):
+    """A request header's value (name in lower case), or None."""
+    for line in request_head.split(b"\r\n")[1:]:
+        field, _, value = line.partition(b":")
+        if field.strip().lower() == name:
+            return value.strip().decode("latin-1")
+    return None
+
+
+async def quiet_events(client):
+    last = header_value(client.head, b"last-event-id") or "0"
+    number = int(last) + 1 if last.isdigit() and len(last) < 10 else 1
+    if number > 2:
+        await client.send(head("HTTP/1.1 204 No Content", [("Connection", "close")]))
+        return
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "text/event-stream"), ("Connection", "close")])
+        + f"retry: 10\nid: {number}\ndata: {number}\n\n".encode()
+    )
+    await client.gone.wait()
+
+
 async def no_fault(client):
     body = b'{"fault":"none"}'
     await client.send(
@@ -199,6 +226,7 @@ ROUTES = {
     "/header-flood": header_flood,
     "/huge-header": huge_header,
     "/cut-body": cut_body,
+    "/quiet-events": quiet_events,
 }
 
 
@@ -217,6 +245,7 @@ async def handle(reader, writer):
     watcher = None
     try:
         request_head = await reader.readuntil(b"\r\n\r\n")
+        client.head = request_head
         watcher = asyncio.ensure_future(client.watch_for_eof())
         await ROUTES.get(request_path(request_head), no_fault)(client)
     except GONE:

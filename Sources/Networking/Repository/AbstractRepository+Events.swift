@@ -12,10 +12,13 @@ extension AbstractRepository {
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
         let reconnection = endpoint.options[ServerSentEventsReconnection.self]
         var streaming = endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self)
-        let summary =
-            (try? builder.build(streaming).summary)
-            ?? RequestSummary(
-                method: endpoint.method, url: URL(string: endpoint.path, relativeTo: configuration.baseURL) ?? configuration.baseURL)
+        // What the call would refuse (a bad URL or timeout), it refuses before the timeout changes.
+        let summary: RequestSummary
+        do {
+            summary = try builder.build(streaming).summary
+        } catch {
+            return .failure(error)
+        }
         if reconnection != nil, endpoint.requestBody?.isStreamed == true {
             return .failure(
                 .invalidRequest(reason: "an event stream that reconnects cannot send a streamed body twice", request: summary))
@@ -23,7 +26,7 @@ extension AbstractRepository {
         if !streaming.headers.contains("Accept") { streaming.headers["Accept"] = "text/event-stream" }
         streaming.headers["Cache-Control"] = "no-store"
         let timeout = streaming.timeout ?? configuration.timeout
-        let idleTimeout = timeout.isFinite ? Duration.clampedSeconds(timeout) : nil
+        let idleTimeout = timeout.isFinite ? max(Duration.clampedSeconds(timeout), .milliseconds(1)) : nil
         // The transport's timeout would bound the whole stream: the idle timeout replaces it.
         streaming.timeout = .infinity
         let request = streaming
@@ -41,7 +44,7 @@ extension AbstractRepository {
         return first.map { first in
             ServerSentEvents(
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
-                clock: configuration.clock
+                startingEventID: endpoint.headers["Last-Event-ID"] ?? "", clock: configuration.clock
             ) { lastEventID in
                 await open(lastEventID).flatMap(ServerSentEvents.stream(of:))
             }

@@ -89,6 +89,9 @@ final class ChunkSink: ResponseBodySink {
         /// Whether any body byte was taken (a retry from then on would repeat bytes).
         var delivered = false
         var startWaiter: CheckedContinuation<Start, Never>?
+        /// Bumped by every chunk received and by the end: how a watchdog tells a silent
+        /// connection from a reader that is merely slow to run.
+        var activity: UInt64 = 0
     }
 
     /// Unread bytes beyond which the transport is asked to pause.
@@ -136,6 +139,9 @@ final class ChunkSink: ResponseBodySink {
     /// Whether body bytes were taken: another attempt's body (a retry) would repeat them.
     var hasDelivered: Bool { state.withLock { $0.delivered } }
 
+    /// Changes whenever a chunk arrives or the call ends.
+    var activity: UInt64 { state.withLock { $0.activity } }
+
     /// Whether a reader waits for the next chunk (for tests).
     var hasWaitingReader: Bool { state.withLock { $0.reader != nil } }
 
@@ -144,6 +150,7 @@ final class ChunkSink: ResponseBodySink {
         let (status, reader) = state.withLock {
             state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             if state.ended { return (.failed(.cancelled), nil) }
+            state.activity &+= 1
             if state.resume != nil, state.buffered >= Self.highWater {
                 state.paused = true
                 return (.paused, nil)
@@ -172,6 +179,7 @@ final class ChunkSink: ResponseBodySink {
             // A failure found by the sink itself (see `begin`) stays the one the reader sees.
             if !state.ended { state.failure = error }
             state.ended = true
+            state.activity &+= 1
             defer {
                 state.reader = nil
                 state.startWaiter = nil

@@ -27,8 +27,14 @@ struct ServerSentEventParser {
     /// No line of this connection was finished yet: a byte order mark before it is dropped.
     private var atStart = true
 
-    init(maximumEventSize: Int) {
+    /// A parser whose stream resumes after `lastEventID` (an endpoint's own `Last-Event-ID`;
+    /// ignored if it has a NUL, as an `id:` line would be).
+    init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
+        if !lastEventID.utf8.contains(0) {
+            self.lastEventID = lastEventID
+            idBuffer = lastEventID
+        }
     }
 
     /// Why the stream cannot be read further.

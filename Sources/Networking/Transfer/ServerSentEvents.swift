@@ -33,8 +33,8 @@ import Synchronization
 /// error when the connection breaks. An endpoint made with
 /// ``Endpoint/reconnecting(after:maximumAttempts:)`` reconnects instead, as an `EventSource` does:
 /// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay),
-/// sends the request again with `Last-Event-ID` (the ID of the last event received whole), and
-/// the sequence goes on with the new connection's events. A `204 No Content` ends it normally
+/// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
+/// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with the new connection's events. A `204 No Content` ends it normally
 /// (a server's way to say "no more"); a 502, 503 or 504, or no connection at all, is a failed
 /// attempt; any other answer ends the sequence with its error. The first request is not
 /// repeated: its failure is the call's.
@@ -62,8 +62,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     private struct State {
         /// The connection being read, if any.
         var chunks: ResponseChunks?
-        /// A reconnection's wait, cancelled by `cancel()`.
-        var waiting: Task<Void, any Error>?
+        /// Cancels a reconnection's wait or request, which `cancel()` must reach.
+        var pending: (@Sendable () -> Void)?
         var iterated = false
         var cancelled = false
     }
@@ -75,13 +75,16 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// The longest silence before the connection counts as lost; `nil`: none.
     let idleTimeout: Duration?
     let request: RequestSummary
+    /// The `Last-Event-ID` the endpoint set, the stream's until an event brings its own.
+    let startingEventID: String
 
     init(
         first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, idleTimeout: Duration?,
-        clock: NetworkingClock, connect: @escaping Connect
+        startingEventID: String = "", clock: NetworkingClock, connect: @escaping Connect
     ) {
         state = Mutex(State(chunks: first))
         self.request = request
+        self.startingEventID = startingEventID
         self.reconnection = reconnection
         self.idleTimeout = idleTimeout
         self.clock = clock
@@ -91,12 +94,12 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// Cancels the transfer and any reconnection (its wait included); a reader waiting for an
     /// event gets ``RepositoryError/cancelled(_:)``. Cancelling the reading task does the same.
     public func cancel() {
-        let (chunks, waiting) = state.withLock { state in
+        let (chunks, pending) = state.withLock { state in
             state.cancelled = true
-            return (state.chunks, state.waiting)
+            return (state.chunks, state.pending)
         }
         chunks?.cancel()
-        waiting?.cancel()
+        pending?()
     }
 
     public func makeAsyncIterator() -> Iterator {
@@ -122,46 +125,62 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         return !cancelled
     }
 
-    /// Waits `delay` on the clock; `false` when cancelled meanwhile (by `cancel()` or the task).
-    fileprivate func wait(_ delay: Duration) async -> Bool {
-        let clock = clock
-        let task = Task { try await clock.sleep(delay) }
+    /// Whether a reconnection is waiting or connecting (for tests).
+    var isReconnecting: Bool { state.withLock { $0.pending != nil } }
+
+    /// Runs `operation` (a reconnection's wait or request) in a task that `cancel()` and the
+    /// reading task's cancellation reach; `nil` when it threw. Check ``current`` after it.
+    fileprivate func cancellable<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async -> T? {
+        let task = Task { try await operation() }
         let cancelled = state.withLock { state in
-            if !state.cancelled { state.waiting = task }
+            if !state.cancelled { state.pending = { task.cancel() } }
             return state.cancelled
         }
         if cancelled { task.cancel() }
-        defer { state.withLock { $0.waiting = nil } }
-        let slept = await withTaskCancellationHandler {
-            (try? await task.value) != nil
+        defer { state.withLock { $0.pending = nil } }
+        return await withTaskCancellationHandler {
+            try? await task.value
         } onCancel: {
             task.cancel()
         }
-        return slept && !state.withLock { $0.cancelled }
     }
 
     /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
-    /// `limit` passes first: the wait for a head or for the next bytes.
+    /// `limit` passes first: the wait for a head or for the next bytes. `activity` (a body's
+    /// `ChunkSink.activity`) overrules the timer when it changed meanwhile: the bytes came in
+    /// time, and only the reader was slow to run (a busy cooperative pool).
     static func within<T: Sendable>(
-        _ limit: Duration?, request: RequestSummary, _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
+        _ limit: Duration?, request: RequestSummary, activity: (@Sendable () -> UInt64)? = nil,
+        _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
     ) async -> Result<T, RepositoryError> {
         guard let limit else { return await operation() }
+        let before = activity?()
         // Real time, as a transport's timeout: a silence on the wire, not a wait the library chose.
-        let outcome = await withTaskGroup(of: Result<T, RepositoryError>?.self) { group in
-            group.addTask { await operation() }
+        return await withTaskGroup(of: WatchedOutcome<T>.self) { group in
+            group.addTask { .done(await operation()) }
             group.addTask {
-                do {
-                    try await Task.sleep(for: limit)
-                    return nil
-                } catch {
-                    return .failure(.cancelled(ErrorContext(request: request)))
+                guard (try? await Task.sleep(for: limit)) != nil else { return .overruled }
+                if let activity, activity() != before { return .overruled }
+                return .timedOut
+            }
+            while let outcome = await group.next() {
+                switch outcome {
+                case .done(let result):
+                    group.cancelAll()
+                    return result
+                case .overruled:
+                    continue
+                case .timedOut:
+                    group.cancelAll()
+                    // The operation may have finished at the same moment: keep what it brought.
+                    for await late in group {
+                        if case .done(let result) = late, case .success = result { return result }
+                    }
+                    return .failure(.timeout(ErrorContext(request: request)))
                 }
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            return .failure(.cancelled(ErrorContext(request: request)))
         }
-        return outcome ?? .failure(.timeout(ErrorContext(request: request)))
     }
 
     /// How an ended or broken event stream is opened again: see
@@ -169,9 +188,13 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     public struct Reconnection: Sendable, Hashable {
         /// The wait before each attempt, until the server sets its own with `retry:`.
         public var delay: Duration
-        /// How many attempts in a row may fail before the sequence gives up with the last one's
-        /// error. An attempt fails when it finds no connection, is answered 502, 503 or 504, or
-        /// its connection ends within 30 seconds without bringing an event.
+        /// How many attempts in a row may fail before the sequence gives up: with the last
+        /// error (no connection, a 502, 503 or 504), or with
+        /// ``RepositoryError/invalidResponse(reason:context:)`` when the connections only ended
+        /// without an event. An attempt fails when it finds no connection, is answered 502, 503
+        /// or 504, or its connection ends without bringing an event, unless it stayed open
+        /// 30 seconds (a quiet feed its server recycles) and was not a silent one the idle timeout
+        /// ended.
         public var maximumAttempts: Int
 
         /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row.
@@ -184,15 +207,16 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// Reads the events in order, reconnecting when the endpoint asks for it.
     public struct Iterator: AsyncIteratorProtocol {
         private let events: ServerSentEvents
-        private var parser = ServerSentEventParser(maximumEventSize: ServerSentEvents.maximumEventSize)
+        private var parser: ServerSentEventParser
         private var pending: [ServerSentEvent] = []
         private var nextPending = 0
         private var finished = false
         /// Reconnections in a row that failed, and the last one's error.
         private var failedAttempts = 0
         private var lastFailure: RepositoryError?
-        /// When the connection being read was accepted.
+        /// When the connection being read was accepted, and whether it brought any bytes.
         private var connectedAt = ContinuousClock.now
+        private var receivedBytes = false
         /// Cancels the transfer when the (only valid) iterator goes away: a loop left early.
         private let owner: Owner?
         /// Why this iterator yields nothing (the sequence was iterated before).
@@ -200,6 +224,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
         fileprivate init(events: ServerSentEvents, isFirst: Bool) {
             self.events = events
+            parser = ServerSentEventParser(
+                maximumEventSize: ServerSentEvents.maximumEventSize, lastEventID: events.startingEventID)
             owner = isFirst ? Owner(events) : nil
             refusal =
                 isFirst ? nil : .invalidRequest(reason: "a ServerSentEvents sequence is read once", request: events.request)
@@ -222,8 +248,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     try await reconnect()
                     continue
                 }
-                let read = await ServerSentEvents.within(events.idleTimeout, request: events.request) {
-                    () async -> Result<Data?, RepositoryError> in
+                let nextChunk: @Sendable () async -> Result<Data?, RepositoryError> = {
                     var reader = chunks.makeAsyncIterator()
                     do throws(RepositoryError) {
                         return .success(try await reader.next())
@@ -231,9 +256,14 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                         return .failure(error)
                     }
                 }
+                let read = await ServerSentEvents.within(
+                    events.idleTimeout, request: events.request, activity: { chunks.sink.activity }, nextChunk)
                 let chunk: Data?
                 switch read {
                 case .success(let data): chunk = data
+                case .failure(.invalidRequest(let reason, let request)):
+                    // Another copy of this iterator is reading: its transfer is not this one's to end.
+                    throw .invalidRequest(reason: reason, request: request)
                 case .failure(let error):
                     chunks.cancel()
                     try connectionEnded(error, midBody: true)
@@ -243,6 +273,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     try connectionEnded(nil, midBody: true)
                     continue
                 }
+                if !chunk.isEmpty { receivedBytes = true }
                 do throws(ServerSentEventParser.Failure) {
                     pending = try parser.parse(chunk)
                     nextPending = 0
@@ -250,7 +281,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     chunks.cancel()
                     try fail(.responseTooLarge(limit: ServerSentEvents.maximumEventSize, context: ErrorContext(request: events.request)))
                 }
-                if !pending.isEmpty { failedAttempts = 0 }
+                if !pending.isEmpty {
+                    failedAttempts = 0
+                    lastFailure = nil
+                }
             }
         }
 
@@ -276,8 +310,14 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 return finish()
             }
             if let error { lastFailure = error }
-            // A quiet connection that stayed open a while was a good one (a feed recycled by its server).
-            if midBody, connectedAt.duration(to: .now) >= ServerSentEvents.healthyConnection { failedAttempts = 0 }
+            // A quiet connection that stayed open a while was a good one (a feed recycled by its
+            // server), unless it never brought a byte and the idle timeout ended it (a proxy that
+            // holds the body back would otherwise be reconnected to forever).
+            if midBody, connectedAt.duration(to: .now) >= ServerSentEvents.healthyConnection,
+                receivedBytes || !Self.isTimeout(error)
+            {
+                failedAttempts = 0
+            }
             guard failedAttempts < reconnection.maximumAttempts else {
                 if let failure = lastFailure {
                     try fail(failure)
@@ -291,20 +331,29 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             }
         }
 
-        /// Waits the reconnection time, then opens the stream again with the last event ID.
+        /// Waits the reconnection time, then opens the stream again with the last event ID; both
+        /// steps end at once, with ``RepositoryError/cancelled(_:)``, on `cancel()`.
         private mutating func reconnect() async throws(RepositoryError) {
             guard let reconnection = events.reconnection else { return finish() }
-            guard await events.wait(parser.reconnectionDelay ?? reconnection.delay) else {
+            let clock = events.clock
+            let delay = parser.reconnectionDelay ?? reconnection.delay
+            let slept = await events.cancellable { try await clock.sleep(delay) } != nil
+            guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
+            failedAttempts += 1
+            let (connect, limit, request) = (events.connect, events.idleTimeout, events.request)
+            let lastEventID = parser.lastEventID.isEmpty ? nil : parser.lastEventID
+            let opened = await events.cancellable {
+                await ServerSentEvents.within(limit, request: request) { await connect(lastEventID) }
+            }
+            guard let opened, !events.current.cancelled else {
+                if case .success(let chunks?) = opened { chunks.cancel() }
                 try fail(.cancelled(ErrorContext(request: events.request)))
             }
-            failedAttempts += 1
-            let connect = events.connect
-            let lastEventID = parser.lastEventID.isEmpty ? nil : parser.lastEventID
-            switch await ServerSentEvents.within(events.idleTimeout, request: events.request, { await connect(lastEventID) }) {
+            switch opened {
             case .success(let chunks?):
                 guard events.read(chunks) else { try fail(.cancelled(ErrorContext(request: events.request))) }
                 connectedAt = .now
-                lastFailure = nil
+                receivedBytes = false
             case .success(nil):
                 finish()
             case .failure(let error):
@@ -313,14 +362,20 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// Whether reconnecting may help after `error`: any failure of a body under way but a
-        /// cancellation or an event too large; before a head, no connection or a gateway's 5xx.
+        /// cancellation or an event too large; before a head, no connection or a gateway's 5xx
+        /// (mapped to a custom error or not).
         private static func isTransient(_ error: RepositoryError, midBody: Bool) -> Bool {
             switch error {
             case .cancelled, .responseTooLarge: false
             case .noNetworkConnection, .timeout: true
-            case .requestError(let context): [502, 503, 504].contains(context.response?.statusCode ?? 0)
+            case .requestError, .customError: [502, 503, 504].contains(error.statusCode ?? 0) || midBody
             default: midBody
             }
+        }
+
+        /// Whether `error` is the idle timeout's (or the transport's).
+        private static func isTimeout(_ error: RepositoryError?) -> Bool {
+            if case .timeout = error { true } else { false }
         }
 
         /// Cancels the sequence when the iterator that reads it is dropped.
@@ -339,8 +394,8 @@ extension Endpoint where Response == ServerSentEvents {
     /// - Parameters:
     ///   - delay: the wait before each attempt; a `retry:` field of the server's replaces it.
     ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
-    ///     503 or 504, or a connection that ends within 30 seconds without an event) before the
-    ///     sequence fails with the last one's error; default 5.
+    ///     503 or 504, or a connection that ends without an event: see
+    ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.
     ///
     /// Reconnect only what is safe to send again: a feed's `GET`, not a `POST` that starts work.
     /// A streamed request body (``RequestBody/stream(_:length:)``) cannot be sent twice: such an
@@ -353,4 +408,14 @@ extension Endpoint where Response == ServerSentEvents {
 /// The option ``Endpoint/reconnecting(after:maximumAttempts:)`` sets.
 enum ServerSentEventsReconnection: RequestOptionKey {
     static let defaultValue: ServerSentEvents.Reconnection? = nil
+}
+
+/// How a watched wait ended: see `ServerSentEvents.within`.
+private enum WatchedOutcome<T: Sendable>: Sendable {
+    /// The operation finished first.
+    case done(Result<T, RepositoryError>)
+    /// The limit passed without a sign of life.
+    case timedOut
+    /// The timer stood down: cancelled, or bytes arrived in time.
+    case overruled
 }

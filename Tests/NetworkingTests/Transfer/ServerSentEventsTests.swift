@@ -20,15 +20,20 @@ struct ServerSentEventsTests {
 
     /// A repository whose `events` route answers `answers` in order (the last one from then on),
     /// the transport (for its requests) and the clock (for its waits).
-    func repository(_ answers: [Answer], clock live: Bool = false) throws -> (TestAPI.Repository, StubTransport, TestClock) {
+    /// `onRequest` sees each request's index before it is answered.
+    func repository(
+        _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
+        onRequest: @escaping @Sendable (Int) -> Void = { _ in }
+    ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "events") { request throws(TransportError) in
                 let index = next.withLock { index in
                     defer { index += 1 }
-                    return min(index, answers.count - 1)
+                    return index
                 }
-                switch answers[index] {
+                onRequest(index)
+                switch answers[min(index, answers.count - 1)] {
                 case .events(let text):
                     return TransportResponse(
                         statusCode: 200, headers: ["Content-Type": "text/event-stream; charset=utf-8"], body: Data(text.utf8),
@@ -43,7 +48,7 @@ struct ServerSentEventsTests {
         let clock = TestClock()
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
         configuration.clock = live ? .live : clock.networkingClock
-        return (TestAPI.Repository(configuration: configuration, transport: transport), transport, clock)
+        return (TestAPI.Repository(configuration: configuration, transport: transport, customErrors: customErrors), transport, clock)
     }
 
     /// Every event of `events` until it ends, and how it ended.
@@ -204,13 +209,60 @@ struct ServerSentEventsTests {
         #expect(transport.requests.count == 4)
     }
 
-    @Test("A Last-Event-ID the endpoint sets goes with the first request; reconnections send the stream's own, or none")
+    @Test("A Last-Event-ID the endpoint sets (a saved position) is the stream's until an event brings its own")
     func startingLastEventID() async throws {
-        let (repository, transport, _) = try repository([.events("data: a\n\n"), .status(204, contentType: "")])
+        let (repository, transport, _) = try repository([
+            .events("data: a\n\n"), .events("id: 42\ndata: b\n\n"), .status(204, contentType: ""),
+        ])
         var resuming = endpoint.reconnecting(after: .zero)
         resuming.headers["Last-Event-ID"] = "41"
         _ = await read(try await repository.performRequest(resuming).get())
-        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == ["41", nil])
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == ["41", "41", "42"])
+    }
+
+    @Test("Gateway errors in a row give up with the last one; mapped to a custom error, they are still attempts")
+    func gatewayErrorsGiveUp() async throws {
+        struct Unavailable: CustomRepositoryErrorType { var name: String { "unavailable" } }
+        let (repository, transport, _) = try repository(
+            [.events("id: 1\ndata: a\n\n"), .status(502, contentType: "application/json"), .status(503, contentType: "application/json")],
+            customErrors: [.status(503, Unavailable())])
+        let (events, error) = await read(
+            try await repository.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 3)).get())
+        #expect(events.map(\.data) == ["a"])
+        guard case .customError(_, is Unavailable, let context) = error else {
+            Issue.record("expected the last attempt's mapped 503, got \(String(describing: error))")
+            return
+        }
+        #expect(context.statusCode == 503)
+        #expect(transport.requests.count == 4)
+    }
+
+    @Test("cancel() while a reconnection waits for its answer ends the reader with cancelled, not with that answer")
+    func cancelDuringConnect() async throws {
+        let box = Mutex<ServerSentEvents?>(nil)
+        let (repository, _, _) = try repository([.events("id: 1\ndata: a\n\n"), .status(204, contentType: "")]) { index in
+            if index == 1 { box.withLock { $0 }?.cancel() }
+        }
+        let events = try await repository.performRequest(endpoint.reconnecting(after: .zero)).get()
+        box.withLock { $0 = events }
+        let (received, error) = await read(events)
+        #expect(received.map(\.data) == ["a"])
+        guard case .cancelled = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("A timeout the call would refuse (not a positive number) is refused before sending", arguments: [0, -1, Double.nan])
+    func badTimeout(timeout: Double) async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n")])
+        var invalid = endpoint
+        invalid.timeout = timeout
+        guard case .invalidRequest = await repository.performRequest(invalid).failure else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("cancel() stops a reconnection's long wait (the server asked for ten minutes) at once")
@@ -218,7 +270,8 @@ struct ServerSentEventsTests {
         let (repository, _, _) = try repository([.events("retry: 600000\ndata: a\n\n")], clock: true)
         let events = try await repository.performRequest(endpoint.reconnecting()).get()
         let reader = Task { () async -> ([ServerSentEvent], RepositoryError?) in await self.read(events) }
-        try await Task.sleep(for: .milliseconds(200))
+        for _ in 0..<500 where !events.isReconnecting { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(events.isReconnecting)
         let started = ContinuousClock.now
         events.cancel()
         let (received, error) = await reader.value
