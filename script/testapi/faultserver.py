@@ -194,7 +194,7 @@ def header_value(request_head, name):
 
 async def quiet_events(client):
     last = header_value(client.head, b"last-event-id") or "0"
-    number = int(last) + 1 if last.isdigit() and len(last) < 10 else 1
+    number = int(last) + 1 if last.isascii() and last.isdigit() and len(last) < 10 else 1
     if number > 2:
         await client.send(head("HTTP/1.1 204 No Content", [("Connection", "close")]))
         return

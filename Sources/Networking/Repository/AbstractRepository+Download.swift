@@ -318,7 +318,8 @@ extension AbstractRepository {
             // limit (a body another transport or an interceptor hands over is in memory already).
             let chunks = ResponseChunks(
                 method: endpoint.method,
-                unreadLimit: (self.transport as? URLSessionTransport).map { max($0.maximumResponseSize, 4 * ChunkSink.highWater) } ?? .max)
+                unreadLimit: (self.transport as? URLSessionTransport).map { max($0.maximumResponseSize, 4 * ChunkSink.highWater) } ?? .max,
+                wire: endpoint.options[WireActivityOption.self] ?? WireActivity())
             let request = RequestSummary(method: endpoint.method, url: try self.builder.build(endpoint).url)
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink

@@ -6,7 +6,8 @@ extension AbstractRepository {
     ///
     /// The request asks for `text/event-stream` (unless the endpoint sets its own `Accept`) with
     /// `Cache-Control: no-store`. Its timeout (the endpoint's, or the configuration's) is an idle
-    /// timeout: it bounds the wait for the head and each silence of the body, not the stream. A
+    /// timeout: it bounds the wait for the answer (retries and a token refresh included) and each
+    /// silence of the body, not the stream. A
     /// reconnection (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the
     /// interceptors like the first request, so it carries the session's current token.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
@@ -30,24 +31,22 @@ extension AbstractRepository {
         // The transport's timeout would bound the whole stream: the idle timeout replaces it.
         streaming.timeout = .infinity
         let request = streaming
-        let open: @Sendable (String?) async -> Result<RepositoryResponse<ResponseChunks>, RepositoryError> = { lastEventID in
-            var request = request
+        let open: ServerSentEvents.Connect = { lastEventID, wire in
             // A reconnection sends the stream's own last event ID, or none (an empty `id:` resets it).
-            request.headers["Last-Event-ID"] = lastEventID
-            return await self.performRequest(request)
+            var reconnection = request.with(WireActivityOption.self, wire)
+            reconnection.headers["Last-Event-ID"] = lastEventID
+            return await self.performRequest(reconnection).flatMap(ServerSentEvents.stream(of:))
         }
-        let first = await ServerSentEvents.within(idleTimeout, request: summary) {
-            await self.performRequest(request).flatMap { response in
+        let wire = WireActivity()
+        let first = await ServerSentEvents.within(idleTimeout, request: summary, wire: wire) {
+            await self.performRequest(request.with(WireActivityOption.self, wire)).flatMap { response in
                 ServerSentEvents.stream(of: response).map { (chunks: $0, request: response.request) }
             }
         }
         return first.map { first in
             ServerSentEvents(
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
-                startingEventID: endpoint.headers["Last-Event-ID"] ?? "", clock: configuration.clock
-            ) { lastEventID in
-                await open(lastEventID).flatMap(ServerSentEvents.stream(of:))
-            }
+                startingEventID: endpoint.headers["Last-Event-ID"] ?? "", clock: configuration.clock, connect: open)
         }
     }
 }

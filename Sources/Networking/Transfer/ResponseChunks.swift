@@ -30,8 +30,8 @@ public final class ResponseChunks: AsyncSequence, Sendable {
     let sink: ChunkSink
     private let transfer = Mutex<Task<Void, Never>?>(nil)
 
-    init(method: HTTPMethod, unreadLimit: Int) {
-        sink = ChunkSink(method: method, unreadLimit: unreadLimit)
+    init(method: HTTPMethod, unreadLimit: Int, wire: WireActivity = WireActivity()) {
+        sink = ChunkSink(method: method, unreadLimit: unreadLimit, wire: wire)
     }
 
     deinit {
@@ -89,9 +89,6 @@ final class ChunkSink: ResponseBodySink {
         /// Whether any body byte was taken (a retry from then on would repeat bytes).
         var delivered = false
         var startWaiter: CheckedContinuation<Start, Never>?
-        /// Bumped by every chunk received and by the end: how a watchdog tells a silent
-        /// connection from a reader that is merely slow to run.
-        var activity: UInt64 = 0
     }
 
     /// Unread bytes beyond which the transport is asked to pause.
@@ -103,12 +100,17 @@ final class ChunkSink: ResponseBodySink {
     /// The unread bytes beyond which a transport that cannot pause is stopped.
     private let unreadLimit: Int
 
-    init(method: HTTPMethod, unreadLimit: Int = .max) {
+    /// Told of every head, chunk and end.
+    let wire: WireActivity
+
+    init(method: HTTPMethod, unreadLimit: Int = .max, wire: WireActivity = WireActivity()) {
         self.method = method
         self.unreadLimit = unreadLimit
+        self.wire = wire
     }
 
     func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
+        wire.bump()
         guard (200..<300).contains(head.statusCode) else { return false }
         let (waiter, reader, failure) = state.withLock {
             state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?, RepositoryError?) in
@@ -139,18 +141,15 @@ final class ChunkSink: ResponseBodySink {
     /// Whether body bytes were taken: another attempt's body (a retry) would repeat them.
     var hasDelivered: Bool { state.withLock { $0.delivered } }
 
-    /// Changes whenever a chunk arrives or the call ends.
-    var activity: UInt64 { state.withLock { $0.activity } }
-
     /// Whether a reader waits for the next chunk (for tests).
     var hasWaitingReader: Bool { state.withLock { $0.reader != nil } }
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
+        wire.bump()
         let chunk = Data(bytes)
         let (status, reader) = state.withLock {
             state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             if state.ended { return (.failed(.cancelled), nil) }
-            state.activity &+= 1
             if state.resume != nil, state.buffered >= Self.highWater {
                 state.paused = true
                 return (.paused, nil)
@@ -175,11 +174,11 @@ final class ChunkSink: ResponseBodySink {
 
     /// The call ended: the sequence finishes after the buffered chunks, or fails with `error`.
     func end(_ error: RepositoryError?) {
+        wire.bump()
         let (reader, waiter, failure) = state.withLock { state in
             // A failure found by the sink itself (see `begin`) stays the one the reader sees.
             if !state.ended { state.failure = error }
             state.ended = true
-            state.activity &+= 1
             defer {
                 state.reader = nil
                 state.startWaiter = nil

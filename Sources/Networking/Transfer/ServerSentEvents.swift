@@ -56,8 +56,9 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// when it brought no event (a quiet feed the server or a load balancer recycles).
     static let healthyConnection = Duration.seconds(30)
 
-    /// Opens the stream again, with the last event ID; `nil` when the server answers 204.
-    typealias Connect = @Sendable (_ lastEventID: String?) async -> Result<ResponseChunks?, RepositoryError>
+    /// Opens the stream again, with the last event ID, its sink reporting to `wire`; `nil` when
+    /// the server answers 204.
+    typealias Connect = @Sendable (_ lastEventID: String?, _ wire: WireActivity) async -> Result<ResponseChunks?, RepositoryError>
 
     private struct State {
         /// The connection being read, if any.
@@ -146,22 +147,27 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
-    /// `limit` passes first: the wait for a head or for the next bytes. `activity` (a body's
-    /// `ChunkSink.activity`) overrules the timer when it changed meanwhile: the bytes came in
-    /// time, and only the reader was slow to run (a busy cooperative pool).
+    /// `limit` passes first: the wait for an answer or for the next bytes. When `wire` (the
+    /// call's) saw a head, bytes or the end meanwhile, they came in time and only the task was
+    /// slow to run (a busy cooperative pool): the timer starts over instead.
     static func within<T: Sendable>(
-        _ limit: Duration?, request: RequestSummary, activity: (@Sendable () -> UInt64)? = nil,
+        _ limit: Duration?, request: RequestSummary, wire: WireActivity,
         _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
     ) async -> Result<T, RepositoryError> {
         guard let limit else { return await operation() }
-        let before = activity?()
+        let before = wire.reading
         // Real time, as a transport's timeout: a silence on the wire, not a wait the library chose.
         return await withTaskGroup(of: WatchedOutcome<T>.self) { group in
             group.addTask { .done(await operation()) }
             group.addTask {
-                guard (try? await Task.sleep(for: limit)) != nil else { return .overruled }
-                if let activity, activity() != before { return .overruled }
-                return .timedOut
+                var seen = before
+                while true {
+                    guard (try? await Task.sleep(for: limit)) != nil else { return .overruled }
+                    // Bytes came in time: the reader has them; watch the next silence.
+                    let reading = wire.reading
+                    guard reading != seen else { return .timedOut }
+                    seen = reading
+                }
             }
             while let outcome = await group.next() {
                 switch outcome {
@@ -171,11 +177,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 case .overruled:
                     continue
                 case .timedOut:
+                    // Cancelled, the operation ends its transfer: whatever it brings back is dropped.
                     group.cancelAll()
-                    // The operation may have finished at the same moment: keep what it brought.
-                    for await late in group {
-                        if case .done(let result) = late, case .success = result { return result }
-                    }
                     return .failure(.timeout(ErrorContext(request: request)))
                 }
             }
@@ -191,10 +194,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// How many attempts in a row may fail before the sequence gives up: with the last
         /// error (no connection, a 502, 503 or 504), or with
         /// ``RepositoryError/invalidResponse(reason:context:)`` when the connections only ended
-        /// without an event. An attempt fails when it finds no connection, is answered 502, 503
-        /// or 504, or its connection ends without bringing an event, unless it stayed open
-        /// 30 seconds (a quiet feed its server recycles) and was not a silent one the idle timeout
-        /// ended.
+        /// without an event. An attempt fails when it finds no connection (or no network for the
+        /// token refresh it needed), is answered 502, 503 or 504, times out, or its connection
+        /// ends without bringing an event, unless it kept bringing bytes (heartbeats) for
+        /// 30 seconds: a quiet feed its server recycles. An event resets the count.
         public var maximumAttempts: Int
 
         /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row.
@@ -216,7 +219,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private var lastFailure: RepositoryError?
         /// When the connection being read was accepted, and whether it brought any bytes.
         private var connectedAt = ContinuousClock.now
-        private var receivedBytes = false
+        /// When the connection being read last brought bytes.
+        private var lastBytesAt = ContinuousClock.now
         /// Cancels the transfer when the (only valid) iterator goes away: a loop left early.
         private let owner: Owner?
         /// Why this iterator yields nothing (the sequence was iterated before).
@@ -257,7 +261,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     }
                 }
                 let read = await ServerSentEvents.within(
-                    events.idleTimeout, request: events.request, activity: { chunks.sink.activity }, nextChunk)
+                    events.idleTimeout, request: events.request, wire: chunks.sink.wire, nextChunk)
                 let chunk: Data?
                 switch read {
                 case .success(let data): chunk = data
@@ -273,7 +277,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     try connectionEnded(nil, midBody: true)
                     continue
                 }
-                if !chunk.isEmpty { receivedBytes = true }
+                if !chunk.isEmpty { lastBytesAt = .now }
                 do throws(ServerSentEventParser.Failure) {
                     pending = try parser.parse(chunk)
                     nextPending = 0
@@ -310,13 +314,12 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 return finish()
             }
             if let error { lastFailure = error }
-            // A quiet connection that stayed open a while was a good one (a feed recycled by its
-            // server), unless it never brought a byte and the idle timeout ended it (a proxy that
-            // holds the body back would otherwise be reconnected to forever).
-            if midBody, connectedAt.duration(to: .now) >= ServerSentEvents.healthyConnection,
-                receivedBytes || !Self.isTimeout(error)
-            {
+            // A connection that kept bringing bytes (heartbeats) for a while was a good one: a quiet
+            // feed its server recycles. One that fell silent early (a proxy holding the body back)
+            // was not, however long the idle timeout let it stay.
+            if midBody, connectedAt.duration(to: lastBytesAt) >= ServerSentEvents.healthyConnection {
                 failedAttempts = 0
+                lastFailure = error
             }
             guard failedAttempts < reconnection.maximumAttempts else {
                 if let failure = lastFailure {
@@ -343,7 +346,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             let (connect, limit, request) = (events.connect, events.idleTimeout, events.request)
             let lastEventID = parser.lastEventID.isEmpty ? nil : parser.lastEventID
             let opened = await events.cancellable {
-                await ServerSentEvents.within(limit, request: request) { await connect(lastEventID) }
+                let wire = WireActivity()
+                return await ServerSentEvents.within(limit, request: request, wire: wire) { await connect(lastEventID, wire) }
             }
             guard let opened, !events.current.cancelled else {
                 if case .success(let chunks?) = opened { chunks.cancel() }
@@ -353,7 +357,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             case .success(let chunks?):
                 guard events.read(chunks) else { try fail(.cancelled(ErrorContext(request: events.request))) }
                 connectedAt = .now
-                receivedBytes = false
+                lastBytesAt = connectedAt
             case .success(nil):
                 finish()
             case .failure(let error):
@@ -369,13 +373,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             case .cancelled, .responseTooLarge: false
             case .noNetworkConnection, .timeout: true
             case .requestError, .customError: [502, 503, 504].contains(error.statusCode ?? 0) || midBody
+            // A reconnection's token refresh that found no network: as good as no connection.
+            case .sessionRefreshFailed(.refresherFailed(let cause), _): isTransient(cause, midBody: midBody)
             default: midBody
             }
-        }
-
-        /// Whether `error` is the idle timeout's (or the transport's).
-        private static func isTimeout(_ error: RepositoryError?) -> Bool {
-            if case .timeout = error { true } else { false }
         }
 
         /// Cancels the sequence when the iterator that reads it is dropped.
@@ -416,6 +417,6 @@ private enum WatchedOutcome<T: Sendable>: Sendable {
     case done(Result<T, RepositoryError>)
     /// The limit passed without a sign of life.
     case timedOut
-    /// The timer stood down: cancelled, or bytes arrived in time.
+    /// The timer stood down: the wait was cancelled.
     case overruled
 }
