@@ -23,17 +23,6 @@ struct ServerSentEventsIntegrationTests {
         try await TestAPI.anonymous().performRequest(Endpoint<[String?]>.get("events/\(key)/log").withoutSession()).get()
     }
 
-    /// Every event of `events`, and the error that ended them, if any.
-    static func read(_ events: ServerSentEvents) async -> ([ServerSentEvent], RepositoryError?) {
-        var read: [ServerSentEvent] = []
-        do {
-            for try await event in events { read.append(event) }
-            return (read, nil)
-        } catch {
-            return (read, error)
-        }
-    }
-
     @Test(
         "Events arrive typed and numbered whatever the line ending, whole or a line per chunk, after a byte order mark and a comment",
         arguments: TransportUnderTest.all, ["", "crlf", "cr"])
@@ -44,7 +33,7 @@ struct ServerSentEventsIntegrationTests {
             if !ending.isEmpty { query[ending] = "1" }
             if chunked { query["chunked"] = "1" }
             let endpoint = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: Parameters(query)).withoutSession()
-            let (events, error) = await Self.read(try await repository.performRequest(endpoint).get())
+            let (events, error) = await readAll(try await repository.performRequest(endpoint).get())
             #expect(error == nil)
             #expect(events.map(\.type) == ["book", "book", "book"])
             #expect(events.map(\.id) == ["1", "2", "3"])
@@ -61,7 +50,7 @@ struct ServerSentEventsIntegrationTests {
             Endpoint<ServerSentEvents>(.post, "events/\(key)", parameters: ["prompt": "Once upon"], query: ["count": 2])
                 .withoutSession()
         ).get()
-        let (read, error) = await Self.read(events)
+        let (read, error) = await readAll(events)
         #expect(read.map(\.id) == ["1", "2"])
         #expect(error == nil)
         let log = try await Self.log(key)
@@ -76,7 +65,7 @@ struct ServerSentEventsIntegrationTests {
         let endpoint = Endpoint<ServerSentEvents>(
             .get, "events/\(key)", query: ["count": 5, "per": 2, "cut": 1, "stop": 1, "retry": 10]
         ).withoutSession().reconnecting(after: .seconds(60))
-        let (events, error) = await Self.read(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get())
+        let (events, error) = await readAll(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get())
         #expect(error == nil)
         #expect(events.map(\.id) == ["1", "2", "3", "4", "5"])
         let log = try await Self.log(key)
@@ -88,7 +77,7 @@ struct ServerSentEventsIntegrationTests {
         let key = Self.key()
         let endpoint = Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 2])
             .withoutSession().reconnecting(after: .milliseconds(10), maximumAttempts: 2)
-        let (events, error) = await Self.read(try await TestAPI.anonymous().performRequest(endpoint).get())
+        let (events, error) = await readAll(try await TestAPI.anonymous().performRequest(endpoint).get())
         #expect(events.map(\.id) == ["1", "2"])
         guard case .invalidResponse(let reason, _) = error else {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
@@ -152,7 +141,7 @@ struct ServerSentEventsIntegrationTests {
     @Test("The timeout bounds each silence, not the stream: a server gone quiet ends it with timeout, or is reconnected to")
     func idleTimeout() async throws {
         let quiet = Endpoint<ServerSentEvents>(.get, "quiet-events", timeout: 1).withoutSession()
-        let (events, error) = await Self.read(try await Self.quietServer().performRequest(quiet).get())
+        let (events, error) = await readAll(try await Self.quietServer().performRequest(quiet).get())
         #expect(events.map(\.id) == ["1"])
         guard case .timeout = error else {
             Issue.record("expected timeout, got \(String(describing: error))")
@@ -160,7 +149,7 @@ struct ServerSentEventsIntegrationTests {
         }
         // Reconnecting, each silent connection gives way to the next, which resumes after the
         // last event; the server's 204 after the second ends the sequence.
-        let (all, failure) = await Self.read(try await Self.quietServer().performRequest(quiet.reconnecting()).get())
+        let (all, failure) = await readAll(try await Self.quietServer().performRequest(quiet.reconnecting()).get())
         #expect(all.map(\.data) == ["1", "2"])
         #expect(failure == nil)
     }

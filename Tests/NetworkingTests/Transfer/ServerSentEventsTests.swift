@@ -51,23 +51,12 @@ struct ServerSentEventsTests {
         return (TestAPI.Repository(configuration: configuration, transport: transport, customErrors: customErrors), transport, clock)
     }
 
-    /// Every event of `events` until it ends, and how it ended.
-    func read(_ events: ServerSentEvents) async -> ([ServerSentEvent], RepositoryError?) {
-        var read: [ServerSentEvent] = []
-        do {
-            for try await event in events { read.append(event) }
-            return (read, nil)
-        } catch {
-            return (read, error)
-        }
-    }
-
     let endpoint = Endpoint<ServerSentEvents>.get("events").withoutSession()
 
     @Test("Without reconnection the sequence ends with the body; the request asks for an event stream, uncached, without a timeout")
     func endsWithTheBody() async throws {
         let (repository, transport, clock) = try repository([.events("id: 1\ndata: a\n\ndata: b\n\ndata: cut")])
-        let (events, error) = await read(try await repository.performRequest(endpoint).get())
+        let (events, error) = await readAll(try await repository.performRequest(endpoint).get())
         #expect(events == [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "1")])
         #expect(error == nil)
         #expect(transport.requests.count == 1)
@@ -84,7 +73,7 @@ struct ServerSentEventsTests {
         let (repository, transport, _) = try repository([.events("data: a\n\n")])
         var custom = endpoint
         custom.headers["Accept"] = "text/event-stream, application/json;q=0.5"
-        _ = await read(try await repository.performRequest(custom).get())
+        _ = await readAll(try await repository.performRequest(custom).get())
         #expect(transport.requests.first?.headers["Accept"] == "text/event-stream, application/json;q=0.5")
     }
 
@@ -93,7 +82,7 @@ struct ServerSentEventsTests {
         let (repository, transport, clock) = try repository([
             .events("retry: 250\nid: 1\ndata: a\n\n"), .events("id: 2\ndata: b\n\n"), .status(204, contentType: ""),
         ])
-        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .seconds(9))).get())
+        let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .seconds(9))).get())
         #expect(events.map(\.data) == ["a", "b"])
         #expect(error == nil)
         #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "2"])
@@ -106,7 +95,7 @@ struct ServerSentEventsTests {
             .events("id: 1\ndata: a\n\n"), .failure(.network(.connectionRefused)), .events(": only a comment\n"),
             .events("id: 2\ndata: b\n\n"), .failure(.network(.connectionLost)),
         ])
-        let (events, error) = await read(
+        let (events, error) = await readAll(
             try await repository.performRequest(endpoint.reconnecting(after: .seconds(2), maximumAttempts: 3)).get())
         #expect(events.map(\.data) == ["a", "b"])
         guard case .noNetworkConnection(.connectionLost, _) = error else {
@@ -122,7 +111,7 @@ struct ServerSentEventsTests {
     @Test("Streams that keep ending without an event give up with invalidResponse, not forever")
     func emptyStreams() async throws {
         let (repository, transport, _) = try repository([.events("data: a\n\n"), .events(": nothing\n")])
-        let (events, error) = await read(
+        let (events, error) = await readAll(
             try await repository.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 2)).get())
         #expect(events.map(\.data) == ["a"])
         guard case .invalidResponse(let reason, _) = error else {
@@ -136,7 +125,7 @@ struct ServerSentEventsTests {
     @Test("A non-2xx answer to a reconnection ends the sequence with its error, not another attempt")
     func refusedReconnection() async throws {
         let (repository, transport, _) = try repository([.events("data: a\n\n"), .status(403, contentType: "application/json")])
-        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a"])
         #expect(error?.statusCode == 403)
         #expect(transport.requests.count == 2)
@@ -154,7 +143,7 @@ struct ServerSentEventsTests {
         #expect(context.response?.statusCode == 200)
 
         let (later, _, _) = try repository([.events("data: a\n\n"), .status(200, contentType: "text/plain")])
-        let (events, error) = await read(try await later.performRequest(endpoint.reconnecting(after: .zero)).get())
+        let (events, error) = await readAll(try await later.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a"])
         guard case .invalidResponse = error else {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
@@ -162,7 +151,7 @@ struct ServerSentEventsTests {
         }
 
         let (empty, transport, _) = try repository([.status(204, contentType: "")])
-        let (none, noError) = await read(try await empty.performRequest(endpoint.reconnecting(after: .zero)).get())
+        let (none, noError) = await readAll(try await empty.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(none.isEmpty && noError == nil)
         #expect(transport.requests.count == 1)
     }
@@ -193,7 +182,7 @@ struct ServerSentEventsTests {
         let (repository, transport, _) = try repository([
             .events("id: 1\ndata: a\n\nid: 2\ndata: par"), .events("id: 2\ndata: b\n\n"), .status(204, contentType: ""),
         ])
-        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a", "b"] && error == nil)
         #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "2"])
     }
@@ -204,7 +193,7 @@ struct ServerSentEventsTests {
             .events("id: 1\ndata: a\n\n"), .status(503, contentType: "application/json"), .events("id: 2\ndata: b\n\n"),
             .status(204, contentType: ""),
         ])
-        let (events, error) = await read(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
+        let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a", "b"] && error == nil)
         #expect(transport.requests.count == 4)
     }
@@ -216,7 +205,7 @@ struct ServerSentEventsTests {
         ])
         var resuming = endpoint.reconnecting(after: .zero)
         resuming.headers["Last-Event-ID"] = "41"
-        _ = await read(try await repository.performRequest(resuming).get())
+        _ = await readAll(try await repository.performRequest(resuming).get())
         #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == ["41", "41", "42"])
     }
 
@@ -226,7 +215,7 @@ struct ServerSentEventsTests {
         let (repository, transport, _) = try repository(
             [.events("id: 1\ndata: a\n\n"), .status(502, contentType: "application/json"), .status(503, contentType: "application/json")],
             customErrors: [.status(503, Unavailable())])
-        let (events, error) = await read(
+        let (events, error) = await readAll(
             try await repository.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 3)).get())
         #expect(events.map(\.data) == ["a"])
         guard case .customError(_, is Unavailable, let context) = error else {
@@ -245,7 +234,7 @@ struct ServerSentEventsTests {
         }
         let events = try await repository.performRequest(endpoint.reconnecting(after: .zero)).get()
         box.withLock { $0 = events }
-        let (received, error) = await read(events)
+        let (received, error) = await readAll(events)
         #expect(received.map(\.data) == ["a"])
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")
@@ -269,7 +258,7 @@ struct ServerSentEventsTests {
     func cancelDuringWait() async throws {
         let (repository, _, _) = try repository([.events("retry: 600000\ndata: a\n\n")], clock: true)
         let events = try await repository.performRequest(endpoint.reconnecting()).get()
-        let reader = Task { () async -> ([ServerSentEvent], RepositoryError?) in await self.read(events) }
+        let reader = Task { () async -> ([ServerSentEvent], RepositoryError?) in await readAll(events) }
         for _ in 0..<500 where !events.isReconnecting { try await Task.sleep(for: .milliseconds(10)) }
         #expect(events.isReconnecting)
         let started = ContinuousClock.now
