@@ -27,7 +27,10 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
         case .sessionRefreshFailed(let failure, let context):
             let request = context.map { "\($0.request) was not sent: " } ?? ""
-            return "\(request)the session could not be refreshed: \(failure). Log in again if the session has ended."
+            // The refresher's error is a sentence of its own: its full stop ends this one's clause.
+            var cause = failure.description
+            if cause.hasSuffix(".") { cause.removeLast() }
+            return "\(request)the session could not be refreshed: \(cause). Log in again if the session has ended."
         case .requestError(let context):
             return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .customError(_, let error, let context) where error.explanation != nil:

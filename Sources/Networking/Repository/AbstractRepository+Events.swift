@@ -46,7 +46,9 @@ extension AbstractRepository {
         return first.map { first in
             ServerSentEvents(
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
-                startingEventID: endpoint.headers["Last-Event-ID"] ?? "", clock: configuration.clock, connect: open)
+                startingEventID: endpoint.headers["Last-Event-ID"] ?? "",
+                healthyConnection: endpoint.options[ServerSentEventsHealthyConnection.self], clock: configuration.clock,
+                connect: open)
         }
     }
 }

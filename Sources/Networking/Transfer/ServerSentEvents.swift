@@ -52,9 +52,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// The most bytes one event, its data and the line being read, may hold: 8 MiB.
     public static let maximumEventSize = 8 * 1024 * 1024
 
-    /// How long a connection must have stayed open for its end not to count as a failed attempt,
-    /// when it brought no event (a quiet feed the server or a load balancer recycles).
-    static let healthyConnection = Duration.seconds(30)
+    /// How long a connection must have kept bringing bytes for its end not to count as a failed
+    /// attempt, when it brought no event (a quiet feed the server or a load balancer recycles):
+    /// 30 s (``ServerSentEventsHealthyConnection``; tests shorten it).
+    let healthyConnection: Duration
 
     /// Opens the stream again, with the last event ID, its sink reporting to `wire`; `nil` when
     /// the server answers 204.
@@ -81,9 +82,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
     init(
         first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, idleTimeout: Duration?,
-        startingEventID: String = "", clock: NetworkingClock, connect: @escaping Connect
+        startingEventID: String, healthyConnection: Duration, clock: NetworkingClock,
+        connect: @escaping Connect
     ) {
         state = Mutex(State(chunks: first))
+        self.healthyConnection = healthyConnection
         self.request = request
         self.startingEventID = startingEventID
         self.reconnection = reconnection
@@ -317,7 +320,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             // A connection that kept bringing bytes (heartbeats) for a while was a good one: a quiet
             // feed its server recycles. One that fell silent early (a proxy holding the body back)
             // was not, however long the idle timeout let it stay.
-            if midBody, connectedAt.duration(to: lastBytesAt) >= ServerSentEvents.healthyConnection {
+            if midBody, connectedAt.duration(to: lastBytesAt) >= events.healthyConnection {
                 failedAttempts = 0
                 lastFailure = error
             }
@@ -409,6 +412,12 @@ extension Endpoint where Response == ServerSentEvents {
 /// The option ``Endpoint/reconnecting(after:maximumAttempts:)`` sets.
 enum ServerSentEventsReconnection: RequestOptionKey {
     static let defaultValue: ServerSentEvents.Reconnection? = nil
+}
+
+/// How long an event stream's connection must keep bringing bytes to count as healthy (see
+/// ``ServerSentEvents/Reconnection/maximumAttempts``); tests shorten it.
+enum ServerSentEventsHealthyConnection: RequestOptionKey {
+    static let defaultValue = Duration.seconds(30)
 }
 
 /// How a watched wait ended: see `ServerSentEvents.within`.

@@ -79,6 +79,17 @@ struct RepositoryErrorDescriptionTests {
         }
     }
 
+    @Test("A refresher's error reads as part of the refresh failure's sentence, without a doubled full stop")
+    func nestedInARefreshFailure() async throws {
+        for error in try await Self.everyCase() {
+            for context in [nil, Self.bare] {
+                let description = RepositoryError.sessionRefreshFailed(.refresherFailed(error), context).description
+                #expect(!description.contains(".."), "\(description)")
+                #expect(description.hasSuffix(". Log in again if the session has ended."), "\(description)")
+            }
+        }
+    }
+
     @Test("A refresh window of any length is described, infinite and fractional ones too")
     func refreshWindows() {
         func text(_ interval: TimeInterval) -> String {

@@ -23,7 +23,7 @@ struct ServerSentEventsTests {
     /// `onRequest` sees each request's index before it is answered.
     func repository(
         _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
-        onRequest: @escaping @Sendable (Int) -> Void = { _ in }
+        session: SessionManager<TestAPI.User>? = nil, onRequest: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
@@ -48,7 +48,9 @@ struct ServerSentEventsTests {
         let clock = TestClock()
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
         configuration.clock = live ? .live : clock.networkingClock
-        return (TestAPI.Repository(configuration: configuration, transport: transport, customErrors: customErrors), transport, clock)
+        let repository = TestAPI.Repository(
+            configuration: configuration, sessionManager: session, transport: transport, customErrors: customErrors)
+        return (repository, transport, clock)
     }
 
     let endpoint = Endpoint<ServerSentEvents>.get("events").withoutSession()
@@ -196,6 +198,61 @@ struct ServerSentEventsTests {
         let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a", "b"] && error == nil)
         #expect(transport.requests.count == 4)
+    }
+
+    @Test("A connection that kept bringing bytes long enough is healthy: its end without an event resets the count")
+    func healthyConnection() async throws {
+        let answers: [Answer] = [
+            .events("data: a\n\n"), .events(": ping\n"), .events(": ping\n"), .events(": ping\n"), .status(204, contentType: ""),
+        ]
+        // Counted as failed attempts (bytes for less than 30 s), three quiet connections give up.
+        let (counted, _, _) = try repository(answers)
+        let (_, gaveUp) = await readAll(
+            try await counted.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 2)).get())
+        guard case .invalidResponse = gaveUp else {
+            Issue.record("expected invalidResponse, got \(String(describing: gaveUp))")
+            return
+        }
+        // Healthy at once, they never add up: the server's 204 ends the stream.
+        let (healthy, transport, _) = try repository(answers)
+        let (events, error) = await readAll(
+            try await healthy.performRequest(
+                endpoint.reconnecting(after: .zero, maximumAttempts: 2).with(ServerSentEventsHealthyConnection.self, .zero)
+            ).get())
+        #expect(events.map(\.data) == ["a"] && error == nil)
+        #expect(transport.requests.count == 5)
+    }
+
+    @Test("A reconnection whose token refresh finds no network is a failed attempt, not the end")
+    func refreshWithoutNetwork() async throws {
+        let refreshes = Mutex(0)
+        let refresher = ClosureRefresher { _ in
+            let first = refreshes.withLock { count in
+                defer { count += 1 }
+                return count == 0
+            }
+            return first
+                ? .failure(.noNetworkConnection(.connectionRefused, refreshContext()))
+                : .success(Credential(accessToken: "t2", refreshToken: "r2"))
+        }
+        let session = SessionManager<TestAPI.User>(refresher: refresher)
+        try session.login(
+            user: TestAPI.User(id: 1, name: "Ann", email: "ann@example.com", createdAt: Date()),
+            credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        // The reconnection is refused (401): the refresh finds no network, the next attempt goes through.
+        let (repository, transport, _) = try repository(
+            [
+                .events("id: 1\ndata: a\n\n"), .status(401, contentType: "application/json"), .events("id: 2\ndata: b\n\n"),
+                .status(204, contentType: ""),
+            ],
+            session: session)
+        let (events, error) = await readAll(
+            try await repository.performRequest(Endpoint<ServerSentEvents>.get("events").reconnecting(after: .zero)).get())
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(error == nil)
+        #expect(refreshes.withLock { $0 } == 1)
+        #expect(session.isLoggedIn)
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer t1", "Bearer t1", "Bearer t1", "Bearer t1"])
     }
 
     @Test("A Last-Event-ID the endpoint sets (a saved position) is the stream's until an event brings its own")
