@@ -23,8 +23,8 @@ import Synchronization
 /// says: any line ending, a byte order mark, comments, `id`, `retry`.
 ///
 /// **The timeout is an idle timeout.** The endpoint's `timeout` (or the configuration's) bounds
-/// the wait for the head and every silence between bytes, not the whole stream, which may stay
-/// open as long as the server keeps it. Comments count: a server that sends a heartbeat
+/// the wait for the head once the request is sent and every silence between bytes, not the whole
+/// stream, which may stay open as long as the server keeps it. Comments count: a server that sends a heartbeat
 /// (`: ping`) more often than the timeout keeps a quiet stream open, and a connection that went
 /// dead without a word (a network change, a NAT that forgot it) ends with
 /// ``RepositoryError/timeout(_:)``, or reconnects. An endpoint timeout of `.infinity` waits forever.
@@ -151,8 +151,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
     /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
     /// `limit` passes first: the wait for an answer or for the next bytes. When `wire` (the
-    /// call's) saw a head, bytes or the end meanwhile, they came in time and only the task was
-    /// slow to run (a busy cooperative pool): the timer starts over instead.
+    /// call's) saw a request sent, a head, bytes or the end meanwhile, they came in time and only
+    /// the task was slow to run (a busy cooperative pool): the timer starts over instead. Before
+    /// the first request is sent nothing on the wire is late: the timer waits for it (the steps
+    /// before — a token refresh, a retry's wait — are bounded by their own limits).
     static func within<T: Sendable>(
         _ limit: Duration?, request: RequestSummary, wire: WireActivity,
         _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
@@ -168,7 +170,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     guard (try? await Task.sleep(for: limit)) != nil else { return .overruled }
                     // Bytes came in time: the reader has them; watch the next silence.
                     let reading = wire.reading
-                    guard reading != seen else { return .timedOut }
+                    guard reading != seen || reading == 0 else { return .timedOut }
                     seen = reading
                 }
             }

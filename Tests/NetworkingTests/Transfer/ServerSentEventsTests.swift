@@ -14,6 +14,8 @@ struct ServerSentEventsTests {
     /// One scripted answer.
     enum Answer: Sendable {
         case events(String)
+        /// Events after the server thought a while.
+        case late(Duration, String)
         case status(Int, contentType: String = "text/event-stream")
         case failure(TransportError)
     }
@@ -23,7 +25,8 @@ struct ServerSentEventsTests {
     /// `onRequest` sees each request's index before it is answered.
     func repository(
         _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
-        session: SessionManager<TestAPI.User>? = nil, onRequest: @escaping @Sendable (Int) -> Void = { _ in }
+        session: SessionManager<TestAPI.User>? = nil, interceptors: [any Interceptor] = [],
+        onRequest: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
@@ -34,6 +37,10 @@ struct ServerSentEventsTests {
                 }
                 onRequest(index)
                 switch answers[min(index, answers.count - 1)] {
+                case .late(let wait, let text):
+                    try? await Task.sleep(for: wait)
+                    return TransportResponse(
+                        statusCode: 200, headers: ["Content-Type": "text/event-stream"], body: Data(text.utf8), url: request.url)
                 case .events(let text):
                     return TransportResponse(
                         statusCode: 200, headers: ["Content-Type": "text/event-stream; charset=utf-8"], body: Data(text.utf8),
@@ -48,6 +55,7 @@ struct ServerSentEventsTests {
         let clock = TestClock()
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
         configuration.clock = live ? .live : clock.networkingClock
+        configuration.interceptors = interceptors
         let repository = TestAPI.Repository(
             configuration: configuration, sessionManager: session, transport: transport, customErrors: customErrors)
         return (repository, transport, clock)
@@ -253,6 +261,29 @@ struct ServerSentEventsTests {
         #expect(refreshes.withLock { $0 } == 1)
         #expect(session.isLoggedIn)
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer t1", "Bearer t1", "Bearer t1", "Bearer t1"])
+    }
+
+    @Test("The idle timeout counts from the request's sending: a slow step before it is not the server's silence")
+    func timeoutFromSending() async throws {
+        /// Holds each request back before passing it on, as a busy pool or a slow signing step would.
+        struct SlowStart: Interceptor {
+            func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+                async throws(RepositoryError) -> TransportResponse
+            {
+                try? await Task.sleep(for: .milliseconds(400))
+                return try await next(request)
+            }
+        }
+        let quick = Endpoint<ServerSentEvents>(.get, "events", timeout: 0.1).withoutSession()
+        let (held, _, _) = try repository([.events("data: a\n\n")], interceptors: [SlowStart()])
+        let (events, error) = await readAll(try await held.performRequest(quick).get())
+        #expect(events.map(\.data) == ["a"] && error == nil)
+        // A server that keeps the answer back as long is late.
+        let (slow, _, _) = try repository([.late(.milliseconds(400), "data: a\n\n")])
+        guard case .timeout = await slow.performRequest(quick).failure else {
+            Issue.record("expected timeout")
+            return
+        }
     }
 
     @Test("A Last-Event-ID the endpoint sets (a saved position) is the stream's until an event brings its own")
