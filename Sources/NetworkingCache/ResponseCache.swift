@@ -60,8 +60,12 @@ public final class ResponseCache: Interceptor, Sendable {
                     folder: folder, costLimit: configuration.diskByteLimit, countLimit: configuration.diskEntryLimit,
                     recordLimit: overflow ? .max : recordLimit, synchronizesWrites: configuration.synchronizesDiskWrites)
             } catch {
+                // The system's sentence, as a clause of this one.
+                let cause = error.localizedDescription
                 throw .invalidConfiguration(
-                    reason: "ResponseCache: the disk folder \(folder.path) cannot be created: \(error.localizedDescription)")
+                    reason:
+                        "ResponseCache: the disk folder \(folder.path) cannot be created: \(cause.hasSuffix(".") ? String(cause.dropLast()) : cause)"
+                )
             }
         } else {
             disk = nil

@@ -93,6 +93,30 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
+    @Test("A queued call's error reads as one sentence: the request once, that it was kept and why, a full stop")
+    func queuedDescription() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let kept = await setup.repository.performRequest(Endpoint<Void>(.post, "notes", parameters: ["n": 1]).queueingOffline())
+        guard case .failure(let keptError) = kept else {
+            Issue.record("expected the call to be queued")
+            return
+        }
+        let description = keptError.description
+        #expect(description.hasSuffix("to be sent later: the connection was refused."), "\(description)")
+        #expect(description.components(separatedBy: "api.test/notes").count == 2, "\(description)")
+        // Not kept (its own credential): the refusal says why it was held back, once.
+        var own = Endpoint<Void>(.post, "notes", parameters: ["n": 2]).queueingOffline()
+        own.headers["Authorization"] = "Bearer other"
+        guard case .failure(let refusal) = await setup.repository.performRequest(own) else {
+            Issue.record("expected the call to be refused")
+            return
+        }
+        let refused = refusal.description
+        #expect(refused.hasSuffix("(held back because earlier requests wait to be sent)."), "\(refused)")
+        #expect(!refused.contains(".."), "\(refused)")
+    }
+
     @Test("A proxy that will not open the way to the server (proxyRefused: 403, 407) keeps the requests at a flush", arguments: [403, 407])
     func proxyRefusalKeepsTheQueue(status: Int) async throws {
         let setup = try Self.setUp { _ throws(TransportError) in throw .network(.proxyRefused(status: status)) }

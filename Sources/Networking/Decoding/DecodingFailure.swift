@@ -51,9 +51,9 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let place = codingPath.isEmpty ? "" : " at \(codingPath)"
-        let what = kind == .malformedJSON ? "is not valid JSON" : "does not match \(entityType)\(place)"
+        let what = kind == .malformedJSON ? "could not be decoded" : "does not match \(entityType)\(place)"
         let status = context.statusCode.map { " (status \($0))" } ?? ""
-        return "The response to \(context.request)\(status) \(what): \(reason)"
+        return "The response to \(context.request)\(status) \(what): \(reason.clause)."
     }
 }
 

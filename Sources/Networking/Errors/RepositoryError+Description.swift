@@ -27,10 +27,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
         case .sessionRefreshFailed(let failure, let context):
             let request = context.map { "\($0.request) was not sent: " } ?? ""
-            // The refresher's error is a sentence of its own: its full stop ends this one's clause.
-            var cause = failure.description
-            if cause.hasSuffix(".") { cause.removeLast() }
-            return "\(request)the session could not be refreshed: \(cause). Log in again if the session has ended."
+            return "\(request)the session could not be refreshed: \(failure.description.clause). Log in again if the session has ended."
         case .requestError(let context):
             return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .customError(_, let error, let context) where error.explanation != nil:
@@ -55,6 +52,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .pollingExhausted(let attempts, let context):
             return
                 "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
+        case .tlsError(let failure, let context) where "\(failure)".contains("client certificate"):
+            return "\(context.request) failed: \(failure). Check the client certificate, its key and their password."
         case .tlsError(let failure, let context):
             return
                 "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
@@ -67,7 +66,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .cancelled(let context):
             return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
         case .invalidResponse(let reason, let context):
-            return "\(context.request) received an invalid response: \(reason). The server answered, but not with valid HTTP."
+            return "\(context.request) received an invalid response: \(reason)."
         case .downloadFailed(let failure, let context):
             return "\(context.request) could not be saved to a file: \(failure)."
         case .responseTooLarge(let limit, let context):

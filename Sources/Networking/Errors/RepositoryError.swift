@@ -21,7 +21,7 @@
 /// | ``pinningFailed(host:context:)`` | the server's key matches none of the pins |
 /// | ``pinningUnsupported(transport:context:)`` | pinning was asked for on a transport that cannot pin |
 /// | ``cancelled(_:)`` | the calling task was cancelled |
-/// | ``invalidResponse(reason:context:)`` | the answer is not valid HTTP: malformed or oversize head, broken framing or encoding |
+/// | ``invalidResponse(reason:context:)`` | the answer cannot be used: not valid HTTP (malformed or oversize head, broken framing or encoding), or not what the call reads (the reason says) |
 /// | ``responseTooLarge(limit:context:)`` | the body is larger than the transport accepts |
 /// | ``downloadFailed(_:_:)`` | a download to a file could not be written, was cut short, or failed its checksum |
 /// | ``jsonError(_:)`` | the body is not valid JSON |
@@ -65,8 +65,10 @@ public enum RepositoryError: Error, Sendable {
     case pinningUnsupported(transport: String, context: ErrorContext)
     /// The calling task was cancelled; context `nil` when it was cancelled before a request was built.
     case cancelled(ErrorContext?)
-    /// The server answered, but not with valid HTTP: a malformed or oversize response head, broken
-    /// chunked framing, or a body that does not decode with its content encoding.
+    /// The answer cannot be used, as the reason says: not valid HTTP (a malformed or oversize
+    /// response head, broken chunked framing, a body that does not decode with its content
+    /// encoding), or not what the call reads (an event stream of another type, a streamed body
+    /// cut after it began, a batch item that never ran).
     case invalidResponse(reason: String, context: ErrorContext)
     /// The response body is larger than the transport accepts (`limit` bytes); the transfer was stopped.
     case responseTooLarge(limit: Int, context: ErrorContext)

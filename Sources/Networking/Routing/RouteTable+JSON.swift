@@ -14,7 +14,7 @@ extension RouteTable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .invalidConfiguration(reason: "the route file \(url.path) cannot be read: \(error.localizedDescription)")
+            throw .invalidConfiguration(reason: "the route file \(url.path) cannot be read: \(error.localizedDescription.clause)")
         }
         try self.init(json: data, source: url.lastPathComponent, keyPath: keyPath)
     }

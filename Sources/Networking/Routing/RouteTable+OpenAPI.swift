@@ -75,7 +75,7 @@ extension RouteTable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .invalidConfiguration(reason: "the OpenAPI document \(url.path) cannot be read: \(error.localizedDescription)")
+            throw .invalidConfiguration(reason: "the OpenAPI document \(url.path) cannot be read: \(error.localizedDescription.clause)")
         }
         try self.init(openAPI: data, source: url.lastPathComponent, includingBasePath: includingBasePath)
     }

@@ -47,7 +47,7 @@ enum CertificatePins {
         do {
             return [UInt8](try Data(contentsOf: url))
         } catch {
-            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription)")
+            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription.clause)")
         }
     }
 

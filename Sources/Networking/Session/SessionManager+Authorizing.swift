@@ -347,7 +347,9 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .refresherFailed(let error): "the refresh failed: \(error)"
+        // A refresher's call that needed the session fails with a refresh failure of its own: say it once.
+        case .refresherFailed(.sessionRefreshFailed(let inner, _)): inner.description
+        case .refresherFailed(let error): "the refresh failed: \(error.description.clause)"
         case .excessiveRefresh(let maximum, let interval):
             // `Int(exactly:)`: an infinite or fractional interval is a valid window, never a trap.
             "more than \(maximum) refreshes within \(Int(exactly: interval).map(String.init) ?? "\(interval)") seconds, so the server keeps rejecting new tokens"

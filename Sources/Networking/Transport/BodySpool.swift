@@ -51,7 +51,7 @@ enum BodySpool {
         } catch {
             try? FileManager.default.removeItem(at: file)
             if let error = error as? TransportError { throw error }
-            throw .invalidRequest("the body could not be staged for upload: \(error.localizedDescription)")
+            throw .invalidRequest("the body could not be staged for upload: \(error.localizedDescription.clause)")
         }
     }
 }

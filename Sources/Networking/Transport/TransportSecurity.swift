@@ -42,10 +42,9 @@ public struct TransportSecurity: Sendable, Hashable, Codable {
     /// rather than sent unpinned, or without the certificate the server identifies it by.
     func problem(sending url: URL) -> String? {
         guard url.scheme?.lowercased() == "http" else { return nil }
-        if requiresPinning { return "public-key pinning needs https, but the request goes to \(Redaction.standard.url(url))" }
-        if clientCertificate != nil {
-            return "a client certificate needs https, but the request goes to \(Redaction.standard.url(url))"
-        }
+        // The error names the request (and its URL) already.
+        if requiresPinning { return "public-key pinning needs https, but the request goes over plain http" }
+        if clientCertificate != nil { return "a client certificate needs https, but the request goes over plain http" }
         return nil
     }
 }

@@ -31,7 +31,7 @@ enum BatchWire {
         guard target.hasPrefix(base) else {
             return .failure(
                 .invalidRequest(
-                    reason: "\(request.summary) is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
+                    reason: "it is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
         }
         var item: [String: JSONValue] = [
             "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),

@@ -259,11 +259,12 @@ public final class OfflineQueue: Interceptor {
         do {
             response = try await next(request)
         } catch  where error.isConnectivityFailure {
-            throw try await keep(request, context: context, user: user, reason: error.description, failure: error)
+            throw try await keep(request, context: context, user: user, reason: Self.whyNotDelivered(error), failure: error)
         }
         if configuration.queuedStatusCodes.contains(response.statusCode) {
             let failure = RepositoryError.requestError(ErrorContext(request: request.summary, response: response))
-            throw try await keep(request, context: context, user: user, reason: failure.description, failure: failure)
+            throw try await keep(
+                request, context: context, user: user, reason: "the server answered \(response.statusCode)", failure: failure)
         }
         return response
     }
@@ -280,6 +281,16 @@ public final class OfflineQueue: Interceptor {
         if waiting { Task { _ = await self.flush() } }
     }
 
+    /// Why a request that did not reach the server was kept, in a few words: the call's error
+    /// names the request already.
+    private static func whyNotDelivered(_ error: RepositoryError) -> String {
+        switch error {
+        case .noNetworkConnection(let failure, _): "\(failure)"
+        case .timeout: "no answer came in time"
+        default: error.description
+        }
+    }
+
     /// Keeps a request; returns the error that tells the caller it was queued and why
     /// (`reason`), or throws why it was not (`failure`, when it cannot be kept).
     ///
@@ -291,8 +302,8 @@ public final class OfflineQueue: Interceptor {
     ) async throws(RepositoryError) -> RepositoryError {
         let user = try Self.owner(
             requiresSession: context.requiresSession, session: context.session, identity: identity, request: request.summary,
-            failure: "; it was not sent: \(reason)")
-        try refuseOwnCredential(of: request, failure: "; it was not sent: \(reason)")
+            failure: " (held back because \(reason))")
+        try refuseOwnCredential(of: request, failure: " (held back because \(reason))")
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             requiresSession: context.requiresSession, name: context.name)

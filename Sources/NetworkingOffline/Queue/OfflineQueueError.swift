@@ -26,7 +26,7 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
     public var name: String { "queuedOffline" }
 
     /// Says the request was kept to send later, under which ticket, and why.
-    public var explanation: String? { "not sent now but queued offline as \(ticket), to be sent later (\(reason))" }
+    public var explanation: String? { "kept in the offline queue as \(ticket), to be sent later: \(reason)." }
 }
 
 /// A call the offline queue would have kept, but it is full: the request was not kept.
@@ -37,7 +37,7 @@ public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
     public var name: String { "offlineQueueFull" }
 
     /// Says the request was not kept because the queue is full.
-    public var explanation: String? { "failed and was not queued offline: the queue holds its maximum of \(capacity) requests" }
+    public var explanation: String? { "failed and was not queued offline: the queue holds its maximum of \(capacity) requests." }
 }
 
 /// Stands for one queued request, to await how it ends.

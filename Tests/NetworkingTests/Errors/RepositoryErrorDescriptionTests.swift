@@ -60,6 +60,7 @@ struct RepositoryErrorDescriptionTests {
             let description = error.description
             // Then
             #expect(!description.isEmpty)
+            #expect(!description.contains(".."), "\(description)")
             #expect(error.errorDescription == description)
             #expect(error.localizedDescription == description)
             if let request = error.context?.request {
@@ -88,6 +89,29 @@ struct RepositoryErrorDescriptionTests {
                 #expect(description.hasSuffix(". Log in again if the session has ended."), "\(description)")
             }
         }
+    }
+
+    @Test("A refresher's call that needed the session is told once; a decoding failure ends its sentence before the body")
+    func nestedOnce() async throws {
+        let inner = RepositoryError.sessionRefreshFailed(
+            .refresherFailed(.invalidRequest(reason: "the token refresher's call needs the session it is refreshing", request: nil)), nil)
+        let outer = RepositoryError.sessionRefreshFailed(.refresherFailed(inner), Self.bare).description
+        #expect(outer.components(separatedBy: "Log in again").count == 2, "\(outer)")
+        #expect(outer.components(separatedBy: "could not be refreshed").count == 2, "\(outer)")
+        #expect(outer.contains("refreshed: the refresh failed: the request is invalid"), "\(outer)")
+        for error in try await Self.everyCase() {
+            guard case .decodeError(let failure) = error else { continue }
+            #expect(error.description.hasPrefix(failure.description))
+            #expect(failure.description.hasSuffix("."), "\(failure.description)")
+        }
+    }
+
+    @Test("A client certificate's failure points at the client certificate, a server's at the server's")
+    func tlsAdvice() {
+        let client = RepositoryError.tlsError(.handshakeFailed("the client certificate could not be used: no such file"), Self.bare)
+        let server = RepositoryError.tlsError(.untrustedCertificate("self-signed certificate"), Self.bare)
+        #expect(client.description.hasSuffix("Check the client certificate, its key and their password."))
+        #expect(server.description.contains("Check the server's certificate"))
     }
 
     @Test("A refresh window of any length is described, infinite and fractional ones too")
