@@ -19,7 +19,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .invalidURL(let reason):
             return "Invalid URL: \(reason)."
         case .invalidRequest(let reason, let request):
-            return "The request \(request.map { "\($0) " } ?? "")is invalid and was not sent: \(reason)."
+            // Mostly found before sending; a few only once sent (a streamed body after a 401).
+            return "The request \(request.map { "\($0) " } ?? "")cannot be sent as it is: \(reason)."
         case .unauthenticatedSession(nil):
             return "This request needs a logged-in session and nobody is logged in; log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):

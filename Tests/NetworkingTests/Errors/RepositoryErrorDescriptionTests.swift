@@ -98,7 +98,7 @@ struct RepositoryErrorDescriptionTests {
         let outer = RepositoryError.sessionRefreshFailed(.refresherFailed(inner), Self.bare).description
         #expect(outer.components(separatedBy: "Log in again").count == 2, "\(outer)")
         #expect(outer.components(separatedBy: "could not be refreshed").count == 2, "\(outer)")
-        #expect(outer.contains("refreshed: the refresh failed: the request is invalid"), "\(outer)")
+        #expect(outer.contains("refreshed: the refresh failed: the request cannot be sent as it is"), "\(outer)")
         for error in try await Self.everyCase() {
             guard case .decodeError(let failure) = error else { continue }
             #expect(error.description.hasPrefix(failure.description))
