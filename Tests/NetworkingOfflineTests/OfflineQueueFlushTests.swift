@@ -105,7 +105,7 @@ struct OfflineQueueFlushTests {
         let description = keptError.description
         #expect(description.hasSuffix("to be sent later: the connection was refused."), "\(description)")
         #expect(description.components(separatedBy: "api.test/notes").count == 2, "\(description)")
-        // Not kept (its own credential): the refusal says why it was held back, once.
+        // Not kept (its own credential): the refusal says why the call was not sent now, once.
         var own = Endpoint<Void>(.post, "notes", parameters: ["n": 2]).queueingOffline()
         own.headers["Authorization"] = "Bearer other"
         guard case .failure(let refusal) = await setup.repository.performRequest(own) else {
@@ -113,7 +113,7 @@ struct OfflineQueueFlushTests {
             return
         }
         let refused = refusal.description
-        #expect(refused.hasSuffix("(held back because earlier requests wait to be sent)."), "\(refused)")
+        #expect(refused.hasSuffix("which the queue never writes to disk, and earlier requests wait to be sent."), "\(refused)")
         #expect(!refused.contains(".."), "\(refused)")
     }
 

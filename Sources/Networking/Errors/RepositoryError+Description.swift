@@ -53,7 +53,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .pollingExhausted(let attempts, let context):
             return
                 "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
-        case .tlsError(let failure, let context) where "\(failure)".contains("client certificate"):
+        case .tlsError(let failure, let context) where failure.concernsClientCertificate:
             return "\(context.request) failed: \(failure). Check the client certificate, its key and their password."
         case .tlsError(let failure, let context):
             return

@@ -1,11 +1,15 @@
 extension String {
-    /// The sentence as a clause of another: without its final full stop, and starting in lower
-    /// case unless its first word is an acronym ("GET", "JSON"). For a nested error's or the
-    /// system's description embedded after a colon.
+    /// The sentence as a clause of another: without its final full stop, and with a first word
+    /// in lower case when it is a plain capitalised word ("The file …", "Unexpected character
+    /// …"), not an acronym ("GET", "JSON") or a type's name and fields ("ValidationError(…)").
+    /// For a nested error's or the system's description embedded after a colon.
     var clause: String {
         var text = self
         if text.hasSuffix(".") { text.removeLast() }
-        guard let first = text.first, first.isUppercase, let second = text.dropFirst().first, second.isLowercase else { return text }
+        let word = text.prefix { $0 != " " }
+        guard word.count < text.count, let first = word.first, first.isUppercase,
+            word.dropFirst().allSatisfy({ $0.isLowercase || $0 == "'" || $0 == "’" })
+        else { return text }
         return first.lowercased() + text.dropFirst()
     }
 }

@@ -39,7 +39,7 @@ struct RequestPipeline: Sendable {
     private func sendOverTransport(_ request: TransportRequest) async throws(RepositoryError) -> TransportResponse {
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary)) }
         // An event stream's idle timeout counts from here: the request goes on the wire.
-        (request.responseBodySink as? ChunkSink)?.wire.bump()
+        (request.responseBodySink as? ChunkSink)?.wire.sent()
         do {
             guard let sink = request.responseBodySink, !transport.streamsBodies else { return try await transport.send(request) }
             return try Self.feed(try await transport.send(request), to: sink)

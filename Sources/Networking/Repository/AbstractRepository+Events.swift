@@ -6,8 +6,10 @@ extension AbstractRepository {
     ///
     /// The request asks for `text/event-stream` (unless the endpoint sets its own `Accept`) with
     /// `Cache-Control: no-store`. Its timeout (the endpoint's, or the configuration's) is an idle
-    /// timeout: it bounds the wait for the answer once the request is sent (each retry's) and
-    /// each silence of the body, not the stream. A reconnection
+    /// timeout: it bounds the wait for the answer from the request's sending (a retry's wait
+    /// counts; its sending starts the wait over) and each silence of the body, not the stream.
+    /// Steps before the sending are not timed: an interceptor or a token refresher that never
+    /// returns holds this call as it would any other. A reconnection
     /// (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the interceptors like the
     /// first request, so it carries the session's current token.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {

@@ -151,10 +151,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
     /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
     /// `limit` passes first: the wait for an answer or for the next bytes. When `wire` (the
-    /// call's) saw a request sent, a head, bytes or the end meanwhile, they came in time and only
-    /// the task was slow to run (a busy cooperative pool): the timer starts over instead. Before
-    /// the first request is sent nothing on the wire is late: the timer waits for it (the steps
-    /// before — a token refresh, a retry's wait — are bounded by their own limits).
+    /// call's) saw a head, bytes or the end meanwhile, they came in time and only the task was
+    /// slow to run (a busy cooperative pool): the timer starts over instead. The wait for an
+    /// answer counts from its request's sending: steps before it (the pipeline's, a busy pool's)
+    /// are not the server's silence, and a request not sent yet is not late.
     static func within<T: Sendable>(
         _ limit: Duration?, request: RequestSummary, wire: WireActivity,
         _ operation: @escaping @Sendable () async -> Result<T, RepositoryError>
@@ -166,12 +166,28 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             group.addTask { .done(await operation()) }
             group.addTask {
                 var seen = before
+                var wait = limit
                 while true {
-                    guard (try? await Task.sleep(for: limit)) != nil else { return .overruled }
+                    guard (try? await Task.sleep(for: wait)) != nil else { return .overruled }
+                    wait = limit
                     // Bytes came in time: the reader has them; watch the next silence.
                     let reading = wire.reading
-                    guard reading != seen || reading == 0 else { return .timedOut }
-                    seen = reading
+                    if reading != seen {
+                        seen = reading
+                        continue
+                    }
+                    // Silence, counted from the request's sending when that came later (a retry, a
+                    // busy pool before it), and not at all before the first.
+                    guard let sentAt = wire.sentAt else {
+                        if reading == 0 { continue }
+                        return .timedOut
+                    }
+                    let due = sentAt + limit
+                    guard due <= .now else {
+                        wait = ContinuousClock.now.duration(to: due)
+                        continue
+                    }
+                    return .timedOut
                 }
             }
             while let outcome = await group.next() {

@@ -18,12 +18,22 @@ extension TLSFailure {
     /// The detail of a handshake that could not start because the client certificate or its key
     /// could not be loaded.
     static func clientCertificateUnusable(_ message: String) -> String {
-        "the client certificate could not be used: \(message)"
+        unusablePrefix + message
     }
 
     /// The detail of a handshake the server ended over the client's certificate.
     static func clientCertificateRefused(_ message: String) -> String {
-        "the server refused this client's certificate, or asked for one and got none: \(message)"
+        refusedPrefix + message
+    }
+
+    private static let unusablePrefix = "the client certificate could not be used: "
+    private static let refusedPrefix = "the server refused this client's certificate, or asked for one and got none: "
+
+    /// Whether the failure is about this client's certificate rather than the server's: the
+    /// advice differs.
+    var concernsClientCertificate: Bool {
+        guard case .handshakeFailed(let detail) = self else { return false }
+        return detail.hasPrefix(Self.unusablePrefix) || detail.hasPrefix(Self.refusedPrefix)
     }
 
     /// Whether a message is about TLS or certificates at all.

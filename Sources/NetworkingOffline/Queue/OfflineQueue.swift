@@ -284,11 +284,15 @@ public final class OfflineQueue: Interceptor {
     /// Why a request that did not reach the server was kept, in a few words: the call's error
     /// names the request already.
     private static func whyNotDelivered(_ error: RepositoryError) -> String {
-        switch error {
-        case .noNetworkConnection(let failure, _): "\(failure)"
-        case .timeout: "no answer came in time"
-        default: error.description
-        }
+        var reason =
+            switch error {
+            case .noNetworkConnection(let failure, _): "\(failure)"
+            case .timeout: "no answer came in time"
+            default: error.description
+            }
+        // A transport's own sentence, as a clause of the queue's.
+        if reason.hasSuffix(".") { reason.removeLast() }
+        return reason
     }
 
     /// Keeps a request; returns the error that tells the caller it was queued and why
@@ -302,8 +306,8 @@ public final class OfflineQueue: Interceptor {
     ) async throws(RepositoryError) -> RepositoryError {
         let user = try Self.owner(
             requiresSession: context.requiresSession, session: context.session, identity: identity, request: request.summary,
-            failure: " (held back because \(reason))")
-        try refuseOwnCredential(of: request, failure: " (held back because \(reason))")
+            failure: ", and \(reason)")
+        try refuseOwnCredential(of: request, failure: ", and \(reason)")
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             requiresSession: context.requiresSession, name: context.name)

@@ -26,7 +26,7 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
     public var name: String { "queuedOffline" }
 
     /// Says the request was kept to send later, under which ticket, and why.
-    public var explanation: String? { "kept in the offline queue as \(ticket), to be sent later: \(reason)." }
+    public var explanation: String? { "kept in the offline queue under ticket \(ticket), to be sent later: \(reason)." }
 }
 
 /// A call the offline queue would have kept, but it is full: the request was not kept.

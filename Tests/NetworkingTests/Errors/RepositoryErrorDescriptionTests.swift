@@ -1,7 +1,8 @@
 import Foundation
-import Networking
 import NetworkingTestSupport
 import Testing
+
+@testable import Networking
 
 @Suite("RepositoryError descriptions")
 struct RepositoryErrorDescriptionTests {
@@ -106,11 +107,28 @@ struct RepositoryErrorDescriptionTests {
         }
     }
 
+    @Test(
+        "A sentence becomes a clause: its full stop goes, and a plain capitalised first word is lowered, not an acronym or a type",
+        arguments: [
+            ("The file “a.json” couldn’t be opened.", "the file “a.json” couldn’t be opened"),
+            ("Unexpected character '<' at byte offset 0.", "unexpected character '<' at byte offset 0"),
+            ("GET http://api.test/a did not reach the server.", "GET http://api.test/a did not reach the server"),
+            ("ValidationError(field: \"name\")", "ValidationError(field: \"name\")"),
+            ("JSON is not allowed here", "JSON is not allowed here"),
+            ("Done.", "Done"),
+        ])
+    func clauses(sentence: String, clause: String) {
+        #expect(sentence.clause == clause)
+    }
+
     @Test("A client certificate's failure points at the client certificate, a server's at the server's")
     func tlsAdvice() {
-        let client = RepositoryError.tlsError(.handshakeFailed("the client certificate could not be used: no such file"), Self.bare)
+        let unusable = RepositoryError.tlsError(.handshakeFailed("the client certificate could not be used: no such file"), Self.bare)
+        let refused = RepositoryError.tlsError(TLSFailure(classifying: "tlsv13 alert certificate required"), Self.bare)
         let server = RepositoryError.tlsError(.untrustedCertificate("self-signed certificate"), Self.bare)
-        #expect(client.description.hasSuffix("Check the client certificate, its key and their password."))
+        for client in [unusable, refused] {
+            #expect(client.description.hasSuffix("Check the client certificate, its key and their password."), "\(client)")
+        }
         #expect(server.description.contains("Check the server's certificate"))
     }
 
