@@ -13,9 +13,8 @@ import Testing
 struct ServerSentEventsTests {
     /// One scripted answer.
     enum Answer: Sendable {
-        case events(String)
-        /// Events after the server thought a while.
-        case late(Duration, String)
+        /// Events, after the server thought for `after`.
+        case events(String, after: Duration = .zero)
         case status(Int, contentType: String = "text/event-stream")
         case failure(TransportError)
     }
@@ -37,11 +36,8 @@ struct ServerSentEventsTests {
                 }
                 onRequest(index)
                 switch answers[min(index, answers.count - 1)] {
-                case .late(let wait, let text):
-                    try? await Task.sleep(for: wait)
-                    return TransportResponse(
-                        statusCode: 200, headers: ["Content-Type": "text/event-stream"], body: Data(text.utf8), url: request.url)
-                case .events(let text):
+                case .events(let text, let wait):
+                    if wait > .zero { try? await Task.sleep(for: wait) }
                     return TransportResponse(
                         statusCode: 200, headers: ["Content-Type": "text/event-stream; charset=utf-8"], body: Data(text.utf8),
                         url: request.url)
@@ -279,7 +275,7 @@ struct ServerSentEventsTests {
         let (events, error) = await readAll(try await held.performRequest(quick).get())
         #expect(events.map(\.data) == ["a"] && error == nil)
         // A server that keeps the answer back is late (however late the watchdog runs, within 1 s).
-        let (slow, _, _) = try repository([.late(.seconds(1), "data: a\n\n")])
+        let (slow, _, _) = try repository([.events("data: a\n\n", after: .seconds(1))])
         guard case .timeout = await slow.performRequest(quick).failure else {
             Issue.record("expected timeout")
             return
