@@ -28,7 +28,9 @@ public struct Endpoint<Response>: Sendable {
     ///
     /// A relative path is taken literally: each `/`-separated segment is percent-encoded (a `?`
     /// or `%` in it is sent as `%3F` or `%25`), so give it unencoded and put query items in
-    /// ``parameters`` or ``query``.
+    /// ``parameters`` or ``query``. Empty segments and a trailing `/` are dropped; a `.` or `..`
+    /// segment is sent as it is and resolved by servers, so a value that could be one belongs
+    /// in a route's placeholder (which refuses it) or in the query.
     public var path: String
     /// The parameters, sent in the query or the body (see ``encoding``).
     public var parameters: Parameters?

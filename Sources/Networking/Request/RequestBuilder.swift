@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Header precedence, lowest first: library defaults (`Accept: application/json`, and the body's
 /// `Content-Type`) < the endpoint's headers < the session's `Authorization` (added later, by
-/// the session interceptor) < the configuration's default headers.
+/// the session interceptor) < the configuration's default headers. A multipart form's
+/// `Content-Type` replaces the endpoint's: it carries the form's boundary.
 struct RequestBuilder {
     let configuration: NetworkingConfiguration
 

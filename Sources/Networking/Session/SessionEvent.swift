@@ -4,7 +4,8 @@
 /// updated (so reading the manager when an event arrives shows the new state):
 /// - ``SessionManager/login(user:credential:)``: `.loggedIn`
 /// - ``SessionManager/update(user:)``: `.userUpdated`; ``SessionManager/update(credential:)``: `.credentialUpdated`
-/// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`
+/// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`,
+///   just after `.storeFailed` when the stored session could not be removed
 /// - ``SessionManager/bootstrap(fetchingUserWith:)``: `.restored` when a stored session was
 ///   loaded, then `.userUpdated` when the current user was fetched, or `.expired` when the
 ///   server rejected the stored token; `.storeFailed` when the store could not be read.

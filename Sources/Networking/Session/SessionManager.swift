@@ -386,17 +386,19 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
     }
 
-    /// After ``clear(ifSession:)``: emits `event` and removes the stored session; returns a store
-    /// failure (also emitted as `.storeFailed`). Runs with the turn.
+    /// After ``clear(ifSession:)``: removes the stored session, then emits `event` (so that a
+    /// subscriber finds the store empty, as the other events find it written); returns a store
+    /// failure, emitted as `.storeFailed` before `event`. Runs with the turn.
     func endStored(with event: SessionEvent<User>) -> CredentialStoreError? {
-        emit(event)
+        var failure: CredentialStoreError?
         do throws(CredentialStoreError) {
             try store.delete()
-            return nil
         } catch {
             emit(.storeFailed(error))
-            return error
+            failure = error
         }
+        emit(event)
+        return failure
     }
 
     /// Ends the session `session` as expired, for a request, without waiting: requests see no

@@ -231,8 +231,8 @@ struct SessionBootstrapTests {
         }
         #expect(
             events == [
-                "loggedIn(Ann)", "loggedOut", "storeFailed", "loggedIn(Ann)", "expired", "storeFailed", "loggedIn(Bob)",
-                "expired", "storeFailed",
+                "loggedIn(Ann)", "storeFailed", "loggedOut", "loggedIn(Ann)", "storeFailed", "expired", "loggedIn(Bob)",
+                "storeFailed", "expired",
             ])
     }
 }
