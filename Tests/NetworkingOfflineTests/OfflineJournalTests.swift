@@ -128,6 +128,25 @@ struct OfflineJournalTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")).isEmpty)
     }
 
+    @Test("A log made so that every offset looks like a frame is read in bounded work: the search checks at most twice the log")
+    func framesEverywhere() throws {
+        // Every 16 bytes: a length of 2 MiB + 8, a checksum that never matches, `{`, and the `}`
+        // that the frame 16 bytes earlier would end on. Each offset is a candidate whose checksum
+        // is over 2 MiB: 131,072 of them, 256 GiB of CRC-32 (minutes) without a bound.
+        let length = 2 * 1024 * 1024 + 8
+        var period = [UInt8](repeating: UInt8(ascii: " "), count: 16)
+        for index in 0..<4 { period[index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
+        period[8] = UInt8(ascii: "{")
+        period[15] = UInt8(ascii: "}")
+        var bytes = [UInt8](repeating: 0xFF, count: 8)
+        bytes.reserveCapacity(8 + 4 * 1024 * 1024)
+        for _ in 0..<(256 * 1024) { bytes.append(contentsOf: period) }
+        let log = Data(bytes)
+        let read = OfflineJournal.read(log)
+        #expect(read.items.isEmpty)
+        #expect(read.validLength == 0)
+    }
+
     @Test("Opening removes the temporary file a compaction cut short left behind")
     func leftoverCompactionFileIsRemoved() async throws {
         let folder = try temporaryFolder()

@@ -65,6 +65,12 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         let reason: String
     }
 
+    /// An integer as an `Int`, or why it cannot be sent.
+    private static func whole(_ number: some BinaryInteger, path: String) throws(ParameterError) -> Int {
+        guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
+        return int
+    }
+
     private static func convert(_ value: Any, path: String, encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
         switch value {
         case let json as JSONValue: return json
@@ -74,16 +80,13 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case let number as Int8: return .int(Int(number))
         case let number as Int16: return .int(Int(number))
         case let number as Int32: return .int(Int(number))
-        case let number as Int64: return .int(Int(number))
+        // `Int(exactly:)` where a value may not fit: an `Int` has 32 bits on watchOS.
+        case let number as Int64: return .int(try whole(number, path: path))
         case let number as UInt8: return .int(Int(number))
         case let number as UInt16: return .int(Int(number))
-        case let number as UInt32: return .int(Int(number))
-        case let number as UInt:
-            guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
-            return .int(int)
-        case let number as UInt64:
-            guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
-            return .int(int)
+        case let number as UInt32: return .int(try whole(number, path: path))
+        case let number as UInt: return .int(try whole(number, path: path))
+        case let number as UInt64: return .int(try whole(number, path: path))
         case let number as Double: return try finite(number, path: path)
         case let number as Float: return try finite(Double(number), path: path)
         case let number as Decimal: return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)

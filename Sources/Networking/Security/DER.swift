@@ -46,7 +46,8 @@ enum DER {
             headerLength += count
         }
         let contentStart = offset + headerLength
-        guard length <= end - contentStart else {
+        // Four length bytes with the top bit set make a negative `Int` where it has 32 bits (watchOS).
+        guard length >= 0, length <= end - contentStart else {
             throw Failure(description: "DER element at byte \(offset) claims \(length) bytes but only \(end - contentStart) remain")
         }
         return Element(tag: tag, content: contentStart..<(contentStart + length), whole: offset..<(contentStart + length))

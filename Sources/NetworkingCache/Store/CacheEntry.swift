@@ -133,7 +133,8 @@ struct CacheEntry: Sendable, Hashable {
     func response(source: ResponseSource, age: TimeInterval, url: URL) -> TransportResponse {
         // Entries written before cookies were left out may still hold them.
         var headers = Self.storedFields(of: headers)
-        headers["Age"] = String(Int(min(max(age, 0), 2_147_483_648).rounded(.down)))
+        // RFC 9111's cap, 2^31 seconds, as an `Int64`: an `Int` has 32 bits on watchOS.
+        headers["Age"] = String(Int64(min(max(age, 0), 2_147_483_648).rounded(.down)))
         return TransportResponse(statusCode: statusCode, headers: headers, body: body, url: url, source: source)
     }
 

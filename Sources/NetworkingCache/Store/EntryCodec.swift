@@ -109,7 +109,9 @@ enum EntryCodec {
         let metadataLength = UInt64(try header.uint32())
         let bodyLength = try header.uint64()
         let expected = UInt64(headerSize) + metadataLength + UInt64(trailerSize)
-        guard bodyLength <= UInt64(Int.max) - expected, expected + bodyLength == UInt64(data.count) else {
+        // `expected` alone can pass `Int.max` where an `Int` has 32 bits (watchOS).
+        guard expected <= UInt64(Int.max), bodyLength <= UInt64(Int.max) - expected, expected + bodyLength == UInt64(data.count)
+        else {
             throw Corruption(description: "lengths do not add up to the \(data.count) bytes present (truncated or extended)")
         }
         let checksumOffset = data.count - trailerSize

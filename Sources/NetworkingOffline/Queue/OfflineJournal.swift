@@ -118,10 +118,14 @@ final class OfflineJournal: @unchecked Sendable {
         var end = 0
         var count = 0
         let decoder = FastJSONDecoder()
+        // Bytes the search for intact records may check, over the whole read: twice the log is
+        // plenty for damage (a frame's length word is four bytes of JSON text only by a rare
+        // chance), and bounds the work on a file made so that every offset looks like a frame.
+        var budget = data.count > Int.max / 2 ? Int.max : 2 * data.count
         while offset < data.count {
             guard let (record, next) = record(in: data, at: offset, decoder: decoder) else {
                 // Torn or corrupt: go on at the next intact record, if any (else this is the end).
-                guard let resumption = nextIntactRecord(in: data, after: offset) else { break }
+                guard let resumption = nextIntactRecord(in: data, after: offset, budget: &budget) else { break }
                 offset = resumption
                 continue
             }
@@ -142,8 +146,9 @@ final class OfflineJournal: @unchecked Sendable {
     /// The offset of the first intact record after `offset`. A record's payload is a JSON object,
     /// so only a frame whose payload starts with `{` and ends with `}` has its checksum computed:
     /// the scan costs one pass, and a frame found by chance in damaged bytes must also match its
-    /// CRC-32.
-    static func nextIntactRecord(in data: Data, after offset: Int) -> Int? {
+    /// CRC-32. `budget` is how many payload bytes may still have their checksum computed: once it
+    /// runs out, the rest of the log counts as torn.
+    static func nextIntactRecord(in data: Data, after offset: Int, budget: inout Int) -> Int? {
         data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int? in
             var candidate = offset + 1
             while candidate <= buffer.count - 9 {
@@ -152,6 +157,8 @@ final class OfflineJournal: @unchecked Sendable {
                 guard let length = length(buffer, candidate), length > 1, buffer.count - candidate - 8 >= length,
                     buffer[candidate + 7 + length] == UInt8(ascii: "}")
                 else { continue }
+                guard length <= budget else { return nil }
+                budget -= length
                 let payload = UnsafeRawBufferPointer(rebasing: buffer[(candidate + 8)..<(candidate + 8 + length)])
                 if crc(payload) == word(buffer, candidate + 4) { return candidate }
             }

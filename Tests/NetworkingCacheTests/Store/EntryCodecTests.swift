@@ -30,6 +30,13 @@ import Testing
         #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(extended) }
     }
 
+    @Test("Lengths that add up past Int.max are refused, not summed")
+    func hugeLengthsAreRefused() {
+        var header: [UInt8] = Array("NWCE".utf8) + [2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]
+        header += [UInt8](repeating: 0xFF, count: 8) + [UInt8](repeating: 0, count: 16)
+        #expect(throws: EntryCodec.Corruption.self) { try EntryCodec.decode(Data(header)) }
+    }
+
     @Test func everyFlippedBitIsRefused() {
         let data = EntryCodec.encode(.response(Entries.entry(for: Entries.key("x"))))
         for index in 0..<data.count {

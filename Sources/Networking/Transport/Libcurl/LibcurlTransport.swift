@@ -247,7 +247,8 @@
         static func milliseconds(_ duration: Duration) -> Int {
             guard duration > .zero else { return 0 }
             let (seconds, attoseconds) = duration.components
-            let capped = min(seconds, 30 * 24 * 3600)
+            // 30 days, or what fits an `Int` in milliseconds where it has 32 bits (Linux on armv7).
+            let capped = min(seconds, 30 * 24 * 3600, Int64(Int.max / 1000) - 1)
             let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
             return Int(capped) * 1000 + Int(fraction)
         }
