@@ -48,7 +48,8 @@ enum SetCookieParser {
             case "expires": expires = CookieDate.parse(argument) ?? expires
             case "max-age":
                 guard let seconds = Self.maxAge(argument) else { continue }
-                // Capped as a `TimeInterval`: `1 << 40` is no `Int` where it has 32 bits (watchOS).
+                // Capped as a `TimeInterval`: `1 << 40` does not fit an `Int` of 32 bits (watchOS),
+                // where it would be 0 and every Max-Age would expire at once.
                 maxAge = seconds <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(seconds), 1_099_511_627_776))
             case "domain":
                 var domain = argument.lowercased()

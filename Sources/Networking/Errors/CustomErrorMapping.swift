@@ -113,6 +113,8 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
         switch response.json?.value(atKeyPath: apiCodeKeyPath) {
         case .string(let code): code
         case .int(let code): String(code)
+        // A whole number past a 32-bit `Int` (watchOS) is a `Double` there.
+        case .double(let code): Int64(exactly: code).map { String($0) }
         default: nil
         }
     }

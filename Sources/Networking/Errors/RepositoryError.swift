@@ -6,7 +6,7 @@
 ///
 /// | Case | When |
 /// |---|---|
-/// | ``invalidConfiguration(reason:)`` | a ``NetworkingConfiguration`` value is rejected when made, and every request fails with it once a setting was changed to an invalid value |
+/// | ``invalidConfiguration(reason:)`` | a ``NetworkingConfiguration`` value is rejected when made (every request fails with it once a setting has been changed to an invalid value), or a route, route table or certificate file is rejected |
 /// | ``invalidURL(reason:)`` | the path cannot form a URL under the base URL |
 /// | ``invalidRequest(reason:request:)`` | parameters or body cannot be encoded, or the method cannot carry them |
 /// | ``unauthenticatedSession(_:)`` | nobody is logged in (no network touched, context `nil`), or the server answered 401 to a call that needs the session |
@@ -28,7 +28,8 @@
 /// | ``decodeError(_:)`` | the JSON does not have the shape of the model |
 public enum RepositoryError: Error, Sendable {
     /// A configuration value was rejected: thrown when the configuration is made, and by every
-    /// request once a setting was changed to an invalid value.
+    /// request once a setting has been changed to an invalid value; also a rejected route, route
+    /// table or certificate file.
     case invalidConfiguration(reason: String)
     /// The path cannot form a valid URL under the configuration's base URL.
     case invalidURL(reason: String)

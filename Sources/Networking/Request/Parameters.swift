@@ -7,7 +7,8 @@ import Foundation
 /// non-object values always go in the JSON body.
 ///
 /// Dictionary and array literals may hold values of any of these types: `String`, `Bool`,
-/// integers, `Double`, `Float`, `Decimal`, `Date` (ISO 8601), `URL`, `UUID`, `nil`, ``JSONValue``,
+/// integers, `Double`, `Float`, `Decimal`, `Date` (ISO 8601), `URL`, `UUID`, `nil` (left out of a
+/// query or form, `null` in a JSON body), ``JSONValue``,
 /// nested arrays and `[String: any Sendable]` dictionaries, and any `Encodable & Sendable` value.
 /// Anything else fails the call with ``RepositoryError/invalidRequest(reason:request:)``.
 ///

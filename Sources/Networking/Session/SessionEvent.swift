@@ -4,8 +4,8 @@
 /// updated (so reading the manager when an event arrives shows the new state):
 /// - ``SessionManager/login(user:credential:)``: `.loggedIn`
 /// - ``SessionManager/update(user:)``: `.userUpdated`; ``SessionManager/update(credential:)``: `.credentialUpdated`
-/// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`,
-///   just after `.storeFailed` when the stored session could not be removed
+/// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`;
+///   each just after `.storeFailed` when the stored session could not be removed
 /// - ``SessionManager/bootstrap(fetchingUserWith:)``: `.restored` when a stored session was
 ///   loaded, then `.userUpdated` when the current user was fetched, or `.expired` when the
 ///   server rejected the stored token; `.storeFailed` when the store could not be read.
@@ -22,7 +22,9 @@ public enum SessionEvent<User: Sendable>: Sendable {
     case loggedOut
     /// The session ended because its token was rejected or expired.
     case expired
-    /// The credential store failed; the in-memory session is as the event before left it.
+    /// The credential store failed: it may still hold the previous state. The event that
+    /// follows, if any (`.loggedOut`, `.expired`, `.credentialUpdated`, `.userUpdated`), gives
+    /// the state in memory.
     case storeFailed(CredentialStoreError)
 }
 

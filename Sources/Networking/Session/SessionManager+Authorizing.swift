@@ -116,7 +116,8 @@ extension SessionManager {
     }
 
     private func newWaiter(_ state: inout State) -> Int {
-        state.nextWaiter += 1
+        // Wrapping: unique among the waiters alive, which is all it needs (an `Int` has 32 bits on watchOS).
+        state.nextWaiter &+= 1
         return state.nextWaiter
     }
 

@@ -127,7 +127,9 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
 
     private func open(truncatingTo size: Int64) -> Bool {
         descriptor = POSIX.open(partialURL.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0, ftruncate(descriptor, off_t(size)) == 0, lseek(descriptor, off_t(size), SEEK_SET) >= 0 else {
+        // `off_t` has 32 bits on Linux for armv7: a size past it fails here, not with a trap.
+        guard descriptor >= 0, let end = off_t(exactly: size), ftruncate(descriptor, end) == 0, lseek(descriptor, end, SEEK_SET) >= 0
+        else {
             failure = .fileSystem("the partial file \(partialURL.path) could not be opened: \(POSIX.lastError)")
             closeFile()
             return false

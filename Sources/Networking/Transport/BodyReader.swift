@@ -188,7 +188,12 @@ private final class SegmentSource: BodySource {
                         return .failed(.invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))"))
                     }
                 }
-                let got = pread(descriptor, buffer.baseAddress, count, off_t(fileOffset + offset))
+                // `off_t` has 32 bits on Linux for armv7: an offset past it is an error, not a trap.
+                guard let position = off_t(exactly: fileOffset + offset) else {
+                    return .failed(
+                        .invalidRequest("the body file \(url.path) is too large to be read at offset \(fileOffset + offset) here"))
+                }
+                let got = pread(descriptor, buffer.baseAddress, count, position)
                 if got < 0 {
                     if errno == EINTR { continue }
                     return .failed(.invalidRequest("the body file \(url.path) cannot be read: \(String(cString: strerror(errno)))"))

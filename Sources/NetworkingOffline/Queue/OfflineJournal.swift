@@ -118,9 +118,10 @@ final class OfflineJournal: @unchecked Sendable {
         var end = 0
         var count = 0
         let decoder = FastJSONDecoder()
-        // Bytes the search for intact records may check, over the whole read: twice the log is
-        // plenty for damage (a frame's length word is four bytes of JSON text only by a rare
-        // chance), and bounds the work on a file made so that every offset looks like a frame.
+        // Bytes the search for intact records may checksum, over the whole read. A false frame
+        // inside intact JSON has a length word of text (at least 512 MiB, over the maximum) and is
+        // never checksummed, and each resumption charges one real record: twice the log is plenty
+        // for damage, and bounds the work on a file made so that every offset looks like a frame.
         var budget = data.count > Int.max / 2 ? Int.max : 2 * data.count
         while offset < data.count {
             guard let (record, next) = record(in: data, at: offset, decoder: decoder) else {
@@ -228,7 +229,8 @@ final class OfflineJournal: @unchecked Sendable {
     /// Cuts the log back to `length`. Should that fail, `size` stays the file's real length, and
     /// the torn bytes stay where reading steps over them.
     private func cut(to length: Int64) {
-        if ftruncate(descriptor, off_t(length)) == 0 {
+        // `off_t` has 32 bits on Linux for armv7; a log that long is not cut (read steps over the rest).
+        if let end = off_t(exactly: length), ftruncate(descriptor, end) == 0 {
             size = length
         } else {
             var status = stat()

@@ -427,7 +427,7 @@ enum PipelineArticle {
     static func loggingConfiguration() throws -> NetworkingConfiguration {
         var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
         configuration.logging = LoggingConfiguration(level: .debug)   // .off, .error, .info, .debug
-        configuration.secretFields = ["email", "card_number"]         // redacted like tokens
+        configuration.secretFields = ["email", "card_number"]         // redacted by exact name
         return configuration
     }
 

@@ -232,7 +232,7 @@ struct FastJSONReader {
             }
             let mask = Int(table.slotMask)
             let slots = scratch.pointee.slots.base + Int(slotStart)
-            var slot = Int(FastJSONReader.hash(keyBase, keyLength)) & mask
+            var slot = Int(truncatingIfNeeded: FastJSONReader.hash(keyBase, keyLength)) & mask
             while true {
                 let occupant = Int(slots[slot])
                 if occupant == 0 { return -1 }

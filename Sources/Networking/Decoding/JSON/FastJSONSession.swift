@@ -154,7 +154,7 @@ final class FastJSONSession {
             let keyPointer = reader.keyPointer(record)
             let keyLength = Int(record.keyLength)
             if hashed {
-                var slot = Int(FastJSONReader.hash(keyPointer, keyLength)) & slotMask
+                var slot = Int(truncatingIfNeeded: FastJSONReader.hash(keyPointer, keyLength)) & slotMask
                 var duplicate = false
                 while true {
                     let occupant = Int(scratch.pointee.slots[slotStart &+ slot])
@@ -214,7 +214,7 @@ final class FastJSONSession {
             for slot in 0...slotMask { scratch.pointee.slots[slotStart &+ slot] = 0 }
             for k in 0..<kept {
                 let record = scratch.pointee.records[header &+ 1 &+ k]
-                var slot = Int(FastJSONReader.hash(reader.keyPointer(record), Int(record.keyLength))) & slotMask
+                var slot = Int(truncatingIfNeeded: FastJSONReader.hash(reader.keyPointer(record), Int(record.keyLength))) & slotMask
                 while scratch.pointee.slots[slotStart &+ slot] != 0 { slot = (slot &+ 1) & slotMask }
                 scratch.pointee.slots[slotStart &+ slot] = UInt32(truncatingIfNeeded: k &+ 1)
             }

@@ -142,7 +142,9 @@
                 networking_curl_easy_setopt_seek_function(easy) { context, offset, origin in
                     guard let context, origin == SEEK_SET else { return networking_curl_seekfunc_fail }
                     let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                    return transfer.seekBody(to: Int(offset)) ? networking_curl_seekfunc_ok : networking_seekfunc_cantseek
+                    // Only a rewind is possible (an offset is a `curl_off_t`, wider than a 32-bit `Int`).
+                    guard offset == 0 else { return networking_seekfunc_cantseek }
+                    return transfer.rewindBody() ? networking_curl_seekfunc_ok : networking_seekfunc_cantseek
                 })
         }
 

@@ -328,10 +328,9 @@
         }
 
         /// Moves the upload back to its start (libcurl retries a request on a fresh connection);
-        /// `false` for other offsets and for streams, which cannot start again.
-        func seekBody(to offset: Int) -> Bool {
-            guard offset == 0 else { return false }
-            return bodyReader?.rewind() ?? true
+        /// `false` for streams, which cannot start again. The seek callback calls it for offset 0 only.
+        func rewindBody() -> Bool {
+            bodyReader?.rewind() ?? true
         }
 
         /// The loop to ask for a resumption from a sink's `resume` (set when submitted).
