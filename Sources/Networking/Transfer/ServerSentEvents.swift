@@ -24,20 +24,22 @@ import Synchronization
 ///
 /// **The timeout is an idle timeout.** The endpoint's `timeout` (or the configuration's) bounds
 /// the wait for the head once the request is sent and every silence between bytes, not the whole
-/// stream, which may stay open as long as the server keeps it. Comments count: a server that sends a heartbeat
-/// (`: ping`) more often than the timeout keeps a quiet stream open, and a connection that went
-/// dead without a word (a network change, a NAT that forgot it) ends with
-/// ``RepositoryError/timeout(_:)``, or reconnects. An endpoint timeout of `.infinity` waits forever.
+/// stream, which may stay open as long as the server keeps it. Comments count: a server that sends
+/// a heartbeat (`: ping`) more often than the timeout keeps a quiet stream open, and a connection
+/// that went dead without a word (a network change, a NAT that forgot it) ends with
+/// ``RepositoryError/timeout(_:)``, or reconnects. An endpoint timeout of `.infinity` waits
+/// forever.
 ///
 /// **When the stream ends.** By default the sequence ends with the body, or throws the call's
 /// error when the connection breaks. An endpoint made with
 /// ``Endpoint/reconnecting(after:maximumAttempts:)`` reconnects instead, as an `EventSource` does:
 /// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay),
 /// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
-/// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with the new connection's events. A `204 No Content` ends it normally
-/// (a server's way to say "no more"); a 502, 503 or 504, or no connection at all, is a failed
-/// attempt; any other answer ends the sequence with its error. The first request is not
-/// repeated: its failure is the call's.
+/// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with
+/// the new connection's events. A `204 No Content` ends it normally (a server's way to say "no
+/// more"); a failed attempt (see ``Reconnection/maximumAttempts``) is retried; any other answer
+/// ends the sequence with its error. The first request is not repeated: its failure is the
+/// call's.
 ///
 /// Reading follows ``ResponseChunks``: the sequence is read once, a bounded amount of unread data
 /// waits, and dropping the sequence or its iterator (leaving the loop), or cancelling the reading
@@ -238,7 +240,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// Reconnections in a row that failed, and the last one's error.
         private var failedAttempts = 0
         private var lastFailure: RepositoryError?
-        /// When the connection being read was accepted, and whether it brought any bytes.
+        /// When the connection being read was accepted.
         private var connectedAt = ContinuousClock.now
         /// When the connection being read last brought bytes.
         private var lastBytesAt = ContinuousClock.now
