@@ -48,6 +48,14 @@ enum POSIX {
         return fsync(descriptor) == 0
     }
 
+    /// The size of the regular file open as `descriptor`; `nil` for anything else (a pipe, a
+    /// device, a folder) or when it cannot be examined.
+    static func regularFileSize(_ descriptor: Int32) -> Int64? {
+        var information = stat()
+        guard fstat(descriptor, &information) == 0, information.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(information.st_size)
+    }
+
     /// What a path names, following symbolic links (`stat`, not `lstat` as `FileManager`'s
     /// attributes use on Linux, which measure the link itself).
     enum FileKind: Equatable {

@@ -66,8 +66,10 @@ public struct Endpoint<Response>: Sendable {
     /// A body sent as it is — a file, bytes, a stream — instead of encoding ``parameters`` (which
     /// then go in the query). Its `Content-Type` is the endpoint's header, else guessed from a
     /// file's extension, else `application/octet-stream`. See ``upload(_:_:body:contentType:query:headers:)``.
+    /// An endpoint with both this and a ``form`` fails with ``RepositoryError/invalidRequest(reason:request:)``.
     public var requestBody: RequestBody?
-    /// A `multipart/form-data` body; ``parameters`` are added to it as text fields.
+    /// A `multipart/form-data` body; ``parameters`` are added to it as text fields. An endpoint
+    /// with both this and a ``requestBody`` fails with ``RepositoryError/invalidRequest(reason:request:)``.
     public var form: MultipartFormData?
     /// Whether the body is compressed with gzip as it is sent (`Content-Encoding: gzip`); the
     /// server must inflate it.
@@ -223,18 +225,22 @@ public struct Endpoint<Response>: Sendable {
 
     // MARK: - Copies
 
-    /// A copy that sends `body` as it is (for a route, say); its parameters go in the query.
+    /// A copy that sends `body` as it is (for a route, say), instead of any form; its parameters
+    /// go in the query.
     public func uploading(_ body: RequestBody, contentType: String? = nil) -> Endpoint {
         var copy = self
         copy.requestBody = body
+        copy.form = nil
         if let contentType { copy.headers["Content-Type"] = contentType }
         return copy
     }
 
-    /// A copy that sends a `multipart/form-data` form, its parameters added as text fields.
+    /// A copy that sends a `multipart/form-data` form, its parameters added as text fields,
+    /// instead of any body given before.
     public func uploading(_ form: MultipartFormData) -> Endpoint {
         var copy = self
         copy.form = form
+        copy.requestBody = nil
         return copy
     }
 

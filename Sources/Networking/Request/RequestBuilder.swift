@@ -6,7 +6,7 @@ import Foundation
 /// Header precedence, lowest first: library defaults (`Accept: application/json`, and the body's
 /// `Content-Type`) < the endpoint's headers < the session's `Authorization` (added later, by
 /// the session interceptor) < the configuration's default headers. A multipart form's
-/// `Content-Type` replaces the endpoint's: it carries the form's boundary.
+/// `Content-Type` replaces the endpoint's and the default headers': it carries the form's boundary.
 struct RequestBuilder {
     let configuration: NetworkingConfiguration
 
@@ -26,8 +26,16 @@ struct RequestBuilder {
         }
         var headers = endpoint.headers
         var body: RequestBody?
+        /// A form's `Content-Type`, which carries its boundary: nothing may replace it.
+        var formContentType: String?
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
             throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
+        }
+        if endpoint.form != nil, endpoint.requestBody != nil {
+            // One of them would be dropped without a word (or the body sent under the form's type).
+            throw .invalidRequest(
+                reason: "a request sends either a multipart form or a body of its own, not both",
+                request: RequestSummary(method: endpoint.method, url: url))
         }
         if let query = endpoint.query {
             let summary = RequestSummary(method: endpoint.method, url: url)
@@ -64,7 +72,7 @@ struct RequestBuilder {
                 var form = endpoint.form ?? MultipartFormData()
                 MultipartFields.append(object, to: &form)
                 body = .multipart(form)
-                headers["Content-Type"] = form.contentType
+                formContentType = form.contentType
             case (.multipart, _):
                 // Sent as JSON instead, they would replace the form: its files would be dropped
                 // without a word. (With a raw body the switch is on `.query`, never here.)
@@ -92,7 +100,7 @@ struct RequestBuilder {
             }
         } else if let form = endpoint.form {
             body = .multipart(form)
-            headers["Content-Type"] = form.contentType
+            formContentType = form.contentType
         }
         if let requestBody = endpoint.requestBody {
             body = requestBody
@@ -109,6 +117,7 @@ struct RequestBuilder {
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
+        if let formContentType { headers["Content-Type"] = formContentType }
         var request = TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
             timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,

@@ -154,7 +154,7 @@ private final class SegmentSource: BodySource {
         for segment in segments {
             let length = try segment.measuredLength()
             // Ranges past the largest file offset, and totals past Int64.max, cannot be sent.
-            if case .file(let url, let offset, _) = segment, offset.addingReportingOverflow(length).overflow {
+            if case .file(let url, let offset, _, _) = segment, offset.addingReportingOverflow(length).overflow {
                 throw .invalidRequest("the body's range of \(url.path) lies outside any file (offset \(offset), \(length) bytes)")
             }
             let (sum, overflow) = total.addingReportingOverflow(length)
@@ -169,8 +169,14 @@ private final class SegmentSource: BodySource {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
         while index < pieces.count {
             let piece = pieces[index]
+            guard buffer.count > 0 else { return .bytes(0) }
             let remaining = piece.length - offset
-            guard remaining > 0, buffer.count > 0 else {
+            guard remaining > 0 else {
+                if case .file(let url, let fileOffset, _, isWhole: true) = piece.segment,
+                    let failure = wholeFileEnds(url, at: fileOffset + piece.length)
+                {
+                    return .failed(failure)
+                }
                 nextPiece()
                 continue
             }
@@ -181,13 +187,8 @@ private final class SegmentSource: BodySource {
                 data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + count))
                 offset += Int64(count)
                 return .bytes(count)
-            case .file(let url, let fileOffset, _):
-                if descriptor < 0 {
-                    descriptor = POSIX.open(url.path, O_RDONLY | O_CLOEXEC)
-                    guard descriptor >= 0 else {
-                        return .failed(.invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))"))
-                    }
-                }
+            case .file(let url, let fileOffset, _, _):
+                if let failure = openIfNeeded(url) { return .failed(failure) }
                 // `off_t` has 32 bits on Linux for armv7: an offset past it is an error, not a trap.
                 guard let position = off_t(exactly: fileOffset + offset) else {
                     return .failed(
@@ -208,6 +209,42 @@ private final class SegmentSource: BodySource {
             }
         }
         return .end
+    }
+
+    /// Opens the current piece's file unless it is open; the error when it cannot be read.
+    ///
+    /// `O_NONBLOCK`, and regular files only: a named pipe given with a length would otherwise
+    /// block the thread that sends (for libcurl, the loop every transfer runs on) until a writer
+    /// came. The flag changes nothing for a regular file.
+    private func openIfNeeded(_ url: URL) -> TransportError? {
+        guard descriptor < 0 else { return nil }
+        descriptor = POSIX.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            return .invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        guard POSIX.regularFileSize(descriptor) != nil else {
+            POSIX.close(descriptor)
+            descriptor = -1
+            return .invalidRequest("the body file \(url.path) is not a regular file")
+        }
+        return nil
+    }
+
+    /// The error when a whole file (a form's) is not the `end` bytes measured when the body was
+    /// built: it changed since, and sending its beginning would pass a cut file for the whole.
+    private func wholeFileEnds(_ url: URL, at end: Int64) -> TransportError? {
+        if let failure = openIfNeeded(url) { return failure }
+        let changed = TransportError.invalidRequest(
+            "the body file \(url.path) is no longer the \(end) bytes measured when the form was made (it changed since)")
+        guard let size = POSIX.regularFileSize(descriptor), size == end else { return changed }
+        // A file growing while being sent may not show it in its size yet: one byte more says so.
+        guard let position = off_t(exactly: end) else { return changed }
+        var extra: UInt8 = 0
+        while true {
+            let got = pread(descriptor, &extra, 1, position)
+            if got < 0, errno == EINTR { continue }
+            return got > 0 ? changed : nil
+        }
     }
 
     private func nextPiece() {

@@ -87,8 +87,9 @@ struct RedirectPolicy: Sendable {
         if Self.changesToGet(status: response.statusCode, method: request.method, keepingMethod: movedElsewhere) {
             next.method = .get
             next.body = nil
-            next.headers["Content-Type"] = nil
-            next.headers["Content-Length"] = nil
+            // The fields that described the body go with it (RFC 9110 §15.4): a digest or an
+            // encoding left on a GET without a body would have a server refuse the GET.
+            for name in Self.bodyFields { next.headers[name] = nil }
         }
         if !Self.sameOrigin(request.url, target), !Self.isUpgradeToHTTPS(request.url, target) {
             next.headers["Authorization"] = nil
@@ -105,6 +106,12 @@ struct RedirectPolicy: Sendable {
         }
         return next
     }
+
+    /// The fields that describe a request's body, removed when a redirect drops the body.
+    static let bodyFields = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location", "Content-MD5",
+        "Content-Digest", "Repr-Digest", "Transfer-Encoding",
+    ]
 
     /// Whether the redirect turns the request into a `GET` without a body.
     static func changesToGet(status: Int, method: HTTPMethod, keepingMethod: Bool) -> Bool {

@@ -145,7 +145,11 @@ public final class URLSessionTransport: Transport {
     {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = request.method.rawValue
-        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        // `Content-Length` is the transport's to write, as on libcurl: a stale one (a body
+        // compressed or staged since) would have the server wait for bytes or read too few.
+        for field in request.headers where !field.name.caseInsensitiveEquals("Content-Length") {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
         if request.body?.isGzipped == true, request.headers["Content-Encoding"] == nil {
             urlRequest.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         }

@@ -171,6 +171,47 @@ struct RequestBuilderTests {
         #expect(request.headers["Content-Type"]?.hasPrefix("multipart/form-data") == true)
     }
 
+    @Test("A form's Content-Type (its boundary) wins over the configuration's default headers")
+    func formContentTypeWinsOverDefaults() throws {
+        // Given: a configuration that sets a Content-Type for every call, as some apps do
+        let builder = RequestBuilder(configuration: try makeConfiguration(defaultHeaders: ["Content-Type": "application/json"]))
+        var form = MultipartFormData()
+        form.append(Data("q1".utf8), name: "report", fileName: "report.txt", contentType: "text/plain")
+        // When
+        let upload = try build(Endpoint<Void>.upload(.post, "reports", form: form), with: builder)
+        let fields = try build(Endpoint<Void>(.post, "reports", parameters: ["title": "Q1"], encoding: .multipart), with: builder)
+        let json = try build(Endpoint<Void>(.post, "reports", parameters: ["title": "Q1"]), with: builder)
+        // Then
+        #expect(upload.headers["Content-Type"] == form.contentType)
+        #expect(fields.headers["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(json.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("A form and a body of its own are refused together; uploading(_:) replaces the other")
+    func formAndBodyTogether() throws {
+        // Given
+        var form = MultipartFormData()
+        form.append(Data("q1".utf8), name: "report")
+        var both = Endpoint<Void>.upload(.post, "reports", form: form)
+        both.requestBody = .data(Data("raw".utf8))
+        // When
+        let reason = invalidRequestReason(both)
+        let withParameters = invalidRequestReason(
+            {
+                var endpoint = both
+                endpoint.parameters = ["a": 1]
+                return endpoint
+            }())
+        let replaced = try build(Endpoint<Void>.upload(.post, "reports", form: form).uploading(.data(Data("raw".utf8))))
+        let formLast = try build(Endpoint<Void>.upload(.post, "reports", body: .data(Data("raw".utf8))).uploading(form))
+        // Then
+        #expect(reason == "a request sends either a multipart form or a body of its own, not both")
+        #expect(withParameters == reason)
+        #expect(replaced.body?.inMemoryData == Data("raw".utf8))
+        #expect(replaced.headers["Content-Type"] == "application/octet-stream")
+        #expect(formLast.headers["Content-Type"] == form.contentType)
+    }
+
     @Test("Encodable bodies are encoded with the configuration's encoder")
     func encodableBody() throws {
         // Given / When

@@ -19,6 +19,22 @@ struct RedirectPolicyTests {
         TransportResponse(statusCode: status, headers: location.map { ["Location": $0] } ?? [:])
     }
 
+    @Test("A redirect that drops the body drops every field that described it (RFC 9110 §15.4), and keeps the others")
+    func bodyFieldsGoWithTheBody() throws {
+        var post = request(.post)
+        for (name, value) in [
+            ("Content-Encoding", "gzip"), ("Content-MD5", "abc="), ("Content-Digest", "sha-256=:abc=:"), ("Repr-Digest", "sha-256=:abc=:"),
+            ("Content-Language", "en"), ("Content-Location", "/draft"), ("Content-Length", "2"),
+        ] { post.headers[name] = value }
+        let next = try #require(try policy.nextRequest(after: redirect(303, to: "/v2/items"), to: post, redirectsSoFar: 0))
+        #expect(next.method == .get && next.body == nil)
+        for name in RedirectPolicy.bodyFields { #expect(next.headers[name] == nil, "\(name)") }
+        #expect(next.headers["X-Trace"] == "1" && next.headers["Authorization"] == "Bearer t")
+
+        let kept = try #require(try policy.nextRequest(after: redirect(307, to: "/v2/items"), to: post, redirectsSoFar: 0))
+        #expect(kept.headers["Content-Digest"] == "sha-256=:abc=:" && kept.headers["Content-Encoding"] == "gzip")
+    }
+
     @Test(
         "Method and body per status",
         arguments: [

@@ -86,6 +86,16 @@ struct TransportConformanceTests {
         #expect(echo.header("Content-Length") == "\(body.count)")
     }
 
+    @Test("A caller's Content-Length is replaced by the body's own", arguments: TransportUnderTest.all)
+    func staleContentLength(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let request = try Wire.request(
+            .post, servers.apiURL + "/echo", headers: ["Content-Type": "text/plain", "Content-Length": "2"], body: Data("hello".utf8))
+        let echo = try Wire.echo(try await Wire.response(request, over: transport.shared))
+        #expect(echo.data == "hello")
+        #expect(echo.header("Content-Length") == "5")
+    }
+
     @Test("A POST without a body sends Content-Length 0", arguments: TransportUnderTest.all)
     func emptyPost(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -3,10 +3,11 @@ import Synchronization
 
 /// Computes a request's ``ContentDigests`` before it is sent and sets their headers.
 ///
-/// The body is read once more, piece by piece, on a thread of its own (files are never loaded
-/// whole, and Swift's cooperative threads are not held by disk reads). A body that cannot be read
-/// twice — compressed on the fly, or a stream — is staged in a temporary file while it is hashed,
-/// and that file is sent instead, so the digests cover exactly the bytes sent. A compressed body
+/// A data or file body is read once more, piece by piece, on a thread of its own (files are never
+/// loaded whole, and Swift's cooperative threads are not held by disk reads). A body that cannot
+/// be read twice — compressed on the fly, or a stream — is staged in a temporary file while it is
+/// hashed, on the calling task and within the request's timeout (a stream that stalls fails with
+/// a timeout), and that file is sent instead, so the digests cover exactly the bytes sent. A compressed body
 /// staged so keeps its `Content-Encoding: gzip`: the file holds gzip bytes but is no longer a
 /// gzipped ``RequestBody``, so no transport would add the header for it.
 enum BodyDigester {
@@ -14,7 +15,8 @@ enum BodyDigester {
     ///
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` when the body cannot be read,
     ///   ``RepositoryError/cancelled(_:)`` when the call is cancelled meanwhile (hashing stops
-    ///   between pieces of the body).
+    ///   between pieces of the body), ``RepositoryError/timeout(_:)`` when staging a body takes
+    ///   longer than the request's timeout.
     static func prepare(_ request: TransportRequest, digests: ContentDigests) async throws(RepositoryError)
         -> (request: TransportRequest, staged: URL?)
     {
@@ -28,7 +30,8 @@ enum BodyDigester {
             if body.isRepeatable, !body.isGzipped {
                 (md5, sha256) = try await hashOnOwnThread(body, digests: digests)
             } else {
-                let file = try await BodySpool.spool(body) { bytes in
+                let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)
+                let file = try await BodySpool.spool(body, deadline: deadline) { bytes in
                     if digests.contains(.md5) { md5.update(buffer: bytes) }
                     if digests.contains(.sha256) { sha256.update(buffer: bytes) }
                 }

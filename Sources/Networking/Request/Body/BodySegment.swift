@@ -13,13 +13,15 @@ enum BodySegment: Sendable, Hashable {
     /// `length` bytes of the file at a `file:` URL, starting `offset` bytes in; `length` may be 0.
     /// Every maker gives an `offset` of 0 or more (``RequestBody/file(_:offset:length:)`` and the
     /// decoder clamp it), so the arithmetic on it only has to watch the top of `Int64`.
-    case file(URL, offset: Int64, length: Int64)
+    /// `isWhole` marks a whole file measured when the body was built (a form's file): it must
+    /// still end where the range ends when sent, else a file that grew since would go cut short.
+    case file(URL, offset: Int64, length: Int64, isWhole: Bool = false)
 
     /// The number of bytes this segment contributes to the body.
     var length: Int64 {
         switch self {
         case .data(let data): Int64(data.count)
-        case .file(_, _, let length): length
+        case .file(_, _, let length, _): length
         }
     }
 }

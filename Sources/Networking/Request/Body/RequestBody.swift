@@ -93,7 +93,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The file, when the body is one whole uncompressed file.
     var wholeFile: URL? {
         guard !isGzipped, case .segments(let segments) = source, segments.count == 1,
-            case .file(let url, offset: 0, length: -1)? = segments.first
+            case .file(let url, offset: 0, length: -1, _)? = segments.first
         else { return nil }
         return url
     }
@@ -101,7 +101,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The media type a body sent as it is gets when none is given: from a single file's
     /// extension, else `application/octet-stream`.
     var guessedContentType: String {
-        if case .segments(let segments) = source, segments.count == 1, case .file(let url, _, _)? = segments.first {
+        if case .segments(let segments) = source, segments.count == 1, case .file(let url, _, _, _)? = segments.first {
             return MIMETypes.type(forPathExtension: url.pathExtension)
         }
         return MIMETypes.fallback
@@ -127,7 +127,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     // MARK: Codable
 
     private enum CodingKeys: String, CodingKey { case segments, gzip }
-    private enum SegmentKeys: String, CodingKey { case data, file, offset, length }
+    private enum SegmentKeys: String, CodingKey { case data, file, offset, length, whole }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -144,7 +144,9 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
                 let offset = try segment.decode(Int64.self, forKey: .offset)
                 let length = try segment.decode(Int64.self, forKey: .length)
                 segments.append(
-                    .file(try segment.decode(URL.self, forKey: .file), offset: max(0, offset), length: length < 0 ? -1 : length))
+                    .file(
+                        try segment.decode(URL.self, forKey: .file), offset: max(0, offset), length: length < 0 ? -1 : length,
+                        isWhole: try segment.decodeIfPresent(Bool.self, forKey: .whole) ?? false))
             }
         }
         self.init(source: .segments(segments), isGzipped: try container.decode(Bool.self, forKey: .gzip))
@@ -164,10 +166,11 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
             var entry = list.nestedContainer(keyedBy: SegmentKeys.self)
             switch segment {
             case .data(let data): try entry.encode(data, forKey: .data)
-            case .file(let url, let offset, let length):
+            case .file(let url, let offset, let length, let isWhole):
                 try entry.encode(url, forKey: .file)
                 try entry.encode(offset, forKey: .offset)
                 try entry.encode(length, forKey: .length)
+                if isWhole { try entry.encode(true, forKey: .whole) }
             }
         }
         try container.encode(isGzipped, forKey: .gzip)
@@ -188,7 +191,7 @@ extension BodySegment {
     func measuredLength() throws(TransportError) -> Int64 {
         switch self {
         case .data(let data): return Int64(data.count)
-        case .file(let url, let offset, let length):
+        case .file(let url, let offset, let length, _):
             guard url.isFileURL else {
                 throw .invalidRequest("the body file \(Redaction.standard.urlText(url.absoluteString)) is not a file URL")
             }

@@ -107,4 +107,27 @@ struct BodyDigesterTests {
             }
         }
     }
+
+    @Test("A stream that stalls while it is staged for its digests fails with a timeout at the request's timeout")
+    func stalledStream() async throws {
+        // Given: a stream that gives one chunk, then nothing, and a 0.3 s timeout
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        continuation.yield(Data("first".utf8))
+        var request = try Self.request(body: .stream(chunks))
+        request.timeout = 0.3
+        // When
+        let started = ContinuousClock.now
+        do {
+            let prepared = try await BodyDigester.prepare(request, digests: [.sha256])
+            Issue.record("expected a timeout, got \(prepared)")
+        } catch {
+            // Then
+            guard case .timeout = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        continuation.finish()
+    }
 }

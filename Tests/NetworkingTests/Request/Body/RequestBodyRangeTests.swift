@@ -44,4 +44,83 @@ struct RequestBodyRangeTests {
         #expect(throws: TransportError.self) { try BodyReader(farAway) {} }
         #expect(!twice.description.isEmpty)
     }
+
+    /// Reads the whole body through a reader, in pieces of `size` bytes.
+    func readAll(_ body: RequestBody, pieceSize size: Int = 4) throws -> Result<Data, TransportError> {
+        let reader = try BodyReader(body) {}
+        defer { reader.close() }
+        var collected = Data()
+        var buffer = [UInt8](repeating: 0, count: size)
+        while true {
+            switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
+            case .bytes(let count): collected.append(contentsOf: buffer[0..<count])
+            case .end: return .success(collected)
+            case .failed(let error): return .failure(error)
+            case .wouldBlock: return .failure(.invalidRequest("would block"))
+            }
+        }
+    }
+
+    @Test("A named pipe given with a length fails at once instead of blocking the sending thread")
+    func namedPipe() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let fifo = folder.url.appendingPathComponent("fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        // Without a writer, a blocking open would never return.
+        guard case .failure(.invalidRequest(let reason)) = try readAll(.file(fifo, length: 10)) else {
+            Issue.record("a pipe was read")
+            return
+        }
+        #expect(reason.contains("is not a regular file"), "\(reason)")
+    }
+
+    @Test("A form's file that grew or was replaced since the form was made fails, never goes cut short")
+    func grownFormFile() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = try folder.file("recording.bin", contents: Data(repeating: 1, count: 10))
+        let empty = try folder.file("empty.bin", contents: Data())
+        var form = try MultipartFormData(boundary: "b")
+        try form.append(fileAt: file, name: "f")
+        try form.append(fileAt: empty, name: "e")
+        let body = RequestBody.multipart(form)
+        #expect(try readAll(body).get() == form.encodedData(maximumSize: 1000))
+        // A stored form (the offline queue's) keeps the mark through Codable.
+        let stored = try JSONDecoder().decode(RequestBody.self, from: JSONEncoder().encode(body))
+        #expect(stored == body)
+
+        try Data(repeating: 2, count: 11).write(to: file)
+        for sent in [body, stored] {
+            guard case .failure(.invalidRequest(let reason)) = try readAll(sent) else {
+                Issue.record("a grown file was sent")
+                continue
+            }
+            #expect(reason.contains("no longer the 10 bytes measured when the form was made"), "\(reason)")
+        }
+        try Data(repeating: 2, count: 10).write(to: file)
+        try Data("x".utf8).write(to: empty)
+        guard case .failure(.invalidRequest(let reason)) = try readAll(body) else {
+            Issue.record("a file that was empty was sent cut short")
+            return
+        }
+        #expect(reason.contains("empty.bin"), "\(reason)")
+        // A range of a file, given by the caller, is a range: the rest of the file is not sent.
+        #expect(try readAll(.file(file, offset: 2, length: 3)).get() == Data(repeating: 2, count: 3))
+    }
+
+    @Test("A read into an empty buffer takes nothing and skips nothing")
+    func emptyBuffer() throws {
+        let reader = try BodyReader(.data(Data("hello".utf8))) {}
+        let empty = reader.read(into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        guard case .bytes(0) = empty else {
+            Issue.record("\(empty)")
+            return
+        }
+        var buffer = [UInt8](repeating: 0, count: 8)
+        guard case .bytes(5) = buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) else {
+            Issue.record("the body was skipped")
+            return
+        }
+    }
 }

@@ -170,7 +170,7 @@ public struct MultipartFormData: Sendable {
                 }
             case .file(let url, let length):
                 segments.append(.data(framing))
-                segments.append(.file(url, offset: 0, length: length))
+                segments.append(.file(url, offset: 0, length: length, isWhole: true))
                 framing = Data()
             }
             framing.append(Self.crlf)
@@ -197,7 +197,7 @@ public struct MultipartFormData: Sendable {
         for segment in segments() {
             switch segment {
             case .data(let data): body.append(data)
-            case .file(let url, let offset, let length): body.append(try Self.readFile(at: url, offset: offset, length: length))
+            case .file(let url, let offset, let length, _): body.append(try Self.readFile(at: url, offset: offset, length: length))
             }
         }
         return body

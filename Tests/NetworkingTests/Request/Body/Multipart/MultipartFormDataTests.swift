@@ -163,7 +163,7 @@ struct MultipartFormDataTests {
         form.append(large, name: "large")
         let segments = form.segments()
         #expect(segments.count == 7)
-        #expect(segments[3] == .file(photo, offset: 0, length: 1000))
+        #expect(segments[3] == .file(photo, offset: 0, length: 1000, isWhole: true))
         #expect(segments[5] == .data(large))
         #expect(segments.reduce(Int64(0)) { $0 + $1.length } == form.contentLength)
         let body = try form.encodedData(maximumSize: 100_000)
