@@ -137,6 +137,28 @@ struct OfflineQueueFlushTests {
         #expect(report.rejected.isEmpty && report.remaining == 2)
     }
 
+    @Test("A configuration made invalid since the requests were queued (a pin file it cannot read) keeps them")
+    func invalidConfigurationKeepsTheQueue() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 2)
+        // The app's next version pins, with a file it cannot read.
+        var configuration = setup.repository.configuration
+        configuration.usePinningCertificate = true
+        configuration.pinnedCertificateFiles = [URL(fileURLWithPath: "/nonexistent/pin.pem")]
+        // Held here: the queue holds its repository weakly.
+        let pinning = APIRepository(configuration: configuration, sessionManager: setup.session, transport: setup.transport)
+        setup.queue.connect(pinning)
+        setup.online.turnOn()
+        let sentBefore = setup.transport.requests.count
+        let report = await setup.queue.flush()
+        #expect(report.rejected.isEmpty && report.delivered.isEmpty && report.remaining == 2, "\(report)")
+        #expect(setup.transport.requests.count == sentBefore)
+        // Once the configuration works again, they go.
+        setup.queue.connect(setup.repository)
+        #expect(await setup.queue.flush().delivered.count == 2)
+    }
+
     @Test("A request the server keeps refusing can be removed: its waiter hears so, and the ones behind it go")
     func removeATicket() async throws {
         let refused = Mutex(true)

@@ -6,7 +6,9 @@ import Synchronization
 /// call's start and end, for calls that should keep the user waiting (WebApiClient's overlay).
 ///
 /// Every call counts once from the moment it enters the pipeline until its result is delivered,
-/// retries and token refreshes included. Share one instance between repositories
+/// retries and token refreshes included. A streamed answer (``ResponseChunks``, an event
+/// stream) counts as well while its body is read: an open event stream keeps the count above 0
+/// for as long as it is open. Share one instance between repositories
 /// (``NetworkActivity/shared`` is the default of every configuration).
 ///
 /// ```swift

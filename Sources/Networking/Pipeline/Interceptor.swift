@@ -14,7 +14,9 @@ import Synchronization
 ///    nothing it keeps holds a token (where a cache or an offline queue belongs);
 /// 4. the session (signing, refresh and replay on 401), when the repository has a session manager;
 /// 5. ``InterceptorPosition/afterSigning`` (the default) — sees signed requests;
-/// 6. logging (``NetworkingConfiguration/logging``) — sees each attempt as it goes on the wire;
+/// 6. cookies (when ``NetworkingConfiguration/cookieStorage`` is set: an interceptor above does
+///    not see the `Cookie` it adds), then logging (``NetworkingConfiguration/logging``) — sees
+///    each attempt as it goes on the wire;
 /// 7. ``InterceptorPosition/nextToWire`` — last before the transport, after logging (what it
 ///    changes, such as a signature or compression, is not in the logs);
 /// 8. the transport.

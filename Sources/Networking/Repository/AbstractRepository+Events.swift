@@ -14,15 +14,18 @@ extension AbstractRepository {
     /// first request, so it carries the session's current token.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
         let reconnection = endpoint.options[ServerSentEventsReconnection.self]
-        var streaming = endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self)
-        // What the call would refuse (a bad URL or timeout), it refuses before the timeout changes.
+        // A named route first, so its URL, timeout and headers are the stream's; then what the
+        // call would refuse (a bad URL or timeout), it refuses before the timeout changes.
+        var streaming: Endpoint<RepositoryResponse<ResponseChunks>>
         let summary: RequestSummary
         do {
+            streaming = try configuration.routes.resolve(
+                endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self), encoder: configuration.jsonEncoder)
             summary = try builder.build(streaming).summary
         } catch {
             return .failure(error)
         }
-        if reconnection != nil, endpoint.requestBody?.isStreamed == true {
+        if reconnection != nil, streaming.requestBody?.isStreamed == true {
             return .failure(
                 .invalidRequest(reason: "an event stream that reconnects cannot send a streamed body twice", request: summary))
         }
@@ -48,7 +51,7 @@ extension AbstractRepository {
         return first.map { first in
             ServerSentEvents(
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
-                startingEventID: endpoint.headers["Last-Event-ID"] ?? "",
+                startingEventID: request.headers["Last-Event-ID"] ?? "",
                 healthyConnection: endpoint.options[ServerSentEventsHealthyConnection.self], clock: configuration.clock,
                 connect: open)
         }

@@ -4,7 +4,11 @@ extension AbstractRepository {
     /// Sends the endpoint and, while the server answers 202 Accepted, waits
     /// ``NetworkingConfiguration/secondsBetweenPolls`` and sends it again — same parameters, same
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
-    /// first other 2xx body as `T`.
+    /// first other 2xx body as `T`. A 202 with a longer `Retry-After` (seconds or a date) is
+    /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter``.
+    ///
+    /// The same request is sent each time, method included: poll with the request that reads the
+    /// job's state (a `GET`), not with the `POST` that starts it, which would start it again.
     ///
     /// The polls keep to the session the first was signed in; each has its own
     /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll when
@@ -36,6 +40,16 @@ extension AbstractRepository {
         await run(endpoint) { (endpoint) async throws(RepositoryError) in _ = try await self.poll(endpoint) }
     }
 
+    /// The wait before the next poll: the configuration's, or longer when the 202 asks for it.
+    private func wait(after response: TransportResponse) -> TimeInterval {
+        let between = configuration.secondsBetweenPolls
+        guard let header = response.headers["Retry-After"],
+            let asked = RetryPolicy.retryAfter(header, now: configuration.clock.now())
+        else { return between }
+        let longest = configuration.retryPolicy.maximumRetryAfter
+        return max(between, min(asked, longest.isNaN ? 0 : longest))
+    }
+
     private func poll<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {
         let retries = configuration.pollingRetries
         // One call across its polls: each keeps to the session the first was signed in (a logout
@@ -59,7 +73,7 @@ extension AbstractRepository {
                 throw .pollingExhausted(attempts: tries, context: ErrorContext(request: request.summary, response: response))
             }
             do {
-                try await configuration.clock.sleep(.clampedSeconds(configuration.secondsBetweenPolls))
+                try await configuration.clock.sleep(.clampedSeconds(wait(after: response)))
             } catch {
                 throw .cancelled(ErrorContext(request: request.summary, response: response))
             }

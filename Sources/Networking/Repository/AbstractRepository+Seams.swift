@@ -37,11 +37,18 @@ extension AbstractRepository {
     /// certificate. So a request made by hand, or kept from before the app changed its pins, is
     /// never sent to a pinned API unpinned, with the session's token, and a request the offline
     /// queue read back from disk (which keeps no client certificate) presents the repository's.
-    /// An option in `context` that is required and that no interceptor of the repository handles
-    /// fails the call with
+    /// A configuration made invalid since (a pin file that cannot be read, say) fails the call with
+    /// ``RepositoryError/invalidConfiguration(reason:)`` before it is sent, as every call does: its
+    /// security could be missing a part. An option in `context` that is required and that no
+    /// interceptor of the repository handles fails the call with
     /// ``RepositoryError/invalidRequest(reason:request:)`` before it is sent. The request counts
     /// as activity (``NetworkingConfiguration/activity``) while it is in flight, as any call does.
     public func send(_ request: TransportRequest, context: RequestContext) async -> Result<TransportResponse, RepositoryError> {
+        do throws(RepositoryError) {
+            try configuration.validate()
+        } catch {
+            return .failure(error)
+        }
         // A required option no interceptor handles fails here as in any call, before sending.
         if let problem = pipeline.unhandledOption(in: context.options, name: context.name) {
             return .failure(.invalidRequest(reason: problem, request: request.summary))

@@ -46,7 +46,7 @@ import Synchronization
 /// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
-/// the network (or a TLS failure, as a captive portal gives, or gets a kept status, a 401, 407
+/// the network (or a TLS failure, as a captive portal gives, or an invalid configuration, or gets a kept status, a 401, 407
 /// (a proxy wants credentials), 408, 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
 /// cannot be read, or an answer that is not valid HTTP, until the third in a row a minute or more
 /// after the first) stays,
@@ -672,6 +672,9 @@ public final class OfflineQueue: Interceptor {
             // Not the server's answer: a network that intercepts TLS (a captive portal) shows
             // another certificate; the request waits for the real server.
             case .tlsError, .pinningFailed: return .deferred
+            // The app's configuration, not the request, is wrong (a pin file it cannot read): the
+            // request waits for a configuration that works rather than be dropped.
+            case .invalidConfiguration: return .deferred
             // A batch item the server did not run, or whose answer could not be read (no valid
             // code): kept, and an unreadable one counted as a refusal. An answer that is not valid
             // HTTP may be passing (a proxy's broken reply, an HTTP/2 stream reset) or come out the

@@ -52,6 +52,25 @@ struct RequiredOptionsTests {
         #expect(try await repository.send(request, context: RequestContext(requiresSession: false)).get().statusCode == 204)
     }
 
+    @Test("send refuses a configuration made invalid since, as every call does: its pins could be missing")
+    func sendChecksTheConfiguration() async throws {
+        // Given: pinning on, and a pin file that cannot be read (so no pins are in its security)
+        let transport = StubTransport(routes: [.status(.get, "books", 204)])
+        var configuration = try routedConfiguration(RouteTable([Route(name: "books", path: "books")]))
+        configuration.usePinningCertificate = true
+        configuration.pinnedCertificateFiles = [URL(fileURLWithPath: "/nonexistent/pin.pem")]
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        let request = TransportRequest(method: .get, url: try #require(URL(string: "http://api.test/api/v1/books")))
+        // When
+        let sent = await repository.send(request, context: RequestContext(requiresSession: false))
+        // Then
+        guard case .failure(.invalidConfiguration) = sent else {
+            Issue.record("expected invalidConfiguration, got \(sent)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test("Setting the option to its default value still asks for a handler")
     func defaultValueStillRequired() async throws {
         let transport = StubTransport(routes: [.status(.get, "books", 204)])

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 @Suite("Polling")
@@ -102,6 +103,35 @@ struct PollingTests {
         try await immediateRepository.performPollingRequest(Endpoint<Void>.delete("reports/1")).get()
         #expect(ready.count == 2)
         #expect(immediate.count == 1)
+    }
+
+    @Test("A 202's longer Retry-After is waited for, up to the retry policy's longest; a shorter one is not")
+    func retryAfter() async throws {
+        // Given: a job that asks for 5 s, then 1 s, then a year, then is ready
+        let asks = ["5", "1", "31536000"]
+        let count = Mutex(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "reports/1") { request throws(TransportError) in
+                let index = count.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                guard index < asks.count else {
+                    return TransportResponse(
+                        statusCode: 200, body: Data(#"{"id": 1, "title": "Dune", "genre": "fiction"}"#.utf8), url: request.url)
+                }
+                return TransportResponse(statusCode: 202, headers: ["Retry-After": asks[index]], url: request.url)
+            }
+        ])
+        let clock = TestClock()
+        var configuration = try makeConfiguration(secondsBetweenPolls: 2)
+        configuration.clock = clock.networkingClock
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        // When
+        let book: Book = try await repository.performPollingRequest(.get("reports/1")).get()
+        // Then: 5 s, the configured 2 s (not 1 s), and the default longest Retry-After, 60 s
+        #expect(book.title == "Dune")
+        #expect(clock.sleeps == [.seconds(5), .seconds(2), .seconds(60)])
     }
 
     @Test("Cancelling the calling task stops polling with cancelled")

@@ -24,7 +24,7 @@ struct ServerSentEventsTests {
     /// `onRequest` sees each request's index before it is answered.
     func repository(
         _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
-        session: SessionManager<TestAPI.User>? = nil, interceptors: [any Interceptor] = [],
+        session: SessionManager<TestAPI.User>? = nil, interceptors: [any Interceptor] = [], routes: RouteTable? = nil,
         onRequest: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
@@ -52,6 +52,7 @@ struct ServerSentEventsTests {
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
         configuration.clock = live ? .live : clock.networkingClock
         configuration.interceptors = interceptors
+        if let routes { configuration.routes = routes }
         let repository = TestAPI.Repository(
             configuration: configuration, sessionManager: session, transport: transport, customErrors: customErrors)
         return (repository, transport, clock)
@@ -280,6 +281,28 @@ struct ServerSentEventsTests {
             Issue.record("expected timeout")
             return
         }
+    }
+
+    @Test("Over a named route, the stream takes the route's timeout and headers, and its errors name the route's URL")
+    func namedRoute() async throws {
+        let feed = try Route(
+            name: "feed", path: "events", headers: ["Last-Event-ID": "41"], requiresSession: false, timeout: 0.1)
+        let routes = try RouteTable([feed])
+        // The route's saved position goes out and stays the stream's.
+        let (resuming, transport, _) = try repository(
+            [.events("data: a\n\n"), .events("id: 42\ndata: b\n\n"), .status(204, contentType: "")], routes: routes)
+        let route = Endpoint<ServerSentEvents>.route("feed").reconnecting(after: .zero)
+        _ = await readAll(try await resuming.performRequest(route).get())
+        #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == ["41", "41", "42"])
+        #expect(transport.requests.first?.url.absoluteString == "http://127.0.0.1:9/api/events")
+        // The route's 0.1 s, not the configuration's 75 s, bounds the wait; the error names the route's URL.
+        let (slow, _, _) = try repository([.events("data: a\n\n", after: .seconds(1))], routes: routes)
+        let failure = await slow.performRequest(Endpoint<ServerSentEvents>.route("feed")).failure
+        guard case .timeout(let context) = failure else {
+            Issue.record("expected timeout, got \(String(describing: failure))")
+            return
+        }
+        #expect(context.request.url.absoluteString == "http://127.0.0.1:9/api/events")
     }
 
     @Test("A Last-Event-ID the endpoint sets (a saved position) is the stream's until an event brings its own")
