@@ -17,7 +17,7 @@ import Synchronization
 /// let proxy = try OutageProxy(upstreamPort: 8000)
 /// let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "127.0.0.1", port: proxy.port)
 /// proxy.goDown()   // calls fail with .noNetworkConnection(.connectionRefused, …)
-/// proxy.comeUp()
+/// try proxy.comeUp()
 /// ```
 ///
 /// Plain TCP: it forwards bytes both ways, one thread per direction of each connection.

@@ -86,7 +86,7 @@ public final class StubTransport: Transport {
         recorded.withLock { $0.append(request) }
         if Task.isCancelled { throw .cancelled }
         guard let route = routes.first(where: { $0.matches(request) }) else {
-            throw .invalidRequest("StubTransport has no route for \(request.method) \(request.url.absoluteString)")
+            throw .invalidRequest("StubTransport has no route for \(request.summary)")
         }
         return try await route.respond(request)
     }

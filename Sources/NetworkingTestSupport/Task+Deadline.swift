@@ -3,7 +3,8 @@ import Synchronization
 extension Task where Failure == Never {
     /// The task's value, or `nil` once `limit` has passed without one: a test of something that
     /// could hang (a cancellation, a wait for a server) then fails at once instead of stalling the
-    /// whole run. The task is not cancelled; it is left to itself.
+    /// whole run. The task is not cancelled; it is left to itself. Cancelling the task that waits
+    /// ends the wait with `nil` too, and a value in time stops the timer.
     ///
     /// ```swift
     /// let waiting = Task { await queue.outcome(of: ticket) }
@@ -11,26 +12,60 @@ extension Task where Failure == Never {
     /// #expect(await waiting.value(within: .seconds(10)) != nil)
     /// ```
     public func value(within limit: Duration) async -> Success? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Success?, Never>) in
-            let waiting = FirstAnswer(continuation)
-            Task<Void, Never> { waiting.resume(returning: await self.value) }
-            Task<Void, Never> {
-                try? await Task<Never, Never>.sleep(for: limit)
-                waiting.resume(returning: nil)
+        let answer = FirstAnswer<Success?>()
+        let timer = Task<Void, Never> {
+            try? await Task<Never, Never>.sleep(for: limit)
+            answer.resume(returning: nil)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Success?, Never>) in
+                answer.wait(continuation)
+                Task<Void, Never> { answer.resume(returning: await self.value) }
             }
+        } onCancel: {
+            answer.resume(returning: nil)
         }
     }
 }
 
-/// Resumes a continuation with the first answer given; later ones are dropped.
+/// Hands the first answer given to the one waiter, whether it comes before or after the waiter;
+/// later answers are dropped.
 private final class FirstAnswer<Value: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<Value, Never>)
+        case answered(Value)
+        case done
+    }
 
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = Mutex(continuation)
+    private let state = Mutex<State>(.idle)
+
+    func wait(_ continuation: CheckedContinuation<Value, Never>) {
+        let early = state.withLock { state -> [Value] in
+            guard case .answered(let value) = state else {
+                state = .waiting(continuation)
+                return []
+            }
+            state = .done
+            return [value]
+        }
+        if let value = early.first { continuation.resume(returning: value) }
     }
 
     func resume(returning value: Value) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
+        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            switch state {
+            case .idle:
+                state = .answered(value)
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .answered, .done:
+                return nil
+            }
+        }
+        waiter?.resume(returning: value)
     }
 }

@@ -15,6 +15,12 @@ import Synchronization
 /// #expect(clock.sleeps == [.seconds(1), .seconds(2)])
 /// ```
 ///
+/// Every wait on the clock returns at once, including those of timers that run beside a call:
+/// a `preventUserInteraction` call's slow-call timer (`NetworkActivity.slowCallDelay`, which
+/// then reports `.slow` at once and adds its wait to ``sleeps``), and an offline queue's retry
+/// timer, which would try again and again without pause while its requests keep failing — give
+/// a queue that is tested that way the live clock, or stop it (drop it) when the test ends.
+///
 /// Thread-safe.
 public final class TestClock: Sendable {
     private struct State {

@@ -14,7 +14,8 @@ extension NetworkingConfiguration {
     /// Every other setting has its default; change it on the value afterwards.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for text that is not an
-    ///   `http` or `https` URL with a host, or that has a user, a query or a fragment; and for
+    ///   `http` or `https` URL with a host, or that has a user, a query, a fragment or an encoded
+    ///   `/` in its path; and for
     ///   parts the initializer that takes them one by one refuses (a port outside 1...65535).
     public init(baseURL text: String) throws(RepositoryError) {
         let scheme: String
@@ -33,6 +34,12 @@ extension NetworkingConfiguration {
                 throw .invalidConfiguration(
                     reason: "baseURL \"\(text)\" has a user, a query or a fragment: give scheme, host, port and path only")
             }
+        }
+        // The path is taken decoded and encoded again segment by segment: an encoded slash
+        // would come back as two segments, another API path.
+        guard !components.percentEncodedPath.lowercased().contains("%2f") else {
+            throw .invalidConfiguration(
+                reason: "baseURL \"\(Redaction.standard.urlText(text))\" has an encoded \"/\" (%2F) in its path, which cannot be kept")
         }
         let path = components.path
         try self.init(

@@ -47,16 +47,16 @@ extension NetworkingConfiguration {
         }
         if domain.contains("://") {
             throw .invalidConfiguration(
-                reason: "domainURL \"\(domain)\" contains a scheme: give the host alone and set useSecureConnection for https")
+                reason: "domainURL \"\(shown(domain))\" contains a scheme: give the host alone and set useSecureConnection for https")
         }
         if domain.contains("/") {
             throw .invalidConfiguration(
-                reason: "domainURL \"\(domain)\" contains a path: give the host alone and put the path in subdomainURL")
+                reason: "domainURL \"\(shown(domain))\" contains a path: give the host alone and put the path in subdomainURL")
         }
         if let ipv6 = ipv6Literal(domain) { return ipv6 }
         if domain.contains(":") {
             throw .invalidConfiguration(
-                reason: "domainURL \"\(domain)\" contains a port: give the host alone and set port")
+                reason: "domainURL \"\(shown(domain))\" contains a port: give the host alone and set port")
         }
         let name = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
@@ -70,10 +70,18 @@ extension NetworkingConfiguration {
         guard valid else {
             throw .invalidConfiguration(
                 reason:
-                    "domainURL \"\(domain)\" is not a valid host name (letters, digits, \"-\" and \".\"; use punycode for international names)"
+                    "domainURL \"\(shown(domain))\" is not a valid host name (letters, digits, \"-\" and \".\"; use punycode for international names)"
             )
         }
         return domain
+    }
+
+    /// A setting as an error may quote it: errors are logged and shown, and a mistaken setting can
+    /// hold a password (`admin:s3cret@host`) or a key (`/v1?api_key=…`).
+    private static func shown(_ text: String) -> String {
+        let redacted = Redaction.standard.unparsedURLText(text)
+        guard !redacted.contains("://"), let at = redacted.range(of: "@", options: .backwards) else { return redacted }
+        return Redaction.placeholder + redacted[at.lowerBound...]
     }
 
     /// `[address]` when the text is an IPv6 address, with or without brackets.
@@ -89,11 +97,11 @@ extension NetworkingConfiguration {
     static func validatedSubdomain(_ subdomain: String?) throws(RepositoryError) -> String {
         guard let subdomain else { return "" }
         guard subdomain.hasPrefix("/") else {
-            throw .invalidConfiguration(reason: "subdomainURL \"\(subdomain)\" must start with \"/\", as in \"/api/v1\"")
+            throw .invalidConfiguration(reason: "subdomainURL \"\(shown(subdomain))\" must start with \"/\", as in \"/api/v1\"")
         }
         if let bad = subdomain.first(where: { $0 == "?" || $0 == "#" || $0.isWhitespace || $0.isNewline }) {
             throw .invalidConfiguration(
-                reason: "subdomainURL \"\(subdomain)\" contains \"\(bad)\": it must be a plain path such as \"/api/v1\"")
+                reason: "subdomainURL \"\(shown(subdomain))\" contains \"\(bad)\": it must be a plain path such as \"/api/v1\"")
         }
         let segments = subdomain.split(separator: "/").map { PathEncoding.encodeSegment(String($0)) }
         return segments.isEmpty ? "" : "/" + segments.joined(separator: "/")

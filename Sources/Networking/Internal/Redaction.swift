@@ -65,11 +65,26 @@ struct Redaction: Sendable {
             components.user = Self.placeholder
             changed = true
         }
-        if let items = components.queryItems, items.contains(where: { isSecret($0.name) }) {
-            components.queryItems = items.map {
-                isSecret($0.name) ? URLQueryItem(name: $0.name, value: Self.placeholder) : $0
+        if let items = components.queryItems {
+            // A secret name's value goes; so do secret pairs inside another value (a return URL,
+            // `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
+            let redacted = items.map { item -> URLQueryItem in
+                if isSecret(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
+                guard let value = item.value, value.contains("=") else { return item }
+                return URLQueryItem(name: item.name, value: redactText(value))
             }
-            changed = true
+            if redacted != items {
+                components.queryItems = redacted
+                changed = true
+            }
+        }
+        // Path parameters (`/app;jsessionid=…`) are pairs too.
+        if components.path.contains(";"), components.path.contains("=") {
+            let path = redactText(components.path)
+            if path != components.path {
+                components.path = path
+                changed = true
+            }
         }
         // An OAuth implicit-flow callback carries its token in the fragment (`#access_token=…`).
         if let fragment = components.fragment, fragment.contains("=") {
@@ -168,9 +183,10 @@ struct Redaction: Sendable {
     }
 
     /// The two pair patterns of ``redactText(_:)``, compiled once, each with a byte every match
-    /// contains: `"name": "value"` (a quote), then `name=value` (an equals sign).
+    /// contains: `"name": value` (a quote; the value a string, a number, `true`, `false` or
+    /// `null`), then `name=value` (an equals sign).
     private static let pairPatterns = CompiledPatterns([
-        (#"("[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*"?"#, UInt8(ascii: "\"")),
+        (#"("[^"]*"\s*:\s*)(?:"(?:[^"\\]|\\.)*"?|-?[0-9][0-9.eE+\-]*|true|false|null)"#, UInt8(ascii: "\"")),
         (#"(?<![A-Za-z0-9_\-\.\[\]%])([A-Za-z0-9_\-\.\[\]%]+=)[^&\s]*"#, UInt8(ascii: "=")),
     ])
 

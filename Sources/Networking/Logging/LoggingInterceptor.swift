@@ -15,7 +15,7 @@ struct LoggingInterceptor: Interceptor {
         // Redacted once per attempt, for every line and record of it.
         let redactedURL = redaction.url(request.url)
         let summary = "\(request.method) \(redactedURL)"
-        let loggedRequest = RequestSummary(method: request.method, url: URL(string: redactedURL) ?? request.url)
+        let loggedRequest = RequestSummary(method: request.method, url: Self.loggedURL(redactedURL, of: request.url))
         if level >= .info {
             var message = "→ \(summary)"
             if level >= .debug {
@@ -46,6 +46,17 @@ struct LoggingInterceptor: Interceptor {
             log(response.isSuccess ? .info : .error, message, loggedRequest, status: response.statusCode, duration: duration)
         }
         return response
+    }
+
+    /// The redacted text as the record's URL; never the request's own URL, which still holds
+    /// what was redacted: failing that, its origin alone.
+    static func loggedURL(_ redacted: String, of url: URL) -> URL {
+        if let parsed = URL(string: redacted) { return parsed }
+        var origin = URLComponents()
+        origin.scheme = url.scheme
+        origin.host = url.host
+        origin.port = url.port
+        return origin.url ?? URL(fileURLWithPath: "/")
     }
 
     private func log(_ level: LogLevel, _ message: String, _ request: RequestSummary, status: Int? = nil, duration: TimeInterval? = nil) {

@@ -32,7 +32,9 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 
 /// One log line (possibly with indented detail lines) and what it is about.
 public struct LogRecord: Sendable {
-    /// The level the record was written at: `.error`, `.info` or `.debug`.
+    /// The level the record was written at: `.error` for failures (and, at the `.error` level,
+    /// non-2xx answers), else `.info`. The library's records are never `.debug`: at that level,
+    /// the same records carry headers and bodies. Interceptors of your own may write any level.
     public let level: LogLevel
     /// The text, already redacted.
     public let message: String
@@ -65,8 +67,11 @@ public struct StandardErrorLogger: NetworkLogging {
     /// Creates the logger.
     public init() {}
 
+    /// Writes the record's message as one or more lines; control characters other than line
+    /// breaks and tabs are written escaped (`\u{1B}`), so a server's body cannot move the
+    /// terminal's cursor, rewrite a line or change its colours.
     public func log(_ record: LogRecord) {
-        var line = "[Networking] \(record.message)\n"
+        var line = "[Networking] \(Self.escapingControls(record.message))\n"
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
@@ -75,6 +80,26 @@ public struct StandardErrorLogger: NetworkLogging {
                 offset += written
             }
         }
+    }
+}
+
+extension StandardErrorLogger {
+    /// The text with control characters other than `\n` and `\t` written as `\u{…}`.
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isEscaped(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\n" && scalar != "\t" && scalar.properties.generalCategory == .control
     }
 }
 

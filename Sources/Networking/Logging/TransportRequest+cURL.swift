@@ -27,15 +27,20 @@ extension TransportRequest {
         for field in headers {
             parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
         }
+        // A body that is not text in memory (a file, a form, a stream, binary data) is named as a
+        // file to supply; no `# …` comment after it, which zsh would not take as one.
         if let requestBody = body, requestBody.inMemoryData == nil {
-            parts.append("--data-binary @body.bin  # \(requestBody)")
+            parts.append("--data-binary @body.bin")
         } else if let body = body?.inMemoryData, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
-                let redacted =
-                    (try? JSONValue(parsing: body)).map { redaction.redact($0).description } ?? redaction.redactText(text)
-                parts.append("--data-raw \(Self.quoted(redacted))")
+                // JSON is written again only when something was redacted: as sent, otherwise
+                // (its key order, and numbers too large for a Double, kept).
+                let json = try? JSONValue(parsing: body)
+                let redacted = json.map { json in redaction.redact(json) }
+                let shown = redacted.map { $0 == json ? text : $0.description } ?? redaction.redactText(text)
+                parts.append("--data-raw \(Self.quoted(shown))")
             } else {
-                parts.append("--data-binary @body.bin  # \(body.count) bytes of binary data")
+                parts.append("--data-binary @body.bin")
             }
         }
         return parts.joined(separator: " \\\n  ")

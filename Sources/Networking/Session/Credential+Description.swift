@@ -1,7 +1,8 @@
 import Foundation
 
 // Values that hold tokens describe themselves without them: `print`, string interpolation,
-// `dump` and a debugger's summary show `<redacted>`, as `HTTPHeaders` and errors already do.
+// `dump` and a debugger's summary show `<redacted>`, as `HTTPHeaders`, requests, responses and
+// errors do (`RedactedMirrors.swift`).
 
 extension Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The credential with its tokens replaced by `<redacted>`; the expiry is shown.

@@ -46,6 +46,7 @@ struct NetworkingConfigurationTests {
             ("https://api.example.com/v1?key=1", "user, a query or a fragment"),
             ("https://api.example.com/#top", "user, a query or a fragment"),
             ("https://api.example.com:70000", "port"),
+            ("https://api.example.com/tenants/a%2Fb", "encoded \"/\" (%2F)"),
         ])
     func rejectsWholeBaseURL(text: String, expected: String) {
         let reason = rejection { () throws(RepositoryError) in try NetworkingConfiguration(baseURL: text) }
@@ -75,6 +76,19 @@ struct NetworkingConfigurationTests {
         let reason = rejection { () throws(RepositoryError) in try NetworkingConfiguration(domainURL: domain) }
         // Then it is rejected, saying why
         #expect(reason?.contains(expected) == true, "\(reason ?? "nil")")
+    }
+
+    @Test(
+        "A rejected domain or subdomain is quoted without a password or key it holds",
+        arguments: [
+            ("https://admin:s3cret@api.example.com", "/v1"), ("admin:s3cret@api.example.com", "/v1"),
+            ("api.example.com", "/v1?api_key=s3cret"), ("api.example.com", "v1/token=s3cret"),
+        ])
+    func rejectionsAreRedacted(domain: String, subdomain: String) {
+        let reason = rejection { () throws(RepositoryError) in
+            try NetworkingConfiguration(domainURL: domain, subdomainURL: subdomain)
+        }
+        #expect(reason != nil && reason?.contains("s3cret") == false, "\(reason ?? "nil")")
     }
 
     @Test("A port outside 1...65535 is rejected", arguments: [0, 65536, -1])

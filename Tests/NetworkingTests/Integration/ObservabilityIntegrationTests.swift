@@ -88,6 +88,19 @@ struct ObservabilityIntegrationTests {
         #expect(!command.contains("t0k"))
     }
 
+    @Test("a cURL description keeps a JSON body as sent when nothing in it is secret, and has no comment a shell could misread")
+    func cURLKeepsBodies() throws {
+        let url = try #require(URL(string: "https://api.example.com/items"))
+        let json = #"{"z": 1, "id": 123456789012345678901234567890, "a": "x"}"#
+        let plain = TransportRequest(method: .post, url: url, body: Data(json.utf8)).cURLDescription
+        #expect(plain.contains("--data-raw '\(json)'"), "\(plain)")
+        let file = TransportRequest(method: .post, url: url, body: .file(URL(fileURLWithPath: "/tmp/report (1).pdf")))
+        let binary = TransportRequest(method: .post, url: url, body: Data([0xFF, 0xFE, 0x00]))
+        for command in [file.cURLDescription, binary.cURLDescription] {
+            #expect(command.hasSuffix("--data-binary @body.bin") && !command.contains("#"), "\(command)")
+        }
+    }
+
     @Test("the in-flight count rises with concurrent calls and returns to zero")
     func activity() async throws {
         let servers = try TestServers.require()

@@ -16,6 +16,33 @@ struct RedactionTests {
         #expect(Redaction.standard.isSecret(name) == sensitive)
     }
 
+    @Test("The standard-error logger escapes control characters a body could move a terminal with; lines and tabs stay")
+    func terminalControls() {
+        #expect(StandardErrorLogger.escapingControls("a\u{1B}[2Jb\rc\nd\te\u{7F}") == "a\\u{1B}[2Jb\\u{D}c\nd\te\\u{7F}")
+        #expect(StandardErrorLogger.escapingControls("plain → text") == "plain → text")
+    }
+
+    @Test("A log record's URL is the redacted one, or the origin alone: never the request's own")
+    func loggedURL() throws {
+        let url = try #require(URL(string: "https://api.example.com:8443/a?token=s3cret"))
+        #expect(
+            LoggingInterceptor.loggedURL("https://api.example.com:8443/a?token=%3Credacted%3E", of: url).absoluteString.contains("s3cret")
+                == false)
+        #expect(LoggingInterceptor.loggedURL("", of: url).absoluteString == "https://api.example.com:8443")
+    }
+
+    @Test("Path parameters and secret pairs inside another query value are redacted; plain URLs are kept as they are")
+    func pathParametersAndNestedValues() throws {
+        let redaction = Redaction.standard
+        let session = try #require(URL(string: "https://h.example/app;jsessionid=ABC123?page=2"))
+        let nested = try #require(URL(string: "https://h.example/login?next=https%3A%2F%2Fx%2Fcb%3Faccess_token%3DT0KEN&page=2"))
+        let plain = try #require(URL(string: "https://h.example/a;v=1/b?q=a%3Db&page=2"))
+        #expect(!redaction.url(session).contains("ABC123") && redaction.url(session).contains("page=2"), "\(redaction.url(session))")
+        #expect(!redaction.url(nested).contains("T0KEN") && redaction.url(nested).contains("page=2"), "\(redaction.url(nested))")
+        #expect(redaction.url(plain) == plain.absoluteString)
+        #expect(!redaction.headerValue(name: "Location", value: session.absoluteString).contains("ABC123"))
+    }
+
     @Test("URLs in other header values, and URL fragments, lose their secret pairs")
     func urlsInHeadersAndFragments() throws {
         let redaction = Redaction.standard
@@ -83,6 +110,11 @@ struct RedactionTests {
         // Then
         #expect(redactedJSON == #"{"user": "ann", "password": "<redacted>", "access_token": "<redacted>""#)
         #expect(redactedForm == "grant_type=password&password=<redacted>&client_secret=<redacted> scope=read")
+        // Numbers and literals too (NDJSON lines, a body cut short); other members as they are.
+        let lines = #"{"pin": 1234, "token": -12.5e3, "secret": true, "session_key": null, "count": 3, "ok": false}"#
+        #expect(
+            Redaction.standard.redactText(lines)
+                == #"{"pin": 1234, "token": "<redacted>", "secret": "<redacted>", "session_key": "<redacted>", "count": 3, "ok": false}"#)
     }
 
     @Test("Redacting text takes linear time, whatever a server sends", .timeLimit(.minutes(1)))
