@@ -16,7 +16,7 @@ struct TaskDeadlineTests {
         defer { never.cancel() }
         let started = ContinuousClock.now
         #expect(await never.value(within: .milliseconds(50)) == nil)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test("Cancelling the task that waits ends the wait with nil at once, not at the limit")
@@ -30,6 +30,6 @@ struct TaskDeadlineTests {
         waiter.cancel()
         let started = ContinuousClock.now
         #expect(await waiter.value == nil)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 }
