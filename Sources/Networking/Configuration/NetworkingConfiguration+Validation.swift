@@ -80,7 +80,9 @@ extension NetworkingConfiguration {
     /// hold a password (`admin:s3cret@host`) or a key (`/v1?api_key=…`).
     private static func shown(_ text: String) -> String {
         let redacted = Redaction.standard.unparsedURLText(text)
-        guard !redacted.contains("://"), let at = redacted.range(of: "@", options: .backwards) else { return redacted }
+        guard !redacted.contains("://"), let at = redacted.range(of: "@", options: .backwards),
+            !redacted[..<at.lowerBound].contains("/")
+        else { return redacted }
         return Redaction.placeholder + redacted[at.lowerBound...]
     }
 

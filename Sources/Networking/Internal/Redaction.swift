@@ -78,9 +78,12 @@ struct Redaction: Sendable {
                 changed = true
             }
         }
-        // Path parameters (`/app;jsessionid=…`) are pairs too.
+        // Path parameters (`/app;jsessionid=…`) are pairs too, each segment's on its own (a
+        // value ends with its segment).
         if components.path.contains(";"), components.path.contains("=") {
-            let path = redactText(components.path)
+            let path = components.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment.contains("=") ? redactText(String(segment)) : String(segment)
+            }.joined(separator: "/")
             if path != components.path {
                 components.path = path
                 changed = true

@@ -32,8 +32,8 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 
 /// One log line (possibly with indented detail lines) and what it is about.
 public struct LogRecord: Sendable {
-    /// The level the record was written at: `.error` for failures (and, at the `.error` level,
-    /// non-2xx answers), else `.info`. The library's records are never `.debug`: at that level,
+    /// The level the record was written at: `.error` for failures and non-2xx answers, else
+    /// `.info`. The library's records are never `.debug`: at that level,
     /// the same records carry headers and bodies. Interceptors of your own may write any level.
     public let level: LogLevel
     /// The text, already redacted.

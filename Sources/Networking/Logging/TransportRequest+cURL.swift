@@ -34,10 +34,12 @@ extension TransportRequest {
         } else if let body = body?.inMemoryData, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
                 // JSON is written again only when something was redacted: as sent, otherwise
-                // (its key order, and numbers too large for a Double, kept).
+                // (its key order, and numbers too large for a Double, kept). The text is checked
+                // too: of duplicate keys the parsed value keeps one, and the text holds both.
                 let json = try? JSONValue(parsing: body)
                 let redacted = json.map { json in redaction.redact(json) }
-                let shown = redacted.map { $0 == json ? text : $0.description } ?? redaction.redactText(text)
+                let asSent = redacted == json && redaction.redactText(text) == text
+                let shown = asSent ? text : redacted?.description ?? redaction.redactText(text)
                 parts.append("--data-raw \(Self.quoted(shown))")
             } else {
                 parts.append("--data-binary @body.bin")

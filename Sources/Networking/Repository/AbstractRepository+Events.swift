@@ -5,7 +5,8 @@ extension AbstractRepository {
     /// see ``ServerSentEvents``.
     ///
     /// The request asks for `text/event-stream` (unless the endpoint sets its own `Accept`) with
-    /// `Cache-Control: no-store`. Its timeout (the endpoint's, or the configuration's) is an idle
+    /// `Cache-Control: no-store`. Its timeout (the endpoint's, else its route's, else the
+    /// configuration's) is an idle
     /// timeout: it bounds the wait for the answer from the request's sending (a retry's wait
     /// counts; its sending starts the wait over) and each silence of the body, not the stream.
     /// Steps before the sending are not timed: an interceptor or a token refresher that never

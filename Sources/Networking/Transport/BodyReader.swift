@@ -187,8 +187,14 @@ private final class SegmentSource: BodySource {
                 data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + count))
                 offset += Int64(count)
                 return .bytes(count)
-            case .file(let url, let fileOffset, _, _):
+            case .file(let url, let fileOffset, _, let isWhole):
                 if let failure = openIfNeeded(url) { return .failed(failure) }
+                // A form's file that changed since is refused before its bytes go, not after.
+                if isWhole, offset == 0, POSIX.regularFileSize(descriptor) != fileOffset + piece.length,
+                    let failure = wholeFileEnds(url, at: fileOffset + piece.length)
+                {
+                    return .failed(failure)
+                }
                 // `off_t` has 32 bits on Linux for armv7: an offset past it is an error, not a trap.
                 guard let position = off_t(exactly: fileOffset + offset) else {
                     return .failed(

@@ -94,6 +94,9 @@ struct ObservabilityIntegrationTests {
         let json = #"{"z": 1, "id": 123456789012345678901234567890, "a": "x"}"#
         let plain = TransportRequest(method: .post, url: url, body: Data(json.utf8)).cURLDescription
         #expect(plain.contains("--data-raw '\(json)'"), "\(plain)")
+        // Of duplicate keys the parsed value keeps one: the text, which holds both, is not shown as sent.
+        let duplicate = TransportRequest(method: .post, url: url, body: Data(#"{"a": 1, "a": {"password": "hunter2"}}"#.utf8))
+        #expect(!duplicate.cURLDescription.contains("hunter2"), "\(duplicate.cURLDescription)")
         let file = TransportRequest(method: .post, url: url, body: .file(URL(fileURLWithPath: "/tmp/report (1).pdf")))
         let binary = TransportRequest(method: .post, url: url, body: Data([0xFF, 0xFE, 0x00]))
         for command in [file.cURLDescription, binary.cURLDescription] {

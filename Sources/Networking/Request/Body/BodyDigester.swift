@@ -6,8 +6,9 @@ import Synchronization
 /// A data or file body is read once more, piece by piece, on a thread of its own (files are never
 /// loaded whole, and Swift's cooperative threads are not held by disk reads). A body that cannot
 /// be read twice — compressed on the fly, or a stream — is staged in a temporary file while it is
-/// hashed, on the calling task and within the request's timeout (a stream that stalls fails with
-/// a timeout), and that file is sent instead, so the digests cover exactly the bytes sent. A compressed body
+/// hashed, on the calling task and within a timeout of its own, the request's (a stream that
+/// stalls fails with a timeout; the sending then has the whole timeout again), and that file is
+/// sent instead, so the digests cover exactly the bytes sent. A compressed body
 /// staged so keeps its `Content-Encoding: gzip`: the file holds gzip bytes but is no longer a
 /// gzipped ``RequestBody``, so no transport would add the header for it.
 enum BodyDigester {
@@ -16,7 +17,7 @@ enum BodyDigester {
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` when the body cannot be read,
     ///   ``RepositoryError/cancelled(_:)`` when the call is cancelled meanwhile (hashing stops
     ///   between pieces of the body), ``RepositoryError/timeout(_:)`` when staging a body takes
-    ///   longer than the request's timeout.
+    ///   longer than the request's timeout (staging and sending each have the whole of it).
     static func prepare(_ request: TransportRequest, digests: ContentDigests) async throws(RepositoryError)
         -> (request: TransportRequest, staged: URL?)
     {

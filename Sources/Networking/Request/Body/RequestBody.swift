@@ -34,8 +34,8 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// A file, or `length` bytes of it from `offset` (the rest of the file when `length` is `nil`),
-    /// read as it is sent. The file must hold those bytes when the request is sent, or the request
-    /// fails with ``TransportError/invalidRequest(_:)``.
+    /// read as it is sent. The file must be a regular file (not a pipe or a device) and hold those
+    /// bytes when the request is sent, or the request fails with ``TransportError/invalidRequest(_:)``.
     public static func file(_ url: URL, offset: Int64 = 0, length: Int64? = nil) -> RequestBody {
         RequestBody(source: .segments([.file(url, offset: max(0, offset), length: length.map { max(0, $0) } ?? -1)]))
     }
