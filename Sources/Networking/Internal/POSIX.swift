@@ -48,14 +48,6 @@ enum POSIX {
         return fsync(descriptor) == 0
     }
 
-    /// The size of the regular file open as `descriptor`; `nil` for anything else (a pipe, a
-    /// device, a folder) or when it cannot be examined.
-    static func regularFileSize(_ descriptor: Int32) -> Int64? {
-        var information = stat()
-        guard fstat(descriptor, &information) == 0, information.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int64(information.st_size)
-    }
-
     /// What a path names, following symbolic links (`stat`, not `lstat` as `FileManager`'s
     /// attributes use on Linux, which measure the link itself).
     enum FileKind: Equatable {
@@ -67,6 +59,17 @@ enum POSIX {
     static func kind(ofFileAt path: String) -> FileKind {
         var information = stat()
         guard stat(path, &information) == 0 else { return .unreadable(lastError) }
+        return kind(of: information)
+    }
+
+    /// What the file open as `descriptor` is (a pipe, a device and a folder are `.other`).
+    static func kind(of descriptor: Int32) -> FileKind {
+        var information = stat()
+        guard fstat(descriptor, &information) == 0 else { return .unreadable(lastError) }
+        return kind(of: information)
+    }
+
+    private static func kind(of information: stat) -> FileKind {
         guard information.st_mode & S_IFMT == S_IFREG else { return .other }
         return .regular(size: Int64(information.st_size))
     }

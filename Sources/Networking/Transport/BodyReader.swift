@@ -190,9 +190,7 @@ private final class SegmentSource: BodySource {
             case .file(let url, let fileOffset, _, let isWhole):
                 if let failure = openIfNeeded(url) { return .failed(failure) }
                 // A form's file that changed since is refused before its bytes go, not after.
-                if isWhole, offset == 0, POSIX.regularFileSize(descriptor) != fileOffset + piece.length,
-                    let failure = wholeFileEnds(url, at: fileOffset + piece.length)
-                {
+                if isWhole, offset == 0, let failure = wholeFileEnds(url, at: fileOffset + piece.length) {
                     return .failed(failure)
                 }
                 // `off_t` has 32 bits on Linux for armv7: an offset past it is an error, not a trap.
@@ -228,7 +226,7 @@ private final class SegmentSource: BodySource {
         guard descriptor >= 0 else {
             return .invalidRequest("the body file \(url.path) cannot be opened: \(String(cString: strerror(errno)))")
         }
-        guard POSIX.regularFileSize(descriptor) != nil else {
+        guard case .regular = POSIX.kind(of: descriptor) else {
             POSIX.close(descriptor)
             descriptor = -1
             return .invalidRequest("the body file \(url.path) is not a regular file")
@@ -242,7 +240,7 @@ private final class SegmentSource: BodySource {
         if let failure = openIfNeeded(url) { return failure }
         let changed = TransportError.invalidRequest(
             "the body file \(url.path) is no longer the \(end) bytes measured when the form was made (it changed since)")
-        guard let size = POSIX.regularFileSize(descriptor), size == end else { return changed }
+        guard POSIX.kind(of: descriptor) == .regular(size: end) else { return changed }
         // A file growing while being sent may not show it in its size yet: one byte more says so.
         guard let position = off_t(exactly: end) else { return changed }
         var extra: UInt8 = 0

@@ -89,10 +89,11 @@ extension MultipartFormData {
     }
 
     private static func regularFileSize(of descriptor: Int32, url: URL) throws(MultipartError) -> Int64 {
-        var information = stat()
-        guard fstat(descriptor, &information) == 0 else { throw .fileUnreadable(url, reason: systemMessage(errno)) }
-        guard information.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(url) }
-        return Int64(information.st_size)
+        switch POSIX.kind(of: descriptor) {
+        case .regular(let size): return size
+        case .other: throw .notARegularFile(url)
+        case .unreadable(let reason): throw .fileUnreadable(url, reason: reason)
+        }
     }
 
     /// One `pread` into `buffer`, retried on `EINTR`; returns the number of bytes read, 0 at the end.
