@@ -5,15 +5,17 @@ import NetworkingTestSupport
 import Synchronization
 
 // The Networking demo: a books client against the local test API (or any API with the same
-// routes). `script/demo` starts the test API and passes its URL; run by hand with
-// `swift run Demo --base-url http://127.0.0.1:8000/api/v1`.
+// routes). `script/demo` starts the test API and passes its URL; run by hand, after
+// `set -a; eval "$(script/server start)"; set +a`, with `swift run Demo` (it then reads
+// NETWORKING_TEST_API_URL) or `swift run Demo --base-url URL`.
 
 let report = DemoReport()
 
 func baseURL() -> String? {
     let arguments = CommandLine.arguments
     if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count { return arguments[index + 1] }
-    return ProcessInfo.processInfo.environment["NETWORKING_BASE_URL"]
+    let environment = ProcessInfo.processInfo.environment
+    return environment["NETWORKING_BASE_URL"] ?? environment["NETWORKING_TEST_API_URL"]
 }
 
 func makeConfiguration(_ text: String, hook: @escaping DecodingFailureHandler) throws -> NetworkingConfiguration {
@@ -27,7 +29,7 @@ func makeConfiguration(_ text: String, hook: @escaping DecodingFailureHandler) t
 }
 
 guard let base = baseURL() else {
-    print("Give the API's base URL: script/demo (starts the local test API), or swift run Demo --base-url http://127.0.0.1:8000/api/v1")
+    print("Give the API's base URL: script/demo (starts the local test API), or swift run Demo --base-url URL")
     exit(2)
 }
 

@@ -4,6 +4,7 @@
 /// updated (so reading the manager when an event arrives shows the new state):
 /// - ``SessionManager/login(user:credential:)``: `.loggedIn`
 /// - ``SessionManager/update(user:)``: `.userUpdated`; ``SessionManager/update(credential:)``: `.credentialUpdated`
+/// - a token refreshed by the session's ``TokenRefresher``: `.credentialUpdated`
 /// - ``SessionManager/logout()``: `.loggedOut`; ``SessionManager/expire()`` (or a 401): `.expired`;
 ///   each just after `.storeFailed` when the stored session could not be removed
 /// - ``SessionManager/bootstrap(fetchingUserWith:)``: `.restored` when a stored session was

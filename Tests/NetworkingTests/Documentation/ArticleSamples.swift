@@ -17,12 +17,16 @@ enum GettingStartedArticle {
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct Book: Decodable, Sendable { let id: Int; let title: String }
     struct BooksPage: Decodable, Sendable { let data: [Book] }
-    struct NewBook: Encodable, Sendable { let title: String; let author: String }
+    struct NewBook: Encodable, Sendable { let title: String; let author: String; let genre: String; let year: Int }
     struct Login: Decodable, Sendable { let user: User; let token: String }
 
-    final class BooksRepository: AbstractRepository, @unchecked Sendable {
+    final class BooksRepository: AbstractRepository, CurrentUserFetcher, @unchecked Sendable {
         func logIn(email: String, password: String) async -> Result<Login, RepositoryError> {
             await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
+        func fetchCurrentUser() async -> Result<User, RepositoryError> {
+            await performRequest(.get("users/me"))
         }
 
         func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
@@ -41,7 +45,7 @@ enum GettingStartedArticle {
         let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
         let books = BooksRepository(configuration: configuration, sessionManager: session)
 
-        await session.bootstrap()    // restores the session an earlier run saved, if any
+        await session.bootstrap(fetchingUserWith: books)    // restores a saved session, ended if its token is refused
         if !session.isLoggedIn {
             let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
             try session.login(user: login.user, token: login.token)
@@ -195,7 +199,7 @@ enum SessionsArticle {
         }
 
         // After a login call:
-        // try session.login(user: response.user, credential: Credential(accessToken: response.token, refreshToken: response.refreshToken))
+        // try session.login(user: response.user, credential: Credential(accessToken: response.token, refreshToken: response.refreshToken, expiresAt: Date().addingTimeInterval(response.expiresIn)))
     }
 
     struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }

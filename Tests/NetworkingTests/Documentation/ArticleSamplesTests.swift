@@ -124,9 +124,9 @@ struct ArticleSamplesTests {
         let repository = RoutesArticle.RoutedRepository(configuration: configuration, transport: transport)
         #expect(try await repository.book(id: 7).get().title == "Dune")
         #expect(try await repository.refresh(RoutesArticle.BookID(id: 7)).get().id == 7)
-        #expect(try await repository.create(GettingStartedArticle.NewBook(title: "New", author: "A")).get().id == 8)
+        #expect(try await repository.create(GettingStartedArticle.NewBook(title: "New", author: "A", genre: "novel", year: 2024)).get().id == 8)
         let sent = try #require(transport.requests.last?.body?.inMemoryData)
-        #expect(try JSONValue(parsing: sent) == ["book": ["title": "New", "author": "A"]])
+        #expect(try JSONValue(parsing: sent) == ["book": ["title": "New", "author": "A", "genre": "novel", "year": 2024]])
     }
 
     @Test("FastJSONDecoder, used directly, decodes a key path and a whole document with the decoder's strategies")

@@ -14,12 +14,16 @@ enum Readme {
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct Book: Decodable, Sendable { let id: Int; let title: String }
     struct BooksPage: Decodable, Sendable { let data: [Book] }
-    struct NewBook: Encodable, Sendable { let title: String; let author: String }
+    struct NewBook: Encodable, Sendable { let title: String; let author: String; let genre: String; let year: Int }
     struct Login: Decodable, Sendable { let user: User; let token: String }
 
-    final class BooksRepository: AbstractRepository, @unchecked Sendable {
+    final class BooksRepository: AbstractRepository, CurrentUserFetcher, @unchecked Sendable {
         func logIn(email: String, password: String) async -> Result<Login, RepositoryError> {
             await performAuthenticationRequest(.post("auth/login", parameters: ["email": email, "password": password]))
+        }
+
+        func fetchCurrentUser() async -> Result<User, RepositoryError> {
+            await performRequest(.get("users/me"))
         }
 
         func fetchBooks(page: Int) async -> Result<BooksPage, RepositoryError> {
@@ -38,7 +42,7 @@ enum Readme {
         let session = SessionManager<User>(store: FileCredentialStore(applicationName: "books"))
         let books = BooksRepository(configuration: configuration, sessionManager: session)
 
-        await session.bootstrap()    // restores the session an earlier run saved, if any
+        await session.bootstrap(fetchingUserWith: books)    // restores a saved session, ended if its token is refused
         if !session.isLoggedIn {
             let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
             try session.login(user: login.user, token: login.token)
@@ -75,5 +79,25 @@ struct ReadmeSamplesTests {
         #expect(try await books.fetchBooks(page: 1).get().data.isEmpty)
         #expect(transport.requests.last?.headers["Authorization"] == "Bearer t0k3n")
         #expect(transport.requests.first?.headers["Authorization"] == nil)
+    }
+
+    @Test("the quick start's steps work against the test API, with a stored token it no longer knows")
+    func quickStartAgainstTheTestAPI() async throws {
+        let servers = try TestServers.require()
+        let configuration = try NetworkingConfiguration(baseURL: servers.apiURL)
+        let stale = PersistedSession(credential: Credential(accessToken: "from-an-earlier-run"), user: ["id": 1, "name": "Reader"])
+        let session = SessionManager<Readme.User>(store: InMemoryCredentialStore(stale))
+        let books = Readme.BooksRepository(configuration: configuration, sessionManager: session)
+
+        guard case .expired = await session.bootstrap(fetchingUserWith: books) else {
+            Issue.record("a refused stored token should end the restored session")
+            return
+        }
+        #expect(!session.isLoggedIn)
+        let login = try await books.logIn(email: "reader@example.com", password: "secret123").get()
+        try session.login(user: login.user, token: login.token)
+        #expect(try await !books.fetchBooks(page: 1).get().data.isEmpty)
+        try await books.addBook(Readme.NewBook(title: "Dune", author: "Frank Herbert", genre: "novel", year: 1965)).get()
+        #expect(try await books.fetchCurrentUser().get().id == login.user.id)
     }
 }
