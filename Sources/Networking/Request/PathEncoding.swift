@@ -51,6 +51,13 @@ enum PathEncoding {
         encode(segment, keeping: isSegmentByte)
     }
 
+    /// A value placed in a path segment: as ``encodeSegment(_:)``, and `;` encoded too, since
+    /// servlet containers (Tomcat, Jetty, Spring) cut a segment at its first `;` before matching
+    /// it, so `alice;x` would reach them as `alice`.
+    static func encodeSegmentValue(_ value: String) -> String {
+        encode(value) { $0 != UInt8(ascii: ";") && isSegmentByte($0) }
+    }
+
     /// A query name or value with everything but unreserved characters encoded, so `&`, `=`, `+`
     /// and spaces in values cannot change the query's meaning.
     static func encodeQueryComponent(_ text: String) -> String {

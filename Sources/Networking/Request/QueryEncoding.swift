@@ -23,7 +23,7 @@ enum QueryEncoding {
             case .numeric: pairs.append((name, flag ? "1" : "0"))
             }
         case .int(let number): pairs.append((name, String(number)))
-        case .double(let number): pairs.append((name, format(number)))
+        case .double(let number): pairs.append((name, text(of: number)))
         case .string(let text): pairs.append((name, text))
         case .array(let elements):
             for (index, element) in elements.enumerated() {
@@ -42,9 +42,10 @@ enum QueryEncoding {
         }
     }
 
-    /// Whole numbers without a fraction (`2`, not `2.0`); others as Swift prints them.
-    private static func format(_ number: Double) -> String {
-        if number.isFinite, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+    /// Whole numbers as integers, every digit written (`2`, `1700000000000000`, not `2.0` or
+    /// `1.7e+15`), as far as 64 bits hold them; others as Swift prints them.
+    static func text(of number: Double) -> String {
+        if let whole = Int64(exactly: number) { return String(whole) }
         return String(number)
     }
 }

@@ -101,7 +101,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 }
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
-                let text = try Self.text(of: value, name: name)
+                let text = try Self.text(of: value, name: name, inQuery: inQuery)
                 if index == 0, name == "baseURL", self.text.hasPrefix(":baseURL") {
                     guard (try? BaseURLText.components(of: text)) != nil else { throw .notBaseURL(name) }
                     // The next part's "/" joins it: "https://host/" + "/reports" would leave "//".
@@ -113,7 +113,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     segment += text
                     segmentValue = (name, text)
-                    path += PathEncoding.encodeSegment(text)
+                    path += PathEncoding.encodeSegmentValue(text)
                 }
             }
         }
@@ -121,20 +121,28 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         return path
     }
 
-    /// Whether a path segment is a dot segment, `.` or `..`, to a server: servers such as Tomcat
-    /// cut a segment's `;` parameters before resolving it, so `..;x` counts too.
+    /// Whether a path segment holds a dot segment, `.` or `..`, to a server: servers such as
+    /// Tomcat cut a segment's `;` parameters before resolving it, so `..;x` counts too, and a
+    /// value's `/` or `\`, though encoded, is decoded into a separator by servers such as nginx
+    /// (and IIS), so `../../admin` would climb two levels.
     private static func isDotSegment(_ segment: String) -> Bool {
-        let name = segment.prefix { $0 != ";" }
-        return name == "." || name == ".."
+        segment.split(separator: "/", omittingEmptySubsequences: false).contains { piece in
+            piece.split(separator: "\\", omittingEmptySubsequences: false).contains { part in
+                let name = part.prefix { $0 != ";" }
+                return name == "." || name == ".."
+            }
+        }
     }
 
-    private static func text(of value: JSONValue, name: String) throws(PathTemplateError) -> String {
+    /// A value's text; an empty string is refused in a path (it would leave an empty segment),
+    /// not in the query.
+    private static func text(of value: JSONValue, name: String, inQuery: Bool) throws(PathTemplateError) -> String {
         switch value {
         case .string(let text):
-            guard !text.isEmpty else { throw .empty(name) }
+            guard !text.isEmpty || inQuery else { throw .empty(name) }
             return text
         case .int(let number): return String(number)
-        case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .double(let number): return QueryEncoding.text(of: number)
         case .bool(let flag): return flag ? "true" : "false"
         case .null: throw .missing(name)
         case .array, .object: throw .notScalar(name, value.kindDescription)

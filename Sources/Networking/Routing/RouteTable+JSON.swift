@@ -89,9 +89,10 @@ private struct RouteFileEntry {
             throw fail("name", "is \"\(given)\", but the route is \"\(name)\"")
         }
         guard let path = try string("path") else { throw fail("path", "is missing: every route needs a path") }
+        let method = HTTPMethod(try string("method") ?? "GET")
         return try Route(
-            name: name, method: HTTPMethod(try string("method") ?? "GET"), path: path,
-            headers: try headers(), serialization: try serialization(), contentType: try string("contentType"),
+            name: name, method: method, path: path,
+            headers: try headers(), serialization: try serialization(for: method), contentType: try string("contentType"),
             requestRootKey: try alias("requestRootKey", "dataMapperRequestRootKeyPath"),
             responseKeyPath: try alias("responseKeyPath", "dataMapperResponseRootKeyPath"),
             requiresSession: try bool("requiresSession") ?? true, timeout: try number("timeout"),
@@ -174,7 +175,11 @@ private struct RouteFileEntry {
         }
     }
 
-    private func serialization() throws(RepositoryError) -> RouteSerialization? {
+    /// The route's serialization. WebApiClient's JSON (`0`, `"json"`) is AFNetworking's JSON
+    /// serializer, which sends the parameters of a `DELETE` in the query, as of `GET` and `HEAD`;
+    /// this library's `"json"` sends them as a body whatever the method.
+    private func serialization(for method: HTTPMethod) throws(RepositoryError) -> RouteSerialization? {
+        let webApiClientJSON: RouteSerialization = method == .delete ? .query : .json
         if keys["serialization"] != nil, keys["serializationName"] != nil {
             throw fail("serializationName", "says the same as \"serialization\"; give one of them")
         }
@@ -188,14 +193,14 @@ private struct RouteFileEntry {
             return value
         case .int(let number)?:
             // WebApiClient's numbers: 0 JSON, 1 URL, 2 form (multipart), 3 none.
-            let values: [RouteSerialization] = [.json, .url, .multipart, .raw]
+            let values: [RouteSerialization] = [webApiClientJSON, .url, .multipart, .raw]
             guard values.indices.contains(number) else { throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3") }
             return values[number]
         case let other?: throw fail("serialization", "must be a name such as \"json\", not \(other.kindDescription)")
         case nil: break
         }
         guard let name = try string("serializationName") else { return nil }
-        let names: [String: RouteSerialization] = ["json": .json, "url": .url, "form": .multipart, "none": .raw]
+        let names: [String: RouteSerialization] = ["json": webApiClientJSON, "url": .url, "form": .multipart, "none": .raw]
         guard let value = names[name.lowercased()] else {
             throw fail("serializationName", "is \"\(name)\"; WebApiClient's names are \"json\", \"url\", \"form\" and \"none\"")
         }

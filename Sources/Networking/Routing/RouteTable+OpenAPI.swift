@@ -7,7 +7,8 @@ extension RouteTable {
     ///   `"POST /echo/{rest}"`) when it has none; paths keep their `{name}` placeholders.
     /// - The serialization follows the request body's media type (`application/json` → JSON,
     ///   `application/x-www-form-urlencoded` → form, `multipart/form-data` → multipart, anything
-    ///   else → raw); operations without a body send parameters in the query. References into the
+    ///   else → raw); operations without a body send parameters in the query. Swagger 2's
+    ///   `formData` parameters go as a form, multipart when `consumes` lists it or one is a file. References into the
     ///   document (`"$ref": "#/components/requestBodies/Upload"`) are followed; a body in another
     ///   file counts as JSON.
     /// - A route needs the session when the operation (or, when it says nothing, the document)
@@ -17,8 +18,8 @@ extension RouteTable {
     ///   not include it already. By default paths are relative to the configuration's base URL.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for malformed JSON (line and
-    ///   column), a document that is neither OpenAPI 3 nor Swagger 2, or two operations with the
-    ///   same name.
+    ///   column), a document that is neither OpenAPI 3 nor Swagger 2, two operations with the
+    ///   same name, or (with `includingBasePath`) a base path longer than 2,048 bytes.
     public init(openAPI json: Data, source: String = "OpenAPI document", includingBasePath: Bool = false) throws(RepositoryError) {
         let document: JSONValue
         do {
@@ -34,7 +35,7 @@ extension RouteTable {
         guard case .object(let paths)? = document["paths"] else {
             throw .invalidConfiguration(reason: "\(source) has no \"paths\" object")
         }
-        let base = includingBasePath ? Self.basePath(of: document, swagger2: isSwagger2) : ""
+        let base = includingBasePath ? try Self.basePath(of: document, swagger2: isSwagger2, source: source) : ""
         let globalSecurity = document["security"]
         try self.init()
         for path in paths.keys.sorted() {
@@ -80,18 +81,28 @@ extension RouteTable {
         try self.init(openAPI: data, source: url.lastPathComponent, includingBasePath: includingBasePath)
     }
 
+    /// The longest base path, or server URL, a document may give: it is repeated in every route.
+    static let maximumBasePathLength = 2_048
+
     /// The base path without a trailing `/` (empty for none).
-    private static func basePath(of document: JSONValue, swagger2: Bool) -> String {
+    private static func basePath(of document: JSONValue, swagger2: Bool, source: String) throws(RepositoryError) -> String {
         let raw: String
         if swagger2 {
             raw = document["basePath"]?.stringValue ?? ""
         } else {
-            var server = document.value(atKeyPath: "servers.0.url")?.stringValue ?? ""
+            let given = document.value(atKeyPath: "servers.0.url")?.stringValue ?? ""
+            guard given.utf8.count <= maximumBasePathLength else {
+                throw .invalidConfiguration(reason: "\(source): the first server's URL is longer than \(maximumBasePathLength) bytes")
+            }
             // Server variables take their defaults: https://{region}.example.com/{version}.
-            if case .object(let variables)? = document.value(atKeyPath: "servers.0.variables") {
-                for (name, variable) in variables {
-                    if let value = variable["default"]?.stringValue { server = server.replacingOccurrences(of: "{\(name)}", with: value) }
-                }
+            var variables: [String: JSONValue] = [:]
+            if case .object(let given)? = document.value(atKeyPath: "servers.0.variables") { variables = given }
+            let server = substituting(variables, in: given)
+            guard server.utf8.count <= maximumBasePathLength else {
+                throw .invalidConfiguration(
+                    reason:
+                        "\(source): the first server's URL, its variables given their defaults, is longer than \(maximumBasePathLength) bytes"
+                )
             }
             // An absolute server URL (or a scheme-relative one, "//host/v1") contributes its
             // path; a relative one is the path.
@@ -102,8 +113,26 @@ extension RouteTable {
                 raw = server
             }
         }
+        guard raw.utf8.count <= maximumBasePathLength else {
+            throw .invalidConfiguration(reason: "\(source): the base path is longer than \(maximumBasePathLength) bytes")
+        }
         let trimmed = raw.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
+    }
+
+    /// `server` with each `{name}` replaced by its variable's default, in one pass: a default is
+    /// never read again for placeholders (one holding `{other}` stays as it is), so the result
+    /// neither depends on the variables' order nor grows beyond their defaults' lengths.
+    private static func substituting(_ variables: [String: JSONValue], in server: String) -> String {
+        var result = ""
+        var rest = server[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            result += variables[name]?["default"]?.stringValue ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
     }
 
     /// An OpenAPI path as a ``PathTemplate``: its `{name}` placeholders kept, and the `:` and `\`
@@ -181,6 +210,13 @@ extension RouteTable {
             }
             let consumes = operation["consumes"] ?? document["consumes"]
             let declared = Self.array(consumes).compactMap(\.stringValue)
+            // Form parameters without a body go as a form whatever else `consumes` lists (a JSON
+            // media type there is the document's default): multipart when it is listed or a
+            // parameter is a file.
+            if !locations.contains("body") {
+                let listsMultipart = declared.contains { $0.lowercased().hasPrefix("multipart/form-data") }
+                return listsMultipart || parameters.contains { $0["type"]?.stringValue == "file" } ? .multipart : .form
+            }
             mediaTypes =
                 declared.isEmpty ? [locations.contains("body") ? "application/json" : "application/x-www-form-urlencoded"] : declared
         } else {

@@ -90,6 +90,19 @@ struct RouteTableJSONTests {
         #expect(table["r"]?.serialization == expected)
     }
 
+    @Test("WebApiClient's JSON (0, \"json\") sends a DELETE's parameters in the query, as AFNetworking did; this library's \"json\" a body")
+    func webApiClientJSONOnDelete() throws {
+        let table = try load(
+            #"""
+            {"a": {"path": "x", "method": "DELETE", "serialization": 0}, "b": {"path": "x", "method": "DELETE", "serializationName": "json"},
+             "c": {"path": "x", "method": "DELETE", "serialization": "json"}, "d": {"path": "x", "method": "POST", "serialization": 0}}
+            """#)
+        #expect(table["a"]?.serialization == .query)
+        #expect(table["b"]?.serialization == .query)
+        #expect(table["c"]?.serialization == .json)
+        #expect(table["d"]?.serialization == .json)
+    }
+
     @Test("Options of later features set to their defaults load")
     func laterOptionsOff() throws {
         let table = try load(

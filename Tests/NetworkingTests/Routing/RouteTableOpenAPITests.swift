@@ -154,6 +154,38 @@ struct RouteTableOpenAPITests {
         #expect(table["items"]?.path.variables == [])
     }
 
+    @Test("Server variables take their defaults in one pass: a default naming another variable stays as it is", .timeLimit(.minutes(1)))
+    func serverVariablesInOnePass() throws {
+        let names = (0..<30).map { "v\($0)" }
+        let everyOther = names.map { "{\($0)}" }.joined()
+        let variables = names.map { #""\#($0)": {"default": "\#(everyOther)"}"# }.joined(separator: ",")
+        let crafted =
+            #"{"openapi": "3.0.0", "servers": [{"url": "/\#(everyOther)", "variables": {\#(variables)}}], "paths": {"/a": {"get": {}}}}"#
+        // Each default holds 30 placeholders: substituted again and again, they doubled each time.
+        let refusal = try #require(throws: RepositoryError.self) { try load(crafted, includingBasePath: true) }
+        #expect("\(refusal)".contains("longer than 2048 bytes"))
+        let chained = #"""
+            {"openapi": "3.0.0", "servers": [{"url": "/{a}/{b}", "variables": {"a": {"default": "{b}"}, "b": {"default": "v2"}}}],
+             "paths": {"/items": {"get": {"operationId": "items"}}}}
+            """#
+        #expect(try load(chained, includingBasePath: true)["items"]?.path.text == "/{b}/v2/items")
+    }
+
+    @Test("Swagger 2 form parameters go as a form (multipart with a file), whatever JSON media type consumes also lists")
+    func swaggerFormParametersBesideJSON() throws {
+        let json = #"""
+            {"swagger": "2.0", "consumes": ["application/json"], "paths": {
+              "/notes": {"post": {"operationId": "note", "parameters": [{"in": "formData", "name": "text", "type": "string"}]}},
+              "/photos": {"post": {"operationId": "photo", "consumes": ["application/json", "multipart/form-data"],
+                "parameters": [{"in": "formData", "name": "caption", "type": "string"}]}},
+              "/scans": {"post": {"operationId": "scan", "parameters": [{"in": "formData", "name": "page", "type": "file"}]}}}}
+            """#
+        let table = try load(json)
+        #expect(table["note"]?.serialization == .form)
+        #expect(table["photo"]?.serialization == .multipart)
+        #expect(table["scan"]?.serialization == .multipart)
+    }
+
     @Test("Path parameter names OpenAPI allows but placeholders do not (such as hyphens) still load")
     func hyphenatedParameter() throws {
         let table = try load(#"{"openapi": "3.0.0", "paths": {"/users/{user-id}/posts/{post.id}": {"get": {"operationId": "post"}}}}"#)
