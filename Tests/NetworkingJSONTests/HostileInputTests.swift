@@ -120,6 +120,40 @@ import Testing
         assertSameAsJSONDecoder([Few].self, "[" + json + "," + json + "]")
     }
 
+    /// Keys of 16 bytes that all hash alike under a fixed multiply-xorshift hash of 8-byte words
+    /// (the key tables' hash before it was seeded): the second word cancels the state the first
+    /// one left. Its bytes are escaped (`\u00XX`), so any ASCII byte will do.
+    static func keysCollidingUnderAFixedHash(_ count: Int) -> (keys: [[UInt8]], json: String) {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var keys: [[UInt8]] = []
+        var members: [String] = []
+        var candidate: UInt64 = 0
+        while keys.count < count {
+            candidate &+= 1
+            let first = (0..<8).map { hexDigits[Int((candidate >> UInt64(4 * (7 - $0))) & 15)] }
+            let word = first.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
+            var state = ((0xCBF2_9CE4_8422_2325 ^ 16) ^ word) &* multiplier
+            state ^= state >> 29
+            let second = state ^ 0x0123_4567_89AB_CDEF
+            guard second & 0x8080_8080_8080_8080 == 0 else { continue }
+            let secondBytes = (0..<8).map { UInt8(truncatingIfNeeded: second >> UInt64(8 * $0)) }
+            keys.append(first + secondBytes)
+            let escaped = secondBytes.map { "\\u00" + String(hexDigits[Int($0 >> 4)]) + String(hexDigits[Int($0 & 15)]) }
+            members.append("\"" + String(decoding: first, as: UTF8.self) + escaped.joined() + "\":\(keys.count)")
+        }
+        return (keys, "{" + members.joined(separator: ",") + "}")
+    }
+
+    /// A server that knows the key tables' hash could make every key of an object land in one slot,
+    /// and building the table quadratic (minutes for a 9 MB object). The hash is seeded per process.
+    @Test func keysChosenToCollide() {
+        let (keys, json) = Self.keysCollidingUnderAFixedHash(2_000)
+        let hashes = Set(keys.map { key in key.withUnsafeBufferPointer { FastJSONReader.hash($0.baseAddress!, $0.count) } })
+        #expect(hashes.count > 1_990)
+        assertSameAsJSONDecoder([String: Int].self, json)
+    }
+
     /// Containers and decoders kept after their init(from:) returned still answer correctly.
     @Test func escapedContainers() throws {
         final class Keeper: Decodable, @unchecked Sendable {

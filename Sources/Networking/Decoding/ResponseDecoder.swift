@@ -72,12 +72,17 @@ struct ResponseDecoder: Sendable {
     {
         let body = context.response?.body ?? Data()
         let json = try? JSONValue(parsing: body)
-        guard let json else {
+        // Not valid JSON: the decoder could not read it (its error is at the top). A body that is
+        // invalid only in a member the model never read fails as a mismatch where it failed.
+        if json == nil, case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty {
             return reported(
                 .malformedJSON, typeName: typeName, context: context, codingPath: "",
                 reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
         }
-        let (path, reason) = Self.describe(error, in: json, redaction: Redaction(secretFields: configuration.secretFields))
+        var keyNames: (@Sendable (String) -> String)?
+        if case .convertFromSnakeCase = configuration.jsonDecoder.keyDecodingStrategy { keyNames = FastJSONSnakeCase.convertExactly }
+        let (path, reason) = Self.describe(
+            error, in: json, redaction: Redaction(secretFields: configuration.secretFields), keyNames: keyNames)
         return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reasonPrefix + reason)
     }
 
@@ -99,23 +104,30 @@ struct ResponseDecoder: Sendable {
         return kind == .malformedJSON ? .jsonError(failure) : .decodeError(failure)
     }
 
-    /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong.
-    static func describe(_ error: DecodingError, in json: JSONValue, redaction: Redaction) -> (path: String, reason: String) {
+    /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong; what was
+    /// found is read from `json`, the body, when it could be parsed. `keyNames` gives the model's
+    /// name of a key in the body (the key strategy's conversion), when they differ.
+    static func describe(
+        _ error: DecodingError, in json: JSONValue?, redaction: Redaction, keyNames: ((String) -> String)? = nil
+    ) -> (path: String, reason: String) {
+        func found(at path: [any CodingKey]) -> String { Self.found(at: path, in: json, redaction, keyNames: keyNames) }
         switch error {
         case .typeMismatch(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json, redaction))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath))")
         case .valueNotFound(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath, in: json, redaction))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath))")
         case .keyNotFound(let key, let context):
             let parent = pathText(context.codingPath)
             return (pathText(context.codingPath + [key]), "missing key \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \(parent)"))
         case .dataCorrupted(let context):
             let path = pathText(context.codingPath)
-            let value = found(at: context.codingPath, in: json, redaction)
+            let value = found(at: context.codingPath)
             // Foundation's description quotes the rejected value, so it is dropped at a credential.
-            let what = isSensitive(context.codingPath, redaction) ? "the value is not valid" : context.debugDescription
+            let sensitive =
+                isSensitive(context.codingPath, redaction) || isSensitive(bodyKeys(of: context.codingPath, in: json, keyNames), redaction)
+            let what = sensitive ? "the value is not valid" : context.debugDescription
             return (path, "\(what) (found \(value))")
         @unknown default:
             return ("", "\(error)")
@@ -134,16 +146,43 @@ struct ResponseDecoder: Sendable {
         return text
     }
 
-    private static func found(at path: [any CodingKey], in json: JSONValue, _ redaction: Redaction) -> String {
+    private static func found(
+        at path: [any CodingKey], in json: JSONValue?, _ redaction: Redaction, keyNames: ((String) -> String)?
+    ) -> String {
+        // Invalid elsewhere, the body cannot be read as a whole to show the value.
+        guard json != nil else { return "a value that cannot be shown (the body's JSON is invalid elsewhere)" }
+        let keys = bodyKeys(of: path, in: json, keyNames)
         var value: JSONValue? = json
-        for key in path {
+        for key in keys {
             value = key.intValue.flatMap { value?[$0] } ?? value?[key.stringValue]
         }
         guard let value else { return "nothing" }
-        // Reasons reach error descriptions and the hook, so credentials are redacted here too.
-        if isSensitive(path, redaction) { return "\(value.kindDescription) \(Redaction.placeholder)" }
+        // Reasons reach error descriptions and the hook, so credentials are redacted here too, by
+        // the model's names and the body's.
+        if isSensitive(path, redaction) || isSensitive(keys, redaction) {
+            return "\(value.kindDescription) \(Redaction.placeholder)"
+        }
         let text = Redaction.truncate(redaction.redact(value).description, limit: 100)
         return "\(value.kindDescription) \(text)"
+    }
+
+    /// The coding path with each key as the body spells it: a key the body does not have is the
+    /// member whose name `keyNames` turns into it (`user_id` for `userId`).
+    private static func bodyKeys(of path: [any CodingKey], in json: JSONValue?, _ keyNames: ((String) -> String)?) -> [any CodingKey] {
+        guard let keyNames else { return path }
+        var value = json
+        var keys: [any CodingKey] = []
+        for key in path {
+            var bodyKey = key
+            if key.intValue == nil, case .object(let members)? = value, members[key.stringValue] == nil,
+                let name = members.keys.sorted().first(where: { keyNames($0) == key.stringValue })
+            {
+                bodyKey = DynamicKey(name)
+            }
+            keys.append(bodyKey)
+            value = bodyKey.intValue.flatMap { value?[$0] } ?? value?[bodyKey.stringValue]
+        }
+        return keys
     }
 
     /// Whether the path goes through a member whose name marks a credential.

@@ -84,6 +84,16 @@ struct ResponseDecoderTests {
         #expect(failures.all.first?.kind == .malformedJSON)
     }
 
+    @Test("A mismatch in a body whose JSON is invalid only in a member never read is a mismatch where it failed, as JSONDecoder says")
+    func mismatchBesideAnInvalidMember() throws {
+        // Given an id of the wrong type, and a truncated emoji in a member the model does not read
+        let failure = try #require(decodingFailure(Book.self, #"{"id": "42", "title": "Dune", "bio": "\ud83d"}"#))
+        // Then it is the id's mismatch, not malformed JSON
+        #expect(failure.kind == .mismatch)
+        #expect(failure.codingPath == "id")
+        #expect(failure.reason.contains("expected Int but found a value that cannot be shown"), "\(failure.reason)")
+    }
+
     @Test("A wrong shape names the coding path from the document's root and what was found")
     func wrongShape() throws {
         // Given the second book's genre is a number
@@ -158,6 +168,48 @@ struct ResponseDecoderTests {
             #expect(failure.description.contains("GET http://api.test/api/v1/books?page=2"))
             #expect(failure.description.contains("does not match Array<Book> at data[40].id"))
         }
+    }
+
+    @Test("Under snake-case keys, a reason shows the value found under the body's name, and secret names match either spelling")
+    func snakeCaseReasons() throws {
+        var configuration = try makeConfiguration()
+        configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        configuration.secretFields = ["card_number"]
+        let decoder = ResponseDecoder(configuration: configuration)
+        struct Order: Decodable { let userId: Int }
+        struct Payment: Decodable { let cardNumber: Genre }
+        func failure<T: Decodable>(_ type: T.Type, _ json: String) -> DecodingFailure? {
+            do throws(RepositoryError) {
+                let value: T = try decoder.decode(type, from: response(json), request: request, keyPath: nil)
+                Issue.record("expected a decoding failure, got \(value)")
+            } catch {
+                if case .decodeError(let failure) = error { return failure }
+            }
+            return nil
+        }
+        let order = try #require(failure(Order.self, #"{"user_id": "abc"}"#))
+        #expect(order.codingPath == "userId")
+        #expect(order.reason.contains(#"expected Int but found a string "abc""#), "\(order.reason)")
+        let payment = try #require(failure(Payment.self, #"{"card_number": "4111111111111111"}"#))
+        #expect(!payment.reason.contains("4111"), "\(payment.reason)")
+    }
+
+    @Test("A JSONDecoder subclass decodes bodies itself: its decode(_:from:) may do more than its settings")
+    func decoderSubclass() throws {
+        final class Unwrapping: JSONDecoder, @unchecked Sendable {
+            override func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+                // An API that wraps every answer in {"result": ...}
+                let text = String(decoding: data, as: UTF8.self)
+                let inner = text.hasPrefix(#"{"result":"#) ? String(text.dropFirst(10).dropLast()) : text
+                return try super.decode(type, from: Data(inner.utf8))
+            }
+        }
+        var configuration = try makeConfiguration()
+        configuration.jsonDecoder = Unwrapping()
+        let decoder = ResponseDecoder(configuration: configuration)
+        let book = try decoder.decode(
+            Book.self, from: response(#"{"result":{"id": 7, "title": "Dune", "genre": "fiction"}}"#), request: request, keyPath: nil)
+        #expect(book.id == 7)
     }
 
     @Test("Values quoted in a reason never show credentials")

@@ -313,19 +313,13 @@ struct FastJSONReader {
         return true
     }
 
+    /// A key's slot hash for tables of more than 16 members: Swift's `Hasher` (SipHash with a
+    /// seed drawn for each process), so a server cannot choose keys that all land in one slot and
+    /// make building a table quadratic, as it could with a fixed hash (minutes for a 9 MB object).
+    /// Smaller tables, the common case, are searched without hashing.
     static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt32 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: n)
-        var i = 0
-        while i &+ 8 <= n {
-            h = (h ^ UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            h ^= h &>> 29
-            i &+= 8
-        }
-        while i < n {
-            h = (h ^ UInt64(p[i])) &* 0x1000_0000_01B3
-            i &+= 1
-        }
-        h = (h ^ (h &>> 32)) &* 0x9E37_79B9_7F4A_7C15
-        return UInt32(truncatingIfNeeded: h &>> 32)
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: p, count: n))
+        return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 }
