@@ -21,12 +21,14 @@ extension AbstractRepository {
     /// - Nothing is left behind when the download fails or is cancelled, unless it is
     ///   `resumable`: then the partial file (hidden beside the destination) and its validator are
     ///   kept, and the next download to the same destination asks only for the rest (`Range` with
-    ///   `If-Range`). When the server ignores the range (200), or the file changed, it starts over.
+    ///   `If-Range`), as does a retry of the same call. When the server ignores the range (200),
+    ///   or the file changed, it starts over. A `Range` of the caller's is refused.
     /// - With `expectedSHA256`, a file whose digest differs fails with
     ///   ``RepositoryError/downloadFailed(_:_:)`` and is removed.
     /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
     ///   included, with the total when the server says it.
-    /// - A non-2xx answer fails as any call does (its body is kept for the error, not written).
+    /// - A non-2xx answer fails as any call does (its body is kept for the error, not written);
+    ///   so does a `202` (not ready yet), with ``RepositoryError/invalidResponse(reason:context:)``.
     /// - One download at a time per destination: another one running (in this process or
     ///   another) fails this one at once with ``DownloadFailure/destinationInUse(path:)``.
     public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
@@ -44,6 +46,12 @@ extension AbstractRepository {
         {
             throw .invalidRequest(
                 reason: "expectedSHA256 must be 64 hexadecimal digits, not \"\(expected.prefix(80))\"",
+                request: RequestSummary(method: endpoint.method, url: requestURL))
+        }
+        // The download asks for ranges itself; one of the caller's would be read as the whole file.
+        guard endpoint.headers["Range"] == nil else {
+            throw .invalidRequest(
+                reason: "a download sets Range itself (to resume): read a range with Endpoint<Data> or ResponseChunks",
                 request: RequestSummary(method: endpoint.method, url: requestURL))
         }
         guard options.destination != nil || !options.resumable else {
@@ -83,8 +91,17 @@ extension AbstractRepository {
             attempt.progress = nil
             let response: TransportResponse
             let request: TransportRequest
-            do {
+            do throws(RepositoryError) {
                 (request, response) = try await exchange(attempt, in: call)
+                // An interceptor answered without the transport (a stub, a mock): its body goes
+                // to the file as a transport's would.
+                if sink.head == nil {
+                    do throws(TransportError) {
+                        _ = try RequestPipeline.feed(response, to: sink)
+                    } catch {
+                        throw RepositoryError(error, request: request.summary)
+                    }
+                }
             } catch {
                 // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
                 if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
@@ -104,6 +121,14 @@ extension AbstractRepository {
             if case .restart? = sink.decision {
                 files.removePartial()
                 continue
+            }
+            if case .notADownload? = sink.decision {
+                // A 202 (not ready yet), or no content for a resumed file: not the file, and the
+                // kept bytes stay.
+                files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
+                throw .invalidResponse(
+                    reason: "the server answered \(response.statusCode) without the file",
+                    context: ErrorContext(request: request.summary, response: response))
             }
             return try finalize(
                 sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
@@ -126,7 +151,13 @@ extension AbstractRepository {
                 throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be flushed to disk"), context)
             }
             size = files.partialSize ?? 0
-            if options.expectedSHA256 != nil { sha256 = files.partialSHA256() }
+            if options.expectedSHA256 != nil {
+                guard let whole = files.partialSHA256() else {
+                    throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be read to check it"), context)
+                }
+                sha256 = whole
+            }
+            sink.reportComplete(size: size)
         } else {
             guard let finished = sink.finish() else {
                 files.abandon(keepingPartial: false)
@@ -158,7 +189,7 @@ extension AbstractRepository {
         options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles, request: RequestSummary
     ) throws(RepositoryError) -> SHA256? {
         guard options.expectedSHA256 != nil else { return nil }
-        guard case .resume(let from, _) = start else { return SHA256() }
+        guard case .resume(let from, _, _) = start else { return SHA256() }
         guard let hasher = files.hashPartial(upTo: from) else {
             throw .downloadFailed(
                 .fileSystem("the partial file \(files.partial.path) could not be read"),
@@ -175,10 +206,11 @@ extension AbstractRepository {
         last.removeAll { $0 == "\0" }
         while last.hasPrefix(".") { last.removeFirst() }
         let name = last.isEmpty ? "download.dat" : last
-        let stem = (name as NSString).deletingPathExtension
+        // Room for the random part and the hidden files' suffixes within a file name's 255 bytes.
+        let stem = DownloadFiles.fitting((name as NSString).deletingPathExtension, within: 160)
         let pathExtension = (name as NSString).pathExtension
         let random = UUID().uuidString.prefix(8)
-        let file = pathExtension.isEmpty ? "\(stem).\(random)" : "\(stem).\(random).\(pathExtension)"
+        let file = pathExtension.isEmpty ? "\(stem).\(random)" : "\(stem).\(random).\(DownloadFiles.fitting(pathExtension, within: 32))"
         return FileManager.default.temporaryDirectory.appendingPathComponent(file)
     }
 }
@@ -194,9 +226,25 @@ struct DownloadFiles: Sendable {
     init(destination: URL) {
         self.destination = destination
         let folder = destination.deletingLastPathComponent()
-        partial = folder.appendingPathComponent(".\(destination.lastPathComponent).download")
-        resumptionRecord = folder.appendingPathComponent(".\(destination.lastPathComponent).download.json")
-        lockFile = folder.appendingPathComponent(".\(destination.lastPathComponent).download.lock")
+        // The hidden names add 15 bytes to the destination's, which may already be near the 255
+        // a file name can have.
+        let name = Self.fitting(destination.lastPathComponent, within: 200)
+        partial = folder.appendingPathComponent(".\(name).download")
+        resumptionRecord = folder.appendingPathComponent(".\(name).download.json")
+        lockFile = folder.appendingPathComponent(".\(name).download.lock")
+    }
+
+    /// `name`, or when it has more than `limit` bytes of UTF-8, its first characters and a digest
+    /// of the whole (so two long names stay apart, and the same name gives the same files).
+    static func fitting(_ name: String, within limit: Int) -> String {
+        guard name.utf8.count > limit else { return name }
+        let digest = SHA256.hash(Array(name.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        var kept = ""
+        for character in name {
+            guard kept.utf8.count + character.utf8.count + 17 <= limit else { break }
+            kept.append(character)
+        }
+        return kept + "-" + digest
     }
 
     /// An exclusive `flock` on the lock file, held while a download runs; the file goes with it.

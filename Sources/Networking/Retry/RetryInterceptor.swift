@@ -11,6 +11,7 @@ struct RetryInterceptor: Interceptor {
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
+        var request = request
         var attempt = 1
         while true {
             context.record.attempt = attempt
@@ -40,6 +41,8 @@ struct RetryInterceptor: Interceptor {
                 }
                 throw .cancelled(ErrorContext(request: request.summary))
             }
+            // A resumable download asks for the rest of what it kept, not again for what it has.
+            if let sink = request.responseBodySink as? any ResumingBodySink { request = sink.retrying(request) }
             attempt += 1
         }
     }

@@ -9,11 +9,15 @@ import Foundation
 /// - An answer with a `Content-Encoding` is written as the transport decodes it, so its length
 ///   says nothing of the file: it has no known total and is never resumed (ranges count encoded bytes).
 /// - `206` starting exactly where the partial file ends, with the validator the request sent (or
-///   none): append. Any other `206`: start over (a server that ignores `If-Range` would otherwise
-///   join an old file's start to a new file's end).
-/// - `200` (the server ignored the range, or `If-Range` found the file changed): write from the start.
-/// - `416` with `Content-Range: bytes */N` where `N` is the partial file's size: the file is
-///   already complete. Any other `416` while resuming: start over.
+///   none) and the total recorded with the partial file (or none): append. Any other `206`: start
+///   over (a server that ignores `If-Range` would otherwise join an old file's start to a new
+///   file's end).
+/// - `200` (the server ignored the range, or `If-Range` found the file changed), or another 2xx:
+///   write from the start. But `202` (accepted, not ready) is not the file, nor is `204` or `205`
+///   (no content) while resuming: the kept bytes stay.
+/// - `416` with `Content-Range: bytes */N` where `N` is the partial file's size (and the recorded
+///   total), and no other validator than the one sent: the file is already complete. Any other
+///   `416` while resuming: start over.
 /// - Any other status is not a download: its body is kept for the error.
 enum DownloadStateMachine {
     /// What is kept beside a partial file so that it can be resumed.
@@ -29,7 +33,9 @@ enum DownloadStateMachine {
     /// How a download starts.
     enum Start: Hashable, Sendable {
         case fresh
-        case resume(from: Int64, validator: String)
+        /// Ask for the bytes after `from`, if the file is still the one `validator` names; its
+        /// size was `total` when the partial file was written, if the server said.
+        case resume(from: Int64, validator: String, total: Int64? = nil)
     }
 
     /// What to do with a response head.
@@ -52,12 +58,12 @@ enum DownloadStateMachine {
             !resumption.validator.isEmpty
         else { return .fresh }
         if let total = resumption.total, partialSize > total { return .fresh }
-        return .resume(from: partialSize, validator: resumption.validator)
+        return .resume(from: partialSize, validator: resumption.validator, total: resumption.total)
     }
 
     /// The header fields a start adds to the request.
     static func headers(for start: Start) -> HTTPHeaders {
-        guard case .resume(let from, let validator) = start else { return [:] }
+        guard case .resume(let from, let validator, _) = start else { return [:] }
         return ["Range": "bytes=\(from)-", "If-Range": validator]
     }
 
@@ -70,17 +76,28 @@ enum DownloadStateMachine {
             guard let range = headers["Content-Range"].flatMap(contentRange) else {
                 return .restart(reason: "the server answered 206 without a readable Content-Range")
             }
-            if case .resume(let from, let validator) = start, range.first == from {
+            if case .resume(let from, let validator, let recorded) = start, range.first == from {
                 guard !encoded else { return .restart(reason: "the server sent the rest of the file compressed") }
-                guard matches(validator, headers) else { return .restart(reason: "the file changed since the partial file was written") }
+                guard matches(validator, headers), recorded == nil || range.total == nil || range.total == recorded else {
+                    return .restart(reason: "the file changed since the partial file was written")
+                }
                 return .append(at: from, total: end(of: range))
             }
             if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : end(of: range)) }
             return .restart(reason: "the server sent bytes from \(range.first), not from where the partial file ends")
         case 416:
-            guard case .resume(let from, _) = start else { return .notADownload }
-            if let total = headers["Content-Range"].flatMap(unsatisfiedTotal), total == from { return .alreadyComplete(total: total) }
+            guard case .resume(let from, let validator, let recorded) = start else { return .notADownload }
+            if let total = headers["Content-Range"].flatMap(unsatisfiedTotal), total == from, recorded == nil || recorded == total,
+                matches(validator, headers)
+            {
+                return .alreadyComplete(total: total)
+            }
             return .restart(reason: "the server cannot serve the rest of the partial file (416)")
+        case 202:
+            return .notADownload
+        case 204, 205:
+            if case .resume = start { return .notADownload }
+            return .writeFromStart(total: length)
         case 200..<300:
             return .writeFromStart(total: length)
         default:

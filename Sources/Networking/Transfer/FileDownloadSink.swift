@@ -13,15 +13,19 @@ import Foundation
 /// what it writes when a checksum is expected, keeps the resumption record beside the partial file
 /// when the download is resumable, and reports progress counting the bytes already kept.
 ///
+/// When the retry policy sends a resumable download again within its call, the next attempt asks
+/// only for the bytes after those written (``retrying(_:)``), as a new call would.
+///
 /// Thread-safety (hence `@unchecked Sendable`): a transport calls ``begin(_:canPause:resume:)``
 /// and ``receive(_:)`` from one thread at a time, strictly before the exchange that carries the
-/// sink returns; the download reads the outcome (``decision``, ``finish()``) only after that.
-final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
+/// sink returns, and the retry step calls ``retrying(_:)`` between attempts; the download reads
+/// the outcome (``decision``, ``finish()``) only after that.
+final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     let partialURL: URL
     let resumptionURL: URL?
     let requestURL: URL
-    let start: DownloadStateMachine.Start
-    private let prefixHasher: SHA256?
+    private(set) var start: DownloadStateMachine.Start
+    private var prefixHasher: SHA256?
     private let progress: ProgressHandler?
 
     private(set) var decision: DownloadStateMachine.Decision?
@@ -31,6 +35,8 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
     private var descriptor: Int32 = -1
     private var hasher: SHA256?
     private var total: Int64?
+    /// The `If-Range` value that would resume the bytes written.
+    private var validator: String?
 
     /// - Parameters:
     ///   - prefixHasher: with a checksum, the hash of the kept partial file's bytes when resuming,
@@ -54,6 +60,7 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
         let decision = DownloadStateMachine.decide(status: head.statusCode, headers: head.headers, start: start)
         self.decision = decision
         self.head = head
+        failure = nil
         closeFile()
         switch decision {
         case .notADownload, .alreadyComplete: return false
@@ -67,10 +74,13 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
             hasher = prefixHasher
             self.total = total
         }
+        // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
+        // even a weak one, rules a date out).
+        let sent: String? =
+            if case .resume(_, let validator, _) = start, case .append = decision, head.headers["ETag"] == nil { validator } else { nil }
+        validator = DownloadStateMachine.validator(in: head.headers) ?? sent
         if let resumptionURL {
-            // Appending keeps the validator the request sent when the answer repeats none.
-            let sent: String? = if case .resume(_, let validator) = start, case .append = decision { validator } else { nil }
-            if let validator = DownloadStateMachine.validator(in: head.headers) ?? sent {
+            if let validator {
                 let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
                 try? JSONEncoder().encode(record).write(to: resumptionURL, options: .atomic)
             } else {
@@ -85,7 +95,10 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         switch decision {
         case .writeFromStart?, .append?:
-            guard descriptor >= 0 else { return .failed(.invalidRequest(failure?.description ?? "the partial file is not open")) }
+            // After a failed write, nothing more: a later byte would leave a hole in the file.
+            guard failure == nil, descriptor >= 0 else {
+                return .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
+            }
             return write(bytes)
         default:
             return .failed(.invalidRequest("the download starts over"))
@@ -106,6 +119,30 @@ final class FileDownloadSink: ResponseBodySink, @unchecked Sendable {
 
     /// The size announced for the whole file.
     var expectedTotal: Int64? { total }
+
+    /// The request of the next attempt: for a resumable download that wrote bytes it can resume,
+    /// `Range` and `If-Range` ask for the rest, and this sink appends it; else `request` again.
+    func retrying(_ request: TransportRequest) -> TransportRequest {
+        guard resumptionURL != nil, failure == nil, let validator, written > 0 else { return request }
+        switch decision {
+        case .writeFromStart?, .append?: break
+        default: return request
+        }
+        closeFile()
+        start = .resume(from: written, validator: validator, total: total)
+        prefixHasher = hasher
+        var next = request
+        next.headers["Range"] = "bytes=\(written)-"
+        next.headers["If-Range"] = validator
+        return next
+    }
+
+    /// Reports the whole file as received: a partial file that was complete already.
+    func reportComplete(size: Int64) {
+        written = size
+        total = size
+        report()
+    }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         guard let base = bytes.baseAddress else { return .accepted }

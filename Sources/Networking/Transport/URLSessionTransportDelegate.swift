@@ -94,7 +94,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if let sink = exchanges.withLock({ $0[dataTask.taskIdentifier].flatMap { $0.streams ? $0.request.responseBodySink : nil } }) {
+        // Once the exchange has failed (cancelled, timed out, a sink refusal), bytes already queued
+        // go nowhere: the sink and the progress handler hear nothing after the end.
+        let (ended, sink) = exchanges.withLock { exchanges -> (Bool, (any ResponseBodySink)?) in
+            guard let exchange = exchanges[dataTask.taskIdentifier] else { return (false, nil) }
+            return (exchange.failure != nil, exchange.streams ? exchange.request.responseBodySink : nil)
+        }
+        if ended { return }
+        if let sink {
             // Outside the lock: the sink writes (to a file, say) on this thread.
             let status = BlockingGuard.runningTransportCallback { data.withUnsafeBytes { sink.receive($0) } }
             let (failed, report) = exchanges.withLock { exchanges -> (Bool, ProgressReport?) in

@@ -193,6 +193,118 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == whole.body)
     }
 
+    @Test("With retries on, a resumable download cut midway asks for the rest within the same call, not for the whole file again")
+    func retryResumesWithinTheCall() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = TestClock(start: Date())
+        var configuration = try TestServers.configuration(servers.apiURL)
+        configuration.retryPolicy = .default
+        configuration.clock = clock.networkingClock
+        let sent = SentHeaders()
+        configuration.interceptors = [sent]
+        let repository = TestAPI.Repository(configuration: configuration)
+        let destination = folder.appendingPathComponent("retried.bin")
+        let digest: Digest = try await repository.performRequest(
+            .get("files/retried/sha256", parameters: ["size": 500_000, "version": 1])
+        ).get()
+        // The first answer is cut at 200,000 bytes; the retry policy sends the call again.
+        let parameters: Parameters = ["size": 500_000, "cut_once": UUID().uuidString, "cut_after": 200_000]
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/retried", parameters: parameters)
+                .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
+        ).get()
+        #expect(clock.sleeps.count == 1)
+        #expect(sent.last?["Range"] == "bytes=200000-")
+        #expect(sent.last?["If-Range"] != nil)
+        #expect(file.statusCode == 206 && file.resumedFrom == 200_000 && file.size == 500_000)
+        #expect(try Self.sha256(of: destination) == digest.sha256)
+        #expect(Self.contents(of: folder) == ["retried.bin"])
+    }
+
+    @Test("nginx answers 416 for a kept partial file that is whole: it is moved into place, checked, and progress says it is whole")
+    func nginxAlreadyComplete() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let whole = try await repository.performRawRequest(.get("1m.bin")).get()
+        let files = DownloadFiles(destination: destination)
+        try whole.body.write(to: files.partial)
+        let record = DownloadStateMachine.Resumption(
+            url: servers.nginxURL + "/1m.bin", validator: try #require(whole.headers["ETag"]), total: 1_048_576)
+        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        let progress = ProgressLog()
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin")
+                .downloading(to: destination, resumable: true, expectedSHA256: try await Self.nginxSHA256("1m.bin"))
+                .reportingProgress { progress.record($0) }
+        ).get()
+        #expect(file.statusCode == 416 && file.resumedFrom == 1_048_576 && file.size == 1_048_576)
+        #expect(progress.last == TransferProgress(bytesReceived: 1_048_576, totalBytesToReceive: 1_048_576))
+        #expect(Self.contents(of: folder) == ["1m.bin"])
+    }
+
+    @Test("A download an interceptor answers itself (a mock) writes that answer's body to the file")
+    func interceptorAnswersDownload() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.apiURL), interceptors: [AnswersItself(body: Data("abc".utf8))])
+        let destination = folder.appendingPathComponent("mocked.txt")
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("never-sent").withoutSession().downloading(to: destination)
+        ).get()
+        #expect(file.size == 3)
+        #expect(try Data(contentsOf: destination) == Data("abc".utf8))
+    }
+
+    @Test("A 202 (not ready yet) is not the file: the download fails and leaves nothing; a Range of the caller's is refused unsent")
+    func acceptedIsNotTheFile() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        let accepted = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("status/202").downloading(to: folder.appendingPathComponent("export.csv")))
+        guard case .invalidResponse(let reason, let context)? = accepted.failure else {
+            Issue.record("expected invalidResponse, got \(accepted)")
+            return
+        }
+        #expect(reason.contains("202") && context.statusCode == 202)
+        #expect(Self.contents(of: folder).isEmpty)
+        let ranged = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("range/100", headers: ["Range": "bytes=0-9"]).downloading(to: folder.appendingPathComponent("r")))
+        guard case .invalidRequest? = ranged.failure else {
+            Issue.record("expected invalidRequest, got \(ranged)")
+            return
+        }
+        #expect(Self.contents(of: folder).isEmpty)
+    }
+
+    @Test("Names near the 255 bytes a file name may have download: hidden files and temporary names are shortened")
+    func longNames() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent(String(repeating: "é", count: 124) + ".json")
+        let file = try await TestAPI.anonymous(servers.nginxURL).performRequest(
+            Endpoint<DownloadedFile>.get("small.json").downloading(to: destination, resumable: true)
+        ).get()
+        #expect(file.url == destination && file.size > 0)
+        #expect(Self.contents(of: folder) == [destination.lastPathComponent])
+        let temporary = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
+            Endpoint<DownloadedFile>.get("anything/" + String(repeating: "é", count: 124) + ".json")
+        ).get()
+        defer { try? FileManager.default.removeItem(at: temporary.url) }
+        #expect(temporary.url.lastPathComponent.utf8.count <= 255 && temporary.url.pathExtension == "json")
+        let other = DownloadFiles(destination: folder.appendingPathComponent(String(repeating: "é", count: 124) + ".jsox"))
+        #expect(DownloadFiles(destination: destination).partial != other.partial)
+    }
+
     @Test("A checksum mismatch fails and removes everything; a 404 writes nothing")
     func checksumAndErrors() async throws {
         let servers = try TestServers.require()

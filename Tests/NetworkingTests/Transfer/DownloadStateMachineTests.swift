@@ -13,7 +13,7 @@ struct DownloadStateMachineTests {
     @Test("A partial file is resumed only when kept for this URL, with a validator, and not longer than the file")
     func start() {
         let record = Machine.Resumption(url: url.absoluteString, validator: "\"v1\"", total: 5000)
-        #expect(Machine.start(partialSize: 1000, resumption: record, url: url) == resume)
+        #expect(Machine.start(partialSize: 1000, resumption: record, url: url) == .resume(from: 1000, validator: "\"v1\"", total: 5000))
         #expect(Machine.start(partialSize: nil, resumption: record, url: url) == .fresh)
         #expect(Machine.start(partialSize: 0, resumption: record, url: url) == .fresh)
         #expect(Machine.start(partialSize: 1000, resumption: nil, url: url) == .fresh)
@@ -75,6 +75,39 @@ struct DownloadStateMachineTests {
         #expect(Machine.decide(status: 416, headers: [:], start: .fresh) == .notADownload)
         #expect(Machine.decide(status: 404, headers: [:], start: resume) == .notADownload)
         #expect(Machine.decide(status: 500, headers: [:], start: .fresh) == .notADownload)
+    }
+
+    @Test("A resume whose answer gives another total than the one recorded starts over, 206 or 416 alike")
+    func recordedTotal() {
+        let recorded = Machine.Start.resume(from: 1000, validator: "\"v1\"", total: 2000)
+        // A server that ignores If-Range, and a file that shrank to 1,500 bytes since
+        guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1499/1500"], start: recorded) else {
+            Issue.record("a 206 of a file of another size must start over")
+            return
+        }
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/2000"], start: recorded)
+                == .append(at: 1000, total: 2000))
+        // The file is now exactly as long as the partial one: not the same file, not complete
+        guard case .restart = Machine.decide(status: 416, headers: ["Content-Range": "bytes */1000"], start: recorded) else {
+            Issue.record("a 416 naming another total than the recorded one must start over")
+            return
+        }
+        let whole = Machine.Start.resume(from: 2000, validator: "\"v1\"", total: 2000)
+        #expect(Machine.decide(status: 416, headers: ["Content-Range": "bytes */2000"], start: whole) == .alreadyComplete(total: 2000))
+        guard case .restart = Machine.decide(status: 416, headers: ["Content-Range": "bytes */2000", "ETag": "\"v2\""], start: whole) else {
+            Issue.record("a 416 of another version must start over")
+            return
+        }
+    }
+
+    @Test("202 is not the file; 204 and 205 are an empty file, but not while resuming (the kept bytes stay)")
+    func acceptedAndNoContent() {
+        #expect(Machine.decide(status: 202, headers: [:], start: .fresh) == .notADownload)
+        #expect(Machine.decide(status: 202, headers: [:], start: resume) == .notADownload)
+        #expect(Machine.decide(status: 204, headers: [:], start: .fresh) == .writeFromStart(total: nil))
+        #expect(Machine.decide(status: 204, headers: [:], start: resume) == .notADownload)
+        #expect(Machine.decide(status: 205, headers: [:], start: resume) == .notADownload)
     }
 
     @Test("The validator kept is a strong ETag, else a strong Last-Modified (60 s before Date); never a date beside a weak ETag")
