@@ -34,7 +34,7 @@ extension AbstractRepository {
     ) -> Result<T, RepositoryError> {
         let summary: RequestSummary
         do {
-            summary = try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)).summary
+            summary = try builder.build(configuration.routes.resolve(endpoint, in: configuration)).summary
         } catch {
             return .failure(error)
         }

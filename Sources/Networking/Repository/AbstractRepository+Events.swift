@@ -21,7 +21,7 @@ extension AbstractRepository {
         let summary: RequestSummary
         do {
             streaming = try configuration.routes.resolve(
-                endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self), encoder: configuration.jsonEncoder)
+                endpoint.retyped(as: RepositoryResponse<ResponseChunks>.self), in: configuration)
             summary = try builder.build(streaming).summary
         } catch {
             return .failure(error)

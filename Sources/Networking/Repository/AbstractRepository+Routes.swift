@@ -43,7 +43,7 @@ extension AbstractRepository {
     public func cookies(forRoute name: String, pathVariables: Parameters? = nil) -> [Cookie] {
         guard let storage = configuration.cookieStorage,
             let endpoint = try? configuration.routes.resolve(
-                Endpoint<Void>.route(name, pathVariables: pathVariables), encoder: configuration.jsonEncoder),
+                Endpoint<Void>.route(name, pathVariables: pathVariables), in: configuration),
             let url = try? builder.url(for: endpoint.path, encoded: true)
         else { return [] }
         return storage.cookies(for: url)

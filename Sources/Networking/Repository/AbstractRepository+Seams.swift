@@ -13,7 +13,7 @@ extension AbstractRepository {
     ///   `invalidRequest` too for an endpoint with ``Endpoint/withContentDigests(_:)``, whose
     ///   digests are computed as the repository sends it and cannot be part of a request made here.
     public func makeRequest<Response>(for endpoint: Endpoint<Response>) throws(RepositoryError) -> TransportRequest {
-        let request = try builder.build(configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder))
+        let request = try builder.build(configuration.routes.resolve(endpoint, in: configuration))
         guard endpoint.contentDigests.isEmpty else {
             throw .invalidRequest(
                 reason:
@@ -85,7 +85,7 @@ extension AbstractRepository {
     {
         let resolved: Endpoint<T>
         do {
-            resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+            resolved = try configuration.routes.resolve(endpoint, in: configuration)
             try validate(response, to: request, endpoint: resolved)
             return .success(try decoded(resolved, from: response, request: request.summary))
         } catch {
@@ -98,7 +98,7 @@ extension AbstractRepository {
         -> Result<Void, RepositoryError>
     {
         do {
-            let resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+            let resolved = try configuration.routes.resolve(endpoint, in: configuration)
             try validate(response, to: request, endpoint: resolved)
             return .success(())
         } catch {

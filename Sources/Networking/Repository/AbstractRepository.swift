@@ -267,7 +267,7 @@ open class AbstractRepository: @unchecked Sendable {
     ) async -> Result<T, RepositoryError> {
         let resolved: Endpoint<Response>
         do {
-            resolved = try configuration.routes.resolve(endpoint, encoder: configuration.jsonEncoder)
+            resolved = try configuration.routes.resolve(endpoint, in: configuration)
         } catch {
             return .failure(error)
         }

@@ -104,7 +104,10 @@ extension RouteTable {
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for an unknown route, an
     ///   object without a route, or a path variable that is missing, empty, not a value, or `.` or
     ///   `..` in a path segment.
-    func resolve<Response>(_ endpoint: Endpoint<Response>, encoder: JSONEncoder) throws(RepositoryError) -> Endpoint<Response> {
+    func resolve<Response>(_ endpoint: Endpoint<Response>, in configuration: NetworkingConfiguration) throws(RepositoryError)
+        -> Endpoint<Response>
+    {
+        let encoder = configuration.jsonEncoder
         guard let reference = endpoint.route else { return endpoint }
         let route: Route
         let variables: Parameters?
@@ -128,7 +131,7 @@ extension RouteTable {
         do {
             resolved.path = try route.path.render(values)
         } catch {
-            let shown = Redaction.standard.unparsedURLText(route.path.text)
+            let shown = Redaction(secretFields: configuration.secretFields).unparsedURLText(route.path.text)
             throw .invalidRequest(reason: "route \"\(route.name)\" (\(shown)): \(error.reason)", request: nil)
         }
         resolved.route = nil

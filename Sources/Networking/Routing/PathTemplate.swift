@@ -163,6 +163,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         var parts: [Part] = []
         var literal = ""
         var characters = Array(text)[...]
+        let isAbsolute = RequestBuilder.isAbsolute(text)
         func flush() {
             if !literal.isEmpty { parts.append(.literal(literal)) }
             literal = ""
@@ -174,6 +175,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
                 literal.append(escaped)
+            case "[" where isAbsolute:
+                // An IPv6 host (`http://[2001:db8::1]/`): its colons are not placeholders.
+                literal.append(character)
+                while let next = characters.popFirst() {
+                    literal.append(next)
+                    if next == "]" { break }
+                }
             case ":" where characters.first.map(isNameStart) == true:
                 flush()
                 // Dots that end the name belong to the text after it (`:id.` is rare; write

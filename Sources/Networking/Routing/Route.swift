@@ -100,6 +100,9 @@ public struct Route: Sendable {
         if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
         if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
         if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }
+        if let contentType, let problem = HeaderValidation.problem(in: ["Content-Type": contentType]) {
+            return "contentType: \(problem)"
+        }
         return nil
     }
 }

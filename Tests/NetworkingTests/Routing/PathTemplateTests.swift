@@ -75,6 +75,8 @@ struct PathTemplateTests {
         #expect(try render("http://localhost:8080/files/:name", ["name": "a"]) == "http://localhost:8080/files/a")
         #expect(try render("https://covers.example.com/:isbn\\.png", ["isbn": "978"]) == "https://covers.example.com/978.png")
         #expect(try render("ftp://h:21/:p", ["p": 1]) == "ftp://h:21/1")
+        #expect(try render("http://[2001:db8::1]:8080/status/:id", ["id": 7]) == "http://[2001:db8::1]:8080/status/7")
+        #expect(try PathTemplate("http://[::1]/x").variables == [])
     }
 
     // MARK: - Values

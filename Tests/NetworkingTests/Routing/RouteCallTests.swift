@@ -68,6 +68,16 @@ struct RouteCallTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("A route's error hides the values of the configuration's own secret names in its template, as requests do")
+    func secretFieldsInRouteErrors() async throws {
+        var configuration = try routedConfiguration(try RouteTable([Route(name: "report", path: "reports/:id?tenantKey=XYZ123")]))
+        configuration.secretFields = ["tenantkey"]
+        let repository = TestRepository(configuration: configuration, transport: AnsweringTransport())
+        let message = invalidRequestReason(await repository.performRequest(Endpoint<Void>.route("report")))
+        #expect(message.contains(#"the path variable "id" is missing"#), "\(message)")
+        #expect(!message.contains("XYZ123"), "\(message)")
+    }
+
     @Test("Path variables come from a dictionary or an Encodable object, nested for dotted names")
     func variableSources() async throws {
         // Given

@@ -91,6 +91,10 @@ struct RouteTableTests {
             _ = try Route(name: "r", path: "x", headers: ["Bad Name": "1"])
         }
         #expect(reason == #"route "r": headers: "Bad Name" is not a valid header name"#)
+        let contentType = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try Route(name: "r", path: "x", serialization: .raw, contentType: "text/csv\r\nX-Injected: 1")
+        }
+        #expect(contentType.hasPrefix(#"route "r": contentType: the value of Content-Type contains a line break"#))
     }
 
     @Test("A timeout that is not a positive number is refused", arguments: [0, -1, Double.nan])
