@@ -3,8 +3,10 @@ import Foundation
 extension JSONDecoder {
     /// A new decoder with the same strategies and user info: repositories keep their own, so
     /// that changing a configuration's decoder later (it is a class, shared by the configuration's
-    /// copies) does not change repositories already made.
+    /// copies) does not change repositories already made. A subclass is kept as it is, since its
+    /// `decode(_:from:)` may do more than its settings say: it is shared, not copied.
     func copy() -> JSONDecoder {
+        guard type(of: self) == JSONDecoder.self else { return self }
         let copy = JSONDecoder()
         copy.keyDecodingStrategy = keyDecodingStrategy
         copy.dateDecodingStrategy = dateDecodingStrategy

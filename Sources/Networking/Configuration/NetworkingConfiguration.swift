@@ -111,7 +111,8 @@ public struct NetworkingConfiguration: Sendable {
     /// the same results and the same errors (it honours every strategy of ``jsonDecoder``, whose
     /// settings it copies when a repository is made). Set it to rule the library's decoder out.
     /// A subclass of `JSONDecoder` given as ``jsonDecoder`` decodes the bodies itself either way,
-    /// since its `decode(_:from:)` may do more than its settings say.
+    /// since its `decode(_:from:)` may do more than its settings say; repositories share it rather
+    /// than copy it, so do not change it once they are made.
     /// With it set, a body holding a number `JSONDecoder` would stop the process on (a whole
     /// number of 2^53 or more written with hundreds of digits and a fraction or an exponent) fails
     /// to decode, whatever the model reads; the library's decoder refuses it only where it is

@@ -174,10 +174,12 @@ struct ResponseDecoder: Sendable {
         var keys: [any CodingKey] = []
         for key in path {
             var bodyKey = key
-            if key.intValue == nil, case .object(let members)? = value, members[key.stringValue] == nil,
-                let name = members.keys.sorted().first(where: { keyNames($0) == key.stringValue })
-            {
-                bodyKey = DynamicKey(name)
+            if key.intValue == nil, case .object(let members)? = value, members[key.stringValue] == nil {
+                // Only a name with the same letters can convert to the key: the slow conversion
+                // runs for those alone, however many members a hostile body has.
+                let letters = key.stringValue.lowercased().filter { $0 != "_" }
+                let candidates = members.keys.filter { $0.lowercased().filter { $0 != "_" } == letters }
+                if let name = candidates.sorted().first(where: { keyNames($0) == key.stringValue }) { bodyKey = DynamicKey(name) }
             }
             keys.append(bodyKey)
             value = bodyKey.intValue.flatMap { value?[$0] } ?? value?[bodyKey.stringValue]

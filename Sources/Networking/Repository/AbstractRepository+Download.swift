@@ -22,13 +22,14 @@ extension AbstractRepository {
     ///   `resumable`: then the partial file (hidden beside the destination) and its validator are
     ///   kept, and the next download to the same destination asks only for the rest (`Range` with
     ///   `If-Range`), as does a retry of the same call. When the server ignores the range (200),
-    ///   or the file changed, it starts over. A `Range` of the caller's is refused.
+    ///   or the file changed, it starts over. A `Range` or `If-Range` of the caller's is refused.
     /// - With `expectedSHA256`, a file whose digest differs fails with
     ///   ``RepositoryError/downloadFailed(_:_:)`` and is removed.
     /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
     ///   included, with the total when the server says it.
     /// - A non-2xx answer fails as any call does (its body is kept for the error, not written);
-    ///   so does a `202` (not ready yet), with ``RepositoryError/invalidResponse(reason:context:)``.
+    ///   so do a `202` (not ready yet), and a `204` or `205` to a resumed download, with
+    ///   ``RepositoryError/invalidResponse(reason:context:)``.
     /// - One download at a time per destination: another one running (in this process or
     ///   another) fails this one at once with ``DownloadFailure/destinationInUse(path:)``.
     public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
@@ -49,9 +50,9 @@ extension AbstractRepository {
                 request: RequestSummary(method: endpoint.method, url: requestURL))
         }
         // The download asks for ranges itself; one of the caller's would be read as the whole file.
-        guard endpoint.headers["Range"] == nil else {
+        guard endpoint.headers["Range"] == nil, endpoint.headers["If-Range"] == nil else {
             throw .invalidRequest(
-                reason: "a download sets Range itself (to resume): read a range with Endpoint<Data> or ResponseChunks",
+                reason: "a download sets Range and If-Range itself (to resume): read a range with Endpoint<Data> or ResponseChunks",
                 request: RequestSummary(method: endpoint.method, url: requestURL))
         }
         guard options.destination != nil || !options.resumable else {
@@ -228,7 +229,7 @@ struct DownloadFiles: Sendable {
         let folder = destination.deletingLastPathComponent()
         // The hidden names add 15 bytes to the destination's, which may already be near the 255
         // a file name can have.
-        let name = Self.fitting(destination.lastPathComponent, within: 200)
+        let name = Self.fitting(destination.lastPathComponent, within: 240)
         partial = folder.appendingPathComponent(".\(name).download")
         resumptionRecord = folder.appendingPathComponent(".\(name).download.json")
         lockFile = folder.appendingPathComponent(".\(name).download.lock")

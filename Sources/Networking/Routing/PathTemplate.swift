@@ -163,7 +163,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         var parts: [Part] = []
         var literal = ""
         var characters = Array(text)[...]
-        let isAbsolute = RequestBuilder.isAbsolute(text)
+        // An absolute template's authority: from after "://" to the next "/" or "?".
+        var authorityEnd = characters.startIndex
+        if RequestBuilder.isAbsolute(text), let colon = characters.firstIndex(of: ":") {
+            let start = min(colon + 3, characters.endIndex)
+            authorityEnd = characters[start...].firstIndex { $0 == "/" || $0 == "?" } ?? characters.endIndex
+        }
         func flush() {
             if !literal.isEmpty { parts.append(.literal(literal)) }
             literal = ""
@@ -175,13 +180,14 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
                 literal.append(escaped)
-            case "[" where isAbsolute:
+            case "[" where characters.startIndex <= authorityEnd:
                 // An IPv6 host (`http://[2001:db8::1]/`): its colons are not placeholders.
-                literal.append(character)
-                while let next = characters.popFirst() {
-                    literal.append(next)
-                    if next == "]" { break }
+                guard let close = characters.firstIndex(of: "]"), close < authorityEnd else {
+                    throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"[\" without its \"]\" in its host")
                 }
+                literal.append(character)
+                literal.append(contentsOf: characters[...close])
+                characters = characters[(close + 1)...]
             case ":" where characters.first.map(isNameStart) == true:
                 flush()
                 // Dots that end the name belong to the text after it (`:id.` is rare; write

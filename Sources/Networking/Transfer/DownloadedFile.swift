@@ -6,7 +6,9 @@ public struct DownloadedFile: Sendable, Hashable {
     public let url: URL
     /// Its size in bytes.
     public let size: Int64
-    /// How many bytes a kept partial file already held (0 when downloaded from the start).
+    /// How many bytes the file held before the last answer, which added the rest: a partial file
+    /// kept by an earlier call, or what an earlier attempt of this call wrote before a retry
+    /// (0 when the file came whole in one answer).
     public let resumedFrom: Int64
     /// The hex SHA-256 of the file, when a checksum was asked for (and matched).
     public let sha256: String?

@@ -120,20 +120,32 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     /// The size announced for the whole file.
     var expectedTotal: Int64? { total }
 
-    /// The request of the next attempt: for a resumable download that wrote bytes it can resume,
-    /// `Range` and `If-Range` ask for the rest, and this sink appends it; else `request` again.
+    /// The request of the next attempt, and this sink made ready for it. A resumable download that
+    /// wrote bytes it can resume asks for the rest (`Range` and `If-Range`) and appends it; one
+    /// whose file was truncated (a 200) and cannot be resumed starts from nothing, never with a
+    /// `Range` that the emptied file no longer matches. A file the attempt did not touch (no
+    /// answer, an error status) is asked for as before.
     func retrying(_ request: TransportRequest) -> TransportRequest {
-        guard resumptionURL != nil, failure == nil, let validator, written > 0 else { return request }
         switch decision {
-        case .writeFromStart?, .append?: break
-        default: return request
+        case .writeFromStart?, .append?:
+            closeFile()
+            if resumptionURL != nil, failure == nil, let validator, written > 0 {
+                start = .resume(from: written, validator: validator, total: total)
+                prefixHasher = hasher
+            } else {
+                start = .fresh
+                prefixHasher = prefixHasher.map { _ in SHA256() }
+            }
+        default:
+            break
         }
-        closeFile()
-        start = .resume(from: written, validator: validator, total: total)
-        prefixHasher = hasher
+        // What the next attempt brings is its own: no head yet (an interceptor may answer it).
+        head = nil
+        decision = nil
         var next = request
-        next.headers["Range"] = "bytes=\(written)-"
-        next.headers["If-Range"] = validator
+        next.headers["Range"] = nil
+        next.headers["If-Range"] = nil
+        for field in DownloadStateMachine.headers(for: start) { next.headers[field.name] = field.value }
         return next
     }
 

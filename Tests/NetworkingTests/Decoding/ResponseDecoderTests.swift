@@ -1,4 +1,5 @@
 import Foundation
+import NetworkingTestSupport
 import Testing
 
 @testable import Networking
@@ -194,8 +195,8 @@ struct ResponseDecoderTests {
         #expect(!payment.reason.contains("4111"), "\(payment.reason)")
     }
 
-    @Test("A JSONDecoder subclass decodes bodies itself: its decode(_:from:) may do more than its settings")
-    func decoderSubclass() throws {
+    @Test("A JSONDecoder subclass decodes a repository's bodies itself: its decode(_:from:) may do more than its settings")
+    func decoderSubclass() async throws {
         final class Unwrapping: JSONDecoder, @unchecked Sendable {
             override func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
                 // An API that wraps every answer in {"result": ...}
@@ -206,9 +207,9 @@ struct ResponseDecoderTests {
         }
         var configuration = try makeConfiguration()
         configuration.jsonDecoder = Unwrapping()
-        let decoder = ResponseDecoder(configuration: configuration)
-        let book = try decoder.decode(
-            Book.self, from: response(#"{"result":{"id": 7, "title": "Dune", "genre": "fiction"}}"#), request: request, keyPath: nil)
+        let transport = StubTransport(routes: [.json(.get, "books/7", #"{"result":{"id": 7, "title": "Dune", "genre": "fiction"}}"#)])
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        let book: Book = try await repository.performRequest(.get("books/7")).get()
         #expect(book.id == 7)
     }
 

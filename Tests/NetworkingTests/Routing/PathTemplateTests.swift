@@ -77,6 +77,8 @@ struct PathTemplateTests {
         #expect(try render("ftp://h:21/:p", ["p": 1]) == "ftp://h:21/1")
         #expect(try render("http://[2001:db8::1]:8080/status/:id", ["id": 7]) == "http://[2001:db8::1]:8080/status/7")
         #expect(try PathTemplate("http://[::1]/x").variables == [])
+        #expect(try render("https://h.example/search?filter[:field]=x", ["field": "year"]) == "https://h.example/search?filter[year]=x")
+        #expect(throws: RepositoryError.self) { try PathTemplate("http://[::1/x") }
     }
 
     // MARK: - Values
