@@ -1,12 +1,16 @@
 import Foundation
 
 extension JSONDecoder {
+    /// Whether this is a subclass, whose `decode(_:from:)` may do more than its settings say: it
+    /// is shared rather than copied, and decodes bodies itself.
+    var isSubclass: Bool { type(of: self) != JSONDecoder.self }
+
     /// A new decoder with the same strategies and user info: repositories keep their own, so
     /// that changing a configuration's decoder later (it is a class, shared by the configuration's
     /// copies) does not change repositories already made. A subclass is kept as it is, since its
     /// `decode(_:from:)` may do more than its settings say: it is shared, not copied.
     func copy() -> JSONDecoder {
-        guard type(of: self) == JSONDecoder.self else { return self }
+        guard !isSubclass else { return self }
         let copy = JSONDecoder()
         copy.keyDecodingStrategy = keyDecodingStrategy
         copy.dateDecodingStrategy = dateDecodingStrategy

@@ -39,8 +39,7 @@ struct BodyDecoder: Sendable {
 
     init(jsonDecoder: JSONDecoder, usesFoundation: Bool = false) {
         self.jsonDecoder = jsonDecoder
-        // A subclass may do more in decode(_:from:) than its settings say: it decodes itself.
-        fast = usesFoundation || type(of: jsonDecoder) != JSONDecoder.self ? nil : FastJSONDecoder(jsonDecoder)
+        fast = usesFoundation || jsonDecoder.isSubclass ? nil : FastJSONDecoder(jsonDecoder)
     }
 
     /// Both decoders walk a key path the same way, so results do not depend on the choice: the value

@@ -110,14 +110,16 @@ struct ResponseDecoder: Sendable {
     static func describe(
         _ error: DecodingError, in json: JSONValue?, redaction: Redaction, keyNames: ((String) -> String)? = nil
     ) -> (path: String, reason: String) {
-        func found(at path: [any CodingKey]) -> String { Self.found(at: path, in: json, redaction, keyNames: keyNames) }
+        func found(at path: [any CodingKey]) -> (text: String, isSecret: Bool) {
+            Self.found(at: path, in: json, redaction, keyNames: keyNames)
+        }
         switch error {
         case .typeMismatch(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath).text)")
         case .valueNotFound(let type, let context):
             let path = pathText(context.codingPath)
-            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath))")
+            return (path, "expected \(typeName(type)) but found \(found(at: context.codingPath).text)")
         case .keyNotFound(let key, let context):
             let parent = pathText(context.codingPath)
             return (pathText(context.codingPath + [key]), "missing key \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \(parent)"))
@@ -125,10 +127,8 @@ struct ResponseDecoder: Sendable {
             let path = pathText(context.codingPath)
             let value = found(at: context.codingPath)
             // Foundation's description quotes the rejected value, so it is dropped at a credential.
-            let sensitive =
-                isSensitive(context.codingPath, redaction) || isSensitive(bodyKeys(of: context.codingPath, in: json, keyNames), redaction)
-            let what = sensitive ? "the value is not valid" : context.debugDescription
-            return (path, "\(what) (found \(value))")
+            let what = value.isSecret ? "the value is not valid" : context.debugDescription
+            return (path, "\(what) (found \(value.text))")
         @unknown default:
             return ("", "\(error)")
         }
@@ -146,24 +146,26 @@ struct ResponseDecoder: Sendable {
         return text
     }
 
+    /// What the body holds at `path`, redacted, and whether the path names a credential (by the
+    /// model's names or the body's).
     private static func found(
         at path: [any CodingKey], in json: JSONValue?, _ redaction: Redaction, keyNames: ((String) -> String)?
-    ) -> String {
+    ) -> (text: String, isSecret: Bool) {
         // Invalid elsewhere, the body cannot be read as a whole to show the value.
-        guard json != nil else { return "a value that cannot be shown (the body's JSON is invalid elsewhere)" }
+        guard json != nil else {
+            return ("a value that cannot be shown (the body's JSON is invalid elsewhere)", isSensitive(path, redaction))
+        }
         let keys = bodyKeys(of: path, in: json, keyNames)
+        let isSecret = isSensitive(path, redaction) || isSensitive(keys, redaction)
         var value: JSONValue? = json
         for key in keys {
             value = key.intValue.flatMap { value?[$0] } ?? value?[key.stringValue]
         }
-        guard let value else { return "nothing" }
-        // Reasons reach error descriptions and the hook, so credentials are redacted here too, by
-        // the model's names and the body's.
-        if isSensitive(path, redaction) || isSensitive(keys, redaction) {
-            return "\(value.kindDescription) \(Redaction.placeholder)"
-        }
+        guard let value else { return ("nothing", isSecret) }
+        // Reasons reach error descriptions and the hook, so credentials are redacted here too.
+        if isSecret { return ("\(value.kindDescription) \(Redaction.placeholder)", true) }
         let text = Redaction.truncate(redaction.redact(value).description, limit: 100)
-        return "\(value.kindDescription) \(text)"
+        return ("\(value.kindDescription) \(text)", false)
     }
 
     /// The coding path with each key as the body spells it: a key the body does not have is the

@@ -48,6 +48,18 @@ struct RequestPipeline: Sendable {
         }
     }
 
+    /// Hands the body of an answer no transport streamed (an interceptor made it: a stub, a
+    /// mock) to the sink, as a transport would have.
+    static func feedAnswer(_ response: TransportResponse, to sink: any ResponseBodySink, request: RequestSummary)
+        throws(RepositoryError)
+    {
+        do throws(TransportError) {
+            _ = try feed(response, to: sink)
+        } catch {
+            throw RepositoryError(error, request: request)
+        }
+    }
+
     /// Hands a collected body to the sink, for transports that do not stream.
     static func feed(_ response: TransportResponse, to sink: any ResponseBodySink) throws(TransportError) -> TransportResponse {
         let head = ResponseHead(statusCode: response.statusCode, headers: response.headers, url: response.url)

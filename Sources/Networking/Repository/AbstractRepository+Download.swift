@@ -96,13 +96,7 @@ extension AbstractRepository {
                 (request, response) = try await exchange(attempt, in: call)
                 // An interceptor answered without the transport (a stub, a mock): its body goes
                 // to the file as a transport's would.
-                if sink.head == nil {
-                    do throws(TransportError) {
-                        _ = try RequestPipeline.feed(response, to: sink)
-                    } catch {
-                        throw RepositoryError(error, request: request.summary)
-                    }
-                }
+                if sink.head == nil { try RequestPipeline.feedAnswer(response, to: sink, request: request.summary) }
             } catch {
                 // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
                 if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
@@ -384,13 +378,7 @@ extension AbstractRepository {
                         let (_, response) = try await self.exchange(streaming)
                         // An interceptor answered without the transport (a stub, a mock): its
                         // body goes to the reader as a transport's would.
-                        if !sink.hasStarted {
-                            do throws(TransportError) {
-                                _ = try RequestPipeline.feed(response, to: sink)
-                            } catch {
-                                throw RepositoryError(error, request: request)
-                            }
-                        }
+                        if !sink.hasStarted { try RequestPipeline.feedAnswer(response, to: sink, request: request) }
                         sink.end(nil)
                     } catch {
                         sink.end(error)

@@ -107,7 +107,6 @@ extension RouteTable {
     func resolve<Response>(_ endpoint: Endpoint<Response>, in configuration: NetworkingConfiguration) throws(RepositoryError)
         -> Endpoint<Response>
     {
-        let encoder = configuration.jsonEncoder
         guard let reference = endpoint.route else { return endpoint }
         let route: Route
         let variables: Parameters?
@@ -123,7 +122,7 @@ extension RouteTable {
         }
         let values: JSONValue
         do {
-            values = try variables?.json(encoder: encoder) ?? .object([:])
+            values = try variables?.json(encoder: configuration.jsonEncoder) ?? .object([:])
         } catch {
             throw .invalidRequest(reason: "route \"\(route.name)\": the path variables cannot be encoded: \(error.reason)", request: nil)
         }

@@ -126,11 +126,9 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// value's `/` or `\`, though encoded, is decoded into a separator by servers such as nginx
     /// (and IIS), so `../../admin` would climb two levels.
     private static func isDotSegment(_ segment: String) -> Bool {
-        segment.split(separator: "/", omittingEmptySubsequences: false).contains { piece in
-            piece.split(separator: "\\", omittingEmptySubsequences: false).contains { part in
-                let name = part.prefix { $0 != ";" }
-                return name == "." || name == ".."
-            }
+        segment.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.contains { piece in
+            let name = piece.prefix { $0 != ";" }
+            return name == "." || name == ".."
         }
     }
 

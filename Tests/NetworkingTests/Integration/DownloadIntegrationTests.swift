@@ -171,6 +171,19 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder).isEmpty)
     }
 
+    /// nginx's 1m.bin, its first `count` bytes kept beside `destination` with nginx's ETag and
+    /// total, as an earlier resumable download would have left them.
+    static func keepNginxPartial(_ count: Int, for destination: URL) async throws -> Data {
+        let servers = try TestServers.require()
+        let whole = try await TestAPI.anonymous(servers.nginxURL).performRawRequest(.get("1m.bin")).get()
+        let files = DownloadFiles(destination: destination)
+        try whole.body.prefix(count).write(to: files.partial)
+        let record = DownloadStateMachine.Resumption(
+            url: servers.nginxURL + "/1m.bin", validator: try #require(whole.headers["ETag"]), total: 1_048_576)
+        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        return whole.body
+    }
+
     @Test("nginx resumes from a kept partial file: Range and If-Range with its ETag give 206")
     func nginxResume() async throws {
         let servers = try TestServers.require()
@@ -178,19 +191,13 @@ struct DownloadIntegrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let repository = try TestAPI.anonymous(servers.nginxURL)
         let destination = folder.appendingPathComponent("1m.bin")
-        // The first megabyte's first 300,000 bytes, kept as a partial file with nginx's ETag.
-        let whole = try await repository.performRawRequest(.get("1m.bin")).get()
-        let files = DownloadFiles(destination: destination)
-        try whole.body.prefix(300_000).write(to: files.partial)
-        let record = DownloadStateMachine.Resumption(
-            url: servers.nginxURL + "/1m.bin", validator: try #require(whole.headers["ETag"]), total: 1_048_576)
-        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        let whole = try await Self.keepNginxPartial(300_000, for: destination)
         let resumed = try await repository.performRequest(
             Endpoint<DownloadedFile>.get("1m.bin").downloading(
                 to: destination, resumable: true, expectedSHA256: try await Self.nginxSHA256("1m.bin"))
         ).get()
         #expect(resumed.statusCode == 206 && resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
-        #expect(try Data(contentsOf: destination) == whole.body)
+        #expect(try Data(contentsOf: destination) == whole)
     }
 
     @Test("With retries on, a resumable download cut midway asks for the rest within the same call, not for the whole file again")
@@ -230,12 +237,7 @@ struct DownloadIntegrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let repository = try TestAPI.anonymous(servers.nginxURL)
         let destination = folder.appendingPathComponent("1m.bin")
-        let whole = try await repository.performRawRequest(.get("1m.bin")).get()
-        let files = DownloadFiles(destination: destination)
-        try whole.body.write(to: files.partial)
-        let record = DownloadStateMachine.Resumption(
-            url: servers.nginxURL + "/1m.bin", validator: try #require(whole.headers["ETag"]), total: 1_048_576)
-        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        _ = try await Self.keepNginxPartial(1_048_576, for: destination)
         let progress = ProgressLog()
         let file = try await repository.performRequest(
             Endpoint<DownloadedFile>.get("1m.bin")
