@@ -16,6 +16,7 @@ import http.client
 import json
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import socket
@@ -80,20 +81,20 @@ SERVER_LIST = [
 
 NGINX_H2_CONF = """worker_processes 1;
 daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
+pid "{prefix}/nginx.pid";
+error_log "{prefix}/error.log" warn;
 events {{ worker_connections 256; }}
 http {{
     access_log off;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
+    client_body_temp_path "{prefix}/body";
+    proxy_temp_path "{prefix}/proxy";
+    fastcgi_temp_path "{prefix}/fastcgi";
+    uwsgi_temp_path "{prefix}/uwsgi";
+    scgi_temp_path "{prefix}/scgi";
     server {{
         listen 127.0.0.1:{port} ssl http2;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
+        ssl_certificate "{cert}";
+        ssl_certificate_key "{key}";
         default_type text/plain;
         location = /health {{ return 200 "ok"; }}
         location = /protocol {{ return 200 "$server_protocol"; }}
@@ -109,19 +110,20 @@ http {{
 # folders created; no size limit; chunked bodies accepted) and DELETE (204),
 # stored in WWW/uploads/ so they can be fetched back. /echo-method answers the
 # request method. Access log: .servers/nginx.access.log. It also listens on a
-# Unix domain socket (nginx_socket_path, NETWORKING_TEST_NGINX_SOCKET).
+# Unix domain socket (nginx_socket_path, NETWORKING_TEST_NGINX_SOCKET). Paths are
+# quoted: the checkout's may contain a space.
 NGINX_HTTP_CONF = """{user}worker_processes 1;
 daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
+pid "{prefix}/nginx.pid";
+error_log "{prefix}/error.log" warn;
 events {{ worker_connections 256; }}
 http {{
-    access_log {access_log};
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
+    access_log "{access_log}";
+    client_body_temp_path "{prefix}/body";
+    proxy_temp_path "{prefix}/proxy";
+    fastcgi_temp_path "{prefix}/fastcgi";
+    uwsgi_temp_path "{prefix}/uwsgi";
+    scgi_temp_path "{prefix}/scgi";
     types {{
         application/json json;
         text/plain txt;
@@ -132,8 +134,8 @@ http {{
     if_modified_since before;  # RFC 9110: 304 when Last-Modified <= If-Modified-Since
     server {{
         listen 127.0.0.1:{port};
-        listen unix:{socket};
-        root {www};
+        listen "unix:{socket}";
+        root "{www}";
         location = /health {{ default_type text/plain; return 200 "ok"; }}
         location = /echo-method {{ default_type text/plain; return 200 "$request_method"; }}
         location / {{ }}
@@ -411,7 +413,8 @@ def read_env():
             text = f.read()
     except OSError:
         return None, {}
-    values = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    values = {key: shlex.split(value)[0] if value else "" for key, value in
+              (line.split("=", 1) for line in text.splitlines() if "=" in line)}
     return text, values
 
 
@@ -524,16 +527,18 @@ def start():
         if pending:
             time.sleep(POLL_INTERVAL)
 
-    lines = [f"{s.env_key}={s.url(ports[s.name])}" for s in SERVER_LIST]
-    lines += [
-        f"NETWORKING_TEST_CA_FILE={path_in_servers('ca.pem')}",
-        f"NETWORKING_TEST_SERVER_CERT_PEM={path_in_servers('server.pem')}",
-        f"NETWORKING_TEST_SERVER_CERT_DER={path_in_servers('server.der')}",
-        f"NETWORKING_TEST_SERVER_PIN={pins['server_pin']}",
-        f"NETWORKING_TEST_OTHER_PIN={pins['other_pin']}",
-        f"NETWORKING_TEST_NGINX_SOCKET={nginx_socket_path()}",
+    pairs = [(s.env_key, s.url(ports[s.name])) for s in SERVER_LIST]
+    pairs += [
+        ("NETWORKING_TEST_CA_FILE", path_in_servers("ca.pem")),
+        ("NETWORKING_TEST_SERVER_CERT_PEM", path_in_servers("server.pem")),
+        ("NETWORKING_TEST_SERVER_CERT_DER", path_in_servers("server.der")),
+        ("NETWORKING_TEST_SERVER_PIN", pins["server_pin"]),
+        ("NETWORKING_TEST_OTHER_PIN", pins["other_pin"]),
+        ("NETWORKING_TEST_NGINX_SOCKET", nginx_socket_path()),
     ]
-    text = "\n".join(lines) + "\n"
+    # Quoted for the shell where needed (a checkout whose path has a space), as `. .servers/env`
+    # and `eval "$(script/server start)"` read it.
+    text = "".join(f"{key}={shlex.quote(value)}\n" for key, value in pairs)
     with open(ENV_FILE + ".tmp", "w") as f:
         f.write(text)
     os.replace(ENV_FILE + ".tmp", ENV_FILE)

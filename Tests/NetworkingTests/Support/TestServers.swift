@@ -54,7 +54,7 @@ struct TestServers: Sendable {
         if values["NETWORKING_TEST_API_URL"] == nil, let file = try? String(contentsOf: envFile, encoding: .utf8) {
             for line in file.split(separator: "\n") {
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-                if parts.count == 2 { values[parts[0]] = parts[1] }
+                if parts.count == 2 { values[parts[0]] = unquoted(parts[1]) }
             }
         }
         func value(_ key: String) throws(Unavailable) -> String {
@@ -82,6 +82,13 @@ struct TestServers: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// A value as the shell reads it from `.servers/env`, which quotes a path with a space in
+    /// single quotes (`'/a b/ca.pem'`, a quote inside written `'"'"'`).
+    private static func unquoted(_ text: String) -> String {
+        guard text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") else { return text }
+        return text.dropFirst().dropLast().replacingOccurrences(of: "'\"'\"'", with: "'")
     }
 
     /// `<package root>/.servers/env`.
