@@ -92,7 +92,8 @@ extension ResponseCache {
                 usable
                 ? CacheKey(
                     method: request.method, url: request.url, routeName: context.name, discriminator: discriminator,
-                    ignoresQuery: policy.ignoresQueryParameters, credential: credential) : nil
+                    ignoresQuery: policy.ignoresQueryParameters, credential: credential,
+                    secretFields: CacheKey.secretFields(of: request)) : nil
         }
     }
 
@@ -109,7 +110,9 @@ extension ResponseCache {
         }
         guard configuration.coalescesRequests else { return try await send() }
         let identity = RequestCoalescer.Identity(request: outgoing, isSigned: call.isSigned, key: key, policy: call.policy)
-        return try await coalescer.run(identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send)
+        return try await coalescer.run(
+            identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send,
+            isShareable: { VaryRule.isShareable($0, seen: call.request.headers) })
     }
 
     /// One exchange with the server and what follows: a 304 refreshes the stored answer, a new
@@ -158,10 +161,13 @@ extension ResponseCache {
                 source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: call.request.url)
         }
 
+        let directives = CacheControl(response.headers)
+        let varyNames: [String]
+        if case .names(let names) = VaryRule.fields(of: response.headers) { varyNames = names } else { varyNames = [] }
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
-            policy: call.policy, hasCookie: call.request.headers.contains("Cookie"))
-        let directives = CacheControl(response.headers)
+            policy: call.policy, hasCookie: call.request.headers.contains("Cookie"),
+            addedAfterTheCache: VaryRule.addedAfterTheCache(varyNames, seen: call.request.headers, sent: response.requestHeaders))
         let storable =
             rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
             && response.body.count <= configuration.maximumBodyBytes
@@ -169,12 +175,7 @@ extension ResponseCache {
         // be stored, the entries under its key are spared; otherwise they go too.
         invalidateRoutes(after: response, call: call, sparing: storable ? key : nil)
         if storable, pendingStores.isCurrent(ticket) {
-            let vary: [VaryField]
-            if case .names(let names) = VaryRule.fields(of: response.headers) {
-                vary = VaryRule.capture(names, from: call.request.headers)
-            } else {
-                vary = []
-            }
+            let vary = VaryRule.capture(varyNames, from: call.request.headers)
             save(
                 CacheEntry(
                     key: key.stored, method: call.request.method.rawValue, url: CacheKey.storedURL(of: call.request.url),

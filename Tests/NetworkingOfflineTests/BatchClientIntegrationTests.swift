@@ -58,6 +58,40 @@ struct BatchClientIntegrationTests {
         #expect(journal.entries.allSatisfy { $0.userId == 1 }, "items inherit the batch's Authorization")
     }
 
+    /// Logs in again for a new token: the test API's stand-in for a refresh.
+    struct LoginAgain: TokenRefresher {
+        let base: URL
+        func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
+            do {
+                let login = try await APIRepository(configuration: try OfflineTestServers.configuration(base)).login()
+                return .success(Credential(accessToken: login.token))
+            } catch {
+                return .failure(.invalidRequest(reason: "logging in again failed: \(error)", request: nil))
+            }
+        }
+    }
+
+    @Test("Items answered 401 inside a batch refresh the session, and go again once with the new token")
+    func refusedItemsRefreshTheSession() async throws {
+        // Given a session whose token the server has expired (the batch endpoint itself does not check it)
+        let base = try OfflineTestServers.apiURL()
+        let session = SessionManager<APIUser>(refresher: LoginAgain(base: base))
+        let repository = APIRepository(configuration: try OfflineTestServers.configuration(base), sessionManager: session)
+        let login = try await repository.login()
+        // (A refresh token, so that the session may refresh; LoginAgain does not read it.)
+        try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: "log-in-again"))
+        try await repository.expire(login.token)
+        // When a batch of writes goes
+        let stream = UUID().uuidString
+        var batch = Batch()
+        let notes = (0..<3).map { batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": $0])) }
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        // Then the session was refreshed and every write ran, once
+        #expect(try notes.map { try results[$0].get().index } == [0, 1, 2])
+        #expect(session.credential?.accessToken != login.token)
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 1, 2])
+    }
+
     @Test("A failure of the batch call itself is told apart from failures of its items")
     func batchFailure() async throws {
         let repository = try await Self.repository()

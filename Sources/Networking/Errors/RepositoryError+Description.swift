@@ -34,7 +34,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .customError(_, let error, let context) where error.explanation != nil:
             return "\(context.request): \(error.explanation ?? "")"
         case .customError(let name, _, let context):
-            return "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context))).\(Self.bodySuffix(context))"
+            return
+                "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context)))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .authenticationFailed(let context):
             return
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"

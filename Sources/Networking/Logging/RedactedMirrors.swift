@@ -34,13 +34,14 @@ extension TransportRequest: CustomReflectable {
 }
 
 extension TransportResponse: CustomReflectable {
-    /// The response's members, its URL and header values redacted; the body by its size.
+    /// The response's members, its URL and the header values of both sides redacted; the body by its size.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
                 "statusCode": statusCode, "headers": headers, "body": "\(body.count) bytes",
                 "url": url.map { Redaction.standard.url($0) } as Any, "source": source,
+                "requestHeaders": requestHeaders as Any,
             ], displayStyle: .struct)
     }
 }

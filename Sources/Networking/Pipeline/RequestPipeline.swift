@@ -41,8 +41,10 @@ struct RequestPipeline: Sendable {
         // An event stream's idle timeout counts from here: the request goes on the wire.
         (request.responseBodySink as? ChunkSink)?.wire.sent()
         do {
-            guard let sink = request.responseBodySink, !transport.streamsBodies else { return try await transport.send(request) }
-            return try Self.feed(try await transport.send(request), to: sink)
+            var response = try await transport.send(request)
+            response.requestHeaders = request.headers
+            guard let sink = request.responseBodySink, !transport.streamsBodies else { return response }
+            return try Self.feed(response, to: sink)
         } catch {
             throw RepositoryError(error, request: request.summary)
         }

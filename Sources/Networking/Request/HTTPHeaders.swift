@@ -138,3 +138,14 @@ extension String {
         utf8.count == other.utf8.count && lowercased() == other.lowercased()
     }
 }
+
+extension HTTPHeaders {
+    /// Whether the library treats a field of this name as a credential — `Authorization`,
+    /// `Cookie`, and any name holding `token`, `secret`, `password`, `api-key`, `session` and the
+    /// like: its value is hidden in logs, descriptions and dumps, and kept from other hosts on
+    /// redirects. The built-in names only (a configuration's
+    /// ``NetworkingConfiguration/secretFields`` add more). A feature built on the library (a
+    /// response cache keeping API keys apart, a batch not copying them into its body) asks this
+    /// so that it draws the same line.
+    public static func isSecretFieldName(_ name: String) -> Bool { Redaction.standard.isSecret(name) }
+}

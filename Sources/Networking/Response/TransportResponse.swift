@@ -18,6 +18,16 @@ public struct TransportResponse: Sendable, Hashable {
     /// Where the answer came from: ``ResponseSource/network`` unless an interceptor (a cache)
     /// answered from storage.
     public var source: ResponseSource
+    /// The header fields of the request this answer came to, as the request left the last
+    /// interceptor for the transport (fields the transport adds itself, such as libcurl's
+    /// `Accept-Encoding`, are not among them); `nil` for an answer no transport gave — one an
+    /// interceptor made or a cache kept.
+    ///
+    /// What an interceptor early in the chain cannot see otherwise: the fields that steps after
+    /// it added — the session's `Authorization`, cookies, a tenant or language field — which a
+    /// response cache needs to honour `Vary`, and a batch needs to know which credential its
+    /// items were refused. It is not part of the response's equality or hash.
+    public var requestHeaders: HTTPHeaders?
 
     /// Creates a response.
     public init(
@@ -36,6 +46,22 @@ public struct TransportResponse: Sendable, Hashable {
     /// `Authorization`, so its 401 says nothing about the session.
     func isFromOrigin(of url: URL) -> Bool {
         self.url.map { RedirectPolicy.sameOrigin($0, url) } ?? true
+    }
+
+    /// Whether two responses are the same answer: status, header fields, body, URL and source
+    /// (not ``requestHeaders``, which say what was asked).
+    public static func == (lhs: TransportResponse, rhs: TransportResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.url == rhs.url
+            && lhs.source == rhs.source
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
+        hasher.combine(source)
     }
 
     /// Whether the status is in `200..<300`.

@@ -96,8 +96,9 @@ struct RedirectPolicy: Sendable {
             next.headers["Cookie"] = nil
             // Other fields named like a credential (`X-Api-Key`, `X-Auth-Token`) go on to the same
             // host or a host under it (a regional `eu.api.example.com`), never to another one. A
-            // proxy's credential is the proxy's, whatever the origin.
-            if !Self.sameHostOrUnder(request.url, target) {
+            // proxy's credential is the proxy's, whatever the origin. None goes from https to
+            // http, where anyone on the way reads it.
+            if !Self.sameHostOrUnder(request.url, target) || Self.isDowngrade(request.url, target) {
                 for name in Set(next.headers.map(\.name))
                 where Redaction.standard.isSecret(name) && name.lowercased() != "proxy-authorization" {
                     next.headers[name] = nil
@@ -105,6 +106,11 @@ struct RedirectPolicy: Sendable {
             }
         }
         return next
+    }
+
+    /// Whether a redirect leaves https for plain http.
+    static func isDowngrade(_ from: URL, _ to: URL) -> Bool {
+        from.scheme?.lowercased() == "https" && to.scheme?.lowercased() == "http"
     }
 
     /// The fields that describe a request's body, removed when a redirect drops the body.

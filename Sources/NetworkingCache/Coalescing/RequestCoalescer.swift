@@ -36,12 +36,15 @@ final class RequestCoalescer: Sendable {
         return (all.count, all.reduce(0) { $0 + $1.members })
     }
 
-    /// The outcome of `operation`, run once for every concurrent caller with the same `identity`.
+    /// The outcome of `operation`, run once for every concurrent caller with the same `identity` —
+    /// except that a caller who joined runs its own `operation` when the shared answer is not
+    /// `isShareable` (it varies on something this caller's request may not share).
     ///
     /// - Throws: the operation's error, or `cancelled` when this caller's task is cancelled first.
     func run(
         _ identity: Identity, cancelled: RepositoryError,
-        operation: @escaping @Sendable () async throws(RepositoryError) -> TransportResponse
+        operation: @escaping @Sendable () async throws(RepositoryError) -> TransportResponse,
+        isShareable: (TransportResponse) -> Bool = { _ in true }
     ) async throws(RepositoryError) -> TransportResponse {
         let (flight, isLeader) = flights.withLock { flights -> (Flight, Bool) in
             if let flight = flights[identity], flight.join() { return (flight, false) }
@@ -51,6 +54,7 @@ final class RequestCoalescer: Sendable {
         }
         guard isLeader else {
             guard let result = await flight.wait() else { throw cancelled }
+            if case .success(let response) = result, !isShareable(response) { return try await operation() }
             return try result.get()
         }
         let task = Task {

@@ -8,7 +8,10 @@ import Networking
 /// - never when the request or the response says `Cache-Control: no-store`, nor when the
 ///   response varies on `*`, nor when it varies on `Cookie` and the request has no `Cookie` of
 ///   its own: cookies from the configuration's cookie storage are added after the cache, so it
-///   could not tell one user's answer from another's;
+///   could not tell one user's answer from another's — nor, in general, when it varies on a
+///   field that a step after the cache added or changed (an interceptor at
+///   `InterceptorPosition.afterSigning` setting a tenant or a language), whose value the cache
+///   never sees;
 /// - an answer to a request that is signed by the session, or carries its own `Authorization`,
 ///   is stored only when the response explicitly allows it — `public`, `private`, `s-maxage` or
 ///   `must-revalidate` — or the call has a time to live (RFC 9111 §3.5 names the first, third
@@ -28,6 +31,8 @@ struct StorageRule: Sendable, Hashable {
         case noStore
         case variesOnEverything
         case variesOnCookiesItCannotSee
+        /// It varies on a field that steps after the cache added or changed.
+        case variesOnFieldsAddedAfterIt
         case authorizedWithoutPermission
         /// A status that is not heuristically cacheable, without a lifetime, `public` or `private`.
         case notExplicitlyCacheable
@@ -48,6 +53,9 @@ struct StorageRule: Sendable, Hashable {
     var policy: EffectivePolicy
     /// Whether the request, as the cache sees it, carries a `Cookie` field.
     var hasCookie = false
+    /// The fields the response varies on that steps after the cache added or changed
+    /// (``VaryRule/addedAfterTheCache(_:seen:sent:)``).
+    var addedAfterTheCache: [String] = []
 
     /// `nil` when the answer may be stored, else why not.
     func refusal(status: Int, headers: HTTPHeaders, directives: CacheControl) -> Refusal? {
@@ -57,6 +65,7 @@ struct StorageRule: Sendable, Hashable {
         switch VaryRule.fields(of: headers) {
         case .any: return .variesOnEverything
         case .names(let names) where !hasCookie && names.contains("cookie"): return .variesOnCookiesItCannotSee
+        case .names where !addedAfterTheCache.isEmpty: return .variesOnFieldsAddedAfterIt
         default: break
         }
         if isAuthorized, policy.timeToLive == nil,

@@ -38,6 +38,27 @@ enum VaryRule {
         }
     }
 
+    /// The fields among `names` that steps after the cache added or changed — an interceptor
+    /// setting a tenant or a language after it, the cookie storage — found by comparing the
+    /// request as the cache saw it with the one sent (`sent`, ``Networking/TransportResponse/requestHeaders``).
+    /// The cache cannot match later requests on them, as it never sees their values. Not
+    /// `Authorization` nor `Proxy-Authorization`: the session signs after the cache, and the
+    /// cache key keeps each user's answers apart.
+    static func addedAfterTheCache(_ names: [String], seen: HTTPHeaders, sent: HTTPHeaders?) -> [String] {
+        guard let sent else { return [] }
+        return names.filter { name in
+            name != "authorization" && name != "proxy-authorization" && capture([name], from: seen) != capture([name], from: sent)
+        }
+    }
+
+    /// Whether the answer can serve every caller of a shared exchange: `false` when it varies
+    /// on a field steps after the cache set (see ``addedAfterTheCache(_:seen:sent:)``), whose
+    /// value another caller's request may not share.
+    static func isShareable(_ response: TransportResponse, seen: HTTPHeaders) -> Bool {
+        guard case .names(let names) = fields(of: response.headers) else { return true }
+        return addedAfterTheCache(names, seen: seen, sent: response.requestHeaders).isEmpty
+    }
+
     /// The digest kept for `value` of the field `name`.
     static func digest(_ value: String, of name: String) -> String {
         SHA256Digest.hex("vary:\(name.utf8.count):\(name)=" + value)

@@ -36,7 +36,12 @@ struct CacheKey: Sendable, Hashable {
     ///   - credential: the request's own credentials (``credential(of:)``), when it carries
     ///     some: their digest goes into the key (never the values), so requests made with
     ///     different credentials never share an entry even under one discriminator.
-    init(method: HTTPMethod, url: URL, routeName: String?, discriminator: String?, ignoresQuery: Bool, credential: String? = nil) {
+    ///   - secretFields: the values of its other fields named like a credential
+    ///     (``secretFields(of:)``): their digest goes into the key too.
+    init(
+        method: HTTPMethod, url: URL, routeName: String?, discriminator: String?, ignoresQuery: Bool, credential: String? = nil,
+        secretFields: String? = nil
+    ) {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let resource = Self.resource(of: url, components: components)
         var text = "k1"
@@ -60,6 +65,7 @@ struct CacheKey: Sendable, Hashable {
         Self.append(routeName ?? "", to: &text)
         Self.append(discriminator, to: &text)
         Self.append(credential.map { SHA256Digest.hex("credential:" + $0) }, to: &text)
+        if let secretFields { text += "f" + SHA256Digest.hex("fields:" + secretFields) }
         self.text = text
         stored = SHA256Digest.hex("key:" + text)
         self.routeName = routeName ?? ""
@@ -100,6 +106,22 @@ struct CacheKey: Sendable, Hashable {
             append("userinfo", to: &text)
             append(components.percentEncodedUser, to: &text)
             append(components.percentEncodedPassword, to: &text)
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    /// The request's fields named like a credential (`HTTPHeaders.isSecretFieldName(_:)`) other
+    /// than those of ``credential(of:)`` — an `X-Api-Key`, an `Ocp-Apim-Subscription-Key` of the
+    /// configuration's default headers — as one text, or `nil` when it has none. Repositories
+    /// sharing a cache with different keys, nobody logged in, must not share answers; yet such a
+    /// key does not make a request authorized (an app with one static key keeps its caching).
+    static func secretFields(of request: TransportRequest) -> String? {
+        var text = ""
+        let names = Set(request.headers.map { $0.name.lowercased() })
+            .filter { HTTPHeaders.isSecretFieldName($0) && !["authorization", "proxy-authorization", "cookie"].contains($0) }
+        for name in names.sorted() {
+            append(name, to: &text)
+            for value in request.headers.values(for: name) { append(value, to: &text) }
         }
         return text.isEmpty ? nil : text
     }

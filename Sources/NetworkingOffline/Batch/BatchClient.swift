@@ -112,7 +112,9 @@ public struct BatchClient: Sendable {
                     switch request {
                     case .success(let request):
                         // One that could not go in a batch anyway keeps that failure, as documented.
-                        if case .failure(let own) = BatchWire.item(for: request, baseURL: repository.configuration.baseURL) {
+                        if case .failure(let own) = BatchWire.item(
+                            for: request, baseURL: repository.configuration.baseURL, inherited: repository.configuration.defaultHeaders)
+                        {
                             answers.append(.failure(own))
                         } else {
                             answers.append(.failure(BatchWire.notSent(request)))
@@ -151,7 +153,9 @@ public struct BatchClient: Sendable {
         var answers = requests.map { $0.map { _ in TransportResponse(statusCode: 0) } }
         for (position, request) in requests.enumerated() {
             guard case .success(let request) = request else { continue }
-            switch BatchWire.item(for: request, baseURL: repository.configuration.baseURL) {
+            switch BatchWire.item(
+                for: request, baseURL: repository.configuration.baseURL, inherited: repository.configuration.defaultHeaders)
+            {
             case .success(let item):
                 wire.append(item)
                 positions.append(position)
@@ -163,7 +167,8 @@ public struct BatchClient: Sendable {
         case .failure(let error):
             for position in positions { answers[position] = .failure(error) }
             return (answers, .failed(error))
-        case .success(let items):
+        case .success(let exchanged):
+            let items = await replayingRefused(exchanged.items, of: wire, signedWith: exchanged.authorization, options: options)
             // `exchange` checked that there is one answer per item sent.
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
@@ -177,10 +182,45 @@ public struct BatchClient: Sendable {
         }
     }
 
-    /// Sends one batch request carrying `wire` and returns one answer per item, or the failure of
-    /// the batch request itself (network, a non-2xx status, an answer that does not fit).
+    /// Items answered 401 in a signed batch, as the session treats a call's 401: the session
+    /// hears that the credential the batch carried was refused (and refreshes it, once for every
+    /// call failing together, or ends), and the items go again, once, in one batch signed anew.
+    /// A 401 to that replay tells the session the credential is refused even fresh. Without this,
+    /// items kept for a credential the server no longer takes would wait for it for good.
+    private func replayingRefused(
+        _ items: [Result<TransportResponse, RepositoryError>], of wire: [JSONValue], signedWith sent: String?,
+        options: RequestOptions
+    ) async -> [Result<TransportResponse, RepositoryError>] {
+        let refused = items.indices.filter { index in
+            if case .success(let answer) = items[index] { return answer.statusCode == 401 }
+            return false
+        }
+        guard !refused.isEmpty, let sent, let session = repository.sessionManager else { return items }
+        let replay: SessionAuthorization?
+        do {
+            // The credential that signed the batch is rejected; one that replaced it since is tried.
+            guard let current = try await session.authorize() else { return items }
+            replay = current.headerValue == sent ? try await session.authorizationRejected(current) : current
+        } catch {
+            return items
+        }
+        guard let replay, case .success(let again) = await exchange(refused.map { wire[$0] }, requiresSession: true, options: options)
+        else { return items }
+        var replayed = items
+        for (index, answer) in zip(refused, again.items) { replayed[index] = answer }
+        let refusedAgain = again.items.contains { answer in
+            if case .success(let item) = answer { return item.statusCode == 401 }
+            return false
+        }
+        if refusedAgain, again.authorization == replay.headerValue { await session.replayRejected(replay) }
+        return replayed
+    }
+
+    /// Sends one batch request carrying `wire` and returns one answer per item and the
+    /// `Authorization` the request went with, or the failure of the batch request itself
+    /// (network, a non-2xx status, an answer that does not fit).
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
-        -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
+        -> Result<(items: [Result<TransportResponse, RepositoryError>], authorization: String?), RepositoryError>
     {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         var batchRequest: TransportRequest
@@ -203,6 +243,8 @@ public struct BatchClient: Sendable {
             return .failure(error)
         }
         // Which items ran is unknown when the answer does not fit: the batch call failed as a whole.
-        return BatchWire.responses(in: response, expected: wire.count, request: batchRequest)
+        return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
+            (items, response.requestHeaders?["Authorization"])
+        }
     }
 }

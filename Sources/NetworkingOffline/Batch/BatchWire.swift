@@ -21,11 +21,19 @@ enum BatchWire {
     }
 
     /// Header fields an item does not carry: the batch request's own carry them (its
-    /// `Authorization` is inherited), and the rest describe the batch's transfer, not the item's.
-    static let droppedHeaders: Set<String> = ["authorization", "content-length", "host", "accept-encoding", "connection", "cookie"]
+    /// `Authorization` is inherited), a proxy's credential is the proxy's, and the rest describe
+    /// the batch's transfer, not the item's.
+    static let droppedHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "content-length", "host", "accept-encoding", "connection", "cookie",
+    ]
 
     /// An item of the `batch` array, or why the request cannot go in a batch.
-    static func item(for request: TransportRequest, baseURL: URL) -> Result<JSONValue, RepositoryError> {
+    ///
+    /// - Parameter inherited: the fields the batch request itself carries (the configuration's
+    ///   default headers): one named like a credential (an `X-Api-Key`) with the same value is
+    ///   left out of the item, as `Authorization` is — in the body, neither logs nor redirects
+    ///   would know to hide it.
+    static func item(for request: TransportRequest, baseURL: URL, inherited: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let target = request.url.absoluteString
         guard target.hasPrefix(base) else {
@@ -36,7 +44,10 @@ enum BatchWire {
         var item: [String: JSONValue] = [
             "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
         ]
-        let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
+        let headers = request.headers.filter { field in
+            !droppedHeaders.contains(field.name.lowercased())
+                && !(HTTPHeaders.isSecretFieldName(field.name) && inherited.values(for: field.name) == [field.value])
+        }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
         }

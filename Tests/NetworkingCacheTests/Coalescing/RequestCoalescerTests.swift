@@ -76,6 +76,36 @@ import Testing
         #expect(server.transport.requests.count == 2)
     }
 
+    @Test func anAnswerVaryingOnAFieldSetAfterTheCacheIsNotShared() async throws {
+        // Given a slow answer that varies on X-Tenant, which an interceptor after the cache sets
+        // from each task's tenant
+        let open = Shared(false)
+        let started = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "tenant") { request throws(TransportError) in
+                started.update { $0 += 1 }
+                while !open.current { try? await Task.sleep(for: .milliseconds(2)) }
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json", "Vary": "X-Tenant"],
+                    body: Data(#"{"tenant":"\#(request.headers["X-Tenant"] ?? "")"}"#.utf8), url: request.url)
+            }
+        ])
+        let cache = try ResponseCache()
+        var configuration = try CacheHarness.configuration(cache: cache)
+        configuration.interceptors.append(TestAPICacheIntegrationTests.TenantField())
+        let repository = CacheRepository(configuration: configuration, transport: transport)
+        let endpoint = Endpoint<RepositoryResponse<JSONValue>>.get("tenant").withoutSession()
+        // When tenants A and B ask at once (one exchange for the cache, which sees the same request)
+        let a = Task { await TestAPICacheIntegrationTests.Tenant.$current.withValue("A") { await repository.fetch(endpoint) } }
+        let b = Task { await TestAPICacheIntegrationTests.Tenant.$current.withValue("B") { await repository.fetch(endpoint) } }
+        await eventually { cache.coalescer.inFlight.callers == 2 }
+        open.set(true)
+        // Then the one who joined sends its own request rather than take the other tenant's answer
+        #expect(try await a.value.get().value[string: "tenant"] == "A")
+        #expect(try await b.value.get().value[string: "tenant"] == "B")
+        #expect(transport.requests.count == 2)
+    }
+
     @Test func aCancelledCallerDoesNotCancelTheExchangeForTheOthers() async throws {
         for cancelledIndex in [0, 1] {  // the leader, then a follower
             let server = SlowServer()

@@ -98,6 +98,52 @@ import Testing
         #expect(try await api.hits(key).requests == 2)
     }
 
+    /// The tenant of the current task, which ``TenantField`` sends as `X-Tenant`.
+    enum Tenant {
+        @TaskLocal static var current = "none"
+    }
+
+    /// Sets `X-Tenant` after the cache (the default position), as a server app does from a task-local.
+    struct TenantField: Interceptor {
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse
+        {
+            var request = request
+            request.headers["X-Tenant"] = Tenant.current
+            return try await next(request)
+        }
+    }
+
+    @Test func anAnswerVaryingOnAFieldSetAfterTheCacheIsNotStored() async throws {
+        // Given an interceptor after the cache that sets X-Tenant, and answers that vary on it
+        let key = CacheFixtures.uniqueKey("tenant")
+        let query = ["max_age": "600", "vary": "X-Tenant"]
+        let api = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache, TenantField()]))
+        // When tenant A asks, then B, then A again
+        var answers: [RepositoryResponse<CacheFixtures.Resource>] = []
+        for tenant in ["A", "B", "A"] {
+            answers.append(try await Tenant.$current.withValue(tenant) { try await api.resource(key, query: query).get() })
+        }
+        // Then each gets its own answer from the server: the cache never saw the field's value
+        #expect(answers.map(\.value.varied) == ["A", "B", "A"])
+        #expect(answers.map(\.source) == [.network, .network, .network])
+        #expect(try await api.hits(key).requests == 3)
+    }
+
+    @Test func requestsWithDifferentAPIKeysDoNotShareAnswers() async throws {
+        // Given answers any cache may keep, fetched with two API keys (nobody logged in)
+        let key = CacheFixtures.uniqueKey("api-key")
+        let query = ["max_age": "600"]
+        var sources: [ResponseSource] = []
+        for apiKey in ["A", "B", "A", "B"] {
+            sources.append(try await api.resource(key, query: query, headers: ["X-Api-Key": apiKey]).get().source)
+        }
+        // Then each key has its own entry, still reused
+        #expect(sources == [.network, .network, .cache, .cache])
+        #expect(try await api.hits(key).requests == 2)
+    }
+
     @Test func keysDoNotCollideOnQueryItems() async throws {
         // WebApiClient keyed {a: "1b=2"} and {a: "1", b: "2"} alike.
         let key = CacheFixtures.uniqueKey("collision")

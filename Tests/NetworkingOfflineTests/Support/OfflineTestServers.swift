@@ -100,6 +100,11 @@ final class APIRepository: AbstractRepository, @unchecked Sendable {
         try await performAuthenticationRequest(.get("journal/\(stream)")).get()
     }
 
+    /// Has the server treat `token` as expired: it answers 401 to it from now on.
+    func expire(_ token: String) async throws {
+        try await performAuthenticationRequest(Endpoint<Void>.post("test/tokens/expire", parameters: ["token": token])).get()
+    }
+
     func note(_ stream: String, _ body: [String: any Sendable]) -> Endpoint<Void> {
         .post("journal/\(stream)", parameters: Parameters(body))
     }

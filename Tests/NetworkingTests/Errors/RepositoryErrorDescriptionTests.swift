@@ -165,6 +165,15 @@ struct RepositoryErrorDescriptionTests {
         #expect(none.description.contains("status unknown"))
     }
 
+    @Test("A status left after retries says how many attempts were made, mapped to a custom error or not")
+    func attemptsAfterRetries() {
+        let retried = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503), attempts: 3)
+        let plain = RepositoryError.requestError(retried)
+        let custom = RepositoryError.customError(name: "maintenance", error: BooksError.wrongCredentials, context: retried)
+        #expect(plain.description.contains("failed with status 503 Service Unavailable after 3 attempts."), "\(plain)")
+        #expect(custom.description.contains("(status 503 Service Unavailable) after 3 attempts."), "\(custom)")
+    }
+
     @Test("An echo of the request, as httpbin sends it, does not bring the credentials back")
     func echoedRequest() {
         // Given a body that repeats the request's URL and headers

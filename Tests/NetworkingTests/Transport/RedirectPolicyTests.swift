@@ -93,6 +93,21 @@ struct RedirectPolicyTests {
         }
     }
 
+    @Test("No field named like a credential follows a redirect from https to http, even on the same host")
+    func noCredentialGoesToPlainHTTP() throws {
+        var secure = request(.get, body: nil)
+        secure.headers["X-Api-Key"] = "k3y"
+        secure.headers["X-Auth-Token"] = "t0k"
+        let downgraded = try #require(
+            try policy.nextRequest(after: redirect(301, to: "http://api.example.com/v1/items/"), to: secure, redirectsSoFar: 0))
+        for name in ["Authorization", "Cookie", "X-Api-Key", "X-Auth-Token"] { #expect(downgraded.headers[name] == nil, "\(name)") }
+        #expect(downgraded.headers["X-Trace"] == "1")
+        // Over https to the same host, they go on.
+        let moved = try #require(
+            try policy.nextRequest(after: redirect(301, to: "https://api.example.com/v1/items/"), to: secure, redirectsSoFar: 0))
+        #expect(moved.headers["X-Api-Key"] == "k3y" && moved.headers["Authorization"] == "Bearer t")
+    }
+
     @Test("A request with a client certificate is never redirected to http")
     func clientCertificateStaysOnHTTPS() throws {
         var post = request(.get, body: nil)

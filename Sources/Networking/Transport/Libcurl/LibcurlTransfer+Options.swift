@@ -117,6 +117,11 @@
             // A proxy's answer to CONNECT is not part of the server's head, nor counted in its
             // size (a refusal is read apart, from CURLINFO_HTTP_CONNECTCODE: see `result(of:)`).
             check(networking_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+            // CURLOPT_QUICK_EXIT (libcurl 7.87): a transfer cancelled or timed out while its name
+            // still resolves ends at once, its resolver thread left to finish on its own, instead
+            // of holding the loop thread — every transfer — until getaddrinfo returns (seconds,
+            // with a DNS server that drops queries). An older libcurl refuses it: no harm.
+            _ = networking_curl_easy_setopt_long(easy, CURLoption(rawValue: 322), 1)
             proxy?.apply(to: easy, check: check)
             if let unixSocketPath { check(networking_curl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocketPath)) }
             check(
