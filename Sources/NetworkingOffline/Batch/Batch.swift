@@ -8,7 +8,7 @@ import Networking
 /// var batch = Batch()
 /// let book = batch.add(Endpoint<Book>.get("books/1"))
 /// let created = batch.add(Endpoint<Void>.post("books", body: newBook))
-/// let results = try await client.send(batch).get()     // fails only when a batch call fails before anything ran
+/// let results = try await client.send(batch).get()     // fails only when a batch call fails before any item was answered
 /// let first: Result<Book, RepositoryError> = results[book]
 /// ```
 public struct Batch: Sendable {

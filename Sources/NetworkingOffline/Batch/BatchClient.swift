@@ -16,7 +16,7 @@ import Networking
 /// - Answers are matched to calls by position, after checking that there are as many answers as
 ///   calls.
 /// - A failure of the batch call itself (network, 5xx, an answer that is not a JSON array of as
-///   many items as calls) is told apart from failures of its items: when nothing ran yet,
+///   many items as calls) is told apart from failures of its items: when no item has an answer yet,
 ///   ``send(_:)`` returns it as its own failure, `RepositoryError.invalidResponse(reason:context:)`
 ///   for an answer that does not fit.
 /// - The batch request is signed with the session when one of its calls requires it.
@@ -43,7 +43,7 @@ public struct BatchClient: Sendable {
 
     /// Sends every call of `batch`; the results are read by handle.
     ///
-    /// - Returns: the failure of the batch request when nothing ran, else every item's own
+    /// - Returns: the failure of the batch request when no item has an answer, else every item's own
     ///   result. With more items than ``limit``, a batch request that fails after an earlier one
     ///   was answered does not hide what ran: the items of the answered batches keep their
     ///   results, each item sent in the failed one gets the batch request's error (whether it ran
@@ -63,11 +63,14 @@ public struct BatchClient: Sendable {
     }
 
     /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and
-    /// returns each one's raw answer, or the failure of a batch request when nothing ran.
+    /// returns each one's raw answer, or the failure of a batch request when no item has an answer.
     ///
     /// The requests go in batches of at most ``limit``, one after another. When a batch request
     /// fails before any other was answered (the first one, unless it had nothing to send), the
-    /// result is that failure: nothing ran, so sending everything again is safe. When one fails
+    /// result is that failure: no item has an answer. None ran when the request never left (no
+    /// network, a refused connection); after a timeout, a lost connection or a gateway's 5xx the
+    /// server may have run them, so only writes it can recognise (an `Idempotency-Key`) are safe
+    /// to send again. When one fails
     /// later, the result is a success, so what already ran is not lost (a caller retrying the
     /// whole list would run it twice):
     /// - the items of the batches answered before keep their answers;
@@ -85,8 +88,8 @@ public struct BatchClient: Sendable {
     ///   - requiresSession: whether the batch request is signed with the session (its items
     ///     inherit the signature). Default `true`.
     ///   - options: options for the interceptors of the batch request's chain.
-    /// - Returns: one answer per request, in order, or the failure of a batch request when
-    ///   nothing ran.
+    /// - Returns: one answer per request, in order, or the failure of a batch request when no
+    ///   item has an answer.
     public func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
