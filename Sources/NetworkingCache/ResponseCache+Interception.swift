@@ -138,8 +138,9 @@ extension ResponseCache {
         let responseDate = clock.now()
         // The transport followed a redirect: the answer is another resource's. Stored under this
         // URL it would lend its freshness to the URL that redirected (RFC 9111 §3 stores a redirect
-        // only by its own explicit freshness). An interceptor's query item is no redirect.
-        let redirected = response.url.map { CacheKey.resource(of: $0) != CacheKey.resource(of: call.request.url) } ?? false
+        // only by its own explicit freshness). An interceptor's added query item is no redirect;
+        // a query item changed or gone is.
+        let redirected = response.url.map { !CacheKey.sameResource(call.request.url, answeredBy: $0) } ?? false
 
         if response.statusCode == 304, sentConditionally, let entry {
             // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly) does not select the

@@ -276,6 +276,25 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
+    @Test("A redirect that changes or drops a query item leads to another resource; a query item added on the way does not")
+    func aRedirectWithinTheQuery() async throws {
+        // /resource?v=latest → /resource?v=42: not stored under the URL that redirected
+        let (moved, movedTransport) = try Self.revalidating(
+            ["Cache-Control": "max-age=600"], notModified: [:],
+            url: { URL(string: $0.absoluteString.replacingOccurrences(of: "v=latest", with: "v=42")) ?? $0 })
+        let latest = Endpoint<RepositoryResponse<JSONValue>>.get("resource", parameters: ["v": "latest"])
+        let redirected = try await [moved.fetch(latest).get(), moved.fetch(latest).get()]
+        #expect(redirected.map(\.source) == [.network, .network])
+        #expect(movedTransport.requests.count == 2)
+        // /resource?page=2 answered from /resource?page=2&key=k (an interceptor's item): stored
+        let (kept, keptTransport) = try Self.revalidating(
+            ["Cache-Control": "max-age=600"], notModified: [:], url: { URL(string: $0.absoluteString + "&key=k") ?? $0 })
+        let page = Endpoint<RepositoryResponse<JSONValue>>.get("resource", parameters: ["page": "2"])
+        let answers = try await [kept.fetch(page).get(), kept.fetch(page).get()]
+        #expect(answers.map(\.source) == [.network, .cache])
+        #expect(keptTransport.requests.count == 1)
+    }
+
     @Test("Calls that set their own Cookie never share an entry, even when the answer does not vary on it")
     func ownCookiesSeparateEntries() async throws {
         let (repository, transport) = try Self.revalidating(["Cache-Control": "private, max-age=60"], notModified: [:])

@@ -159,6 +159,24 @@ struct CacheKey: Sendable, Hashable {
 
     /// The query's items as sent (still percent-encoded), sorted by name; items with the same
     /// name keep their order, since `a=1&a=2` and `a=2&a=1` may mean different things.
+    /// Whether the answer from `answered` is for the resource `requested` asked for: the same
+    /// scheme, host, port and path, and every query item of the request still there (an
+    /// interceptor after the cache may add some, as an API key in the query; a redirect from
+    /// `?v=latest` to `?v=42` leads to another resource — one that only adds items cannot be
+    /// told from such an interceptor).
+    static func sameResource(_ requested: URL, answeredBy answered: URL) -> Bool {
+        guard resource(of: requested) == resource(of: answered) else { return false }
+        var remaining = queryItems(of: URLComponents(url: answered, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            .map { "\($0.name)=\($0.value ?? "")\($0.value == nil ? "-" : "+")" }
+        for item in queryItems(of: URLComponents(url: requested, resolvingAgainstBaseURL: false)?.percentEncodedQuery) {
+            guard let index = remaining.firstIndex(of: "\(item.name)=\(item.value ?? "")\(item.value == nil ? "-" : "+")") else {
+                return false
+            }
+            remaining.remove(at: index)
+        }
+        return true
+    }
+
     static func queryItems(of query: String?) -> [(name: String, value: String?)] {
         guard let query, !query.isEmpty else { return [] }
         let items = query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> (name: String, value: String?) in
