@@ -34,14 +34,15 @@ extension TransportRequest: CustomReflectable {
 }
 
 extension TransportResponse: CustomReflectable {
-    /// The response's members, its URL and the header values of both sides redacted; the body by its size.
+    /// The response's members, its URL and header values redacted, the request's fields by name; the body by its size.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
                 "statusCode": statusCode, "headers": headers, "body": "\(body.count) bytes",
                 "url": url.map { Redaction.standard.url($0) } as Any, "source": source,
-                "requestHeaders": requestHeaders as Any,
+                // Names only: a configuration's own secret names are not known here.
+                "requestHeaders": requestHeaders.map { $0.map(\.name) } as Any,
             ], displayStyle: .struct)
     }
 }

@@ -20,8 +20,9 @@ public struct TransportResponse: Sendable, Hashable {
     public var source: ResponseSource
     /// The header fields of the request this answer came to, as the request left the last
     /// interceptor for the transport (fields the transport adds itself, such as libcurl's
-    /// `Accept-Encoding`, are not among them); `nil` for an answer no transport gave — one an
-    /// interceptor made or a cache kept.
+    /// `Accept-Encoding`, are not among them, nor what a redirect the transport followed
+    /// removed); `nil` for an answer no transport gave — one an interceptor made or a cache
+    /// kept. An interceptor that makes a new response from one it got copies it over.
     ///
     /// What an interceptor early in the chain cannot see otherwise: the fields that steps after
     /// it added — the session's `Authorization`, cookies, a tenant or language field — which a

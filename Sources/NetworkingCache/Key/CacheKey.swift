@@ -110,15 +110,16 @@ struct CacheKey: Sendable, Hashable {
         return text.isEmpty ? nil : text
     }
 
-    /// The request's fields named like a credential (`HTTPHeaders.isSecretFieldName(_:)`) other
-    /// than those of ``credential(of:)`` — an `X-Api-Key`, an `Ocp-Apim-Subscription-Key` of the
+    /// The request's API keys — fields named like a credential (`HTTPHeaders.isSecretFieldName(_:)`)
+    /// whose name ends in `key`: an `X-Api-Key`, an `Ocp-Apim-Subscription-Key` of the
     /// configuration's default headers — as one text, or `nil` when it has none. Repositories
     /// sharing a cache with different keys, nobody logged in, must not share answers; yet such a
     /// key does not make a request authorized (an app with one static key keeps its caching).
+    /// Fields that change with every request (a signature, a CSRF token) are left out: they
+    /// would give every request an entry of its own.
     static func secretFields(of request: TransportRequest) -> String? {
         var text = ""
-        let names = Set(request.headers.map { $0.name.lowercased() })
-            .filter { HTTPHeaders.isSecretFieldName($0) && !["authorization", "proxy-authorization", "cookie"].contains($0) }
+        let names = Set(request.headers.map { $0.name.lowercased() }).filter { $0.hasSuffix("key") && HTTPHeaders.isSecretFieldName($0) }
         for name in names.sorted() {
             append(name, to: &text)
             for value in request.headers.values(for: name) { append(value, to: &text) }

@@ -116,7 +116,7 @@ public struct BatchClient: Sendable {
                     case .success(let request):
                         // One that could not go in a batch anyway keeps that failure, as documented.
                         if case .failure(let own) = BatchWire.item(
-                            for: request, baseURL: repository.configuration.baseURL, inherited: repository.configuration.defaultHeaders)
+                            for: request, baseURL: repository.configuration.baseURL)
                         {
                             answers.append(.failure(own))
                         } else {
@@ -157,7 +157,7 @@ public struct BatchClient: Sendable {
         for (position, request) in requests.enumerated() {
             guard case .success(let request) = request else { continue }
             switch BatchWire.item(
-                for: request, baseURL: repository.configuration.baseURL, inherited: repository.configuration.defaultHeaders)
+                for: request, baseURL: repository.configuration.baseURL)
             {
             case .success(let item):
                 wire.append(item)
@@ -200,15 +200,29 @@ public struct BatchClient: Sendable {
         }
         guard !refused.isEmpty, let sent, let session = repository.sessionManager else { return items }
         let replay: SessionAuthorization?
+        var pinned = options
         do {
-            // The credential that signed the batch is rejected; one that replaced it since is tried.
-            guard let current = try await session.authorize() else { return items }
-            replay = current.headerValue == sent ? try await session.authorizationRejected(current) : current
+            // Only while the credential that signed the batch is still the session's: after a
+            // logout (and maybe another user's login) the items are not sent again.
+            guard let current = try await session.authorize(), current.headerValue == sent,
+                let user = current.sessionIdentity ?? session.sessionIdentity
+            else { return items }
+            replay = try await session.authorizationRejected(current)
+            // The replay is signed for the same user or not at all.
+            if pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = user }
         } catch {
             return items
         }
-        guard let replay, case .success(let again) = await exchange(refused.map { wire[$0] }, requiresSession: true, options: options)
-        else { return items }
+        guard let replay else { return items }
+        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?)
+        switch await exchange(refused.map { wire[$0] }, requiresSession: true, options: pinned) {
+        case .success(let answers): again = answers
+        case .failure(let error):
+            // Whether the replayed items ran is unknown now: they get its error, not the 401.
+            var failed = items
+            for index in refused { failed[index] = .failure(error) }
+            return failed
+        }
         var replayed = items
         for (index, answer) in zip(refused, again.items) { replayed[index] = answer }
         let refusedAgain = again.items.contains { answer in
@@ -246,8 +260,18 @@ public struct BatchClient: Sendable {
             return .failure(error)
         }
         // Which items ran is unknown when the answer does not fit: the batch call failed as a whole.
+        // The credential the batch went with, as far as the answer tells: none when a redirect
+        // led to another origin, where the transport did not send it.
+        let fromOrigin = response.url.map { Self.origin(of: $0) == Self.origin(of: batchRequest.url) } ?? true
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
-            (items, response.requestHeaders?["Authorization"])
+            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil)
         }
+    }
+
+    /// The scheme, host and port (the scheme's default when none is given) of `url`.
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }

@@ -28,12 +28,7 @@ enum BatchWire {
     ]
 
     /// An item of the `batch` array, or why the request cannot go in a batch.
-    ///
-    /// - Parameter inherited: the fields the batch request itself carries (the configuration's
-    ///   default headers): one named like a credential (an `X-Api-Key`) with the same value is
-    ///   left out of the item, as `Authorization` is — in the body, neither logs nor redirects
-    ///   would know to hide it.
-    static func item(for request: TransportRequest, baseURL: URL, inherited: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
+    static func item(for request: TransportRequest, baseURL: URL) -> Result<JSONValue, RepositoryError> {
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let target = request.url.absoluteString
         guard target.hasPrefix(base) else {
@@ -44,10 +39,7 @@ enum BatchWire {
         var item: [String: JSONValue] = [
             "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
         ]
-        let headers = request.headers.filter { field in
-            !droppedHeaders.contains(field.name.lowercased())
-                && !(HTTPHeaders.isSecretFieldName(field.name) && inherited.values(for: field.name) == [field.value])
-        }
+        let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
         }

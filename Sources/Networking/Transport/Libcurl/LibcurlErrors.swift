@@ -53,10 +53,6 @@
                 return .tls(TLSFailure(classifying: message))
             case CURLE_FILESIZE_EXCEEDED:
                 return .responseTooLarge(limit: maximumResponseSize)
-            case CURLE_HTTP2_STREAM where !lowered.contains("protocol_error"):
-                // An HTTP/2 stream reset by the server or a proxy (CANCEL, INTERNAL_ERROR,
-                // REFUSED_STREAM: a backend that went away), what a cut connection is over HTTP/1.1.
-                return .network(.connectionLost)
             case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM,
                 CURLE_BAD_CONTENT_ENCODING, CURLE_RANGE_ERROR, CURLE_CHUNK_FAILED:
                 return .invalidResponse(message)

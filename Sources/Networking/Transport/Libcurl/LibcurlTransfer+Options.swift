@@ -120,7 +120,9 @@
             // CURLOPT_QUICK_EXIT (libcurl 7.87): a transfer cancelled or timed out while its name
             // still resolves ends at once, its resolver thread left to finish on its own, instead
             // of holding the loop thread — every transfer — until getaddrinfo returns (seconds,
-            // with a DNS server that drops queries). An older libcurl refuses it: no harm.
+            // with a DNS server that drops queries). Each such thread ends when its lookup does
+            // (the resolver's own timeout), so a DNS outage leaves at most one per lookup cut
+            // short, for that long. An older libcurl refuses the option: no harm.
             _ = networking_curl_easy_setopt_long(easy, CURLoption(rawValue: 322), 1)
             proxy?.apply(to: easy, check: check)
             if let unixSocketPath { check(networking_curl_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocketPath)) }

@@ -19,12 +19,6 @@
             #expect(map(CURLE_GOT_NOTHING, "Empty reply from server") == .network(.connectionLost))
             #expect(map(CURLE_RECV_ERROR, "Recv failure: Connection reset by peer") == .network(.connectionLost))
             #expect(map(CURLE_OPERATION_TIMEDOUT, "Operation timed out after 1000 milliseconds") == .timedOut)
-            // An HTTP/2 stream reset (a backend gone behind a proxy) is a cut connection, as over
-            // HTTP/1.1; one for a protocol error is the server's broken answer.
-            #expect(map(CURLE_HTTP2_STREAM, "stream 1 was not closed cleanly: CANCEL (err 8)") == .network(.connectionLost))
-            #expect(map(CURLE_HTTP2_STREAM, "stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)") == .network(.connectionLost))
-            let broken = "stream 1 was not closed cleanly: PROTOCOL_ERROR (err 1)"
-            #expect(map(CURLE_HTTP2_STREAM, broken) == .invalidResponse(broken))
         }
 
         @Test("An unknown code is a network failure before the answer began, an invalid response after")
