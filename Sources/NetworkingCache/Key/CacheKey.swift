@@ -167,12 +167,14 @@ struct CacheKey: Sendable, Hashable {
     /// told from such an interceptor).
     static func sameResource(_ requested: URL, answeredBy answered: URL) -> Bool {
         guard resource(of: requested) == resource(of: answered) else { return false }
-        var remaining = queryItems(of: URLComponents(url: answered, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
-            .map { "\($0.name)=\($0.value ?? "")\($0.value == nil ? "-" : "+")" }
-        for item in queryItems(of: URLComponents(url: requested, resolvingAgainstBaseURL: false)?.percentEncodedQuery) {
-            guard let index = remaining.firstIndex(of: "\(item.name)=\(item.value ?? "")\(item.value == nil ? "-" : "+")") else {
-                return false
-            }
+        // Each query item as one text, a value-less item told from an empty value.
+        func items(of url: URL) -> [String] {
+            queryItems(of: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+                .map { "\($0.name)=\($0.value ?? "")\($0.value == nil ? "-" : "+")" }
+        }
+        var remaining = items(of: answered)
+        for item in items(of: requested) {
+            guard let index = remaining.firstIndex(of: item) else { return false }
             remaining.remove(at: index)
         }
         return true

@@ -194,10 +194,7 @@ public struct BatchClient: Sendable {
         _ items: [Result<TransportResponse, RepositoryError>], of wire: [JSONValue], signedWith sent: String?,
         options: RequestOptions
     ) async -> [Result<TransportResponse, RepositoryError>] {
-        let refused = items.indices.filter { index in
-            if case .success(let answer) = items[index] { return answer.statusCode == 401 }
-            return false
-        }
+        let refused = items.indices.filter { Self.isRefused(items[$0]) }
         guard !refused.isEmpty, let sent, let session = repository.sessionManager else { return items }
         let replay: SessionAuthorization?
         var pinned = options
@@ -225,10 +222,7 @@ public struct BatchClient: Sendable {
         }
         var replayed = items
         for (index, answer) in zip(refused, again.items) { replayed[index] = answer }
-        let refusedAgain = again.items.contains { answer in
-            if case .success(let item) = answer { return item.statusCode == 401 }
-            return false
-        }
+        let refusedAgain = again.items.contains(where: Self.isRefused)
         if refusedAgain, again.authorization == replay.headerValue { await session.replayRejected(replay) }
         return replayed
     }
@@ -266,6 +260,12 @@ public struct BatchClient: Sendable {
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
             (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil)
         }
+    }
+
+    /// Whether an item was answered 401.
+    private static func isRefused(_ answer: Result<TransportResponse, RepositoryError>) -> Bool {
+        if case .success(let item) = answer { return item.statusCode == 401 }
+        return false
     }
 
     /// The scheme, host and port (the scheme's default when none is given) of `url`.
