@@ -108,7 +108,8 @@ public struct RequestContext: Sendable {
         RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
     }
 
-    private init(
+    /// A context for a request of the call that `record` notes (an event stream's reconnection).
+    init(
         requiresSession: Bool, name: String?, options: RequestOptions, session: (any SessionAuthorizing)?, record: CallRecord
     ) {
         self.requiresSession = requiresSession
@@ -118,6 +119,12 @@ public struct RequestContext: Sendable {
         id = CallIdentifier.next()
         self.record = record
     }
+}
+
+/// The record of the call an endpoint's request belongs to, when it continues an earlier one
+/// (an event stream's reconnection keeps to the session its first request was signed in).
+enum CallRecordOption: RequestOptionKey {
+    static let defaultValue: CallRecord? = nil
 }
 
 /// What the chain's own steps note about one call across its attempts: the attempt number,

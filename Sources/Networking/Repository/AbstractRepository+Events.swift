@@ -12,7 +12,9 @@ extension AbstractRepository {
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
     /// (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the interceptors like the
-    /// first request, so it carries the session's current token.
+    /// first request, so it carries the session's current token — of the session the first
+    /// request was signed in: after a logout the stream ends with
+    /// ``RepositoryError/unauthenticatedSession(_:)``, even when another user has logged in since.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
         let reconnection = endpoint.options[ServerSentEventsReconnection.self]
         // A named route first, so its URL, timeout and headers are the stream's; then what the
@@ -36,7 +38,10 @@ extension AbstractRepository {
         let idleTimeout = timeout.isFinite ? max(Duration.clampedSeconds(timeout), .milliseconds(1)) : nil
         // The transport's timeout would bound the whole stream: the idle timeout replaces it.
         streaming.timeout = .infinity
-        let request = streaming
+        // One call across its connections: a reconnection is signed in the session the first
+        // request was, or fails (a logout and another login meanwhile must not bring the next
+        // user's events into this stream).
+        let request = streaming.with(CallRecordOption.self, CallRecord())
         let open: ServerSentEvents.Connect = { lastEventID, wire in
             // A reconnection sends the stream's own last event ID, or none (an empty `id:` resets it).
             var reconnection = request.with(WireActivityOption.self, wire)

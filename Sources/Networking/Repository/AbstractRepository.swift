@@ -223,7 +223,7 @@ open class AbstractRepository: @unchecked Sendable {
     func callContext<Response>(for endpoint: Endpoint<Response>) -> RequestContext {
         RequestContext(
             requiresSession: endpoint.requiresSession, name: endpoint.name, options: endpoint.options,
-            session: sessionManager)
+            session: sessionManager, record: endpoint.options[CallRecordOption.self] ?? CallRecord())
     }
 
     /// Decodes a 2xx response for the endpoint: its own decoding step, or the body as `T`; then

@@ -116,6 +116,37 @@ struct ServerSentEventsIntegrationTests {
         #expect(log == [nil, "1", "2"], "\(log)")
     }
 
+    @Test("A reconnection keeps to the session the stream was opened in: after a logout and another login it ends, unsent")
+    func reconnectionKeepsToItsSession() async throws {
+        let configuration = try TestServers.configuration(try TestServers.require().apiURL)
+        let anonymous = TestAPI.Repository(configuration: configuration)
+        let session = SessionManager<TestAPI.User>()
+        let first = try await anonymous.login().get()
+        try session.login(user: first.user, credential: Credential(accessToken: first.token))
+        let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
+        let key = Self.key()
+        let events = try await repository.performRequest(
+            Endpoint<ServerSentEvents>(.get, "events/\(key)/private", query: ["count": 2, "per": 1, "stop": 1, "retry": 10])
+                .reconnecting()
+        ).get()
+        var iterator = events.makeAsyncIterator()
+        #expect(try await iterator.next()?.id == "1")
+        try session.logout()
+        let second = try await anonymous.login().get()
+        try session.login(user: second.user, credential: Credential(accessToken: second.token))
+        do {
+            let event = try await iterator.next()
+            Issue.record("expected unauthenticatedSession, got \(String(describing: event))")
+        } catch {
+            guard case .unauthenticatedSession = error else {
+                Issue.record("expected unauthenticatedSession, got \(error)")
+                return
+            }
+        }
+        let log = try await Self.log(key)
+        #expect(log == [nil], "\(log)")
+    }
+
     @Test("An answer of another type, or a 404, fails the call itself")
     func refusals() async throws {
         let repository = try TestAPI.anonymous()
