@@ -174,7 +174,13 @@
                 for transfer in cancellations { abort(transfer, in: multi, with: .cancelled) }
                 cancellations.removeAll(keepingCapacity: true)
                 for transfer in resumptions where active[ObjectIdentifier(transfer)] != nil {
-                    if let easy = transfer.easy { _ = curl_easy_pause(easy, networking_curlpause_cont) }
+                    // Resuming hands libcurl's held bytes to the sink at once; a sink that fails
+                    // then (or a resume libcurl refuses) ends the transfer here: libcurl drops the
+                    // bytes and, with the body already in, would report a success.
+                    if let easy = transfer.easy {
+                        let code = curl_easy_pause(easy, networking_curlpause_cont)
+                        if code != CURLE_OK { end(transfer, easy: easy, code: code, in: multi) }
+                    }
                 }
                 resumptions.removeAll(keepingCapacity: true)
                 if isShutDown { break }
@@ -296,14 +302,19 @@
                 if networking_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
                     connectionsOpened.add(connects, ordering: .relaxed)
                 }
-                let result = transfer.result(of: code)
-                _ = curl_multi_remove_handle(multi, easy)
-                active.removeValue(forKey: ObjectIdentifier(transfer))
-                recycle(easy, of: transfer, finishedCleanly: code == CURLE_OK)
-                finish(transfer, result)
+                end(transfer, easy: easy, code: code, in: multi)
                 finishedAny = true
             }
             return finishedAny
+        }
+
+        /// Takes a transfer that ended with `code` off the multi handle and hands over its outcome.
+        private func end(_ transfer: LibcurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode, in multi: UnsafeMutableRawPointer) {
+            let result = transfer.result(of: code)
+            _ = curl_multi_remove_handle(multi, easy)
+            active.removeValue(forKey: ObjectIdentifier(transfer))
+            recycle(easy, of: transfer, finishedCleanly: code == CURLE_OK)
+            finish(transfer, result)
         }
 
         /// Hands a transfer's outcome to its caller.

@@ -1,5 +1,6 @@
 #if canImport(CCurl)
     import Foundation
+    import Synchronization
     import Testing
 
     @testable import Networking
@@ -113,6 +114,29 @@
                 }
                 #expect(streamed.allSatisfy { $0 == "HTTP/2.0" }, "\(streamed)")
             }
+        }
+
+        @Test("A sink that paused and fails when resumed ends the transfer with its error, whatever libcurl held")
+        func sinkFailingOnResume() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            // The whole body arrives while the sink is paused: libcurl holds it, and resuming hands
+            // it over at once, in `curl_easy_pause`, whose failure is then the transfer's end.
+            for path in ["/health", "/bytes/300000"] {
+                var request = try Wire.request(servers.apiURL + path)
+                request.responseBodySink = PauseThenFailSink()
+                do {
+                    let response = try await transport.send(request)
+                    Issue.record("\(path): expected the sink's error, got \(response.statusCode)")
+                } catch {
+                    guard case .invalidRequest("the disk is full") = error else {
+                        Issue.record("\(path): expected the sink's error, got \(error)")
+                        continue
+                    }
+                }
+            }
+            // The loop goes on serving.
+            #expect(try await Wire.response(try Wire.request(servers.apiURL + "/health"), over: transport).statusCode == 200)
         }
 
         @Test("Hundreds of concurrent requests all complete on one loop thread")
@@ -274,6 +298,27 @@
             #expect(LibcurlTransport.milliseconds(.microseconds(1)) == 1)
             #expect(LibcurlTransport.milliseconds(.milliseconds(1500)) == 1500)
             #expect(LibcurlTransport.milliseconds(.seconds(1e12)) == 30 * 24 * 3600 * 1000)
+        }
+    }
+
+    /// Pauses on the first bytes, asks to resume 50 ms later, then fails on every bytes after.
+    private final class PauseThenFailSink: ResponseBodySink {
+        private let paused = Mutex(false)
+
+        func begin(_ head: ResponseHead, canPause: Bool, resume: @escaping @Sendable () -> Void) -> Bool {
+            Task {
+                try? await Task.sleep(for: .milliseconds(50))
+                resume()
+            }
+            return true
+        }
+
+        func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
+            let first = paused.withLock { paused in
+                defer { paused = true }
+                return !paused
+            }
+            return first ? .paused : .failed(.invalidRequest("the disk is full"))
         }
     }
 #endif
