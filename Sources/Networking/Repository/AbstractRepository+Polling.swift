@@ -43,9 +43,7 @@ extension AbstractRepository {
     /// The wait before the next poll: the configuration's, or longer when the 202 asks for it.
     private func wait(after response: TransportResponse) -> TimeInterval {
         let between = configuration.secondsBetweenPolls
-        guard let header = response.headers["Retry-After"],
-            let asked = RetryPolicy.retryAfter(header, now: configuration.clock.now())
-        else { return between }
+        guard let asked = RetryPolicy.retryAfter(in: response, now: configuration.clock.now()) else { return between }
         let longest = configuration.retryPolicy.maximumRetryAfter
         return max(between, min(asked, longest.isNaN ? 0 : longest))
     }

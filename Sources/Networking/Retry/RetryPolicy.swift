@@ -94,7 +94,7 @@ public struct RetryPolicy: Sendable {
         switch outcome {
         case .response(let response):
             guard retryableStatusCodes.contains(response.statusCode) else { return nil }
-            if let header = response.headers["Retry-After"], let wait = Self.retryAfter(header, now: now) {
+            if let wait = Self.retryAfter(in: response, now: now) {
                 return wait <= maximumRetryAfter ? wait : nil
             }
         case .failure(.noNetworkConnection(.connectionLost, _)):
@@ -116,6 +116,15 @@ public struct RetryPolicy: Sendable {
         let fraction = random()
         let wait = ceiling * (fraction.isNaN ? 0 : min(max(fraction, 0), 1))
         return wait.isNaN ? 0 : max(0, wait)
+    }
+
+    /// The wait a response's `Retry-After` field asks for, `nil` without a readable one. A date
+    /// counts from the response's own `Date` (the server's clock, when readable), not from `now`:
+    /// a device clock minutes off would otherwise wait minutes too long, or not at all.
+    public static func retryAfter(in response: TransportResponse, now: Date) -> TimeInterval? {
+        guard let value = response.headers["Retry-After"] else { return nil }
+        let sent = response.headers["Date"].flatMap { HTTPDate.date(from: $0, now: now) }
+        return retryAfter(value, now: sent ?? now)
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,

@@ -92,6 +92,22 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: response(503, retryAfter: "99999999999999999999"), attempt: 1, method: .get, now: now) == nil)
     }
 
+    @Test("A Retry-After date counts from the response's Date when it has a readable one, else from now")
+    func retryAfterFromTheResponseDate() {
+        func wait(_ fields: [(String, String)]) -> TimeInterval? {
+            var headers = HTTPHeaders()
+            for (name, value) in fields { headers[name] = value }
+            return RetryPolicy.retryAfter(in: TransportResponse(statusCode: 503, headers: headers), now: now)
+        }
+        // `now` is Tue, 14 Nov 2023 22:13:20 GMT; the server's clock is ten minutes behind.
+        let retry = ("Retry-After", "Tue, 14 Nov 2023 22:03:50 GMT")
+        #expect(wait([retry, ("Date", "Tue, 14 Nov 2023 22:03:20 GMT")]) == 30)
+        #expect(wait([retry]) == 0)
+        #expect(wait([retry, ("Date", "yesterday")]) == 0)
+        #expect(wait([("Retry-After", "7"), ("Date", "Tue, 14 Nov 2023 22:03:20 GMT")]) == 7)
+        #expect(wait([("Date", "Tue, 14 Nov 2023 22:03:20 GMT")]) == nil)
+    }
+
     @Test("Retry-After parsing: seconds, the three HTTP date forms, past dates, garbage")
     func parsing() {
         #expect(RetryPolicy.retryAfter("120", now: now) == 120)
