@@ -25,6 +25,9 @@ the request path:
                  event numbered after the request's Last-Event-ID (retry: 10,
                  id: n, data: n), then silence until the client leaves; 204
                  once Last-Event-ID is 2 or more (a server gone quiet)
+  /trailers      200 chunked JSON body {"fault":"none"} followed by trailer
+                 fields (Content-Type: text/html, Set-Cookie: trailer=1,
+                 X-Checksum: 42), then close
   anything else  200 {"fault":"none"} with Connection: close
 Standard library only. Client disconnects are expected and never logged.
 """
@@ -214,6 +217,18 @@ async def no_fault(client):
     )
 
 
+async def trailers(client):
+    body = b'{"fault":"none"}'
+    await client.send(
+        head("HTTP/1.1 200 OK", [("Content-Type", "application/json"),
+                                 ("Transfer-Encoding", "chunked"),
+                                 ("Trailer", "Content-Type, Set-Cookie, X-Checksum"),
+                                 ("Connection", "close")])
+        + f"{len(body):x}\r\n".encode() + body + b"\r\n"
+        + b"0\r\nContent-Type: text/html\r\nSet-Cookie: trailer=1\r\nX-Checksum: 42\r\n\r\n"
+    )
+
+
 ROUTES = {
     "/garbage": garbage,
     "/close": close,
@@ -227,6 +242,7 @@ ROUTES = {
     "/huge-header": huge_header,
     "/cut-body": cut_body,
     "/quiet-events": quiet_events,
+    "/trailers": trailers,
 }
 
 

@@ -20,7 +20,9 @@ import Synchronization
 ///   never delivers, so such requests fail there with ``TransportError/pinningUnsupported(transport:)``;
 ///   on Apple platforms the server-trust challenge is evaluated with the system's trust (or, with
 ///   a certificate authority file, its authorities instead) and then against the pins, and a mismatch
-///   fails with ``TransportError/pinMismatch(host:)`` before anything is sent.
+///   fails with ``TransportError/pinMismatch(host:)`` before anything is sent;
+/// - on Linux (Swift 6.3.1) a chunked answer with trailer fields stops the process inside
+///   FoundationNetworking ("Transfer completed, but there's no response"); nothing here can catch it.
 ///
 /// On Linux, ``LibcurlTransport`` is the default (``DefaultTransport/shared``): it is several
 /// times faster and can pin. This type stays available there for comparison.

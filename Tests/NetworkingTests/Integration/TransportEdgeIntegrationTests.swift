@@ -23,6 +23,21 @@ struct TransportEdgeIntegrationTests {
         #expect(echoed.data == #"{"query":"dune"}"#)
     }
 
+    // Not through URLSession on Linux: a trailer field stops the process inside FoundationNetworking.
+    @Test("A chunked body's trailer fields stay out of the response's fields: no second Content-Type, no cookie")
+    func trailers() async throws {
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.faultURL)
+        configuration.cookieStorage = CookieStorage()
+        let repository = TestAPI.Repository(configuration: configuration, transport: LibcurlTransport.shared)
+        let response = try await repository.performRawRequest(Endpoint<TransportResponse>.get("trailers").withoutSession()).get()
+        #expect(response.body == Data(#"{"fault":"none"}"#.utf8))
+        #expect(response.headers.values(for: "Content-Type") == ["application/json"])
+        #expect(response.headers["Set-Cookie"] == nil)
+        #expect(response.headers["X-Checksum"] == nil)
+        #expect(repository.cookies(forPath: "trailers").isEmpty)
+    }
+
     @Test("HEAD of a file larger than the response size limit learns its size: no body comes, so nothing is too large")
     func headOfALargeFile() async throws {
         let servers = try TestServers.require()

@@ -2,7 +2,9 @@
 ///
 /// The lines are collected as raw bytes on the event-loop thread and parsed here on the
 /// caller's, to keep the loop short. When several heads arrive (a `100 Continue` before the
-/// real one), only the last counts. Folded lines (obsolete, RFC 9112 §5.2) are joined to the
+/// real one), only the last counts. Lines after a head's end that start no new head are a chunked
+/// body's trailer fields: they are left out, never merged into the head (RFC 9110 §6.5.1 — a
+/// trailer must not replace `Content-Type` or add a `Set-Cookie`). Folded lines (obsolete, RFC 9112 §5.2) are joined to the
 /// field before them with one space. It runs once per response, so it works on the raw buffer.
 enum LibcurlHeaderParser {
     private static let colon = UInt8(ascii: ":")
@@ -19,6 +21,8 @@ enum LibcurlHeaderParser {
     private static func fields(in buffer: UnsafeBufferPointer<UInt8>) -> [HTTPHeaders.Field] {
         var fields: [HTTPHeaders.Field] = []
         var lineStart = 0
+        // After a head's empty line, until the next status line: trailer fields.
+        var headEnded = false
         while lineStart < buffer.count {
             var lineEnd = lineStart
             while lineEnd < buffer.count, buffer[lineEnd] != lineFeed { lineEnd += 1 }
@@ -26,11 +30,17 @@ enum LibcurlHeaderParser {
             if contentEnd > lineStart, buffer[contentEnd - 1] == carriageReturn { contentEnd -= 1 }
             let start = lineStart
             lineStart = lineEnd + 1
-            guard start < contentEnd else { continue }
+            guard start < contentEnd else {
+                headEnded = true
+                continue
+            }
             let first = buffer[start]
             if isStatusLine(buffer, from: start, to: contentEnd) {
                 fields.removeAll(keepingCapacity: true)
                 if fields.capacity == 0 { fields.reserveCapacity(16) }
+                headEnded = false
+            } else if headEnded {
+                continue
             } else if first == space || first == tab {
                 guard !fields.isEmpty else { continue }
                 let (from, to) = trimmed(buffer, start, contentEnd)

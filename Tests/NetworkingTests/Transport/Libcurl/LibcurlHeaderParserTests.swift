@@ -22,6 +22,16 @@ struct LibcurlHeaderParserTests {
         #expect(headers["Location"] == "/x")
     }
 
+    @Test("A chunked body's trailer fields are left out; a head after them (a redirect's next) counts")
+    func trailers() {
+        let headers = parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\nContent-Type: text/html\r\nX-Checksum: 1\r\n\r\n")
+        #expect(headers["Content-Type"] == "application/json")
+        #expect(headers.count == 1)
+        let next = parse("HTTP/1.1 302 Found\r\nLocation: /b\r\n\r\nX-Trailer: 1\r\n\r\nHTTP/1.1 200 OK\r\nX-B: 2\r\n\r\n")
+        #expect(next["X-B"] == "2")
+        #expect(next.count == 1)
+    }
+
     @Test("Folded lines join the field before them; junk lines are skipped")
     func foldedAndJunk() {
         let headers = parse("HTTP/1.1 200 OK\r\nX-Long: one\r\n\t two\r\nno colon here\r\n: no name\r\nX-Bare: v\n\r\n")
