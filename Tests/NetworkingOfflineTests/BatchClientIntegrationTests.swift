@@ -92,6 +92,19 @@ struct BatchClientIntegrationTests {
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 1, 2])
     }
 
+    @Test("A batch the endpoint refuses as too large (413) goes again in halves, down to what it takes; every item runs once, in order")
+    func tooLargeBatchesAreSplit() async throws {
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        var batch = Batch()
+        // Each item carries at least its 45-byte path: eight are over the 700 bytes the endpoint
+        // takes; one is well under.
+        let notes = (0..<8).map { batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": $0])) }
+        let results = try await BatchClient(repository: repository, limit: 8, query: ["max_bytes": 700]).send(batch).get()
+        #expect(try notes.map { try results[$0].get().index } == Array(0..<8))
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 1, 2, 3, 4, 5, 6, 7])
+    }
+
     @Test("A failure of the batch call itself is told apart from failures of its items")
     func batchFailure() async throws {
         let repository = try await Self.repository()

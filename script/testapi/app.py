@@ -22,6 +22,8 @@ full in the comment above its code):
   POST /cache/resource/<key>/touch        /cache/hits/<key> counts requests
   POST|GET|DELETE /journal/<stream>       offline-queue target (POST needs a token)
   POST /batch                             Facebook-style batch, at most 50 items
+                                          (?fail=<status> fails it; ?max_bytes=<n>
+                                          answers 413 to a larger body)
 Every POST/PUT/PATCH/DELETE under /api/v1 honours Idempotency-Key (see
 "idempotency" below). POST /test/reset also forgets the journal, the
 idempotency store, cache versions and counts, and used cut_once keys.
@@ -1080,6 +1082,9 @@ def batch():
     fail = query_int("fail", 0)
     if 400 <= fail <= 599:
         return error(fail, "batch_failed", f"Batch failed on purpose (fail={fail})")
+    max_bytes = query_int("max_bytes", 0)
+    if max_bytes > 0 and (request.content_length or 0) > max_bytes:
+        return error(413, "batch_too_large", f"A batch has at most {max_bytes} bytes")
     if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
         try:
             items = json.loads(request.form.get("batch", ""))

@@ -39,7 +39,8 @@ final class BodyReader {
     private var pending = Data()
     private var pendingOffset = 0
     private var finished = false
-    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Where gzip's input is read to; made on a gzipped body's first read only.
+    private lazy var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Prepares to read `body`; files are measured now and opened on first read.
     ///

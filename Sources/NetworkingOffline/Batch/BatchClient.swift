@@ -5,7 +5,9 @@ import Networking
 /// `{"batch": [{"method", "relative_url", "headers": [{"name", "value"}], "body"}]}`, answered
 /// with `[{"code", "headers": [{"name", "value"}], "body"}]` (or `null` for an item that did not run).
 ///
-/// - Calls are split into batches of at most ``limit`` items, sent one after another. When a
+/// - Calls are split into batches of at most ``limit`` items, sent one after another. A batch the
+///   endpoint refuses as too large (413 Content Too Large: none of its items ran) is sent again in
+///   halves, and the rest of the call in batches no larger, down to one item. When a
 ///   batch request fails after an earlier one was answered, what ran is not lost: the answered
 ///   items keep their results, the items of the failed request get its error (whether they ran
 ///   is unknown), and the later items, not sent, fail as items the server did not run
@@ -65,7 +67,8 @@ public struct BatchClient: Sendable {
     /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and
     /// returns each one's raw answer, or the failure of a batch request when no item has an answer.
     ///
-    /// The requests go in batches of at most ``limit``, one after another. When a batch request
+    /// The requests go in batches of at most ``limit``, one after another (smaller after a 413,
+    /// as the type's overview says). When a batch request
     /// fails before any other was answered (the first one, unless it had nothing to send), the
     /// result is that failure: no item has an answer. None ran when the request never left (no
     /// network, a refused connection); after a timeout, a lost connection or a gateway's 5xx the
@@ -98,16 +101,22 @@ public struct BatchClient: Sendable {
         // Whether a batch request was answered, so some items ran.
         var answeredBefore = false
         var start = 0
+        // The most items per batch request: the limit, halved each time the endpoint refuses a
+        // batch as too large (413) — a refusal before running any item — down to one.
+        var size = limit
         while start < requests.count {
-            // `requests.count - start` is positive and `limit` at least 1: no overflow, even for
+            // `requests.count - start` is positive and `size` at least 1: no overflow, even for
             // a limit of `Int.max`.
-            let end = start + min(limit, requests.count - start)
+            let end = start + min(size, requests.count - start)
             let chunk = await sendOne(requests[start..<end], requiresSession: requiresSession, options: options)
             switch chunk.outcome {
             case .answered:
                 answeredBefore = true
             case .nothingSent:
                 break
+            case .failed(let error) where end - start > 1 && error.context?.response?.statusCode == 413:
+                size = (end - start) / 2
+                continue
             case .failed(let error):
                 guard answeredBefore else { return .failure(error) }
                 answers += chunk.answers

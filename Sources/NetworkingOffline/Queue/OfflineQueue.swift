@@ -95,7 +95,8 @@ public final class OfflineQueue: Interceptor {
         public var batch: (path: String, limit: Int)?
         /// How many times a request may be answered with a status the queue keeps (a 5xx, 429,
         /// 409, 408, a 407, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
-        /// be read, or by the batch endpoint refusing the whole batch (a 413, say) before it is
+        /// be read, or by the batch endpoint refusing the whole batch (a 413 to a batch of one — a
+        /// larger batch is sent again in halves first, see `BatchClient`) before it is
         /// given up: it then leaves
         /// the queue with that answer (in ``FlushReport/rejected``, and to its waiters), so that one
         /// request the server never takes does not hold back its user's others for good. Failures
