@@ -105,6 +105,21 @@ struct BatchClientIntegrationTests {
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 1, 2, 3, 4, 5, 6, 7])
     }
 
+    @Test("A call made without the session goes in an unsigned batch request of its own: it never inherits the user's Authorization")
+    func unsignedCallsAreNotSignedByTheBatch() async throws {
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        var batch = Batch()
+        let signed = batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": 0]))
+        let unsigned = batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": 1]).withoutSession())
+        let signedAgain = batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": 2]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(try results[signed].get().index == 0)
+        #expect(results[unsigned].failure?.statusCode == 401)
+        #expect(try results[signedAgain].get().index == 1)
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 2])
+    }
+
     @Test("A failure of the batch call itself is told apart from failures of its items")
     func batchFailure() async throws {
         let repository = try await Self.repository()

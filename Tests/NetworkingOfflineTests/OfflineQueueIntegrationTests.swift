@@ -213,6 +213,22 @@ struct OfflineQueueIntegrationTests {
         #expect(reports.last?.delivered.count == 3)
     }
 
+    @Test("A request queued without the session is flushed in a batch request of its own, unsigned: it never runs as the user")
+    func unsignedRequestsAreNotSignedByTheBatch() async throws {
+        let setup = try await Self.setUp(batch: ("batch", 10))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 1]), with: setup.repository)
+        _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 2]).withoutSession(), with: setup.repository)
+        _ = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 3]), with: setup.repository)
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        // The journal takes only signed writes: the unsigned one is answered 401, for good.
+        #expect(report.delivered.count == 2 && report.rejected.count == 1)
+        #expect(report.rejected.first?.error.statusCode == 401)
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3])
+    }
+
     @Test("When the batch request itself fails (here a 404 for the batch endpoint), no item ran, so every item stays")
     func batchCallFailureKeepsEveryItem() async throws {
         let setup = try await Self.setUp(batch: ("no-such-batch-endpoint", 10))

@@ -21,7 +21,9 @@ import Networking
 ///   many items as calls) is told apart from failures of its items: when no item has an answer yet,
 ///   ``send(_:)`` returns it as its own failure, `RepositoryError.invalidResponse(reason:context:)`
 ///   for an answer that does not fit.
-/// - The batch request is signed with the session when one of its calls requires it.
+/// - The batch request is signed with the session when its calls require it; calls that do and
+///   calls made without the session (`withoutSession()`) never share one, since items
+///   inherit the batch request's `Authorization`.
 ///
 /// The originals' bugs it does not have: rebuilt items carried their parameters as headers,
 /// answers were matched by index without a count check, and item status codes were ignored.
@@ -54,7 +56,8 @@ public struct BatchClient: Sendable {
     ///   for an item the server answered `null`.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let requests = batch.items.map { $0.build(repository) }
-        let answers = await sendRaw(requests, requiresSession: batch.items.contains { $0.requiresSession })
+        let signed = batch.items.map(\.requiresSession)
+        let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions())
         return answers.map { responses in
             BatchResults(
                 results: zip(batch.items, zip(requests, responses)).map { item, pair in
@@ -96,6 +99,14 @@ public struct BatchClient: Sendable {
     public func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
+        await sendRaw(requests, signed: { _ in requiresSession }, options: options)
+    }
+
+    /// ``sendRaw(_:requiresSession:options:)`` where `signed(i)` says whether request `i` needs
+    /// the session: a batch request carries only requests that all do, or all do not.
+    private func sendRaw(
+        _ requests: [Result<TransportRequest, RepositoryError>], signed: (Int) -> Bool, options: RequestOptions
+    ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
         var answers: [Result<TransportResponse, RepositoryError>] = []
         answers.reserveCapacity(requests.count)
         // Whether a batch request was answered, so some items ran.
@@ -107,7 +118,11 @@ public struct BatchClient: Sendable {
         while start < requests.count {
             // `requests.count - start` is positive and `size` at least 1: no overflow, even for
             // a limit of `Int.max`.
-            let end = start + min(size, requests.count - start)
+            var end = start + min(size, requests.count - start)
+            // Items inherit the batch's `Authorization`: one made without the session must not run
+            // as the user, so it goes in a batch request of its own kind.
+            let requiresSession = signed(start)
+            if let other = (start + 1..<end).first(where: { signed($0) != requiresSession }) { end = other }
             let chunk = await sendOne(requests[start..<end], requiresSession: requiresSession, options: options)
             switch chunk.outcome {
             case .answered:

@@ -522,9 +522,16 @@ public final class OfflineQueue: Interceptor {
         var position = 0
         var stoppedByStatus = false
         flushing: while position < items.count {
-            let group =
+            var group =
                 configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
                 ?? [items[position]]
+            // Items inherit a batch's `Authorization`: those sent without the session go in
+            // batches of their own, never signed as the user.
+            var signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
+            if let first = signed.first, let other = signed.firstIndex(where: { $0 != first }) {
+                group.removeSubrange(other...)
+                signed.removeSubrange(other...)
+            }
             position += group.count
             // A logout and another login during the flush: the rest waits for its own user.
             guard repository.sessionManager?.sessionIdentity == user else {
@@ -533,7 +540,6 @@ public final class OfflineQueue: Interceptor {
                 report.stoppedBy = .invalidRequest(reason: "the session changed users during the flush", request: summary)
                 break flushing
             }
-            let signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
             let results: [Result<TransportResponse, RepositoryError>]
             switch await send(group.map(\.id), through: repository, for: user) {
             case .answers(let answers): results = answers
@@ -614,7 +620,8 @@ public final class OfflineQueue: Interceptor {
         marker[SessionIdentityKey.self] = user
         if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
-            // Signed when one of its requests needs the session; items inherit the signature.
+            // Signed when its requests need the session (a flush's group is all one or the
+            // other); items inherit the signature.
             let requiresSession = items.contains { $0?.requiresSession ?? false }
             switch await client.sendRaw(requests, requiresSession: requiresSession, options: marker) {
             case .success(let answers): return .answers(answers)
