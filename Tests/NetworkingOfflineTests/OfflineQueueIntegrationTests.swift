@@ -229,6 +229,28 @@ struct OfflineQueueIntegrationTests {
         #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3])
     }
 
+    @Test("A waiter that asks for the outcome after the flush is told it with the request as it was queued (its method, its URL)")
+    func resultAfterTheFlush() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        let outcome = await setup.queue.perform(
+            Endpoint<Void>(.post, "journal/\(setup.stream)", parameters: ["n": 1], query: ["fail": 422]), with: setup.repository)
+        guard case .queued(let queued) = outcome else {
+            Issue.record("expected queued, got \(outcome)")
+            return
+        }
+        try setup.proxy.comeUp()
+        #expect(await setup.queue.flush().rejected.count == 1)
+        guard case .failure(let error) = await queued.result() else {
+            Issue.record("expected the 422")
+            return
+        }
+        #expect(error.statusCode == 422)
+        #expect(error.context?.request.method == .post)
+        #expect(error.context?.request.url.path.hasSuffix("journal/\(setup.stream)") == true)
+    }
+
     @Test("When the batch request itself fails (here a 404 for the batch endpoint), no item ran, so every item stays")
     func batchCallFailureKeepsEveryItem() async throws {
         let setup = try await Self.setUp(batch: ("no-such-batch-endpoint", 10))

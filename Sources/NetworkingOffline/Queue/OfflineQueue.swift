@@ -375,9 +375,15 @@ public final class OfflineQueue: Interceptor {
         case .success(let value): return .sent(value)
         case .failure(let error):
             guard let queued = error.customError(as: QueuedOffline.self) else { return .failed(error) }
+            // Read now, while the request is queued (it leaves the queue once delivered, and a
+            // waiter may ask later); its body is not needed to read the answer.
+            let request = state.withLock { $0.items[queued.ticket.id]?.request }.map { request in
+                var described = request
+                described.body = nil
+                return described
+            }
             return .queued(
                 QueuedRequest(ticket: queued.ticket) { [self] in
-                    let request = self.state.withLock { $0.items[queued.ticket.id]?.request }
                     let answer = await self.outcome(of: queued.ticket)
                     return answer.flatMap { response in
                         interpret(response, request ?? TransportRequest(method: .get, url: response.url ?? URL(fileURLWithPath: "/")))
