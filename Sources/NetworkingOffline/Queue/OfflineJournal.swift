@@ -11,8 +11,9 @@ import Networking
 #endif
 
 /// The offline queue's durable storage: an append-only log of records (`add` an item, `done` with
-/// an id), each framed by its length and CRC-32 and `fsync`ed before the caller is told, so a
-/// request reported as queued survives a crash or a `kill -9` at any moment. An append that fails
+/// an id), each framed by its length and CRC-32 and synced (`fsync`; `F_FULLFSYNC` on Apple
+/// platforms) before the caller is told, so a request reported as queued survives a crash or a
+/// `kill -9` at any moment. An append that fails
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
 /// one (and should that cut fail, reading steps over the torn bytes). A torn or corrupt record
 /// (what a crash mid-write leaves at the end, or a damaged disk block in the middle) is skipped up
@@ -208,7 +209,7 @@ final class OfflineJournal: @unchecked Sendable {
         }
         do throws(OfflineQueueError) {
             try writeAll(bytes, to: descriptor)
-            guard fsync(descriptor) == 0 else {
+            guard Self.durableSync(descriptor) == 0 else {
                 throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))")
             }
         } catch {
@@ -251,7 +252,7 @@ final class OfflineJournal: @unchecked Sendable {
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard file >= 0 else { return }
-        guard (try? writeAll(bytes, to: file)) != nil, fsync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
+        guard (try? writeAll(bytes, to: file)) != nil, Self.durableSync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
             close(file)
             _ = unlink(temporary.path)
             return
@@ -262,6 +263,11 @@ final class OfflineJournal: @unchecked Sendable {
         records = live.count
         size = Int64(bytes.count)
     }
+
+    #if !canImport(Darwin)
+        /// Writes a file's data through to the storage (`OfflineJournal+Darwin.swift` has Apple's).
+        static func durableSync(_ descriptor: Int32) -> Int32 { fsync(descriptor) }
+    #endif
 
     /// Syncs a folder, so that the names made or replaced in it reach the disk.
     private static func synchronize(folder: URL) {
