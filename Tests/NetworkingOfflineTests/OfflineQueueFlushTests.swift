@@ -260,6 +260,81 @@ struct OfflineQueueFlushTests {
         #expect(batch.headers["Authorization"] == nil)
     }
 
+    /// The item counts of the batch requests sent, in order.
+    final class Sizes: Sendable {
+        private let state = Mutex<[Int]>([])
+        var all: [Int] { state.withLock { $0 } }
+        func append(_ count: Int) { state.withLock { $0.append(count) } }
+    }
+
+    /// The number of items in a batch request's body (0 when it has none).
+    static func itemCount(_ request: TransportRequest) -> Int {
+        guard let data = request.body?.inMemoryData, case .array(let items)? = try? JSONValue(parsing: data)["batch"] else { return 0 }
+        return items.count
+    }
+
+    /// A batch endpoint that refuses batches of more than `most` items with 413, and answers
+    /// smaller ones with `answer(n)` for its n-th such request (1 first).
+    static func tooLarge(
+        over most: Int, sizes: Sizes, answer: @escaping @Sendable (Int, Int) -> Int = { _, _ in 201 }
+    ) -> @Sendable (TransportRequest) throws(TransportError) -> TransportResponse {
+        let answered = Mutex(0)
+        return { request throws(TransportError) in
+            let count = itemCount(request)
+            sizes.append(count)
+            guard count <= most else { return TransportResponse(statusCode: 413, headers: [:], body: Data(), url: request.url) }
+            let number = answered.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let status = answer(number, count)
+            guard status == 201 else { return TransportResponse(statusCode: status, headers: [:], body: Data(), url: request.url) }
+            let items = Array(repeating: #"{"code": 201}"#, count: count).joined(separator: ", ")
+            return TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("[\(items)]".utf8), url: request.url)
+        }
+    }
+
+    @Test("A batch refused as too large (413) goes again in halves, and the flush keeps the smaller size: every request is delivered once")
+    func tooLargeBatchesAreHalved() async throws {
+        let sizes = Sizes()
+        let setup = try Self.setUp(batch: ("batch", 10), answer: Self.tooLarge(over: 2, sizes: sizes))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 6)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == tickets && report.remaining == 0)
+        #expect(sizes.all == [6, 3, 1, 1, 1, 1, 1, 1])
+    }
+
+    @Test("After a 413 split, a smaller batch that fails (a 503) keeps its requests queued; the delivered ones are done")
+    func failureAfterASplitKeepsTheRest() async throws {
+        let sizes = Sizes()
+        let setup = try Self.setUp(
+            batch: ("batch", 10), answer: Self.tooLarge(over: 2, sizes: sizes, answer: { number, _ in number == 1 ? 201 : 503 }))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 4)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == Array(tickets[0..<2]))
+        #expect(report.rejected.isEmpty && report.remaining == 2)
+        #expect(report.stoppedBy?.statusCode == 503)
+        #expect(sizes.all == [4, 2, 2])
+    }
+
+    @Test("A request refused as too large on its own counts a refusal for itself only, not for the requests after it")
+    func tooLargeAloneCountsForItself() async throws {
+        let sizes = Sizes()
+        let setup = try Self.setUp(batch: ("batch", 10), maximumRefusals: 1, answer: Self.tooLarge(over: 0, sizes: sizes))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 3)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.map(\.ticket) == [tickets[0]])
+        #expect(report.remaining == 2)
+        #expect(sizes.all == [3, 1])
+    }
+
     @Test("Batch items the server answered after a kept one are done: the next flush sends only the kept one")
     func batchItemsAfterAKeptOneAreDone() async throws {
         let batches = Mutex(0)

@@ -141,6 +141,14 @@ final class CallRecord: Sendable {
     /// The session the call was first signed in, or `nil` before it was signed.
     var sessionID: Int? { session.withLock { $0 } }
 
+    /// A record for another request of the same call (an event stream's reconnection): attempts
+    /// of its own, kept to the session this call was first signed in.
+    func continuing() -> CallRecord {
+        let next = CallRecord()
+        if let sessionID { next.signed(in: sessionID) }
+        return next
+    }
+
     /// Notes that an attempt was signed in `sessionID`; only the first one counts.
     func signed(in sessionID: Int) {
         session.withLock { if $0 == nil { $0 = sessionID } }

@@ -14,7 +14,8 @@ extension AbstractRepository {
     /// (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the interceptors like the
     /// first request, so it carries the session's current token — of the session the first
     /// request was signed in: after a logout the stream ends with
-    /// ``RepositoryError/unauthenticatedSession(_:)``, even when another user has logged in since.
+    /// ``RepositoryError/unauthenticatedSession(_:)``, even when someone (the same user, too) has
+    /// logged in since.
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
         let reconnection = endpoint.options[ServerSentEventsReconnection.self]
         // A named route first, so its URL, timeout and headers are the stream's; then what the
@@ -41,10 +42,11 @@ extension AbstractRepository {
         // One call across its connections: a reconnection is signed in the session the first
         // request was, or fails (a logout and another login meanwhile must not bring the next
         // user's events into this stream).
-        let request = streaming.with(CallRecordOption.self, CallRecord())
+        let record = CallRecord()
+        let request = streaming.with(CallRecordOption.self, record)
         let open: ServerSentEvents.Connect = { lastEventID, wire in
             // A reconnection sends the stream's own last event ID, or none (an empty `id:` resets it).
-            var reconnection = request.with(WireActivityOption.self, wire)
+            var reconnection = request.with(WireActivityOption.self, wire).with(CallRecordOption.self, record.continuing())
             reconnection.headers["Last-Event-ID"] = lastEventID
             return await self.performRequest(reconnection).flatMap(ServerSentEvents.stream(of:))
         }

@@ -119,12 +119,14 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait a response's `Retry-After` field asks for, `nil` without a readable one. A date
-    /// counts from the response's own `Date` (the server's clock, when readable), not from `now`:
-    /// a device clock minutes off would otherwise wait minutes too long, or not at all.
+    /// counts from the response's own `Date` (the server's clock, when readable; plus its `Age`
+    /// when a cache kept it), not from `now`: a device clock minutes off would otherwise wait
+    /// minutes too long, or not at all.
     public static func retryAfter(in response: TransportResponse, now: Date) -> TimeInterval? {
         guard let value = response.headers["Retry-After"] else { return nil }
         let sent = response.headers["Date"].flatMap { HTTPDate.date(from: $0, now: now) }
-        return retryAfter(value, now: sent ?? now)
+        let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { TimeInterval(max(0, $0)) }
+        return retryAfter(value, now: sent.map { $0 + (age ?? 0) } ?? now)
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,

@@ -57,7 +57,7 @@ public struct BatchClient: Sendable {
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let requests = batch.items.map { $0.build(repository) }
         let signed = batch.items.map(\.requiresSession)
-        let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions())
+        let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
         return answers.map { responses in
             BatchResults(
                 results: zip(batch.items, zip(requests, responses)).map { item, pair in
@@ -99,29 +99,41 @@ public struct BatchClient: Sendable {
     public func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
-        await sendRaw(requests, signed: { _ in requiresSession }, options: options)
+        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: true)
+    }
+
+    /// One batch request for `requests` (at most ``limit``, all of one kind), as the offline
+    /// queue sends a group: a 413 is its failure, not halved here, so that what a refusal and
+    /// what a partial failure left stay apart for the queue, which halves its groups itself.
+    func sendWhole(
+        _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool, options: RequestOptions
+    ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
+        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: false)
     }
 
     /// ``sendRaw(_:requiresSession:options:)`` where `signed(i)` says whether request `i` needs
     /// the session: a batch request carries only requests that all do, or all do not.
     private func sendRaw(
-        _ requests: [Result<TransportRequest, RepositoryError>], signed: (Int) -> Bool, options: RequestOptions
+        _ requests: [Result<TransportRequest, RepositoryError>], signed: (Int) -> Bool, options: RequestOptions,
+        halvesTooLarge: Bool
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
         var answers: [Result<TransportResponse, RepositoryError>] = []
         answers.reserveCapacity(requests.count)
         // Whether a batch request was answered, so some items ran.
         var answeredBefore = false
         var start = 0
-        // The most items per batch request: the limit, halved each time the endpoint refuses a
-        // batch as too large (413) — a refusal before running any item — down to one.
-        var size = limit
+        // The most items per batch request of each kind (unsigned, signed): the limit, halved
+        // each time the endpoint refuses one as too large (413) — a refusal before running any
+        // item — down to one.
+        var sizes = [limit, limit]
         while start < requests.count {
-            // `requests.count - start` is positive and `size` at least 1: no overflow, even for
-            // a limit of `Int.max`.
-            var end = start + min(size, requests.count - start)
             // Items inherit the batch's `Authorization`: one made without the session must not run
             // as the user, so it goes in a batch request of its own kind.
             let requiresSession = signed(start)
+            let kind = requiresSession ? 1 : 0
+            // `requests.count - start` is positive and each size at least 1: no overflow, even for
+            // a limit of `Int.max`.
+            var end = start + min(sizes[kind], requests.count - start)
             if let other = (start + 1..<end).first(where: { signed($0) != requiresSession }) { end = other }
             let chunk = await sendOne(requests[start..<end], requiresSession: requiresSession, options: options)
             switch chunk.outcome {
@@ -129,8 +141,8 @@ public struct BatchClient: Sendable {
                 answeredBefore = true
             case .nothingSent:
                 break
-            case .failed(let error) where end - start > 1 && error.context?.response?.statusCode == 413:
-                size = (end - start) / 2
+            case .failed(let error) where halvesTooLarge && end - start > 1 && error.context?.response?.statusCode == 413:
+                sizes[kind] = (end - start) / 2
                 continue
             case .failed(let error):
                 guard answeredBefore else { return .failure(error) }

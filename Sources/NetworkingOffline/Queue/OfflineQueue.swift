@@ -30,7 +30,7 @@ import Synchronization
 /// own, and a full queue says so (``OfflineQueueFull``).
 ///
 /// **Guarantees.** A request is reported as queued only after its journal record is on disk
-/// (`fsync`): it survives a restart or a `kill -9` at any moment. It keeps its `Idempotency-Key`
+/// (`fsync`; `F_FULLFSYNC` on Apple platforms): it survives a restart or a `kill -9` at any moment. It keeps its `Idempotency-Key`
 /// on every send, so a request the server received just before a crash, and that is sent again
 /// after it, is recognised — nothing delivered twice, given a server that honours the key (IETF
 /// httpapi draft). Requests are stored unsigned (the queue runs before the session signs): no
@@ -377,11 +377,13 @@ public final class OfflineQueue: Interceptor {
             guard let queued = error.customError(as: QueuedOffline.self) else { return .failed(error) }
             // Read now, while the request is queued (it leaves the queue once delivered, and a
             // waiter may ask later); its body is not needed to read the answer.
-            let request = state.withLock { $0.items[queued.ticket.id]?.request }.map { request in
-                var described = request
-                described.body = nil
-                return described
-            }
+            // (Delivered already by a flush that ran first: its method and URL, as the error holds them.)
+            let request =
+                state.withLock { $0.items[queued.ticket.id]?.request }.map { request in
+                    var described = request
+                    described.body = nil
+                    return described
+                } ?? error.context.map { TransportRequest(method: $0.request.method, url: $0.request.url) }
             return .queued(
                 QueuedRequest(ticket: queued.ticket) { [self] in
                     let answer = await self.outcome(of: queued.ticket)
@@ -527,17 +529,22 @@ public final class OfflineQueue: Interceptor {
         }
         var position = 0
         var stoppedByStatus = false
+        // The most requests per batch request of each kind (unsigned, signed) in this flush: the
+        // configured limit, halved each time the endpoint refuses a batch as too large (413).
+        var batchSizes = Array(repeating: configuration.batch.map { max(1, $0.limit) } ?? 1, count: 2)
         flushing: while position < items.count {
-            var group =
-                configuration.batch.map { Array(items[position..<min(position + max(1, $0.limit), items.count)]) }
-                ?? [items[position]]
             // Items inherit a batch's `Authorization`: those sent without the session go in
             // batches of their own, never signed as the user.
-            var signed = state.withLock { state in group.map { state.items[$0.id]?.requiresSession ?? false } }
-            if let first = signed.first, let other = signed.firstIndex(where: { $0 != first }) {
-                group.removeSubrange(other...)
-                signed.removeSubrange(other...)
+            let sizes = batchSizes
+            let (kind, end) = state.withLock { state -> (Int, Int) in
+                let kept = state.items
+                func isSigned(_ index: Int) -> Bool { kept[items[index].id]?.requiresSession ?? false }
+                let kind = isSigned(position) ? 1 : 0
+                let end = position + min(sizes[kind], items.count - position)
+                return (kind, (position + 1..<end).first { isSigned($0) != (kind == 1) } ?? end)
             }
+            let group = Array(items[position..<end])
+            let signed = Array(repeating: kind == 1, count: group.count)
             position += group.count
             // A logout and another login during the flush: the rest waits for its own user.
             guard repository.sessionManager?.sessionIdentity == user else {
@@ -549,6 +556,11 @@ public final class OfflineQueue: Interceptor {
             let results: [Result<TransportResponse, RepositoryError>]
             switch await send(group.map(\.id), through: repository, for: user) {
             case .answers(let answers): results = answers
+            case .batchFailed(let error) where group.count > 1 && error.context?.response?.statusCode == 413:
+                // Refused as too large before any item ran: the same requests go again in halves.
+                batchSizes[kind] = group.count / 2
+                position -= group.count
+                continue flushing
             case .batchFailed(let error):
                 // The batch call itself failed: none of its items ran, so they stay — unless
                 // the server has refused them maximumRefusals times (a 413, say): then they go,
@@ -629,7 +641,7 @@ public final class OfflineQueue: Interceptor {
             // Signed when its requests need the session (a flush's group is all one or the
             // other); items inherit the signature.
             let requiresSession = items.contains { $0?.requiresSession ?? false }
-            switch await client.sendRaw(requests, requiresSession: requiresSession, options: marker) {
+            switch await client.sendWhole(requests, requiresSession: requiresSession, options: marker) {
             case .success(let answers): return .answers(answers)
             case .failure(let error): return .batchFailed(error)
             }

@@ -88,6 +88,14 @@ struct ServerSentEventsIntegrationTests {
         #expect(log == [nil, "2", "2"], "\(log)")
     }
 
+    /// Opens the test API's signed stream of two events, one per connection, that reconnects.
+    static func privateStream(_ key: String, through repository: TestAPI.Repository) async throws -> ServerSentEvents.Iterator {
+        try await repository.performRequest(
+            Endpoint<ServerSentEvents>(.get, "events/\(key)/private", query: ["count": 2, "per": 1, "stop": 1, "retry": 10])
+                .reconnecting()
+        ).get().makeAsyncIterator()
+    }
+
     @Test("A reconnection goes through the session: an access token that expired meanwhile is refreshed, and the stream resumes")
     func reconnectionRefreshes() async throws {
         let configuration = try TestServers.configuration(try TestServers.require().apiURL)
@@ -101,11 +109,7 @@ struct ServerSentEventsIntegrationTests {
         try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: login.refreshToken))
         let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
         let key = Self.key()
-        let events = try await repository.performRequest(
-            Endpoint<ServerSentEvents>(.get, "events/\(key)/private", query: ["count": 2, "per": 1, "stop": 1, "retry": 10])
-                .reconnecting()
-        ).get()
-        var iterator = events.makeAsyncIterator()
+        var iterator = try await Self.privateStream(key, through: repository)
         #expect(try await iterator.next()?.id == "1")
         _ = await repository.expire(token: login.token)
         #expect(try await iterator.next()?.id == "2")
@@ -125,11 +129,7 @@ struct ServerSentEventsIntegrationTests {
         try session.login(user: first.user, credential: Credential(accessToken: first.token))
         let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
         let key = Self.key()
-        let events = try await repository.performRequest(
-            Endpoint<ServerSentEvents>(.get, "events/\(key)/private", query: ["count": 2, "per": 1, "stop": 1, "retry": 10])
-                .reconnecting()
-        ).get()
-        var iterator = events.makeAsyncIterator()
+        var iterator = try await Self.privateStream(key, through: repository)
         #expect(try await iterator.next()?.id == "1")
         try session.logout()
         let second = try await anonymous.login().get()

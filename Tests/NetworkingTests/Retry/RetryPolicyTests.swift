@@ -106,6 +106,9 @@ struct RetryPolicyTests {
         #expect(wait([retry, ("Date", "yesterday")]) == 0)
         #expect(wait([("Retry-After", "7"), ("Date", "Tue, 14 Nov 2023 22:03:20 GMT")]) == 7)
         #expect(wait([("Date", "Tue, 14 Nov 2023 22:03:20 GMT")]) == nil)
+        // A cache kept the answer 10 s: the server's clock reads Date plus Age.
+        #expect(wait([retry, ("Date", "Tue, 14 Nov 2023 22:03:20 GMT"), ("Age", "10")]) == 20)
+        #expect(wait([retry, ("Date", "Tue, 14 Nov 2023 22:03:20 GMT"), ("Age", "-3")]) == 30)
     }
 
     @Test("Retry-After parsing: seconds, the three HTTP date forms, past dates, garbage")

@@ -298,10 +298,6 @@
                     continue
                 }
                 let transfer = Unmanaged<LibcurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                var connects = 0
-                if networking_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
-                    connectionsOpened.add(connects, ordering: .relaxed)
-                }
                 end(transfer, easy: easy, code: code, in: multi)
                 finishedAny = true
             }
@@ -310,6 +306,10 @@
 
         /// Takes a transfer that ended with `code` off the multi handle and hands over its outcome.
         private func end(_ transfer: LibcurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode, in multi: UnsafeMutableRawPointer) {
+            var connects = 0
+            if networking_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
+                connectionsOpened.add(connects, ordering: .relaxed)
+            }
             let result = transfer.result(of: code)
             _ = curl_multi_remove_handle(multi, easy)
             active.removeValue(forKey: ObjectIdentifier(transfer))

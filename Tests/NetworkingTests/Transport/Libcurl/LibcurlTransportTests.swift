@@ -120,8 +120,9 @@
         func sinkFailingOnResume() async throws {
             let servers = try TestServers.require()
             let transport = LibcurlTransport()
-            // The whole body arrives while the sink is paused: libcurl holds it, and resuming hands
-            // it over at once, in `curl_easy_pause`, whose failure is then the transfer's end.
+            // /health's whole body arrives while the sink is paused: libcurl holds it, and resuming
+            // hands it over at once, in `curl_easy_pause`, whose failure is then the transfer's end
+            // (before, it ended as a 200). A larger body fails on the bytes that follow.
             for path in ["/health", "/bytes/300000"] {
                 var request = try Wire.request(servers.apiURL + path)
                 request.responseBodySink = PauseThenFailSink()
