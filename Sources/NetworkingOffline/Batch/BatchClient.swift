@@ -127,21 +127,14 @@ public struct BatchClient: Sendable {
         // item — down to one.
         var sizes = [limit, limit]
         while start < requests.count {
-            // Items inherit the batch's `Authorization`: one made without the session must not run
-            // as the user, so it goes in a batch request of its own kind.
-            let requiresSession = signed(start)
-            let kind = requiresSession ? 1 : 0
-            // `requests.count - start` is positive and each size at least 1: no overflow, even for
-            // a limit of `Int.max`.
-            var end = start + min(sizes[kind], requests.count - start)
-            if let other = (start + 1..<end).first(where: { signed($0) != requiresSession }) { end = other }
-            let chunk = await sendOne(requests[start..<end], requiresSession: requiresSession, options: options)
+            let (kind, end) = Self.run(from: start, count: requests.count, sizes: sizes, signed: signed)
+            let chunk = await sendOne(requests[start..<end], requiresSession: kind == 1, options: options)
             switch chunk.outcome {
             case .answered:
                 answeredBefore = true
             case .nothingSent:
                 break
-            case .failed(let error) where halvesTooLarge && end - start > 1 && error.context?.response?.statusCode == 413:
+            case .failed(let error) where halvesTooLarge && end - start > 1 && Self.isTooLarge(error):
                 sizes[kind] = (end - start) / 2
                 continue
             case .failed(let error):
@@ -168,6 +161,21 @@ public struct BatchClient: Sendable {
         }
         return .success(answers)
     }
+
+    /// The requests one batch request takes from `start` on: at most `sizes[kind]` of the first
+    /// one's kind (1: needs the session, 0: not), up to the first of the other kind. Items inherit
+    /// the batch request's `Authorization`, so one made without the session never shares it.
+    static func run(from start: Int, count: Int, sizes: [Int], signed: (Int) -> Bool) -> (kind: Int, end: Int) {
+        let requiresSession = signed(start)
+        // `count - start` is positive and each size at least 1: no overflow, even for a limit of
+        // `Int.max`.
+        let end = start + min(sizes[requiresSession ? 1 : 0], count - start)
+        return (requiresSession ? 1 : 0, (start + 1..<end).first { signed($0) != requiresSession } ?? end)
+    }
+
+    /// Whether a batch request was refused as too large (413): before any item ran, so its items
+    /// may go again in smaller batches.
+    static func isTooLarge(_ error: RepositoryError) -> Bool { error.context?.response?.statusCode == 413 }
 
     /// What one batch request did.
     private enum ChunkOutcome {

@@ -30,11 +30,12 @@ import Synchronization
 /// own, and a full queue says so (``OfflineQueueFull``).
 ///
 /// **Guarantees.** A request is reported as queued only after its journal record is on disk
-/// (`fsync`; `F_FULLFSYNC` on Apple platforms): it survives a restart or a `kill -9` at any moment. It keeps its `Idempotency-Key`
-/// on every send, so a request the server received just before a crash, and that is sent again
-/// after it, is recognised — nothing delivered twice, given a server that honours the key (IETF
-/// httpapi draft). Requests are stored unsigned (the queue runs before the session signs): no
-/// token is ever written to disk, and each is signed when it is sent, with the current session.
+/// (`fsync`; `F_FULLFSYNC` on Apple platforms): it survives a restart or a `kill -9` at any moment.
+/// It keeps its `Idempotency-Key` on every send, so a request the server received just before a
+/// crash, and that is sent again after it, is recognised — nothing delivered twice, given a server
+/// that honours the key (IETF httpapi draft). Requests are stored unsigned (the queue runs before
+/// the session signs): no token is ever written to disk, and each is signed when it is sent, with
+/// the current session.
 ///
 /// **Whose.** A request belongs to the user who queued it (`SessionAuthorizing.sessionIdentity`);
 /// it is sent only while that user is logged in — never with another user's token. When another
@@ -533,18 +534,13 @@ public final class OfflineQueue: Interceptor {
         // configured limit, halved each time the endpoint refuses a batch as too large (413).
         var batchSizes = Array(repeating: configuration.batch.map { max(1, $0.limit) } ?? 1, count: 2)
         flushing: while position < items.count {
-            // Items inherit a batch's `Authorization`: those sent without the session go in
-            // batches of their own, never signed as the user.
-            let sizes = batchSizes
-            let (kind, end) = state.withLock { state -> (Int, Int) in
+            // Those sent without the session go in batches of their own, never signed as the user.
+            let (sizes, start) = (batchSizes, position)
+            let (kind, end) = state.withLock { state in
                 let kept = state.items
-                func isSigned(_ index: Int) -> Bool { kept[items[index].id]?.requiresSession ?? false }
-                let kind = isSigned(position) ? 1 : 0
-                let end = position + min(sizes[kind], items.count - position)
-                return (kind, (position + 1..<end).first { isSigned($0) != (kind == 1) } ?? end)
+                return BatchClient.run(from: start, count: items.count, sizes: sizes) { kept[items[$0].id]?.requiresSession ?? false }
             }
             let group = Array(items[position..<end])
-            let signed = Array(repeating: kind == 1, count: group.count)
             position += group.count
             // A logout and another login during the flush: the rest waits for its own user.
             guard repository.sessionManager?.sessionIdentity == user else {
@@ -556,7 +552,7 @@ public final class OfflineQueue: Interceptor {
             let results: [Result<TransportResponse, RepositoryError>]
             switch await send(group.map(\.id), through: repository, for: user) {
             case .answers(let answers): results = answers
-            case .batchFailed(let error) where group.count > 1 && error.context?.response?.statusCode == 413:
+            case .batchFailed(let error) where group.count > 1 && BatchClient.isTooLarge(error):
                 // Refused as too large before any item ran: the same requests go again in halves.
                 batchSizes[kind] = group.count / 2
                 position -= group.count
@@ -582,8 +578,8 @@ public final class OfflineQueue: Interceptor {
             // Every item of a batch that got a final answer ran: it is done even when one before
             // it is kept (else the next flush would send it again). The flush stops after the group.
             var stop: RepositoryError?
-            for ((id, result), requiresSession) in zip(zip(group.map(\.id), results), signed) {
-                var outcome = classify(result, requiresSession: requiresSession)
+            for (id, result) in zip(group.map(\.id), results) {
+                var outcome = classify(result, requiresSession: kind == 1)
                 if outcome == .deferred, refusedTooOften(id, result) { outcome = .rejected }
                 if outcome != .deferred { await finish(id, with: result, outcome: outcome, into: &report) }
                 if !state.withLock({ $0.machine.record(id, outcome) }), stop == nil {

@@ -1,11 +1,12 @@
 /// Turns the header lines libcurl hands to its header callback into ``HTTPHeaders``.
 ///
-/// The lines are collected as raw bytes on the event-loop thread and parsed here on the
-/// caller's, to keep the loop short. When several heads arrive (a `100 Continue` before the
-/// real one), only the last counts. Lines after a head's end that start no new head are a chunked
-/// body's trailer fields: they are left out, never merged into the head (RFC 9110 §6.5.1 — a
-/// trailer must not replace `Content-Type` or add a `Set-Cookie`). Folded lines (obsolete, RFC 9112 §5.2) are joined to the
-/// field before them with one space. It runs once per response, so it works on the raw buffer.
+/// The lines are collected as raw bytes on the event-loop thread and parsed here on the caller's,
+/// to keep the loop short. When several heads arrive (a `100 Continue` before the real one), only
+/// the last counts. Lines after a head's end that start no new head are a chunked body's trailer
+/// fields: they are left out, never merged into the head (RFC 9110 §6.5.1 — a trailer must not
+/// replace `Content-Type` or add a `Set-Cookie`). Folded lines (obsolete, RFC 9112 §5.2) are joined
+/// to the field before them with one space. It runs once per response, so it works on the raw
+/// buffer.
 enum LibcurlHeaderParser {
     private static let colon = UInt8(ascii: ":")
     private static let space = UInt8(ascii: " ")
