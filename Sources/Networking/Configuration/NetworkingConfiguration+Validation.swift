@@ -96,17 +96,26 @@ extension NetworkingConfiguration {
     }
 
     /// The subdomain as a path prefix without a trailing `/` (empty for none), or an error.
+    ///
+    /// The text is a path as read, encoded here segment by segment. A space inside a segment is
+    /// part of the path (`/sites/Team Site`, or `%20` in a base URL written whole); one at a
+    /// segment's start or end, and any other whitespace, is taken for a typing slip and refused.
     static func validatedSubdomain(_ subdomain: String?) throws(RepositoryError) -> String {
         guard let subdomain else { return "" }
         guard subdomain.hasPrefix("/") else {
             throw .invalidConfiguration(reason: "subdomainURL \"\(shown(subdomain))\" must start with \"/\", as in \"/api/v1\"")
         }
-        if let bad = subdomain.first(where: { $0 == "?" || $0 == "#" || $0.isWhitespace || $0.isNewline }) {
+        if let bad = subdomain.first(where: { $0 == "?" || $0 == "#" || ($0.isWhitespace && $0 != " ") }) {
             throw .invalidConfiguration(
                 reason: "subdomainURL \"\(shown(subdomain))\" contains \"\(bad)\": it must be a plain path such as \"/api/v1\"")
         }
-        let segments = subdomain.split(separator: "/").map { PathEncoding.encodeSegment(String($0)) }
-        return segments.isEmpty ? "" : "/" + segments.joined(separator: "/")
+        let segments = subdomain.split(separator: "/")
+        if segments.contains(where: { $0.first == " " || $0.last == " " }) {
+            throw .invalidConfiguration(
+                reason: "subdomainURL \"\(shown(subdomain))\" has a segment that starts or ends with a space")
+        }
+        let encoded = segments.map { PathEncoding.encodeSegment(String($0)) }
+        return encoded.isEmpty ? "" : "/" + encoded.joined(separator: "/")
     }
 }
 

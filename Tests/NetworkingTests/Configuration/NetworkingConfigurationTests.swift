@@ -29,6 +29,8 @@ struct NetworkingConfigurationTests {
             ("HTTPS://API.example.com/", "https://API.example.com"),
             ("https://api.example.com/v1/", "https://api.example.com/v1"),
             ("http://[::1]:8080/v2", "http://[::1]:8080/v2"),
+            ("https://intranet.example.com/sites/Team%20Site/_api", "https://intranet.example.com/sites/Team%20Site/_api"),
+            ("https://api.example.com/caf%C3%A9", "https://api.example.com/caf%C3%A9"),
         ])
     func wholeBaseURL(text: String, expected: String) throws {
         #expect(try NetworkingConfiguration(baseURL: text).baseURL.absoluteString == expected)
@@ -108,7 +110,9 @@ struct NetworkingConfigurationTests {
             ("api/v1", "must start with \"/\""),
             ("/api?v=1", "contains \"?\""),
             ("/api#top", "contains \"#\""),
-            ("/api v1", "contains \" \""),
+            ("/api/v1 ", "starts or ends with a space"),
+            ("/ api/v1", "starts or ends with a space"),
+            ("/api\tv1", "plain path"),
             ("/api\nv1", "plain path"),
         ])
     func rejectsSubdomain(subdomain: String, expected: String) {
@@ -191,6 +195,7 @@ struct NetworkingConfigurationTests {
             (true, "api.example.com", 8443, "/v2/", "https://api.example.com:8443/v2"),
             (true, "api.example.com", nil, "/", "https://api.example.com"),
             (false, "localhost", 80, "/a//b", "http://localhost:80/a/b"),
+            (true, "intranet.example.com", nil, "/sites/Team Site", "https://intranet.example.com/sites/Team%20Site"),
             (false, "::1", 8080, nil, "http://[::1]:8080"),
             (false, "[::1]", nil, "/api", "http://[::1]/api"),
             (true, "2001:db8::42", nil, nil, "https://[2001:db8::42]"),

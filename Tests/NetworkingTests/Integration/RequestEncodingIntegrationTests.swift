@@ -16,6 +16,17 @@ struct RequestEncodingIntegrationTests {
         #expect(echo.query.isEmpty)
     }
 
+    @Test("a base URL with an encoded space in its path reaches that path")
+    func baseURLWithASpace() async throws {
+        let servers = try TestServers.require()
+        let configuration = try NetworkingConfiguration(baseURL: servers.apiURL + "/echo/Team%20Site")
+        let repository = TestAPI.Repository(configuration: configuration)
+        let echo: TestAPI.Echo = try await repository.performRequest(
+            Endpoint<TestAPI.Echo>.get("lists/a b").withoutSession()
+        ).get()
+        #expect(echo.path == "/api/v1/echo/Team%20Site/lists/a%20b")
+    }
+
     @Test("GET parameters go to the query: sorted, nested, arrays, reserved characters encoded")
     func queryEncoding() async throws {
         let repository = try TestAPI.anonymous()
