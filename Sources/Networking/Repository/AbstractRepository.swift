@@ -200,7 +200,10 @@ open class AbstractRepository: @unchecked Sendable {
     func exchange<Response>(_ endpoint: Endpoint<Response>, in call: RequestContext? = nil)
         async throws(RepositoryError) -> (TransportRequest, TransportResponse)
     {
-        if Task.isCancelled { throw .cancelled(nil) }
+        if Task.isCancelled {
+            // Still named: the request is built (never sent) so the error says which call it was.
+            throw .cancelled((try? builder.build(endpoint)).map { ErrorContext(request: $0.summary) })
+        }
         let built = try builder.build(endpoint)
         if let problem = pipeline.unhandledOption(in: endpoint.options, name: endpoint.name) {
             throw .invalidRequest(reason: problem, request: built.summary)

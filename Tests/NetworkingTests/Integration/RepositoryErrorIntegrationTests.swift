@@ -176,17 +176,19 @@ struct RepositoryErrorIntegrationTests {
         #expect(ContinuousClock.now - started < .seconds(20), "the request was not aborted")
     }
 
-    @Test("a task cancelled before the call is .cancelled(nil) and sends nothing")
+    @Test("a task cancelled before the call is .cancelled naming the request it never sent")
     func cancelledBeforeSending() async throws {
         let repository = try TestAPI.anonymous()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return await repository.performRequest(Endpoint<Void>.get("health"))
         }
-        guard case .cancelled(nil)? = await task.value.failure else {
-            Issue.record("expected .cancelled(nil)")
+        guard case .cancelled(let context?)? = await task.value.failure else {
+            Issue.record("expected .cancelled with the request")
             return
         }
+        #expect(context.request.url.path == "/api/v1/health")
+        #expect(context.response == nil)
     }
 
     @Test("pinning asked of URLSession on Linux is .pinningUnsupported, never a silent pass")

@@ -104,10 +104,13 @@ struct TransportErrorMappingTests {
             return await repository.performRequest(Endpoint<Void>.get("books"))
         }.value
         // Then
-        guard case .cancelled(nil) = result.failure else {
-            Issue.record("expected cancelled(nil), got \(result)")
+        guard case .cancelled(let context?) = result.failure else {
+            Issue.record("expected cancelled naming the request, got \(result)")
             return
         }
+        #expect(context.request.method == .get)
+        #expect(context.request.url.path.hasSuffix("/books"))
+        #expect(context.response == nil)
         #expect(transport.requests.isEmpty)
     }
 
