@@ -3,15 +3,16 @@ import Foundation
 /// Keeps credentials out of error descriptions, logs and decoding reports.
 ///
 /// A name is secret when, lower-cased, it contains one of ``builtInFragments`` (so `access_token`,
-/// `X-Refresh-Token` and `client_secret` all are), or equals one of ``builtInNames`` or of the
-/// extra ``secretFields``.
+/// `X-Refresh-Token` and `client_secret` all are), equals one of ``builtInNames`` or of the
+/// extra ``secretFields``, or is a custom field ending in `-key` (`X-Functions-Key`,
+/// `X-Master-Key`; a plain `sort_key` or `Idempotency-Key` is not).
 /// Secret header values, query values and JSON members are replaced by `<redacted>`.
 struct Redaction: Sendable {
     static let placeholder = "<redacted>"
     static let builtInFragments = [
         "token", "password", "passwd", "passphrase", "pwd", "secret", "authorization", "cookie", "credential",
         "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
-        "private-key", "subscription-key", "subscription_key", "signature", "session",
+        "private-key", "subscription-key", "subscription_key", "signature", "session", "auth_key", "auth-key", "authkey",
     ]
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
     /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature.)
@@ -31,6 +32,7 @@ struct Redaction: Sendable {
         let lowered = name.lowercased()
         return secretFields.contains(lowered) || Self.builtInNames.contains(lowered)
             || Self.builtInFragments.contains { lowered.contains($0) }
+            || (lowered.hasPrefix("x-") && lowered.hasSuffix("-key"))
     }
 
     /// A header's value for a log: hidden whole when the name is secret; otherwise with the values

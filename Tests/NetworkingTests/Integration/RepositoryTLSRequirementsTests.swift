@@ -43,6 +43,7 @@ struct RepositoryTLSRequirementsTests {
         otherHost.host = "localhost"
         let fields: HTTPHeaders = [
             "Authorization": "Bearer a-1", "X-Api-Key": "k-123", "X-Auth-Token": "t-456", "X-Trace": "trace-1",
+            "X-Functions-Key": "f-789",
         ]
         // When
         let elsewhere = try await repository.performRawRequest(
@@ -54,10 +55,12 @@ struct RepositoryTLSRequirementsTests {
         // Then
         let dropped = try #require(elsewhere.json?["headers"])
         #expect(dropped["Authorization"] == nil && dropped["X-Api-Key"] == nil && dropped["X-Auth-Token"] == nil)
+        #expect(dropped["X-Functions-Key"] == nil)
         #expect(dropped["X-Trace"]?.stringValue == "trace-1")
         let kept = try #require(samePlace.json?["headers"])
         #expect(kept["Authorization"] == nil)
         #expect(kept["X-Api-Key"]?.stringValue == "k-123" && kept["X-Trace"]?.stringValue == "trace-1")
+        #expect(kept["X-Functions-Key"]?.stringValue == "f-789")
     }
 
     @Test("With an https API, a call that needs the session and goes over plain http to the same host is refused")

@@ -11,6 +11,8 @@ struct RedactionTests {
             ("access_token", true), ("X-Refresh-Token", true), ("client_secret", true), ("Password", true),
             ("Authorization", true), ("Set-Cookie", true), ("X-API-Key", true), ("apikey", true), ("sessionId", true),
             ("signature", true), ("passwd", true), ("title", false), ("Accept", false), ("user", false), ("page", false),
+            ("X-Functions-Key", true), ("X-Master-Key", true), ("X-Auth-Key", true), ("auth_key", true),
+            ("Idempotency-Key", false), ("sort_key", false), ("X-Request-Id", false), ("monkey", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)
