@@ -32,7 +32,11 @@ struct OfflineJournalTests {
             try await journal.append([.done(items[1].id), .done(items[3].id)])
         }
         let reopened = try OfflineJournal(folder: folder)
-        #expect(try reopened.load() == [items[0], items[2], items[4]])
+        let loaded = try reopened.loadMeasured()
+        #expect(loaded.map(\.item) == [items[0], items[2], items[4]])
+        // Each item is measured by its record, as the queue admitted it.
+        #expect(try loaded.map(\.bytes) == [items[0], items[2], items[4]].map { try Self.frame($0).count })
+        #expect(try OfflineJournal.framed(.add(items[0])).frame.count == Self.frame(items[0]).count)
     }
 
     @Test("A journal closed right after an append releases its lock at once: reopening never finds it taken")

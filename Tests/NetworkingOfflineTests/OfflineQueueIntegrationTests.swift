@@ -24,15 +24,15 @@ struct OfflineQueueIntegrationTests {
 
     static func setUp(
         queuedStatusCodes: Set<Int> = [], batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
-        reports: ReportLog? = nil
+        maximumBytes: Int = 64 * 1024 * 1024, reports: ReportLog? = nil
     ) async throws -> Setup {
         let base = try OfflineTestServers.apiURL()
         let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
         let folder = try temporaryFolder()
         let queue = try OfflineQueue(
             OfflineQueue.Configuration(
-                folder: folder, queuedStatusCodes: queuedStatusCodes, othersRequests: othersRequests, retryDelay: 3600, batch: batch,
-                onFlush: { report in reports?.record(report) }))
+                folder: folder, maximumBytes: maximumBytes, queuedStatusCodes: queuedStatusCodes, othersRequests: othersRequests,
+                retryDelay: 3600, batch: batch, onFlush: { report in reports?.record(report) }))
         var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
         configuration.interceptors = [queue]
         let session = SessionManager<APIUser>()
@@ -144,6 +144,41 @@ struct OfflineQueueIntegrationTests {
             #expect(echo["method"] == "POST" && echo["json"]?["n"] == .int(status), "\(echo)")
         }
         #expect(try await setup.queue.outcome(of: prg.ticket).get().json?["method"] == "GET")
+    }
+
+    @Test("A write that would take the queue over its bytes is not kept, and the call says so; a smaller one still fits")
+    func maximumBytes() async throws {
+        let setup = try await Self.setUp(maximumBytes: 4096)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        let first = await setup.queue.perform(
+            setup.repository.note(setup.stream, ["n": 1, "text": String(repeating: "a", count: 1000)]), with: setup.repository)
+        guard case .queued = first else {
+            Issue.record("expected queued, got \(first)")
+            return
+        }
+        let large = await setup.queue.perform(
+            setup.repository.note(setup.stream, ["n": 2, "text": String(repeating: "b", count: 3000)]), with: setup.repository)
+        guard case .failed(let error) = large, let full = error.customError(as: OfflineQueueFull.self),
+            case .bytes(let maximum, let request) = full.limit
+        else {
+            Issue.record("expected offlineQueueFull for its bytes, got \(large)")
+            return
+        }
+        #expect(maximum == 4096 && request > 3000)
+        #expect(error.description.contains("over its maximum of 4096 bytes"), "\(error.description)")
+        #expect(error.context?.request.url.path.hasSuffix("/journal/\(setup.stream)") == true)
+        let small = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 3]), with: setup.repository)
+        guard case .queued = small else {
+            Issue.record("a small write still fits, got \(small)")
+            return
+        }
+        #expect(setup.queue.count == 2)
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 2 && report.remaining == 0)
+        let journal = try await setup.direct.journal(setup.stream)
+        #expect(journal.entries.map { $0.body["n"] } == [1, 3])
     }
 
     @Test("A 503 is kept when asked; while items wait, a new write waits behind them")

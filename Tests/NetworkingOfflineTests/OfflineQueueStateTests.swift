@@ -13,12 +13,44 @@ struct OfflineQueueStateTests {
     func capacity() {
         var state = OfflineQueueState(capacity: 2)
         let result1 = state.admit(a)
-        #expect(result1)
+        #expect(result1 == nil)
         let result2 = state.admit(b)
-        #expect(result2)
+        #expect(result2 == nil)
         let result3 = state.admit(anyone)
-        #expect(!result3)
+        #expect(result3 == .count)
         #expect(state.items == [a, b])
+    }
+
+    @Test("Requests wait up to the bytes they may take together; one that would go over is refused, a smaller one fits")
+    func maximumBytes() {
+        var state = OfflineQueueState(capacity: 10, maximumBytes: 100)
+        let big = OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 60)
+        let tooBig = OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 50)
+        let small = OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 40)
+        let huge = OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 101)
+        let first = state.admit(big)
+        let second = state.admit(tooBig)
+        let third = state.admit(small)
+        #expect(first == nil && second == .bytes && third == nil)
+        #expect(state.items == [big, small])
+        // Once one leaves, there is room again; one over the whole limit never fits.
+        _ = state.remove(big.id)
+        let again = state.admit(tooBig)
+        #expect(again == nil)
+        _ = state.remove(tooBig.id)
+        _ = state.remove(small.id)
+        let alone = state.admit(huge)
+        #expect(alone == .bytes)
+    }
+
+    @Test("Requests restored over the limits all wait; new ones wait for room")
+    func restoredOverTheLimits() {
+        var state = OfflineQueueState(capacity: 10, maximumBytes: 100)
+        let restored = (0..<3).map { _ in OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 80) }
+        state.restore(restored)
+        #expect(state.items == restored)
+        let refused = state.admit(OfflineQueueState.Item(id: UUID(), user: "ann", bytes: 1))
+        #expect(refused == .bytes)
     }
 
     @Test("A flush sends the user's requests and nobody's, in order, one flush at a time")

@@ -97,22 +97,29 @@ final class OfflineJournal: @unchecked Sendable {
 
     /// The live items, in order, from the log (a torn tail is cut off).
     func load() throws(OfflineQueueError) -> [OfflineItem] {
+        try loadMeasured().map(\.item)
+    }
+
+    /// The live items, in order, each with the size of its record: what it costs the queue.
+    func loadMeasured() throws(OfflineQueueError) -> [(item: OfflineItem, bytes: Int)] {
         let data: Data
         do {
             data = try Data(contentsOf: logURL)
         } catch {
             throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
         }
-        let (items, validLength, count) = Self.read(data)
+        let (items, validLength, count, bytes) = Self.read(data)
         size = Int64(data.count)
         if validLength < data.count { cut(to: Int64(validLength)) }
         records = count
         live = items
-        return items
+        return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
-    /// The live items a log holds, the length of its valid records, and their number.
-    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int) {
+    /// The live items a log holds, the length of its valid records, their number, and the size
+    /// of each live item's record.
+    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int]) {
+        var bytes: [UUID: Int] = [:]
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
         var offset = 0
@@ -135,14 +142,17 @@ final class OfflineJournal: @unchecked Sendable {
             case .add(let item)?:
                 if items[item.id] == nil { order.append(item.id) }
                 items[item.id] = item
-            case .done(let id)?: items[id] = nil
+                bytes[item.id] = next - offset
+            case .done(let id)?:
+                items[id] = nil
+                bytes[id] = nil
             case nil: break
             }
             count += 1
             offset = next
             end = next
         }
-        return (order.compactMap { items[$0] }, end, count)
+        return (order.compactMap { items[$0] }, end, count, bytes)
     }
 
     /// The offset of the first intact record after `offset`. A record's payload is a JSON object,
@@ -173,8 +183,29 @@ final class OfflineJournal: @unchecked Sendable {
         read(try Data(contentsOf: folder.appendingPathComponent("queue.log"))).items
     }
 
+    /// A record framed for the log: the queue measures a request by it before keeping it.
+    struct Framed: Sendable {
+        let record: Record
+        let frame: Data
+    }
+
+    /// Frames a record; throws when it cannot be encoded or is over ``maximumRecordSize``.
+    static func framed(_ record: Record) throws(OfflineQueueError) -> Framed {
+        guard let payload = try? JSONEncoder().encode(record), payload.count <= maximumRecordSize else {
+            throw .storage("a request is too large to be kept in the queue")
+        }
+        return Framed(record: record, frame: frame(payload))
+    }
+
     /// Appends records and syncs them to disk before returning.
     func append(_ new: [Record]) async throws(OfflineQueueError) {
+        var framed: [Framed] = []
+        for record in new { framed.append(try Self.framed(record)) }
+        try await append(framed)
+    }
+
+    /// Appends records framed already and syncs them to disk before returning.
+    func append(_ new: [Framed]) async throws(OfflineQueueError) {
         let result: Result<Void, OfflineQueueError> = await withCheckedContinuation { continuation in
             // Unowned: the caller holds the journal while it waits, and a closure still holding it
             // after the resume would delay `deinit`, and with it the lock's release.
@@ -198,15 +229,9 @@ final class OfflineJournal: @unchecked Sendable {
 
     // MARK: - On the queue
 
-    private func write(_ new: [Record]) throws(OfflineQueueError) {
+    private func write(_ new: [Framed]) throws(OfflineQueueError) {
         var bytes = Data()
-        let encoder = JSONEncoder()
-        for record in new {
-            guard let payload = try? encoder.encode(record), payload.count <= Self.maximumRecordSize else {
-                throw .storage("a request is too large to be kept in the queue")
-            }
-            bytes += Self.frame(payload)
-        }
+        for framed in new { bytes += framed.frame }
         do throws(OfflineQueueError) {
             try writeAll(bytes, to: descriptor)
             guard Self.durableSync(descriptor) == 0 else {
@@ -219,8 +244,8 @@ final class OfflineJournal: @unchecked Sendable {
         }
         records += new.count
         size += Int64(bytes.count)
-        for record in new {
-            switch record {
+        for framed in new {
+            switch framed.record {
             case .add(let item): live.append(item)
             case .done(let id): live.removeAll { $0.id == id }
             }

@@ -81,6 +81,12 @@ public final class OfflineQueue: Interceptor {
         public var folder: URL
         /// The most requests kept at once. Default 1000.
         public var capacity: Int
+        /// The most bytes the requests kept at once may take, as the journal writes them (a body
+        /// held in memory as Base64, with the URL and headers; a file body by its path only):
+        /// what the queue keeps in memory and on disk. Default 64 MiB; values below 1 mean 1. A
+        /// request that would go over it is not kept (``OfflineQueueFull``); requests found in the
+        /// journal at start all stay, even over a limit set lower since.
+        public var maximumBytes: Int
         /// Statuses that keep a request instead of failing the call (for example 500 and 503).
         /// Default none: only network failures queue.
         public var queuedStatusCodes: Set<Int>
@@ -115,12 +121,14 @@ public final class OfflineQueue: Interceptor {
 
         /// Creates a configuration; every argument but the folder has the documented default.
         public init(
-            folder: URL, capacity: Int = 1000, queuedStatusCodes: Set<Int> = [], othersRequests: OthersRequests = .keep,
-            retryDelay: TimeInterval = 1, maximumRetryDelay: TimeInterval = 60, batch: (path: String, limit: Int)? = nil,
-            maximumRefusals: Int? = nil, clock: NetworkingClock = .live, onFlush: (@Sendable (FlushReport) -> Void)? = nil
+            folder: URL, capacity: Int = 1000, maximumBytes: Int = 64 * 1024 * 1024, queuedStatusCodes: Set<Int> = [],
+            othersRequests: OthersRequests = .keep, retryDelay: TimeInterval = 1, maximumRetryDelay: TimeInterval = 60,
+            batch: (path: String, limit: Int)? = nil, maximumRefusals: Int? = nil, clock: NetworkingClock = .live,
+            onFlush: (@Sendable (FlushReport) -> Void)? = nil
         ) {
             self.folder = folder
             self.capacity = capacity
+            self.maximumBytes = maximumBytes
             self.queuedStatusCodes = queuedStatusCodes
             self.othersRequests = othersRequests
             self.retryDelay = retryDelay
@@ -203,10 +211,11 @@ public final class OfflineQueue: Interceptor {
     public init(_ configuration: Configuration) throws(OfflineQueueError) {
         self.configuration = configuration
         journal = try OfflineJournal(folder: configuration.folder)
-        let restored = try journal.load()
-        var machine = OfflineQueueState(capacity: configuration.capacity)
-        machine.restore(restored.map { OfflineQueueState.Item(id: $0.id, user: $0.user) })
-        state = Mutex(State(machine: machine, items: Dictionary(restored.map { ($0.id, $0) }, uniquingKeysWith: { $1 })))
+        let restored = try journal.loadMeasured()
+        var machine = OfflineQueueState(capacity: configuration.capacity, maximumBytes: configuration.maximumBytes)
+        machine.restore(restored.map { OfflineQueueState.Item(id: $0.item.id, user: $0.item.user, bytes: $0.bytes) })
+        state = Mutex(
+            State(machine: machine, items: Dictionary(restored.map { ($0.item.id, $0.item) }, uniquingKeysWith: { $1 })))
     }
 
     deinit {
@@ -321,19 +330,26 @@ public final class OfflineQueue: Interceptor {
 
     /// Admits and journals an item.
     private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
-        let admitted = state.withLock { state -> Bool in
+        // Framed first: its record's size is what it takes in the queue.
+        guard let framed = try? OfflineJournal.framed(.add(item)) else { throw failure }
+        let refusal = state.withLock { state -> OfflineQueueState.Limit? in
             // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
-            guard state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false)) else { return false }
-            state.items[item.id] = item
-            return true
+            let refusal = state.machine.admit(
+                OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count))
+            if refusal == nil { state.items[item.id] = item }
+            return refusal
         }
-        guard admitted else {
+        if let refusal {
+            let limit: OfflineQueueFull.Limit =
+                switch refusal {
+                case .count: .requests(configuration.capacity)
+                case .bytes: .bytes(configuration.maximumBytes, request: framed.frame.count)
+                }
             throw .customError(
-                name: "offlineQueueFull", error: OfflineQueueFull(capacity: configuration.capacity),
-                context: ErrorContext(request: item.request.summary))
+                name: "offlineQueueFull", error: OfflineQueueFull(limit: limit), context: ErrorContext(request: item.request.summary))
         }
         do {
-            try await journal.append([.add(item)])
+            try await journal.append([framed])
         } catch {
             // Not on disk, so not queued: the call fails as it would have without the queue.
             let waiters = state.withLock { state in

@@ -31,13 +31,29 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
 
 /// A call the offline queue would have kept, but it is full: the request was not kept.
 public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
-    /// The queue's capacity.
-    public let capacity: Int
+    /// Which of the queue's limits kept the request out.
+    public enum Limit: Sendable, Hashable {
+        /// The queue holds its ``OfflineQueue/Configuration/capacity`` of requests.
+        case requests(Int)
+        /// With the request (its size as kept), the queue would hold more than its
+        /// ``OfflineQueue/Configuration/maximumBytes``.
+        case bytes(Int, request: Int)
+    }
+
+    /// The limit reached.
+    public let limit: Limit
 
     public var name: String { "offlineQueueFull" }
 
-    /// Says the request was not kept because the queue is full.
-    public var explanation: String? { "failed and was not queued offline: the queue holds its maximum of \(capacity) requests." }
+    /// Says the request was not kept because the queue is full, and which limit it reached.
+    public var explanation: String? {
+        switch limit {
+        case .requests(let capacity):
+            "failed and was not queued offline: the queue holds its maximum of \(capacity) requests."
+        case .bytes(let maximum, let request):
+            "failed and was not queued offline: at \(request) bytes it would take the queue over its maximum of \(maximum) bytes."
+        }
+    }
 }
 
 /// Stands for one queued request, to await how it ends.

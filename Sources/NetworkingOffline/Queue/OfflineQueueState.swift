@@ -8,7 +8,9 @@ import Foundation
 /// The rules:
 /// - Requests wait in the order they were queued, each for the user that queued it (`nil`: a
 ///   request that needs no session).
-/// - At most ``capacity`` requests wait; one more is refused.
+/// - At most ``capacity`` requests wait, of at most ``maximumBytes`` together (each measured by
+///   its journal record); one more, or one that would go over, is refused. Requests restored from
+///   the journal all wait, even over the limits (set lower since): nothing stored is lost.
 /// - A request admitted is sent only once it is stored (its journal record is on disk): a flush
 ///   sends the requests before the first one not stored yet, never one that a crash could lose
 ///   after the server got it.
@@ -26,6 +28,16 @@ struct OfflineQueueState: Sendable, Hashable {
         let id: UUID
         let user: String?
         var isStored = true
+        /// What it takes: the size of its journal record.
+        var bytes = 0
+    }
+
+    /// The limit that kept a request out.
+    enum Limit: Sendable, Hashable {
+        /// ``capacity`` requests wait already.
+        case count
+        /// With it, the requests waiting would take more than ``maximumBytes``.
+        case bytes
     }
 
     /// How a sent request ended.
@@ -40,21 +52,28 @@ struct OfflineQueueState: Sendable, Hashable {
 
     /// The most requests that may wait.
     let capacity: Int
+    /// The most bytes the requests waiting may take together.
+    let maximumBytes: Int
     private(set) var items: [Item] = []
     private(set) var isFlushing = false
     /// Flushes in a row that stopped on a deferred request.
     private(set) var stoppedFlushes = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, maximumBytes: Int = .max) {
         self.capacity = max(1, capacity)
+        self.maximumBytes = max(1, maximumBytes)
     }
 
     /// Queues a request (one admitted before its record is on disk has `isStored` false until
-    /// ``stored(_:)``); `false` when the queue is full.
-    mutating func admit(_ item: Item) -> Bool {
-        guard items.count < capacity else { return false }
+    /// ``stored(_:)``); `nil` when admitted, else the limit that keeps it out.
+    mutating func admit(_ item: Item) -> Limit? {
+        guard items.count < capacity else { return .count }
+        // Summed in 64 bits: restored requests may already be over the limit, and on a 32-bit
+        // platform a thousand large ones would overflow an `Int`.
+        let waiting = items.reduce(Int64(0)) { $0 + Int64($1.bytes) }
+        guard waiting + Int64(item.bytes) <= Int64(maximumBytes) else { return .bytes }
         items.append(item)
-        return true
+        return nil
     }
 
     /// Marks an admitted request as stored: flushes may send it now.
