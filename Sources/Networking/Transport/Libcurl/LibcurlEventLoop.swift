@@ -61,11 +61,14 @@
 
         /// Creates the multi handle and starts the loop thread (none when libcurl cannot start;
         /// every transfer then fails with a clear error).
-        init(spinning: Bool = true) {
+        init(spinning: Bool = true, maximumConnectionsPerHost: Int? = nil) {
             spinPolicy = LibcurlSpinPolicy(enabled: spinning)
             multi = LibcurlGlobal.isInitialized ? curl_multi_init() : nil
             guard let multi else { return }
             _ = networking_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize)
+            if let maximumConnectionsPerHost {
+                _ = networking_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+            }
             _ = networking_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, networking_curl_pipe_multiplex)
             let thread = Thread { [self] in run() }
             thread.name = "Networking.LibcurlEventLoop"

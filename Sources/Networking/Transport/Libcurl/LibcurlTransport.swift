@@ -9,7 +9,9 @@
     /// - One event-loop thread per instance drives every transfer through one libcurl multi
     ///   handle (no thread per request); connections, TLS sessions (not those made with a client
     ///   certificate) and DNS answers are reused; a ``ClientCertificate`` is presented, PEM or PKCS#12.
-    /// - HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 on plain `http`.
+    /// - HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 on plain `http`. Requests
+    ///   sent at once over TLS wait for the first connection's handshake, so that on HTTP/2 they
+    ///   share it; ``maximumConnectionsPerHost`` caps the connections to one host.
     /// - Responses in gzip, deflate, brotli or zstd are decoded.
     /// - Request bodies are sent from the request's `Data` without another copy; response bodies
     ///   grow from the announced `Content-Length` without quadratic copying.
@@ -120,6 +122,17 @@
         /// A socket file that does not exist, or that nothing listens on, fails with
         /// ``NetworkFailure/connectionRefused``.
         public let unixSocket: URL?
+        /// The most connections open at once to one host and port (or to the proxy), or `nil`
+        /// for no limit (the default).
+        ///
+        /// Requests beyond it wait for a connection to be free, in the order they were sent, as
+        /// with `URLSessionConfiguration.httpMaximumConnectionsPerHost` or AsyncHTTPClient's
+        /// connection pool: a burst of a thousand calls to one backend opens this many
+        /// connections, not a thousand. HTTP/2 requests share one connection anyway. The wait
+        /// counts in the request's timeout; with libcurl 7.88 (Debian 12, tested) not in
+        /// ``connectTimeout``, but libcurl's manual warns that later versions may count it there
+        /// too: give such a transport a `connectTimeout` that covers the waits you expect.
+        public let maximumConnectionsPerHost: Int?
 
         /// The loop thread as a task executor: tasks that prefer it run their code on the loop
         /// thread between two passes over the sockets, so a request they send starts without
@@ -161,10 +174,13 @@
         ///     apply; default `true`. `false` connects directly whatever the environment says.
         ///   - unixSocket: the Unix domain socket (a file URL) every connection goes to instead of
         ///     the URL's host and port; default none (see ``unixSocket``).
+        ///   - maximumConnectionsPerHost: the most connections open at once to one host; default
+        ///     none (see ``maximumConnectionsPerHost``). Values below 1 become 1.
         public init(
             maximumResponseSize: Int = LibcurlTransport.defaultMaximumResponseSize, maximumRedirects: Int = 10,
             connectTimeout: TimeInterval = 10, maximumResponseHeadSize: Int = 256 * 1024, spinsWhenSequential: Bool = true,
-            proxy: ProxyServer? = nil, readsProxyEnvironment: Bool = true, unixSocket: URL? = nil
+            proxy: ProxyServer? = nil, readsProxyEnvironment: Bool = true, unixSocket: URL? = nil,
+            maximumConnectionsPerHost: Int? = nil
         ) {
             self.maximumResponseSize = max(1, maximumResponseSize)
             self.maximumRedirects = max(0, maximumRedirects)
@@ -177,7 +193,8 @@
             self.unixSocket = unixSocket
             unixSocketProblem = unixSocket.flatMap { Self.problem(unixSocket: $0, proxy: proxy) }
             redirectPolicy = RedirectPolicy(maximumRedirects: self.maximumRedirects)
-            loop = LibcurlEventLoop(spinning: spinsWhenSequential)
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost.map { max(1, $0) }
+            loop = LibcurlEventLoop(spinning: spinsWhenSequential, maximumConnectionsPerHost: self.maximumConnectionsPerHost)
         }
 
         deinit {

@@ -18,6 +18,48 @@
             #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 1)
         }
 
+        @Test("Requests sent at once to an HTTP/2 server share the one connection the first opens")
+        func burstSharesOneHTTP2Connection() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport()
+            let request = try Wire.request(
+                servers.h2URL + "/protocol", security: TransportSecurity(certificateAuthorityFile: servers.caFile))
+            let protocols = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { (try? await Wire.response(request, over: transport)).map { String(decoding: $0.body, as: UTF8.self) } }
+                }
+                return await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(protocols.allSatisfy { $0 == "HTTP/2.0" }, "\(protocols)")
+            // Before the first connection knew it could multiplex, each opened one of its own.
+            #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 1)
+            // An HTTP/1.1 server over TLS: the burst waits for the first handshake, then opens more.
+            let slow = try Wire.request(
+                servers.apiTLSURL + "/slow?seconds=0.2", security: TransportSecurity(certificateAuthorityFile: servers.caFile))
+            let statuses = await withTaskGroup(of: Int?.self) { group in
+                for _ in 0..<4 { group.addTask { try? await Wire.response(slow, over: transport).statusCode } }
+                return await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200, 200])
+            #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 5)
+        }
+
+        @Test("With a connection limit, requests beyond it wait for a free connection, longer than the connect timeout")
+        func connectionLimit() async throws {
+            let servers = try TestServers.require()
+            let transport = LibcurlTransport(connectTimeout: 0.3, maximumConnectionsPerHost: 2)
+            let slow = try Wire.request(servers.apiURL + "/slow?seconds=0.6", timeout: 10)
+            let started = ContinuousClock.now
+            let statuses = await withTaskGroup(of: Int?.self) { group in
+                for _ in 0..<6 { group.addTask { try? await Wire.response(slow, over: transport).statusCode } }
+                return await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 6))
+            #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 2)
+            // Three rounds of two: the last waited well past the connect timeout, and did not fail for it.
+            #expect(ContinuousClock.now - started >= .seconds(1.8))
+        }
+
         @Test("A pooled handle carries nothing from one request to the next (a plain GET's handle skips curl_easy_reset)")
         func pooledHandleCarriesNothingOver() async throws {
             let servers = try TestServers.require()
