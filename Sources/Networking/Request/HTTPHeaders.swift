@@ -72,6 +72,18 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence, ExpressibleByD
     /// Whether a field with this name is present.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// The `Age` field in seconds: how long a cache on the way held the response (RFC 9111 §5.1).
+    /// The first value when it is a non-negative integer, capped at 2³¹ seconds as the RFC asks of
+    /// larger ones; `nil` when absent or not such a number. Time counted from the response's
+    /// `Date` adds it: the retry step does for a `Retry-After` date, a response cache for freshness.
+    public var age: Double? {
+        guard let field = self["Age"] else { return nil }
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let first = (field.split(separator: ",").first ?? "").drop(while: blank).reversed().drop(while: blank).reversed()
+        guard !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+        return first.count > 10 ? 2_147_483_648 : Swift.min(Double(String(first)) ?? 0, 2_147_483_648)
+    }
+
     /// Returns these headers with every field of `other` set on top (the other's values win).
     public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
         var result = self

@@ -125,8 +125,7 @@ public struct RetryPolicy: Sendable {
     public static func retryAfter(in response: TransportResponse, now: Date) -> TimeInterval? {
         guard let value = response.headers["Retry-After"] else { return nil }
         let sent = response.headers["Date"].flatMap { HTTPDate.date(from: $0, now: now) }
-        let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { TimeInterval(max(0, $0)) }
-        return retryAfter(value, now: sent.map { $0 + (age ?? 0) } ?? now)
+        return retryAfter(value, now: sent.map { $0 + (response.headers.age ?? 0) } ?? now)
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds, or an HTTP date (IMF-fixdate,

@@ -30,7 +30,7 @@ struct Freshness: Sendable, Hashable {
     /// at `responseDate`, at `now`.
     init(headers: HTTPHeaders, directives: CacheControl, requestDate: Date, responseDate: Date, now: Date) {
         self.init(
-            dates: HeaderDates(headers, receivedAt: responseDate), ageValue: Self.ageValue(headers), directives: directives,
+            dates: HeaderDates(headers, receivedAt: responseDate), ageValue: headers.age, directives: directives,
             requestDate: requestDate, responseDate: responseDate, now: now)
     }
 
@@ -58,13 +58,6 @@ struct Freshness: Sendable, Hashable {
         }
     }
 
-    /// The `Age` field's first value when it is a non-negative integer (§5.1); `nil` otherwise.
-    static func ageValue(_ headers: HTTPHeaders) -> TimeInterval? {
-        guard let field = headers["Age"] else { return nil }
-        let first = String(field.split(separator: ",").first ?? "").trimmingWhitespace()
-        guard !first.isEmpty, first.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        return first.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(first) ?? 0, 2_147_483_648)
-    }
 }
 
 /// The `Date` and `Expires` fields of a response, parsed once.

@@ -52,7 +52,7 @@ struct CacheEntry: Sendable, Hashable {
         self.vary = vary
         directives = CacheControl(headers)
         dates = HeaderDates(headers, receivedAt: responseDate)
-        ageValue = Freshness.ageValue(headers)
+        ageValue = headers.age
     }
 
     /// Fields never stored: cookies a server sets are the session of the moment (credentials,
