@@ -81,7 +81,7 @@ extension AbstractRepository {
             let sink = FileDownloadSink(
                 partialURL: files.partial, resumptionURL: options.resumable ? files.resumptionRecord : nil, requestURL: requestURL,
                 start: start,
-                prefixHasher: try Self.prefixHasher(
+                prefixHasher: try await Self.prefixHasher(
                     options: options, start: start, files: files, request: RequestSummary(method: endpoint.method, url: requestURL)),
                 progress: endpoint.progress)
             var attempt = endpoint
@@ -100,7 +100,7 @@ extension AbstractRepository {
             } catch {
                 // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
                 if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
-                    return try finalize(sink: sink, files: files, options: options, context: context, complete: true)
+                    return try await finalize(sink: sink, files: files, options: options, context: context, complete: true)
                 }
                 if case .restart? = sink.decision {
                     files.removePartial()
@@ -125,7 +125,7 @@ extension AbstractRepository {
                     reason: "the server answered \(response.statusCode) without the file",
                     context: ErrorContext(request: request.summary, response: response))
             }
-            return try finalize(
+            return try await finalize(
                 sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
                 complete: false)
         }
@@ -137,7 +137,7 @@ extension AbstractRepository {
     /// Checks the finished partial file and moves it into place.
     private func finalize(
         sink: FileDownloadSink, files: DownloadFiles, options: DownloadOptions, context: ErrorContext, complete: Bool
-    ) throws(RepositoryError) -> DownloadedFile {
+    ) async throws(RepositoryError) -> DownloadedFile {
         let size: Int64
         var sha256: String?
         if complete {
@@ -147,7 +147,13 @@ extension AbstractRepository {
             }
             size = files.partialSize ?? 0
             if options.expectedSHA256 != nil {
-                guard let whole = files.partialSHA256() else {
+                let whole = await OwnThread.run { cancelled in
+                    files.hashPartial(upTo: size, cancelled: cancelled).map { hasher in
+                        hasher.finalize().map { String(format: "%02x", $0) }.joined()
+                    }
+                }
+                if Task.isCancelled { throw .cancelled(context) }
+                guard let whole else {
                     throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be read to check it"), context)
                 }
                 sha256 = whole
@@ -182,10 +188,12 @@ extension AbstractRepository {
     /// With a checksum: a hasher that has seen the kept partial file's bytes (resuming) or nothing.
     private static func prefixHasher(
         options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles, request: RequestSummary
-    ) throws(RepositoryError) -> SHA256? {
+    ) async throws(RepositoryError) -> SHA256? {
         guard options.expectedSHA256 != nil else { return nil }
         guard case .resume(let from, _, _) = start else { return SHA256() }
-        guard let hasher = files.hashPartial(upTo: from) else {
+        let hasher = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
+        if Task.isCancelled { throw .cancelled(ErrorContext(request: request)) }
+        guard let hasher else {
             throw .downloadFailed(
                 .fileSystem("the partial file \(files.partial.path) could not be read"),
                 ErrorContext(request: request))
@@ -325,22 +333,21 @@ struct DownloadFiles: Sendable {
     func syncPartial() -> Bool { POSIX.synchronize(partial.path) }
 
     /// A hasher that has seen the partial file's first `count` bytes, or `nil` when it cannot be read.
-    func hashPartial(upTo count: Int64) -> SHA256? {
+    ///
+    /// Reads for as long as the file is large: call it on a thread of its own (``OwnThread``),
+    /// which stops it, with `nil`, once `cancelled` is set.
+    func hashPartial(upTo count: Int64, cancelled: CancelFlag) -> SHA256? {
         guard let handle = try? FileHandle(forReadingFrom: partial) else { return nil }
         defer { try? handle.close() }
         var hasher = SHA256()
         var remaining = count
         while remaining > 0 {
+            if cancelled.isSet { return nil }
             guard let chunk = try? handle.read(upToCount: Int(min(remaining, 1 << 20))), !chunk.isEmpty else { return nil }
             chunk.withUnsafeBytes { hasher.update(buffer: $0) }
             remaining -= Int64(chunk.count)
         }
         return hasher
-    }
-
-    /// The hex SHA-256 of the whole partial file.
-    func partialSHA256() -> String? {
-        hashPartial(upTo: partialSize ?? 0).map { hasher in hasher.finalize().map { String(format: "%02x", $0) }.joined() }
     }
 }
 

@@ -49,17 +49,7 @@ enum BodyDigester {
     }
 
     private static func hashOnOwnThread(_ body: RequestBody, digests: ContentDigests) async throws(TransportError) -> (MD5, SHA256) {
-        let cancelled = CancelFlag()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<(MD5, SHA256), TransportError>, Never>) in
-                Thread.detachNewThread {
-                    continuation.resume(returning: hash(body, digests: digests, cancelled: cancelled))
-                }
-            }
-        } onCancel: {
-            cancelled.set()
-        }
-        return try result.get()
+        try await OwnThread.run { cancelled in hash(body, digests: digests, cancelled: cancelled) }.get()
     }
 
     /// Hashes the body piece by piece; a cancelled call stops it between pieces, so a large file
@@ -91,13 +81,4 @@ enum BodyDigester {
             }
         }
     }
-}
-
-/// Tells the hashing thread that its call was cancelled.
-private final class CancelFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    var isSet: Bool { flag.load(ordering: .relaxed) }
-
-    func set() { flag.store(true, ordering: .relaxed) }
 }
