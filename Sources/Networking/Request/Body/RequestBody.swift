@@ -33,11 +33,12 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         RequestBody(source: .segments([.data(data)]))
     }
 
-    /// A file, or `length` bytes of it from `offset` (the rest of the file when `length` is `nil`),
-    /// read as it is sent. The file must be a regular file (not a pipe or a device) and hold those
-    /// bytes when the request is sent, or the request fails with ``TransportError/invalidRequest(_:)``.
+    /// A file, or `length` bytes of it from `offset` (the rest of the file when `length` is `nil`
+    /// or negative; a negative `offset` means 0, as in a stored body), read as it is sent. The
+    /// file must be a regular file (not a pipe or a device) and hold those bytes when the request
+    /// is sent, or the request fails with ``TransportError/invalidRequest(_:)``.
     public static func file(_ url: URL, offset: Int64 = 0, length: Int64? = nil) -> RequestBody {
-        RequestBody(source: .segments([.file(url, offset: max(0, offset), length: length.map { max(0, $0) } ?? -1)]))
+        RequestBody(source: .segments([.file(url, offset: max(0, offset), length: length.map { $0 < 0 ? -1 : $0 } ?? -1)]))
     }
 
     /// A `multipart/form-data` form; send it with its ``MultipartFormData/contentType``.

@@ -21,7 +21,7 @@ struct RequestBodyRangeTests {
         return try JSONDecoder().decode(RequestBody.self, from: Data(text.utf8))
     }
 
-    @Test("A stored negative offset means 0, a negative length the rest of the file")
+    @Test("A negative offset means 0, a negative length the rest of the file: stored or given in code alike")
     func negativeNumbersAreClamped() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -29,6 +29,10 @@ struct RequestBodyRangeTests {
         let body = try stored(file: file, offset: "-9223372036854775808", length: "-5")
         #expect(body == .file(file))
         #expect(body.length == 5)
+        let given = RequestBody.file(file, offset: -3, length: -1)
+        #expect(given == body)
+        #expect(try readAll(given).get() == Data("hello".utf8))
+        #expect(RequestBody.file(file, offset: 1, length: .min).length == 4)
     }
 
     @Test("Ranges or sums past Int64.max fail to send (a sum's length is unknown), never trap")
