@@ -28,7 +28,9 @@ extension ResponseCache {
         /// The largest body stored, in bytes; larger answers pass through unstored. Default 5 MiB.
         public var maximumBodyBytes: Int
         /// Whether each file is `fsync`ed before it is renamed into place, and its folder after,
-        /// so that a power loss keeps either the old entry or the new one. Default `true`. Without
+        /// so that a power loss keeps either the old entry or the new one; and whether the folder
+        /// is synced after invalidations and ``ResponseCache/removeEntries(for:)``, so that what
+        /// they removed stays removed. Default `true`. Without
         /// it a crash of the machine (not of the process) may leave a damaged file, which is
         /// detected by its checksum and dropped.
         public var synchronizesDiskWrites: Bool

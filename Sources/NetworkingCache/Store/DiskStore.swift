@@ -122,6 +122,11 @@ final class DiskStore: Sendable {
 
     /// Removes every file whose name `matches` — found by listing the folder, so files other
     /// processes wrote go too — and returns how many there were.
+    ///
+    /// These are invalidations and a user's answers removed for good: with `synchronizesWrites`
+    /// the folder is synced after them, so that a power loss does not bring back an answer a
+    /// write made stale, or one user's answers after their logout. (Evictions are not synced: an
+    /// evicted answer that comes back is only older.)
     @discardableResult
     func removeAll(where matches: (StoreName) -> Bool) -> Int {
         var removed = 0
@@ -130,6 +135,7 @@ final class DiskStore: Sendable {
             discard(name, file: path + "/" + file)
             removed += 1
         }
+        if removed > 0, synchronizesWrites { EntryFiles.synchronizeFolder(path) }
         return removed
     }
 

@@ -104,14 +104,17 @@ enum EntryFiles {
             unlink(temporary)
             return false
         }
-        if synchronize {
-            let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if directory >= 0 {
-                fsync(directory)
-                close(directory)
-            }
-        }
+        if synchronize { synchronizeFolder(folder) }
         return true
+    }
+
+    /// Syncs a folder, so that the names made, replaced or removed in it reach the disk.
+    static func synchronizeFolder(_ folder: String) {
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
     }
 
     /// Removes the file at `path`, if it exists.
