@@ -148,7 +148,7 @@ struct OfflineQueueIntegrationTests {
 
     @Test("A write that would take the queue over its bytes is not kept, and the call says so; a smaller one still fits")
     func maximumBytes() async throws {
-        let setup = try await Self.setUp(maximumBytes: 4096)
+        let setup = try await Self.setUp(queuedStatusCodes: [503], maximumBytes: 4096)
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         setup.proxy.goDown()
         let first = await setup.queue.perform(
@@ -179,6 +179,17 @@ struct OfflineQueueIntegrationTests {
         #expect(report.delivered.count == 2 && report.remaining == 0)
         let journal = try await setup.direct.journal(setup.stream)
         #expect(journal.entries.map { $0.body["n"] } == [1, 3])
+        // A 503 the queue would keep, but too large: the error still carries the server's answer.
+        let refused = await setup.queue.perform(
+            Endpoint<Void>(
+                .post, "journal/\(setup.stream)", parameters: ["n": 4, "text": String(repeating: "c", count: 5000)],
+                query: ["fail": 503]),
+            with: setup.repository)
+        guard case .failed(let tooLarge) = refused, tooLarge.customError(as: OfflineQueueFull.self) != nil else {
+            Issue.record("expected offlineQueueFull, got \(refused)")
+            return
+        }
+        #expect(tooLarge.context?.response?.statusCode == 503)
     }
 
     @Test("A 503 is kept when asked; while items wait, a new write waits behind them")

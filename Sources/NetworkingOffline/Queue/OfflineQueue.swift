@@ -345,8 +345,10 @@ public final class OfflineQueue: Interceptor {
                 case .count: .requests(configuration.capacity)
                 case .bytes: .bytes(configuration.maximumBytes, request: framed.frame.count)
                 }
+            // With the answer that made it a candidate (a 503 the queue keeps), when there was one.
             throw .customError(
-                name: "offlineQueueFull", error: OfflineQueueFull(limit: limit), context: ErrorContext(request: item.request.summary))
+                name: "offlineQueueFull", error: OfflineQueueFull(limit: limit),
+                context: ErrorContext(request: item.request.summary, response: failure.context?.response))
         }
         do {
             try await journal.append([framed])
