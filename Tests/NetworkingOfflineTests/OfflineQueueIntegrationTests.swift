@@ -157,15 +157,17 @@ struct OfflineQueueIntegrationTests {
             Issue.record("expected queued, got \(first)")
             return
         }
+        // Small enough alone, too large beside the first.
         let large = await setup.queue.perform(
-            setup.repository.note(setup.stream, ["n": 2, "text": String(repeating: "b", count: 3000)]), with: setup.repository)
+            setup.repository.note(setup.stream, ["n": 2, "text": String(repeating: "b", count: 2000)]), with: setup.repository)
         guard case .failed(let error) = large, let full = error.customError(as: OfflineQueueFull.self),
             case .bytes(let maximum, let request) = full.limit
         else {
             Issue.record("expected offlineQueueFull for its bytes, got \(large)")
             return
         }
-        #expect(maximum == 4096 && request > 3000)
+        #expect(maximum == 4096 && request > 2000 && request < 4096)
+        #expect(full.capacity == 1000)
         #expect(error.description.contains("over its maximum of 4096 bytes"), "\(error.description)")
         #expect(error.context?.request.url.path.hasSuffix("/journal/\(setup.stream)") == true)
         let small = await setup.queue.perform(setup.repository.note(setup.stream, ["n": 3]), with: setup.repository)
@@ -177,8 +179,18 @@ struct OfflineQueueIntegrationTests {
         try setup.proxy.comeUp()
         let report = await setup.queue.flush()
         #expect(report.delivered.count == 2 && report.remaining == 0)
-        let journal = try await setup.direct.journal(setup.stream)
-        #expect(journal.entries.map { $0.body["n"] } == [1, 3])
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3])
+        // Alone in the queue, the same write fits.
+        setup.proxy.goDown()
+        let alone = await setup.queue.perform(
+            setup.repository.note(setup.stream, ["n": 2, "text": String(repeating: "b", count: 2000)]), with: setup.repository)
+        guard case .queued = alone else {
+            Issue.record("alone it fits, got \(alone)")
+            return
+        }
+        try setup.proxy.comeUp()
+        #expect(await setup.queue.flush().delivered.count == 1)
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3, 2])
         // A 503 the queue would keep, but too large: the error still carries the server's answer.
         let refused = await setup.queue.perform(
             Endpoint<Void>(

@@ -4,7 +4,8 @@ public struct ErrorContext: Sendable, Hashable {
     public let request: RequestSummary
     /// What the server sent, or `nil` when no response arrived.
     public let response: TransportResponse?
-    /// How many times the request was sent, retries included (1 when it was not retried).
+    /// How many times the request was sent, retries included (1 when it was not retried; 0 when
+    /// it was never sent, as for a call whose task was cancelled before it started).
     public internal(set) var attempts: Int
 
     /// Creates a context.

@@ -66,7 +66,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return
                 "\(context.request) was refused: certificate pinning was asked for, but \(transport) cannot check pins. Nothing was sent."
         case .cancelled(let context):
-            return context.map { "\($0.request) was cancelled." } ?? "The request was cancelled before it was sent."
+            guard let context else { return "The request was cancelled before it was sent." }
+            return context.attempts == 0 ? "\(context.request) was cancelled before it was sent." : "\(context.request) was cancelled."
         case .invalidResponse(let reason, let context):
             return "\(context.request) received an invalid response: \(reason)."
         case .downloadFailed(let failure, let context):

@@ -65,9 +65,10 @@ public enum RepositoryError: Error, Sendable {
     case pinningFailed(host: String, context: ErrorContext)
     /// Pinning was asked for, but the transport in use cannot check pins.
     case pinningUnsupported(transport: String, context: ErrorContext)
-    /// The calling task was cancelled. The context names the request, one never sent when the
-    /// task was cancelled before the call; it is `nil` when there is no request to name (the
-    /// endpoint does not form one, or a wait that is not a request, such as for an offline outcome).
+    /// The calling task was cancelled. The context names the request — one never sent, with
+    /// ``ErrorContext/attempts`` 0, when the task was cancelled before the call; it is `nil` when
+    /// there is no request to name (the endpoint does not form one, or a wait that is not a
+    /// request, such as for an offline outcome).
     case cancelled(ErrorContext?)
     /// The answer cannot be used, as the reason says: not valid HTTP (a malformed or oversize
     /// response head, broken chunked framing, a body that does not decode with its content

@@ -3,9 +3,10 @@ import Foundation
 /// Keeps credentials out of error descriptions, logs and decoding reports.
 ///
 /// A name is secret when, lower-cased, it contains one of ``builtInFragments`` (so `access_token`,
-/// `X-Refresh-Token` and `client_secret` all are), equals one of ``builtInNames`` or of the
-/// extra ``secretFields``, or is a custom field ending in `-key` (`X-Functions-Key`,
-/// `X-Master-Key`; a plain `sort_key` or `Idempotency-Key` is not).
+/// `X-Refresh-Token`, `client_secret` and `X-Functions-Key` all are), or equals one of
+/// ``builtInNames`` or of the extra ``secretFields``. Keys are named one by one: a rule for any
+/// `X-…-Key` would take in `X-Idempotency-Key`, which a redirect must keep and a response cache
+/// must not key on.
 /// Secret header values, query values and JSON members are replaced by `<redacted>`.
 struct Redaction: Sendable {
     static let placeholder = "<redacted>"
@@ -13,6 +14,7 @@ struct Redaction: Sendable {
         "token", "password", "passwd", "passphrase", "pwd", "secret", "authorization", "cookie", "credential",
         "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
         "private-key", "subscription-key", "subscription_key", "signature", "session", "auth_key", "auth-key", "authkey",
+        "functions-key", "master-key", "master_key", "masterkey",
     ]
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
     /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature.)
@@ -32,7 +34,6 @@ struct Redaction: Sendable {
         let lowered = name.lowercased()
         return secretFields.contains(lowered) || Self.builtInNames.contains(lowered)
             || Self.builtInFragments.contains { lowered.contains($0) }
-            || (lowered.hasPrefix("x-") && lowered.hasSuffix("-key"))
     }
 
     /// A header's value for a log: hidden whole when the name is secret; otherwise with the values

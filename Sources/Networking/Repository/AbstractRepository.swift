@@ -202,7 +202,7 @@ open class AbstractRepository: @unchecked Sendable {
     {
         if Task.isCancelled {
             // Still named: the request is built (never sent) so the error says which call it was.
-            throw .cancelled((try? builder.build(endpoint)).map { ErrorContext(request: $0.summary) })
+            throw .cancelled((try? builder.build(endpoint)).map { ErrorContext(request: $0.summary, attempts: 0) })
         }
         let built = try builder.build(endpoint)
         if let problem = pipeline.unhandledOption(in: endpoint.options, name: endpoint.name) {

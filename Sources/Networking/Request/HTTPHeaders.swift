@@ -81,7 +81,8 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence, ExpressibleByD
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         let first = (field.split(separator: ",").first ?? "").drop(while: blank).reversed().drop(while: blank).reversed()
         guard !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
-        return first.count > 10 ? 2_147_483_648 : Swift.min(Double(String(first)) ?? 0, 2_147_483_648)
+        let digits = first.drop { $0 == "0" }
+        return digits.count > 10 ? 2_147_483_648 : Swift.min(Double(String(digits)) ?? 0, 2_147_483_648)
     }
 
     /// Returns these headers with every field of `other` set on top (the other's values win).

@@ -197,6 +197,15 @@ final class OfflineJournal: @unchecked Sendable {
         return Framed(record: record, frame: frame(payload))
     }
 
+    /// Frames a record on the journal's queue: a body of megabytes is encoded (JSON, Base64)
+    /// off Swift's cooperative threads.
+    func framedOffThread(_ record: Record) async throws(OfflineQueueError) -> Framed {
+        let result: Result<Framed, OfflineQueueError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { () throws(OfflineQueueError) in try Self.framed(record) }) }
+        }
+        return try result.get()
+    }
+
     /// Appends records and syncs them to disk before returning.
     func append(_ new: [Record]) async throws(OfflineQueueError) {
         var framed: [Framed] = []

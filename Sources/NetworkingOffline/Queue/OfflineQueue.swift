@@ -331,23 +331,23 @@ public final class OfflineQueue: Interceptor {
     /// Admits and journals an item.
     private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
         // Framed first: its record's size is what it takes in the queue.
-        guard let framed = try? OfflineJournal.framed(.add(item)) else { throw failure }
-        let refusal = state.withLock { state -> OfflineQueueState.Limit? in
+        guard let framed = try? await journal.framedOffThread(.add(item)) else { throw failure }
+        let refusal = state.withLock { state -> OfflineQueueFull? in
             // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
-            let refusal = state.machine.admit(
-                OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count))
-            if refusal == nil { state.items[item.id] = item }
-            return refusal
+            let machine = state.machine
+            switch state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count)) {
+            case nil:
+                state.items[item.id] = item
+                return nil
+            case .count: return OfflineQueueFull(capacity: machine.capacity, limit: .requests(machine.capacity))
+            case .bytes:
+                return OfflineQueueFull(capacity: machine.capacity, limit: .bytes(machine.maximumBytes, request: framed.frame.count))
+            }
         }
         if let refusal {
-            let limit: OfflineQueueFull.Limit =
-                switch refusal {
-                case .count: .requests(configuration.capacity)
-                case .bytes: .bytes(configuration.maximumBytes, request: framed.frame.count)
-                }
             // With the answer that made it a candidate (a 503 the queue keeps), when there was one.
             throw .customError(
-                name: "offlineQueueFull", error: OfflineQueueFull(limit: limit),
+                name: "offlineQueueFull", error: refusal,
                 context: ErrorContext(request: item.request.summary, response: failure.context?.response))
         }
         do {

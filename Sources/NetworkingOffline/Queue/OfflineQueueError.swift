@@ -40,6 +40,8 @@ public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
         case bytes(Int, request: Int)
     }
 
+    /// The queue's capacity in requests (``OfflineQueue/Configuration/capacity``, as used).
+    public let capacity: Int
     /// The limit reached.
     public let limit: Limit
 

@@ -366,6 +366,41 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder) == (resumable ? [".drip.bin.download"] : []))
     }
 
+    @Test(
+        "Cancelled while it hashes a large kept partial file (to resume with a checksum), a download ends at once and keeps the file",
+        .timeLimit(.minutes(1)))
+    func cancelledWhileHashingThePartialFile() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("big.bin")
+        let files = DownloadFiles(destination: destination)
+        // 8 GiB of holes: no disk used, and far more than hashing does in the time allowed.
+        #expect(FileManager.default.createFile(atPath: files.partial.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: files.partial)
+        try handle.truncate(atOffset: 8 << 30)
+        try handle.close()
+        let record = DownloadStateMachine.Resumption(url: servers.nginxURL + "/big.bin", validator: "\"v1\"", total: nil)
+        try JSONEncoder().encode(record).write(to: files.resumptionRecord)
+        let call = Task {
+            await repository.performRequest(
+                Endpoint<DownloadedFile>.get("big.bin").downloading(
+                    to: destination, resumable: true, expectedSHA256: String(repeating: "0", count: 64)))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let cancelled = ContinuousClock.now
+        call.cancel()
+        guard case .cancelled(let context?)? = await call.value.failure else {
+            Issue.record("expected cancelled with the request")
+            return
+        }
+        #expect(ContinuousClock.now - cancelled < .seconds(5), "hashing stops between pieces")
+        #expect(context.request.url.path == "/big.bin")
+        #expect(files.partialSize == 8 << 30)
+        #expect(FileManager.default.fileExists(atPath: files.resumptionRecord.path))
+    }
+
     @Test("A second download to a destination one is writing fails at once and sends nothing; once it ends, the next may run")
     func oneDownloadPerDestination() async throws {
         // Given: a download from httpbin's /drip that takes a second

@@ -189,6 +189,8 @@ struct RepositoryErrorIntegrationTests {
         }
         #expect(context.request.url.path == "/api/v1/health")
         #expect(context.response == nil)
+        #expect(context.attempts == 0)
+        #expect(RepositoryError.cancelled(context).description.hasSuffix("was cancelled before it was sent."))
     }
 
     @Test("pinning asked of URLSession on Linux is .pinningUnsupported, never a silent pass")

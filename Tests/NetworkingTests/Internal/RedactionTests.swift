@@ -12,7 +12,8 @@ struct RedactionTests {
             ("Authorization", true), ("Set-Cookie", true), ("X-API-Key", true), ("apikey", true), ("sessionId", true),
             ("signature", true), ("passwd", true), ("title", false), ("Accept", false), ("user", false), ("page", false),
             ("X-Functions-Key", true), ("X-Master-Key", true), ("X-Auth-Key", true), ("auth_key", true),
-            ("Idempotency-Key", false), ("sort_key", false), ("X-Request-Id", false), ("monkey", false),
+            ("Idempotency-Key", false), ("X-Idempotency-Key", false), ("X-Request-Key", false), ("sort_key", false),
+            ("X-Request-Id", false), ("monkey", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)

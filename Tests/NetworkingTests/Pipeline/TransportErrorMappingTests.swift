@@ -111,6 +111,8 @@ struct TransportErrorMappingTests {
         #expect(context.request.method == .get)
         #expect(context.request.url.path.hasSuffix("/books"))
         #expect(context.response == nil)
+        #expect(context.attempts == 0)
+        #expect(RepositoryError.cancelled(context).description.hasSuffix("was cancelled before it was sent."))
         #expect(transport.requests.isEmpty)
     }
 

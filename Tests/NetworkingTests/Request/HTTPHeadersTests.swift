@@ -131,6 +131,7 @@ struct HTTPHeadersTests {
         "Age is the first value when a non-negative integer, capped at 2^31 seconds; otherwise nil",
         arguments: [
             ("60", 60), (" 7 ", 7), ("5, 9", 5), ("0", 0), ("99999999999", 2_147_483_648), ("2147483649", 2_147_483_648),
+            ("00000000060", 60), ("000", 0),
             ("-1", nil), ("1.5", nil), ("soon", nil), ("", nil), ("+3", nil),
         ] as [(String, TimeInterval?)])
     func age(value: String, expected: TimeInterval?) {

@@ -45,10 +45,6 @@
             set(CURLOPT_URL, request.url.absoluteString)
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
-            // Over TLS a connection may turn out HTTP/2: requests sent at once then wait for the
-            // first one's handshake and share it, instead of each opening its own (eight TLS
-            // handshakes for a burst of eight). Should it be HTTP/1.1, the others open theirs then.
-            set(CURLOPT_PIPEWAIT, request.url.scheme?.lowercased() == "https" ? 1 : 0)
             if request.responseBodySink == nil {
                 // Not for HEAD: libcurl would refuse the announced size of a body that never comes.
                 if request.method != .head {

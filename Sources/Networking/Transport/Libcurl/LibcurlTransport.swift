@@ -9,9 +9,8 @@
     /// - One event-loop thread per instance drives every transfer through one libcurl multi
     ///   handle (no thread per request); connections, TLS sessions (not those made with a client
     ///   certificate) and DNS answers are reused; a ``ClientCertificate`` is presented, PEM or PKCS#12.
-    /// - HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 on plain `http`. Requests
-    ///   sent at once over TLS wait for the first connection's handshake, so that on HTTP/2 they
-    ///   share it; ``maximumConnectionsPerHost`` caps the connections to one host.
+    /// - HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 on plain `http`;
+    ///   ``maximumConnectionsPerHost`` caps the connections to one host.
     /// - Responses in gzip, deflate, brotli or zstd are decoded.
     /// - Request bodies are sent from the request's `Data` without another copy; response bodies
     ///   grow from the announced `Content-Length` without quadratic copying.
@@ -128,7 +127,7 @@
         /// Requests beyond it wait for a connection to be free, in the order they were sent, as
         /// with `URLSessionConfiguration.httpMaximumConnectionsPerHost` or AsyncHTTPClient's
         /// connection pool: a burst of a thousand calls to one backend opens this many
-        /// connections, not a thousand. HTTP/2 requests share one connection anyway. The wait
+        /// connections, not a thousand. HTTP/2 requests share a connection once one is open. The wait
         /// counts in the request's timeout; with libcurl 7.88 (Debian 12, tested) not in
         /// ``connectTimeout``, but libcurl's manual warns that later versions may count it there
         /// too: give such a transport a `connectTimeout` that covers the waits you expect.

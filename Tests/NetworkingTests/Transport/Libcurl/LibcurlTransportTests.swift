@@ -18,30 +18,21 @@
             #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 1)
         }
 
-        @Test("Requests sent at once to an HTTP/2 server share the one connection the first opens")
-        func burstSharesOneHTTP2Connection() async throws {
-            let servers = try TestServers.require()
-            let transport = LibcurlTransport()
-            let request = try Wire.request(
-                servers.h2URL + "/protocol", security: TransportSecurity(certificateAuthorityFile: servers.caFile))
-            let protocols = await withTaskGroup(of: String?.self) { group in
-                for _ in 0..<8 {
-                    group.addTask { (try? await Wire.response(request, over: transport)).map { String(decoding: $0.body, as: UTF8.self) } }
-                }
-                return await group.reduce(into: [String?]()) { $0.append($1) }
+        @Test("Requests sent at once to a host that never completes the TLS handshake all fail at the connect timeout")
+        func burstToASilentHost() async throws {
+            let listener = try SilentListener()
+            defer { listener.close() }
+            let transport = LibcurlTransport(connectTimeout: 2)
+            let request = try Wire.request("https://127.0.0.1:\(listener.port)/x", timeout: 30)
+            let started = ContinuousClock.now
+            let failures = await withTaskGroup(of: TransportError?.self) { group in
+                for _ in 0..<8 { group.addTask { await Wire.send(request, over: transport).failure } }
+                return await group.reduce(into: [TransportError?]()) { $0.append($1) }
             }
-            #expect(protocols.allSatisfy { $0 == "HTTP/2.0" }, "\(protocols)")
-            // Before the first connection knew it could multiplex, each opened one of its own.
-            #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 1)
-            // An HTTP/1.1 server over TLS: the burst waits for the first handshake, then opens more.
-            let slow = try Wire.request(
-                servers.apiTLSURL + "/slow?seconds=0.2", security: TransportSecurity(certificateAuthorityFile: servers.caFile))
-            let statuses = await withTaskGroup(of: Int?.self) { group in
-                for _ in 0..<4 { group.addTask { try? await Wire.response(slow, over: transport).statusCode } }
-                return await group.reduce(into: [Int?]()) { $0.append($1) }
-            }
-            #expect(statuses == [200, 200, 200, 200])
-            #expect(transport.loop.connectionsOpened.load(ordering: .relaxed) == 5)
+            #expect(failures.allSatisfy { $0 == .timedOut }, "\(failures)")
+            // Each within its own connect timeout, not one after another behind a shared attempt
+            // (as with CURLOPT_PIPEWAIT, which took eight times the connect timeout here).
+            #expect(ContinuousClock.now - started < .seconds(8))
         }
 
         @Test("With a connection limit, requests beyond it wait for a free connection, longer than the connect timeout")
@@ -363,5 +354,30 @@
             }
             return first ? .paused : .failed(.invalidRequest("the disk is full"))
         }
+    }
+
+    /// A TCP listener nobody accepts on: the kernel completes connections, and nothing ever
+    /// answers on them (a TLS handshake waits for good).
+    final class SilentListener: Sendable {
+        let descriptor: Int32
+        let port: Int
+
+        init() throws {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, length) == 0 && listen(descriptor, 64) == 0 && getsockname(descriptor, $0, &length) == 0
+                }
+            }
+            guard descriptor >= 0, bound else { throw TestServers.Unavailable(description: "no silent listener") }
+            self.descriptor = descriptor
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        func close() { _ = Glibc.close(descriptor) }
     }
 #endif
