@@ -148,9 +148,7 @@ extension AbstractRepository {
             size = files.partialSize ?? 0
             if options.expectedSHA256 != nil {
                 let whole = await OwnThread.run { cancelled in
-                    files.hashPartial(upTo: size, cancelled: cancelled).map { hasher in
-                        hasher.finalize().map { String(format: "%02x", $0) }.joined()
-                    }
+                    files.hashPartial(upTo: size, cancelled: cancelled).map { SHA256.hex($0.finalize()) }
                 }
                 if Task.isCancelled { throw .cancelled(context) }
                 guard let whole else {
@@ -241,7 +239,7 @@ struct DownloadFiles: Sendable {
     /// of the whole (so two long names stay apart, and the same name gives the same files).
     static func fitting(_ name: String, within limit: Int) -> String {
         guard name.utf8.count > limit else { return name }
-        let digest = SHA256.hash(Array(name.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hex(SHA256.hash(Array(name.utf8)).prefix(8))
         var kept = ""
         for character in name {
             guard kept.utf8.count + character.utf8.count + 17 <= limit else { break }

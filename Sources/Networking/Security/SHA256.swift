@@ -61,6 +61,11 @@ struct SHA256 {
         pending.append(contentsOf: bytes[offset...])
     }
 
+    /// Bytes (a digest, or part of one) as lower-case hex, two digits each.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Pads the message and returns the 32-byte digest.
     consuming func finalize() -> [UInt8] {
         let bitLength = totalBytes &* 8

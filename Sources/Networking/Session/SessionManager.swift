@@ -185,7 +185,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = user.flatMap { try? encoder.encode($0) } ?? Data(token.utf8)
-        return "sha256:" + SHA256.hash(Array(data)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "sha256:" + SHA256.hex(SHA256.hash(Array(data)).prefix(16))
     }
 
     /// A stream of every change from now on (see ``SessionEvent`` for the order). Each call

@@ -113,7 +113,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             failure = .fileSystem("the partial file \(partialURL.path) could not be flushed: \(POSIX.lastError)")
             return nil
         }
-        let digest = hasher.map { hasher in hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+        let digest = hasher.map { SHA256.hex($0.finalize()) }
         return (written, digest)
     }
 

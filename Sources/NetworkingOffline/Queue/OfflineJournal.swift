@@ -277,11 +277,10 @@ final class OfflineJournal: @unchecked Sendable {
 
     private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {
         let temporary = folder.appendingPathComponent(Self.temporaryName)
-        let encoder = JSONEncoder()
         var bytes = Data()
         for item in live {
-            guard let payload = try? encoder.encode(Record.add(item)) else { return }
-            bytes += Self.frame(payload)
+            guard let framed = try? Self.framed(.add(item)) else { return }
+            bytes += framed.frame
         }
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)

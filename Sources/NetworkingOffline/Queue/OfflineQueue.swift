@@ -334,14 +334,13 @@ public final class OfflineQueue: Interceptor {
         guard let framed = try? await journal.framedOffThread(.add(item)) else { throw failure }
         let refusal = state.withLock { state -> OfflineQueueFull? in
             // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
-            let machine = state.machine
+            let (capacity, maximumBytes) = (state.machine.capacity, state.machine.maximumBytes)
             switch state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count)) {
             case nil:
                 state.items[item.id] = item
                 return nil
-            case .count: return OfflineQueueFull(capacity: machine.capacity, limit: .requests(machine.capacity))
-            case .bytes:
-                return OfflineQueueFull(capacity: machine.capacity, limit: .bytes(machine.maximumBytes, request: framed.frame.count))
+            case .count: return OfflineQueueFull(capacity: capacity, limit: .requests(capacity))
+            case .bytes: return OfflineQueueFull(capacity: capacity, limit: .bytes(maximumBytes, request: framed.frame.count))
             }
         }
         if let refusal {

@@ -237,19 +237,30 @@ final class HookRecorder: Sendable {
 
 /// A loopback port nothing listens on.
 func unusedPort() throws -> Int {
+    let (descriptor, port) = try boundLoopbackSocket(listening: false)
+    close(descriptor)
+    return port
+}
+
+/// A TCP socket bound to a free loopback port, listening when asked (nobody accepts on it), and
+/// that port.
+func boundLoopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            bind(descriptor, $0, length) == 0 && (!listening || listen(descriptor, 64) == 0)
+                && getsockname(descriptor, $0, &length) == 0
         }
     }
-    guard bound else { throw TestServers.Unavailable(description: "could not find a free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard descriptor >= 0, bound else {
+        if descriptor >= 0 { close(descriptor) }
+        throw TestServers.Unavailable(description: "could not bind a free loopback port")
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// The TLS and fault cases of `RepositoryError`, through a repository on the libcurl transport

@@ -363,19 +363,7 @@
         let port: Int
 
         init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && listen(descriptor, 64) == 0 && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            guard descriptor >= 0, bound else { throw TestServers.Unavailable(description: "no silent listener") }
-            self.descriptor = descriptor
-            port = Int(UInt16(bigEndian: address.sin_port))
+            (descriptor, port) = try boundLoopbackSocket(listening: true)
         }
 
         func close() { _ = Glibc.close(descriptor) }
