@@ -9,7 +9,7 @@ import Synchronization
 /// replay it). Where an interceptor runs is its ``position``; a repository's chain is, outermost first:
 ///
 /// 1. ``InterceptorPosition/outsideRetries`` — sees each call once, whatever the retries below do;
-/// 2. retry (``NetworkingConfiguration/retryPolicy``) — repeats what is inside it;
+/// 2. retry (``NetworkingConfiguration/retryPolicy``, or the endpoint's own) — repeats what is inside it;
 /// 3. ``InterceptorPosition/beforeSigning`` — sees requests before the session signs them, so
 ///    nothing it keeps holds a token (where a cache or an offline queue belongs);
 /// 4. the session (signing, refresh and replay on 401), when the repository has a session manager;

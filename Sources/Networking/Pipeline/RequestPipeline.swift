@@ -8,10 +8,17 @@ struct RequestPipeline: Sendable {
     /// The option keys some interceptor of the chain acts on.
     let handledOptions: Set<ObjectIdentifier>
 
+    /// Where the retry step is in the chain, and the step: a call sent once passes over it.
+    private let retry: (index: Int, step: RetryInterceptor)?
+
     init(transport: any Transport, interceptors: [any Interceptor]) {
         self.transport = transport
         self.interceptors = interceptors
         handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
+        retry =
+            interceptors.indices.lazy.compactMap { index in
+                (interceptors[index] as? RetryInterceptor).map { (index, $0) }
+            }.first
     }
 
     /// Why the chain cannot honour the call's options, or `nil`: an option that must be handled
@@ -30,6 +37,9 @@ struct RequestPipeline: Sendable {
         async throws(RepositoryError) -> TransportResponse
     {
         guard index < interceptors.count else { return try await sendOverTransport(request) }
+        if let retry, index == retry.index, retry.step.isIdle(for: context.options) {
+            return try await send(request, context: context, from: index + 1)
+        }
         return try await interceptors[index].intercept(request, context: context) {
             (request) async throws(RepositoryError) -> TransportResponse in
             try await self.send(request, context: context, from: index + 1)

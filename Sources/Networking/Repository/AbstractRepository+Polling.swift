@@ -5,7 +5,7 @@ extension AbstractRepository {
     /// ``NetworkingConfiguration/secondsBetweenPolls`` and sends it again — same parameters, same
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`. A 202 with a longer `Retry-After` (seconds or a date) is
-    /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter``.
+    /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter`` (the endpoint's own, when it has one).
     ///
     /// The same request is sent each time, method included: poll with the request that reads the
     /// job's state (a `GET`), not with the `POST` that starts it, which would start it again.
@@ -41,10 +41,10 @@ extension AbstractRepository {
     }
 
     /// The wait before the next poll: the configuration's, or longer when the 202 asks for it.
-    private func wait(after response: TransportResponse) -> TimeInterval {
+    private func wait(after response: TransportResponse, policy: RetryPolicy?) -> TimeInterval {
         let between = configuration.secondsBetweenPolls
         guard let asked = RetryPolicy.retryAfter(in: response, now: configuration.clock.now()) else { return between }
-        let longest = configuration.retryPolicy.maximumRetryAfter
+        let longest = (policy ?? configuration.retryPolicy).maximumRetryAfter
         return max(between, min(asked, longest.isNaN ? 0 : longest))
     }
 
@@ -71,7 +71,7 @@ extension AbstractRepository {
                 throw .pollingExhausted(attempts: tries, context: ErrorContext(request: request.summary, response: response))
             }
             do {
-                try await configuration.clock.sleep(.clampedSeconds(wait(after: response)))
+                try await configuration.clock.sleep(.clampedSeconds(wait(after: response, policy: endpoint.retryPolicy)))
             } catch {
                 throw .cancelled(ErrorContext(request: request.summary, response: response))
             }

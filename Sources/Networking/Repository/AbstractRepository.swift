@@ -86,9 +86,9 @@ open class AbstractRepository: @unchecked Sendable {
         let given = configuration.interceptors + interceptors
         func placed(at position: InterceptorPosition) -> [any Interceptor] { given.filter { $0.position == position } }
         var chain = placed(at: .outsideRetries)
-        if configuration.retryPolicy.maximumAttempts > 1 {
-            chain.append(RetryInterceptor(policy: configuration.retryPolicy, clock: configuration.clock))
-        }
+        // Always in the chain, for calls with a policy of their own; the pipeline passes over it
+        // for a call sent once.
+        chain.append(RetryInterceptor(policy: configuration.retryPolicy, clock: configuration.clock))
         chain += placed(at: .beforeSigning)
         if let session {
             chain.append(

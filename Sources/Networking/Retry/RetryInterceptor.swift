@@ -1,6 +1,7 @@
 import Foundation
 
-/// Sends a request again, after a wait, while the ``RetryPolicy`` says so.
+/// Sends a request again, after a wait, while the ``RetryPolicy`` says so: the call's own
+/// (``RetryPolicyKey``), or else the configuration's.
 ///
 /// The wait is taken from the configuration's clock and ends at once when the task is cancelled,
 /// which ends the call with ``RepositoryError/cancelled(_:)``.
@@ -8,9 +9,20 @@ struct RetryInterceptor: Interceptor {
     let policy: RetryPolicy
     let clock: NetworkingClock
 
+    /// Whether the step may be left out for a call with these options: the configuration sends
+    /// every call once, and the call has no policy of its own (which the step checks).
+    func isIdle(for options: RequestOptions) -> Bool {
+        policy.maximumAttempts <= 1 && (options.isEmpty || !options.contains(RetryPolicyKey.self))
+    }
+
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
+        let policy = context.options[RetryPolicyKey.self] ?? policy
+        if let problem = policy.problem {
+            throw .invalidRequest(reason: "the call's retryPolicy: \(problem)", request: request.summary)
+        }
+        guard policy.maximumAttempts > 1 else { return try await next(request) }
         var request = request
         var attempt = 1
         while true {

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// By default a request is retried when its method is idempotent (`GET`, `HEAD`, `PUT`, `DELETE`,
 /// `OPTIONS`, `TRACE`; others only when added to ``retryableMethods``) and it failed with status
-/// 408, 429, 500, 502, 503 or 504, a lost connection, or a timeout. It is sent at most
+/// 408, 429, 500, 502, 503 or 504, a lost connection, a timeout, or a connection that could not
+/// be opened (refused, a host name not resolved, no network: a server restarting, a network
+/// coming back). It is sent at most
 /// ``maximumAttempts`` times in all. Waits grow exponentially — `baseDelay × 2^(retry − 1)`, capped
 /// at ``maximumDelay`` — with full jitter (a random wait between zero and that value), unless the
 /// server's `Retry-After` (seconds or an HTTP date) says how long to wait. A `Retry-After` longer
@@ -14,6 +16,8 @@ import Foundation
 ///
 /// When retries run out, the last error is returned with ``ErrorContext/attempts`` set to the
 /// number of attempts made.
+///
+/// One endpoint can have a policy of its own: ``Endpoint/retrying(_:)``.
 public struct RetryPolicy: Sendable {
     /// The most times a request is sent, the first time included. Default 3.
     public var maximumAttempts: Int
@@ -25,6 +29,10 @@ public struct RetryPolicy: Sendable {
     public var retriesConnectionLost: Bool
     /// Whether a timeout is retried. Default `true`.
     public var retriesTimeouts: Bool
+    /// Whether a connection that could not be opened is retried: refused, its host name not
+    /// resolved, or no network (``NetworkFailure/connectionRefused``, ``NetworkFailure/hostNotFound``,
+    /// ``NetworkFailure/notConnected``). The server never saw the request. Default `true`.
+    public var retriesConnectionFailures: Bool
     /// The wait before the first retry, before jitter. Default 0.5 s.
     public var baseDelay: TimeInterval
     /// The longest computed wait between attempts. Default 30 s.
@@ -41,6 +49,7 @@ public struct RetryPolicy: Sendable {
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         retriesConnectionLost: Bool = true,
         retriesTimeouts: Bool = true,
+        retriesConnectionFailures: Bool = true,
         baseDelay: TimeInterval = 0.5,
         maximumDelay: TimeInterval = 30,
         maximumRetryAfter: TimeInterval = 60,
@@ -51,6 +60,7 @@ public struct RetryPolicy: Sendable {
         self.retryableStatusCodes = retryableStatusCodes
         self.retriesConnectionLost = retriesConnectionLost
         self.retriesTimeouts = retriesTimeouts
+        self.retriesConnectionFailures = retriesConnectionFailures
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
         self.maximumRetryAfter = maximumRetryAfter
@@ -101,6 +111,9 @@ public struct RetryPolicy: Sendable {
             guard retriesConnectionLost else { return nil }
         case .failure(.timeout(let context)) where context.response == nil:
             guard retriesTimeouts else { return nil }
+        case .failure(.noNetworkConnection(.connectionRefused, _)), .failure(.noNetworkConnection(.hostNotFound, _)),
+            .failure(.noNetworkConnection(.notConnected, _)):
+            guard retriesConnectionFailures else { return nil }
         case .failure:
             return nil
         }

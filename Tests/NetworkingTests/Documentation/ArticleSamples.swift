@@ -413,6 +413,13 @@ enum PipelineArticle {
         }
     }
 
+    /// Endpoints with retry policies of their own, whatever the configuration's.
+    static func endpointsWithTheirOwnRetries() -> (Endpoint<Void>, Endpoint<Book>) {
+        let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(.never)
+        let report = Endpoint<Book>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
+        return (charge, report)
+    }
+
     static func retryingConfiguration() throws -> NetworkingConfiguration {
         var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
         configuration.retryPolicy = .default            // off (RetryPolicy.never) unless you ask

@@ -187,4 +187,138 @@ struct RetryIntegrationTests {
         }
         #expect(context.statusCode == 503)
     }
+
+    // MARK: - A policy of the endpoint's own
+
+    @Test("an endpoint's own policy retries under a configuration that never does, with its own waits")
+    func endpointPolicyUnderNever() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(.never, clock: clock)
+        let key = UUID().uuidString
+        let result: Flaky = try await repository.performAuthenticationRequest(
+            Endpoint<Flaky>.get("flaky/\(key)", parameters: ["failures": 2]).retrying(
+                RetryPolicy(baseDelay: 0.25, random: { 1 }))
+        ).get()
+        #expect(result.attempts == 3)
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(500)])
+        // The configuration's policy still applies to the other calls.
+        let other = await repository.performAuthenticationRequest(
+            Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 1]))
+        #expect(other.failure?.context?.attempts == 1)
+    }
+
+    @Test("an endpoint sent with .never fails at its first 503 under a configuration that retries")
+    func endpointNever() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(clock: clock)
+        let key = UUID().uuidString
+        let result = await repository.performAuthenticationRequest(
+            Endpoint<Void>.get("flaky/\(key)", parameters: ["failures": 1]).retrying(.never))
+        guard case .requestError(let context)? = result.failure else {
+            Issue.record("expected the 503, got \(result)")
+            return
+        }
+        #expect(context.statusCode == 503)
+        #expect(context.attempts == 1)
+        #expect(clock.sleeps.isEmpty)
+        #expect(try await attempts(key, repository) == 1)
+    }
+
+    @Test("an endpoint's unusable policy fails the call before anything is sent")
+    func endpointPolicyUnusable() async throws {
+        let repository = try repository(.never, clock: TestClock(start: Date()))
+        let key = UUID().uuidString
+        for policy in [RetryPolicy(maximumAttempts: 0), RetryPolicy(baseDelay: -1)] {
+            let result = await repository.performAuthenticationRequest(
+                Endpoint<Void>.get("flaky/\(key)").retrying(policy))
+            guard case .invalidRequest(let reason, _)? = result.failure else {
+                Issue.record("expected invalidRequest, got \(result)")
+                continue
+            }
+            #expect(reason.hasPrefix("the call's retryPolicy: "))
+        }
+        #expect(try await attempts(key, repository) == 0)
+    }
+
+    @Test("a request sent through the seam retries under the policy in its context's options")
+    func seamPolicy() async throws {
+        let clock = TestClock(start: Date())
+        let repository = try repository(.never, clock: clock)
+        let key = UUID().uuidString
+        let request = try repository.makeRequest(for: Endpoint<Void>.get("flaky/\(key)", parameters: ["failures": 1]))
+        var options = RequestOptions()
+        options[RetryPolicyKey.self] = RetryPolicy(random: { 0 })
+        let response = try await repository.send(request, context: RequestContext(requiresSession: false, options: options)).get()
+        #expect(response.statusCode == 200)
+        #expect(try await attempts(key, repository) == 2)
+    }
+
+    // MARK: - Connections that could not be opened
+
+    @Test("a GET to a server that is down is sent again after the wait, and succeeds once it is back")
+    func serverComingBack() async throws {
+        let servers = try TestServers.require()
+        let api = try #require(URLComponents(string: servers.apiURL))
+        let proxy = try OutageProxy(upstreamPort: api.port ?? 0)
+        proxy.goDown()
+        let clock = TestClock(start: Date())
+        var configuration = try TestServers.configuration("http://127.0.0.1:\(proxy.port)\(api.path)", timeout: 5)
+        configuration.retryPolicy = RetryPolicy(random: { 1 })
+        configuration.clock = clock.networkingClock
+        // The server comes back during the first wait.
+        let repository = TestAPI.Repository(configuration: configuration, interceptors: [Restart(proxy: proxy)])
+        let key = UUID().uuidString
+        let result: Flaky = try await repository.performAuthenticationRequest(
+            .get("flaky/\(key)", parameters: ["failures": 0])
+        ).get()
+        #expect(result.attempts == 1)
+        #expect(clock.sleeps == [.milliseconds(500)])
+
+        // A POST is not retried (its method is not retryable), nor anything when the policy says so.
+        proxy.goDown()
+        let post = await repository.performAuthenticationRequest(Endpoint<Void>(.post, "flaky/\(key)"))
+        #expect(post.failure?.context?.attempts == 1)
+        var strict = RetryPolicy(random: { 1 })
+        strict.retriesConnectionFailures = false
+        let refused = await repository.performAuthenticationRequest(Endpoint<Void>.get("flaky/\(key)").retrying(strict))
+        guard case .noNetworkConnection(.connectionRefused, let context)? = refused.failure else {
+            Issue.record("expected a refused connection, got \(refused)")
+            return
+        }
+        #expect(context.attempts == 1)
+        #expect(clock.sleeps.count == 1)
+        #expect(try await attempts(key, repository) == 1)
+    }
+
+    @Test("an unknown host is tried as many times as the policy allows, and says so")
+    func unknownHostRetried() async throws {
+        let clock = TestClock(start: Date())
+        var configuration = try NetworkingConfiguration(baseURL: "http://does-not-exist.invalid/api/v1")
+        configuration.timeout = 10
+        configuration.retryPolicy = RetryPolicy(random: { 0 })
+        configuration.clock = clock.networkingClock
+        let result = await TestAPI.Repository(configuration: configuration).performRequest(Endpoint<Void>.get("health"))
+        guard case .noNetworkConnection(.hostNotFound, let context)? = result.failure else {
+            Issue.record("expected host not found, got \(result)")
+            return
+        }
+        #expect(context.attempts == 3)
+        #expect(clock.sleeps.count == 2)
+    }
+}
+
+/// Brings a proxy that is down back up before the second attempt: a server restarting while the
+/// client waits to try again.
+private struct Restart: Interceptor {
+    let proxy: OutageProxy
+    var position: InterceptorPosition { .beforeSigning }
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        if context.attempt == 2, !proxy.isUp {
+            do { try proxy.comeUp() } catch { throw .invalidRequest(reason: "\(error)", request: request.summary) }
+        }
+        return try await next(request)
+    }
 }

@@ -52,17 +52,29 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: response(503), attempt: 1, method: .post, now: now) == 0.5)
     }
 
-    @Test("lost connections and timeouts are retried; refused connections and other errors are not")
+    @Test("lost connections, timeouts and connections not opened are retried; proxy refusals and other errors are not")
     func failures() {
         let context = ErrorContext(request: request)
         let policy = policy()
         #expect(policy.delay(after: .failure(.noNetworkConnection(.connectionLost, context)), attempt: 1, method: .get, now: now) != nil)
         #expect(policy.delay(after: .failure(.timeout(context)), attempt: 1, method: .get, now: now) != nil)
-        #expect(policy.delay(after: .failure(.noNetworkConnection(.connectionRefused, context)), attempt: 1, method: .get, now: now) == nil)
+        let unopened: [NetworkFailure] = [.connectionRefused, .hostNotFound, .notConnected]
+        for failure in unopened {
+            #expect(policy.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .get, now: now) != nil)
+            #expect(policy.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .post, now: now) == nil)
+        }
+        #expect(
+            policy.delay(after: .failure(.noNetworkConnection(.proxyRefused(status: 407), context)), attempt: 1, method: .get, now: now)
+                == nil)
+        #expect(policy.delay(after: .failure(.noNetworkConnection(.other("x"), context)), attempt: 1, method: .get, now: now) == nil)
         #expect(policy.delay(after: .failure(.cancelled(context)), attempt: 1, method: .get, now: now) == nil)
         var strict = policy
         strict.retriesTimeouts = false
         strict.retriesConnectionLost = false
+        strict.retriesConnectionFailures = false
+        for failure in unopened {
+            #expect(strict.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .get, now: now) == nil)
+        }
         #expect(strict.delay(after: .failure(.timeout(context)), attempt: 1, method: .get, now: now) == nil)
         #expect(strict.delay(after: .failure(.noNetworkConnection(.connectionLost, context)), attempt: 1, method: .get, now: now) == nil)
     }

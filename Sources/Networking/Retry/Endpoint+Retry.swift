@@ -1,0 +1,36 @@
+import Foundation
+
+/// The option that gives one call a retry policy of its own, instead of
+/// ``NetworkingConfiguration/retryPolicy``; set it with ``Endpoint/retrying(_:)``.
+///
+/// The retry step reads it from ``RequestContext/options``, so it also applies to requests sent
+/// through ``AbstractRepository/send(_:context:)``.
+public enum RetryPolicyKey: RequestOptionKey {
+    /// No policy of the call's own: the configuration's applies.
+    public static let defaultValue: RetryPolicy? = nil
+}
+
+extension Endpoint {
+    /// The call's own retry policy, or `nil` for the configuration's.
+    public var retryPolicy: RetryPolicy? {
+        get { options[RetryPolicyKey.self] }
+        set { options[RetryPolicyKey.self] = newValue }
+    }
+
+    /// A copy sent under `policy` instead of the configuration's retry policy: `.never` for a
+    /// call that must fail fast (a charge, a search as the user types), a patient policy for one
+    /// worth waiting for, or one that adds `.post` for a write the server deduplicates.
+    ///
+    /// ```swift
+    /// let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(.never)
+    /// let report = Endpoint<Report>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
+    /// ```
+    ///
+    /// A policy that cannot be used (fewer than one attempt, a negative wait) fails the call with
+    /// ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent.
+    public func retrying(_ policy: RetryPolicy) -> Endpoint {
+        var copy = self
+        copy.retryPolicy = policy
+        return copy
+    }
+}
