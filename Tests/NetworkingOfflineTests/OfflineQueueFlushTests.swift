@@ -93,6 +93,24 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
+    @Test("With a manual test clock, the queue's retry timer sends the requests when the test moves the time past its delay")
+    func retryTimerOnAManualClock() async throws {
+        let clock = TestClock(mode: .manual)
+        let setup = try Self.setUp(clock: clock.networkingClock, answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        await clock.waitForPendingSleeps()
+        #expect(clock.sleeps.last == .seconds(3600))
+        clock.advance(by: 3599)
+        #expect(setup.queue.count == 2, "not before its delay")
+        clock.advance(by: 1)
+        for ticket in tickets {
+            #expect(try await setup.queue.outcome(of: ticket).get().statusCode == 201)
+        }
+        #expect(setup.queue.count == 0)
+    }
+
     @Test("A queued call's error reads as one sentence: the request once, that it was kept and why, a full stop")
     func queuedDescription() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

@@ -114,7 +114,9 @@ public final class OfflineQueue: Interceptor {
         /// is not valid HTTP (a proxy's broken reply, a redirect loop) is given up at the third
         /// in a row, the last at least a minute after the first, or at this limit's count of them.
         public var maximumRefusals: Int?
-        /// The time source of the retry timer. Default the system clock.
+        /// The time source of the retry timer. Default the system clock. In tests,
+        /// `NetworkingTestSupport`'s `TestClock` in its `.manual` mode fires the timer when the
+        /// test moves the time past it.
         public var clock: NetworkingClock
         /// Told what each flush did.
         public var onFlush: (@Sendable (FlushReport) -> Void)?

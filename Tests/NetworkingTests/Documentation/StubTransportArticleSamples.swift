@@ -88,6 +88,24 @@ struct StubTransportArticleSamples {
         #expect(clock.sleeps.count == 2)
     }
 
+    @Test func theSecondAttemptWaitsForTheTest() async throws {
+        let clock = TestClock(mode: .manual)
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.clock = clock.networkingClock
+        configuration.retryPolicy = .default
+        let transport = StubTransport(routes: [.status(.get, "books/1", 503)])
+        let books = BooksRepository(configuration: configuration, transport: transport)
+
+        let call = Task { await books.book(id: 1) }
+        await clock.waitForPendingSleeps()      // the first attempt failed: its backoff began
+        #expect(transport.requests.count == 1)
+        clock.advance(by: 60)                   // past the backoff: the second attempt goes out
+        await clock.waitForPendingSleeps()
+        #expect(transport.requests.count == 2)
+        clock.advance(by: 60)
+        _ = await call.value
+    }
+
     @Test("the echo route answers with the request's body")
     func echoRoute() async throws {
         let transport = StubTransport(routes: [StubTransportArticle.echoRoute()])
