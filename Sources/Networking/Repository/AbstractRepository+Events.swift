@@ -11,7 +11,7 @@ extension AbstractRepository {
     /// counts; its sending starts the wait over) and each silence of the body, not the stream.
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
-    /// (``Endpoint/reconnecting(after:maximumAttempts:)``) goes through the interceptors like the
+    /// (``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``) goes through the interceptors like the
     /// first request, so it carries the session's current token — of the session the first
     /// request was signed in: after a logout the stream ends with
     /// ``RepositoryError/unauthenticatedSession(_:)``, even when someone (the same user, too) has
@@ -61,7 +61,7 @@ extension AbstractRepository {
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
                 startingEventID: request.headers["Last-Event-ID"] ?? "",
                 healthyConnection: endpoint.options[ServerSentEventsHealthyConnection.self], clock: configuration.clock,
-                connect: open)
+                onConnectionChange: endpoint.options[ServerSentEventsConnectionHandler.self], connect: open)
         }
     }
 }

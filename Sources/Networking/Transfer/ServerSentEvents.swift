@@ -32,7 +32,7 @@ import Synchronization
 ///
 /// **When the stream ends.** By default the sequence ends with the body, or throws the call's
 /// error when the connection breaks. An endpoint made with
-/// ``Endpoint/reconnecting(after:maximumAttempts:)`` reconnects instead, as an `EventSource` does:
+/// ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
 /// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay),
 /// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
 /// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with
@@ -74,6 +74,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
     private let state: Mutex<State>
     private let reconnection: Reconnection?
+    /// Told when a reconnection begins and when it is accepted.
+    private let onConnectionChange: ConnectionHandler?
     private let connect: Connect
     private let clock: NetworkingClock
     /// The longest silence before the connection counts as lost; `nil`: none.
@@ -85,9 +87,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     init(
         first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, idleTimeout: Duration?,
         startingEventID: String, healthyConnection: Duration, clock: NetworkingClock,
-        connect: @escaping Connect
+        onConnectionChange: ConnectionHandler? = nil, connect: @escaping Connect
     ) {
         state = Mutex(State(chunks: first))
+        self.onConnectionChange = onConnectionChange
         self.healthyConnection = healthyConnection
         self.request = request
         self.startingEventID = startingEventID
@@ -210,7 +213,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// How an ended or broken event stream is opened again: see
-    /// ``Endpoint/reconnecting(after:maximumAttempts:)``.
+    /// ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``.
     public struct Reconnection: Sendable, Hashable {
         /// The wait before each attempt, until the server sets its own with `retry:`.
         public var delay: Duration
@@ -230,6 +233,21 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         }
     }
 
+    /// What happened to the connection of a stream that reconnects: for a "Reconnecting…" line
+    /// while events pause.
+    public enum ConnectionChange: Sendable {
+        /// The connection ended — cleanly (`cause` is `nil`), or with `cause` — or an attempt to
+        /// open it again failed, and the stream opens again after `delay`. `attempt` counts the
+        /// attempts since the last event (1 for the first).
+        case reconnecting(attempt: Int, after: Duration, cause: RepositoryError?)
+        /// A reconnection was accepted: its events follow.
+        case reconnected
+    }
+
+    /// Told of a stream's ``ConnectionChange``s, in the task that reads the events, before the
+    /// wait begins and once a reconnection is accepted.
+    public typealias ConnectionHandler = @Sendable (ConnectionChange) -> Void
+
     /// Reads the events in order, reconnecting when the endpoint asks for it.
     public struct Iterator: AsyncIteratorProtocol {
         private let events: ServerSentEvents
@@ -240,6 +258,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// Reconnections in a row that failed, and the last one's error.
         private var failedAttempts = 0
         private var lastFailure: RepositoryError?
+        /// How the last connection or attempt ended: `nil` when cleanly.
+        private var endedWith: RepositoryError?
         /// When the connection being read was accepted.
         private var connectedAt = ContinuousClock.now
         /// When the connection being read last brought bytes.
@@ -332,6 +352,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private mutating func connectionEnded(_ error: RepositoryError?, midBody: Bool) throws(RepositoryError) {
             _ = events.read(nil)
             parser.reset()
+            endedWith = error
             guard let reconnection = events.reconnection, error.map({ Self.isTransient($0, midBody: midBody) }) ?? true else {
                 if let error { try fail(error) }
                 return finish()
@@ -363,6 +384,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             guard let reconnection = events.reconnection else { return finish() }
             let clock = events.clock
             let delay = parser.reconnectionDelay ?? reconnection.delay
+            events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: delay, cause: endedWith))
             let slept = await events.cancellable { try await clock.sleep(delay) } != nil
             guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
             failedAttempts += 1
@@ -381,6 +403,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 guard events.read(chunks) else { try fail(.cancelled(ErrorContext(request: events.request))) }
                 connectedAt = .now
                 lastBytesAt = connectedAt
+                events.onConnectionChange?(.reconnected)
             case .success(nil):
                 finish()
             case .failure(let error):
@@ -420,16 +443,27 @@ extension Endpoint where Response == ServerSentEvents {
     ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
     ///     503 or 504, or a connection that ends without an event: see
     ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.
+    ///   - onConnectionChange: told when the stream waits to reconnect, and why, and when a
+    ///     reconnection is accepted (``ServerSentEvents/ConnectionChange``), in the reading task.
     ///
     /// Reconnect only what is safe to send again: a feed's `GET`, not a `POST` that starts work.
     /// A streamed request body (``RequestBody/stream(_:length:)``) cannot be sent twice: such an
     /// endpoint fails with ``RepositoryError/invalidRequest(reason:request:)`` before sending.
-    public func reconnecting(after delay: Duration = .seconds(3), maximumAttempts: Int = 5) -> Endpoint {
+    public func reconnecting(
+        after delay: Duration = .seconds(3), maximumAttempts: Int = 5,
+        onConnectionChange: ServerSentEvents.ConnectionHandler? = nil
+    ) -> Endpoint {
         with(ServerSentEventsReconnection.self, ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts))
+            .with(ServerSentEventsConnectionHandler.self, onConnectionChange)
     }
 }
 
-/// The option ``Endpoint/reconnecting(after:maximumAttempts:)`` sets.
+/// The handler ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` sets.
+enum ServerSentEventsConnectionHandler: RequestOptionKey {
+    static let defaultValue: ServerSentEvents.ConnectionHandler? = nil
+}
+
+/// The option ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` sets.
 enum ServerSentEventsReconnection: RequestOptionKey {
     static let defaultValue: ServerSentEvents.Reconnection? = nil
 }

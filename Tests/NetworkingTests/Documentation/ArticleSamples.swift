@@ -309,6 +309,16 @@ enum UploadsArticle {
             let events = try await performRequest(Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3))).get()
             for try await event in events where event.type == "change" { handle(try event.decoded(as: Change.self)) }
         }
+
+        // The same feed, telling the user while it reconnects.
+        static func changesWithStatus(_ status: @escaping @Sendable (String?) -> Void) -> Endpoint<ServerSentEvents> {
+            Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3)) { change in
+                switch change {
+                case .reconnecting(let attempt, _, _): status("Reconnecting (attempt \(attempt))…")
+                case .reconnected: status(nil)
+                }
+            }
+        }
     }
 
     static func observe(_ books: LibraryRepository) async {

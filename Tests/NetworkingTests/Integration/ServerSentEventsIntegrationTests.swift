@@ -88,6 +88,50 @@ struct ServerSentEventsIntegrationTests {
         #expect(log == [nil, "2", "2"], "\(log)")
     }
 
+    @Test("The connection handler hears each wait to reconnect, with its attempt and cause, and each accepted reconnection")
+    func connectionChanges() async throws {
+        let changes = ConnectionChanges()
+        let key = Self.key()
+        let cut = Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 3, "per": 2, "cut": 1, "stop": 1, "retry": 10])
+            .withoutSession().reconnecting(after: .seconds(60), onConnectionChange: changes.record)
+        let (events, error) = await readAll(try await TestAPI.anonymous().performRequest(cut).get())
+        #expect(events.map(\.id) == ["1", "2", "3"])
+        #expect(error == nil)
+        // Cut after 2 and after 3; the third connection is a 204, which ends the stream.
+        #expect(changes.all == ["reconnecting 1 after 10ms: connectionLost", "reconnected", "reconnecting 1 after 10ms: connectionLost"])
+
+        let empty = ConnectionChanges()
+        let ending = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: ["count": 1])
+            .withoutSession().reconnecting(after: .milliseconds(10), maximumAttempts: 2, onConnectionChange: empty.record)
+        _ = await readAll(try await TestAPI.anonymous().performRequest(ending).get())
+        // Clean ends; the second empty connection is the last attempt.
+        #expect(
+            empty.all == ["reconnecting 1 after 10ms: clean end", "reconnected", "reconnecting 2 after 10ms: clean end", "reconnected"])
+    }
+
+    /// The connection changes a stream reported, as text.
+    final class ConnectionChanges: Sendable {
+        private let entries = Mutex<[String]>([])
+        var all: [String] { entries.withLock { $0 } }
+
+        func record(_ change: ServerSentEvents.ConnectionChange) {
+            let text =
+                switch change {
+                case .reconnecting(let attempt, let delay, let cause):
+                    "reconnecting \(attempt) after \(delay.components.attoseconds / 1_000_000_000_000_000)ms: "
+                        + (cause.map { error in
+                            if case .noNetworkConnection(let failure, _) = error, failure == .connectionLost {
+                                "connectionLost"
+                            } else {
+                                "\(error)"
+                            }
+                        } ?? "clean end")
+                case .reconnected: "reconnected"
+                }
+            entries.withLock { $0.append(text) }
+        }
+    }
+
     /// Opens the test API's signed stream of two events, one per connection, that reconnects.
     static func privateStream(_ key: String, through repository: TestAPI.Repository) async throws -> ServerSentEvents.Iterator {
         try await repository.performRequest(
