@@ -10,9 +10,9 @@ import Synchronization
 /// let clock = TestClock()
 /// var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
 /// configuration.clock = clock.networkingClock
-/// configuration.retryPolicy = .default
-/// // … make calls …
-/// #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+/// configuration.retryPolicy = RetryPolicy(random: { 1 })    // no jitter: the longest waits
+/// // … make a call the server answers 503 three times …
+/// #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
 /// ```
 ///
 /// Every wait on such a clock returns at once, including those of timers that run beside a call:
@@ -20,7 +20,8 @@ import Synchronization
 /// then reports `.slow` at once and adds its wait to ``sleeps``), and an offline queue's retry
 /// timer, which would try again and again without pause while its requests keep failing. For
 /// those, make the clock ``Mode/manual``: a wait then lasts until the test moves the time past
-/// its end with ``advance(by:)``, so the test decides when the timer fires.
+/// its end with ``advance(by:)``, so the test decides when the timer fires;
+/// ``waitForSleeps(_:within:)`` tells the test when a wait has begun.
 ///
 /// Thread-safe.
 public final class TestClock: Sendable {
@@ -69,7 +70,9 @@ public final class TestClock: Sendable {
     public var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves the time forward without a wait being asked for; in ``Mode/manual``, the waits that
-    /// end by then return, those that end first first.
+    /// end by then return (resumed in the order of their ends; each task then reads the new time).
+    /// A timer that sets itself again within the span fires once: advance step by step to see
+    /// each of its turns.
     public func advance(by seconds: TimeInterval) {
         let due = state.withLock { state -> [Sleeper] in
             state.now.addTimeInterval(seconds)
@@ -81,13 +84,20 @@ public final class TestClock: Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` waits are suspended (``Mode/manual``), or when the task is
-    /// cancelled: a test starts a call, waits for its backoff to begin, then moves the time.
-    /// It looks every millisecond of real time.
-    public func waitForPendingSleeps(_ count: Int = 1) async {
-        while pendingSleeps < count, !Task.isCancelled {
+    /// Waits until at least `count` waits have been asked for in all (``sleeps``, those that
+    /// ended included), looking every millisecond of real time: a test starts a call, waits for
+    /// its backoff to begin, then moves the time (``Mode/manual``).
+    ///
+    /// - Returns: `false` when `limit` (real time) passed first or the task was cancelled — the
+    ///   code under test never waited — so that a test fails instead of hanging.
+    @discardableResult
+    public func waitForSleeps(_ count: Int = 1, within limit: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while sleeps.count < count {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }
+        return true
     }
 
     /// The clock to put in a configuration or a session manager.

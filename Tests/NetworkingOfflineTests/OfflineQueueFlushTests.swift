@@ -31,7 +31,7 @@ struct OfflineQueueFlushTests {
 
     static func setUp(
         batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
-        maximumRefusals: Int? = nil, clock: NetworkingClock = .live,
+        maximumRefusals: Int? = nil, clock: NetworkingClock = .live, retryPolicy: RetryPolicy = .never,
         answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
     ) throws -> Setup {
         let folder = try temporaryFolder()
@@ -50,6 +50,7 @@ struct OfflineQueueFlushTests {
         ])
         var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
         configuration.interceptors = [queue]
+        configuration.retryPolicy = retryPolicy
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
         let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
@@ -93,6 +94,20 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
+    @Test("A flush sends each request once, under a configuration that retries: the queue's timer tries again")
+    func flushSendsOnce() async throws {
+        let setup = try Self.setUp(
+            retryPolicy: RetryPolicy(retryableMethods: [.post], retriesConnectionFailures: true, baseDelay: 0), answer: Self.status(503))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 1)
+        let sentBefore = setup.transport.requests.count
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.stoppedBy?.statusCode == 503)
+        #expect(report.remaining == 1)
+        #expect(setup.transport.requests.count == sentBefore + 1)
+    }
+
     @Test("With a manual test clock, the queue's retry timer sends the requests when the test moves the time past its delay")
     func retryTimerOnAManualClock() async throws {
         let clock = TestClock(mode: .manual)
@@ -100,7 +115,7 @@ struct OfflineQueueFlushTests {
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let tickets = try await Self.queueNotes(setup, count: 2)
         setup.online.turnOn()
-        await clock.waitForPendingSleeps()
+        #expect(await clock.waitForSleeps())
         #expect(clock.sleeps.last == .seconds(3600))
         clock.advance(by: 3599)
         #expect(setup.queue.count == 2, "not before its delay")

@@ -128,9 +128,8 @@ public struct NetworkingConfiguration: Sendable {
     // MARK: Around the wire
 
     /// When failed requests are sent again. Default ``RetryPolicy/never``; set
-    /// ``RetryPolicy/default`` to retry idempotent requests on 408, 429, 5xx, lost connections,
-    /// timeouts and connections that could not be opened. An endpoint may have its own
-    /// (``Endpoint/retrying(_:)``).
+    /// ``RetryPolicy/default`` to retry idempotent requests on 408, 429, 5xx, lost connections
+    /// and timeouts. An endpoint may have its own (``Endpoint/retrying(_:)``), which replaces it.
     public var retryPolicy: RetryPolicy = .never { didSet { updateProblems() } }
     /// What network activity is logged, and where. Default off.
     public var logging: LoggingConfiguration = .off { didSet { updateProblems() } }

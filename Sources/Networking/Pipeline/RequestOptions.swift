@@ -33,6 +33,12 @@ public struct RequestOptions: Sendable {
         }
     }
 
+    /// Takes the value set for `key` out: it reads as its default again.
+    mutating func remove<Key: RequestOptionKey>(_ key: Key.Type) {
+        values[ObjectIdentifier(key)] = nil
+        required[ObjectIdentifier(key)] = nil
+    }
+
     /// Whether a value was set for `key` (even one equal to the default).
     public func contains<Key: RequestOptionKey>(_ key: Key.Type) -> Bool {
         values[ObjectIdentifier(key)] != nil

@@ -11,11 +11,12 @@ extension AbstractRepository {
     /// counts; its sending starts the wait over) and each silence of the body, not the stream.
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
-    /// (``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``) goes through the interceptors like the
-    /// first request, so it carries the session's current token — of the session the first
-    /// request was signed in: after a logout the stream ends with
+    /// (``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``) goes through the
+    /// interceptors like the first request, so it carries the session's current token — of the
+    /// session the first request was signed in: after a logout the stream ends with
     /// ``RepositoryError/unauthenticatedSession(_:)``, even when someone (the same user, too) has
-    /// logged in since.
+    /// logged in since. It is one attempt of the stream's count: the configuration's retry policy
+    /// does not repeat it (an endpoint's own policy, ``Endpoint/retrying(_:)``, does).
     public func performRequest(_ endpoint: Endpoint<ServerSentEvents>) async -> Result<ServerSentEvents, RepositoryError> {
         let reconnection = endpoint.options[ServerSentEventsReconnection.self]
         // A named route first, so its URL, timeout and headers are the stream's; then what the
@@ -47,6 +48,9 @@ extension AbstractRepository {
         let open: ServerSentEvents.Connect = { lastEventID, wire in
             // A reconnection sends the stream's own last event ID, or none (an empty `id:` resets it).
             var reconnection = request.with(WireActivityOption.self, wire).with(CallRecordOption.self, record.continuing())
+            // One reconnection is one attempt of the stream's own count: the configuration's retry
+            // policy does not repeat it (an endpoint's own policy still does).
+            if reconnection.retryPolicy == nil { reconnection.retryPolicy = .never }
             reconnection.headers["Last-Event-ID"] = lastEventID
             return await self.performRequest(reconnection).flatMap(ServerSentEvents.stream(of:))
         }

@@ -14,15 +14,18 @@ extension Endpoint {
     /// The call's own retry policy, or `nil` for the configuration's.
     public var retryPolicy: RetryPolicy? {
         get { options[RetryPolicyKey.self] }
-        set { options[RetryPolicyKey.self] = newValue }
+        set {
+            if let newValue { options[RetryPolicyKey.self] = newValue } else { options.remove(RetryPolicyKey.self) }
+        }
     }
 
-    /// A copy sent under `policy` instead of the configuration's retry policy: `.never` for a
-    /// call that must fail fast (a charge, a search as the user types), a patient policy for one
-    /// worth waiting for, or one that adds `.post` for a write the server deduplicates.
+    /// A copy sent under `policy` instead of the configuration's retry policy (which it replaces
+    /// whole): `.never` for a call that must fail fast (a search as the user types), a patient
+    /// policy for one worth waiting for, or one that adds `.post` for a write the server
+    /// deduplicates.
     ///
     /// ```swift
-    /// let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(.never)
+    /// let search = Endpoint<[Book]>.get("books", parameters: ["q": "dune"]).retrying(.never)
     /// let report = Endpoint<Report>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
     /// ```
     ///

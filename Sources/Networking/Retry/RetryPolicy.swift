@@ -4,9 +4,8 @@ import Foundation
 ///
 /// By default a request is retried when its method is idempotent (`GET`, `HEAD`, `PUT`, `DELETE`,
 /// `OPTIONS`, `TRACE`; others only when added to ``retryableMethods``) and it failed with status
-/// 408, 429, 500, 502, 503 or 504, a lost connection, a timeout, or a connection that could not
-/// be opened (refused, a host name not resolved, no network: a server restarting, a network
-/// coming back). It is sent at most
+/// 408, 429, 500, 502, 503 or 504, a lost connection, or a timeout — and, when
+/// ``retriesConnectionFailures`` is on, a connection that could not be opened. It is sent at most
 /// ``maximumAttempts`` times in all. Waits grow exponentially — `baseDelay × 2^(retry − 1)`, capped
 /// at ``maximumDelay`` — with full jitter (a random wait between zero and that value), unless the
 /// server's `Retry-After` (seconds or an HTTP date) says how long to wait. A `Retry-After` longer
@@ -29,9 +28,12 @@ public struct RetryPolicy: Sendable {
     public var retriesConnectionLost: Bool
     /// Whether a timeout is retried. Default `true`.
     public var retriesTimeouts: Bool
-    /// Whether a connection that could not be opened is retried: refused, its host name not
-    /// resolved, or no network (``NetworkFailure/connectionRefused``, ``NetworkFailure/hostNotFound``,
-    /// ``NetworkFailure/notConnected``). The server never saw the request. Default `true`.
+    /// Whether a connection that could not be opened is retried, for the retryable methods:
+    /// refused, its host name not resolved, or no network (``NetworkFailure/connectionRefused``,
+    /// ``NetworkFailure/hostNotFound``, ``NetworkFailure/notConnected``). Default `false`: while a
+    /// device is offline every call would wait out its backoff before failing. Turn it on for a
+    /// server that restarts (a deploy behind no load balancer) or a network that comes back within
+    /// the waits.
     public var retriesConnectionFailures: Bool
     /// The wait before the first retry, before jitter. Default 0.5 s.
     public var baseDelay: TimeInterval
@@ -49,7 +51,7 @@ public struct RetryPolicy: Sendable {
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         retriesConnectionLost: Bool = true,
         retriesTimeouts: Bool = true,
-        retriesConnectionFailures: Bool = true,
+        retriesConnectionFailures: Bool = false,
         baseDelay: TimeInterval = 0.5,
         maximumDelay: TimeInterval = 30,
         maximumRetryAfter: TimeInterval = 60,

@@ -651,6 +651,9 @@ public final class OfflineQueue: Interceptor {
         var marker = RequestOptions()
         marker[FlushTraffic.self] = true
         marker[SessionIdentityKey.self] = user
+        // Sent once: a failure stops the flush, and the queue's own timer tries again. Retries
+        // here would hold the calls waiting behind the flush through their backoff.
+        marker[RetryPolicyKey.self] = .never
         if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
             // Signed when its requests need the session (a flush's group is all one or the

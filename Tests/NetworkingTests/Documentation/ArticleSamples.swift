@@ -424,10 +424,13 @@ enum PipelineArticle {
     }
 
     /// Endpoints with retry policies of their own, whatever the configuration's.
-    static func endpointsWithTheirOwnRetries() -> (Endpoint<Void>, Endpoint<Book>) {
-        let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(.never)
+    static func endpointsWithTheirOwnRetries() -> (Endpoint<[Book]>, Endpoint<Book>, Endpoint<Void>) {
+        let search = Endpoint<[Book]>.get("books", parameters: ["q": "dune"]).retrying(.never)
         let report = Endpoint<Book>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
-        return (charge, report)
+        var deduplicated = RetryPolicy.default
+        deduplicated.retryableMethods.insert(.post)     // the server keys the charge on its Idempotency-Key
+        let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(deduplicated)
+        return (search, report, charge)
     }
 
     static func retryingConfiguration() throws -> NetworkingConfiguration {

@@ -92,17 +92,18 @@ struct StubTransportArticleSamples {
         let clock = TestClock(mode: .manual)
         var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
         configuration.clock = clock.networkingClock
-        configuration.retryPolicy = .default
+        configuration.retryPolicy = RetryPolicy(random: { 1 })  // no jitter: waits of 0.5 s, then 1 s
         let transport = StubTransport(routes: [.status(.get, "books/1", 503)])
         let books = BooksRepository(configuration: configuration, transport: transport)
 
         let call = Task { await books.book(id: 1) }
-        await clock.waitForPendingSleeps()      // the first attempt failed: its backoff began
-        #expect(transport.requests.count == 1)
-        clock.advance(by: 60)                   // past the backoff: the second attempt goes out
-        await clock.waitForPendingSleeps()
+        #expect(await clock.waitForSleeps(1))   // the first attempt failed: its backoff began
+        clock.advance(by: 0.4)
+        #expect(transport.requests.count == 1)  // not before the backoff ends
+        clock.advance(by: 0.1)                  // it ends: the second attempt goes out
+        #expect(await clock.waitForSleeps(2))
         #expect(transport.requests.count == 2)
-        clock.advance(by: 60)
+        clock.advance(by: 1)
         _ = await call.value
     }
 

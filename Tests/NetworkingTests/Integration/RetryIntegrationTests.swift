@@ -255,7 +255,7 @@ struct RetryIntegrationTests {
 
     // MARK: - Connections that could not be opened
 
-    @Test("a GET to a server that is down is sent again after the wait, and succeeds once it is back")
+    @Test("with retriesConnectionFailures, a GET to a server that is down is sent again after the wait, and succeeds once it is back")
     func serverComingBack() async throws {
         let servers = try TestServers.require()
         let api = try #require(URLComponents(string: servers.apiURL))
@@ -263,7 +263,7 @@ struct RetryIntegrationTests {
         proxy.goDown()
         let clock = TestClock(start: Date())
         var configuration = try TestServers.configuration("http://127.0.0.1:\(proxy.port)\(api.path)", timeout: 5)
-        configuration.retryPolicy = RetryPolicy(random: { 1 })
+        configuration.retryPolicy = RetryPolicy(retriesConnectionFailures: true, random: { 1 })
         configuration.clock = clock.networkingClock
         // The server comes back during the first wait.
         let repository = TestAPI.Repository(configuration: configuration, interceptors: [Restart(proxy: proxy)])
@@ -274,12 +274,11 @@ struct RetryIntegrationTests {
         #expect(result.attempts == 1)
         #expect(clock.sleeps == [.milliseconds(500)])
 
-        // A POST is not retried (its method is not retryable), nor anything when the policy says so.
+        // A POST is not retried (its method is not retryable), nor anything by default.
         proxy.goDown()
         let post = await repository.performAuthenticationRequest(Endpoint<Void>(.post, "flaky/\(key)"))
         #expect(post.failure?.context?.attempts == 1)
-        var strict = RetryPolicy(random: { 1 })
-        strict.retriesConnectionFailures = false
+        let strict = RetryPolicy(random: { 1 })
         let refused = await repository.performAuthenticationRequest(Endpoint<Void>.get("flaky/\(key)").retrying(strict))
         guard case .noNetworkConnection(.connectionRefused, let context)? = refused.failure else {
             Issue.record("expected a refused connection, got \(refused)")
@@ -290,12 +289,12 @@ struct RetryIntegrationTests {
         #expect(try await attempts(key, repository) == 1)
     }
 
-    @Test("an unknown host is tried as many times as the policy allows, and says so")
+    @Test("with retriesConnectionFailures, an unknown host is tried as many times as the policy allows, and says so")
     func unknownHostRetried() async throws {
         let clock = TestClock(start: Date())
         var configuration = try NetworkingConfiguration(baseURL: "http://does-not-exist.invalid/api/v1")
         configuration.timeout = 10
-        configuration.retryPolicy = RetryPolicy(random: { 0 })
+        configuration.retryPolicy = RetryPolicy(retriesConnectionFailures: true, random: { 0 })
         configuration.clock = clock.networkingClock
         let result = await TestAPI.Repository(configuration: configuration).performRequest(Endpoint<Void>.get("health"))
         guard case .noNetworkConnection(.hostNotFound, let context)? = result.failure else {

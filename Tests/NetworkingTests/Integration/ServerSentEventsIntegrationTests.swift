@@ -109,6 +109,34 @@ struct ServerSentEventsIntegrationTests {
             empty.all == ["reconnecting 1 after 10ms: clean end", "reconnected", "reconnecting 2 after 10ms: clean end", "reconnected"])
     }
 
+    @Test("A reconnection is one attempt: the configuration's retry policy does not repeat it when the server is down")
+    func reconnectionIsOneAttempt() async throws {
+        let api = try #require(URLComponents(string: try TestServers.require().apiURL))
+        let proxy = try OutageProxy(upstreamPort: api.port ?? 0)
+        let clock = TestClock()
+        var configuration = try TestServers.configuration("http://127.0.0.1:\(proxy.port)\(api.path)")
+        configuration.retryPolicy = RetryPolicy(retriesConnectionFailures: true, random: { 1 })
+        configuration.clock = clock.networkingClock
+        let changes = ConnectionChanges()
+        let endpoint = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: ["count": 1])
+            .withoutSession().reconnecting(after: .milliseconds(10), maximumAttempts: 2, onConnectionChange: changes.record)
+        var iterator = try await TestAPI.Repository(configuration: configuration).performRequest(endpoint).get().makeAsyncIterator()
+        #expect(try await iterator.next()?.id == "1")
+        proxy.goDown()
+        var failure: RepositoryError?
+        do { _ = try await iterator.next() } catch { failure = error }
+        guard case .noNetworkConnection(.connectionRefused, _)? = failure else {
+            Issue.record("expected a refused connection, got \(String(describing: failure))")
+            return
+        }
+        // Two reconnections, refused, each once: no backoff of the retry policy between them.
+        #expect(clock.sleeps == [.milliseconds(10), .milliseconds(10)])
+        #expect(changes.all.count == 2)
+        // The second wait follows the first reconnection's refusal.
+        #expect(changes.all.last?.hasPrefix("reconnecting 2 after 10ms: ") == true)
+        #expect(changes.all.last?.contains("refused") == true, "\(changes.all)")
+    }
+
     /// The connection changes a stream reported, as text.
     final class ConnectionChanges: Sendable {
         private let entries = Mutex<[String]>([])

@@ -52,13 +52,17 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: response(503), attempt: 1, method: .post, now: now) == 0.5)
     }
 
-    @Test("lost connections, timeouts and connections not opened are retried; proxy refusals and other errors are not")
+    @Test("lost connections and timeouts are retried, connections not opened when asked; proxy refusals and other errors are not")
     func failures() {
         let context = ErrorContext(request: request)
-        let policy = policy()
+        var policy = policy()
         #expect(policy.delay(after: .failure(.noNetworkConnection(.connectionLost, context)), attempt: 1, method: .get, now: now) != nil)
         #expect(policy.delay(after: .failure(.timeout(context)), attempt: 1, method: .get, now: now) != nil)
         let unopened: [NetworkFailure] = [.connectionRefused, .hostNotFound, .notConnected]
+        for failure in unopened {
+            #expect(policy.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .get, now: now) == nil)
+        }
+        policy.retriesConnectionFailures = true
         for failure in unopened {
             #expect(policy.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .get, now: now) != nil)
             #expect(policy.delay(after: .failure(.noNetworkConnection(failure, context)), attempt: 1, method: .post, now: now) == nil)
