@@ -8,17 +8,15 @@ struct RequestPipeline: Sendable {
     /// The option keys some interceptor of the chain acts on.
     let handledOptions: Set<ObjectIdentifier>
 
-    /// Where the retry step is in the chain, and the step: a call sent once passes over it.
-    private let retry: (index: Int, step: RetryInterceptor)?
+    /// Where the retry step is when the configuration sends every call once: a call without a
+    /// policy of its own (``RetryPolicyKey``) passes over it.
+    private let idleRetryIndex: Int?
 
     init(transport: any Transport, interceptors: [any Interceptor]) {
         self.transport = transport
         self.interceptors = interceptors
         handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
-        retry =
-            interceptors.indices.lazy.compactMap { index in
-                (interceptors[index] as? RetryInterceptor).map { (index, $0) }
-            }.first
+        idleRetryIndex = interceptors.firstIndex { ($0 as? RetryInterceptor).map { $0.policy.maximumAttempts <= 1 } ?? false }
     }
 
     /// Why the chain cannot honour the call's options, or `nil`: an option that must be handled
@@ -37,7 +35,7 @@ struct RequestPipeline: Sendable {
         async throws(RepositoryError) -> TransportResponse
     {
         guard index < interceptors.count else { return try await sendOverTransport(request) }
-        if let retry, index == retry.index, retry.step.isIdle(for: context.options) {
+        if index == idleRetryIndex, !context.options.contains(RetryPolicyKey.self) {
             return try await send(request, context: context, from: index + 1)
         }
         return try await interceptors[index].intercept(request, context: context) {

@@ -9,12 +9,6 @@ struct RetryInterceptor: Interceptor {
     let policy: RetryPolicy
     let clock: NetworkingClock
 
-    /// Whether the step may be left out for a call with these options: the configuration sends
-    /// every call once, and the call has no policy of its own (which the step checks).
-    func isIdle(for options: RequestOptions) -> Bool {
-        policy.maximumAttempts <= 1 && (options.isEmpty || !options.contains(RetryPolicyKey.self))
-    }
-
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
