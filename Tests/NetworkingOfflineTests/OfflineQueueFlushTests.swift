@@ -454,16 +454,20 @@ struct OfflineQueueFlushTests {
         let setup = try Self.setUp(answer: Self.status(201))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let own = Endpoint<Void>(.post, "notes", headers: ["Authorization": "Basic YWxpY2U6czNjcmV0"]).withoutSession()
-        guard case .failed(.invalidRequest(let reason, _)) = await setup.queue.perform(own, with: setup.repository) else {
-            Issue.record("expected invalidRequest")
+        guard case .failed(let error) = await setup.queue.perform(own, with: setup.repository),
+            let refusal = error.customError(as: NotQueuedOffline.self)
+        else {
+            Issue.record("expected notQueuedOffline")
             return
         }
-        #expect(reason.contains("Authorization"))
-        #expect(!reason.contains("YWxpY2U6czNjcmV0"))
-        guard case .failure = await setup.queue.enqueue(own, through: setup.repository) else {
+        #expect(refusal.reason.contains("Authorization"))
+        #expect(refusal.failure.isConnectivityFailure)
+        #expect(!error.description.contains("YWxpY2U6czNjcmV0"))
+        guard case .failure(.invalidRequest(let reason, _)) = await setup.queue.enqueue(own, through: setup.repository) else {
             Issue.record("expected enqueue to refuse it too")
             return
         }
+        #expect(reason.contains("not queued offline") && reason.contains("Authorization"))
         #expect(setup.queue.count == 0)
     }
 

@@ -223,6 +223,26 @@ struct OfflineQueueIntegrationTests {
         #expect(setup.queue.count == 2)
     }
 
+    @Test(
+        "A 503 the queue would keep, to a request with its own Authorization: not kept, and the error carries why, the 503 and its answer")
+    func ownCredentialAfterA503() async throws {
+        let setup = try await Self.setUp(queuedStatusCodes: [503])
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let own = Endpoint<Void>(.post, "status/503", parameters: ["n": 1], headers: ["Authorization": "Basic YWxpY2U6czNjcmV0"])
+            .withoutSession()
+        let outcome = await setup.queue.perform(own, with: setup.repository)
+        guard case .failed(let error) = outcome, let refusal = error.customError(as: NotQueuedOffline.self) else {
+            Issue.record("expected notQueuedOffline, got \(outcome)")
+            return
+        }
+        #expect(refusal.reason.contains("its own Authorization header"))
+        #expect(refusal.failure.statusCode == 503)
+        #expect(error.context?.response?.statusCode == 503)
+        #expect(error.description.contains("not queued offline") && error.description.contains("503"), "\(error.description)")
+        #expect(!error.description.contains("YWxpY2U6czNjcmV0"))
+        #expect(setup.queue.count == 0)
+    }
+
     @Test("At a flush, a 503 (the server failing for a while) keeps the write and stops there; removing it lets the rest go")
     func serverErrorAtFlushKeepsTheQueue() async throws {
         let setup = try await Self.setUp()

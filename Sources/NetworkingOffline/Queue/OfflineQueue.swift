@@ -309,7 +309,8 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Keeps a request; returns the error that tells the caller it was queued and why
-    /// (`reason`), or throws why it was not (`failure`, when it cannot be kept).
+    /// (`reason`), or throws why it was not: ``NotQueuedOffline`` (a request the queue must not
+    /// keep), ``OfflineQueueFull``, or `failure` itself (the journal could not take it).
     ///
     /// - Parameter identity: the session's identity when the call started. The request is kept as
     ///   that user's even when another has logged in since (its answer took a while): it is
@@ -317,10 +318,16 @@ public final class OfflineQueue: Interceptor {
     private func keep(
         _ request: TransportRequest, context: RequestContext, user identity: String?, reason: String, failure: RepositoryError
     ) async throws(RepositoryError) -> RepositoryError {
-        let user = try Self.owner(
-            requiresSession: context.requiresSession, session: context.session, identity: identity, request: request.summary,
-            failure: ", and \(reason)")
-        try refuseOwnCredential(of: request, failure: ", and \(reason)")
+        // One it cannot keep fails with why, its own failure and the server's answer, if any.
+        let refusal =
+            Self.refusal(requiresSession: context.requiresSession, session: context.session, identity: identity)
+            ?? refusalOfOwnCredential(in: request)
+        if let refusal {
+            throw .customError(
+                name: "notQueuedOffline", error: NotQueuedOffline(reason: refusal, failure: failure, whyNotSent: reason),
+                context: failure.context ?? ErrorContext(request: request.summary))
+        }
+        let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             requiresSession: context.requiresSession, name: context.name)
@@ -415,32 +422,27 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Whose turn a request waits for: its session's user, or `nil` for one sent unsigned.
-    ///
-    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for a signed request whose
-    ///   session names no user: the queue could not keep it from another user's token.
-    private static func owner(
-        requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?, request: RequestSummary, failure: String = ""
-    ) throws(RepositoryError) -> String? {
-        guard requiresSession, session != nil else { return nil }
-        guard let identity else {
-            throw .invalidRequest(
-                reason:
-                    "not queued offline: nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token\(failure)",
-                request: request)
-        }
-        return identity
+    private static func owner(requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?) -> String? {
+        requiresSession && session != nil ? identity : nil
     }
 
-    /// Refuses a request that carries a credential of its own — an `Authorization`, say, that
-    /// is not the configuration's default (which a flush adds again) nor the session's (added
-    /// after the queue): the queue never writes one to disk, so the request would go out without it.
-    private func refuseOwnCredential(of request: TransportRequest, failure: String = "") throws(RepositoryError) {
+    /// Why a request cannot be kept for its owner, or `nil`: a signed request whose session names
+    /// no user, which the queue could not keep from another user's token.
+    private static func refusal(requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?) -> String? {
+        guard requiresSession, session != nil, identity == nil else { return nil }
+        return
+            "nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
+    }
+
+    /// Why a request that carries a credential of its own cannot be kept, or `nil`: an
+    /// `Authorization`, say, that is not the configuration's default (which a flush adds again)
+    /// nor the session's (added after the queue). The queue never writes one to disk, so the
+    /// request would go out without it.
+    private func refusalOfOwnCredential(in request: TransportRequest) -> String? {
         let defaults = state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]
         guard let name = OfflineItem.credentialHeaders.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false })
-        else { return }
-        throw .invalidRequest(
-            reason: "not queued offline: the request carries its own \(name) header, which the queue never writes to disk\(failure)",
-            request: request.summary)
+        else { return nil }
+        return "the request carries its own \(name) header, which the queue never writes to disk"
     }
 
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
@@ -452,13 +454,18 @@ public final class OfflineQueue: Interceptor {
         do throws(RepositoryError) {
             var request = try repository.makeRequest(for: endpoint)
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
-            let identity = try Self.owner(
-                requiresSession: endpoint.requiresSession, session: repository.sessionManager,
-                identity: repository.sessionManager?.sessionIdentity, request: request.summary)
-            try refuseOwnCredential(of: request)
+            let session = repository.sessionManager
+            let identity = session?.sessionIdentity
+            if let refusal =
+                Self.refusal(requiresSession: endpoint.requiresSession, session: session, identity: identity)
+                ?? refusalOfOwnCredential(in: request)
+            {
+                throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
+            }
             let item = OfflineItem(
-                id: UUID(), enqueuedAt: configuration.clock.now(), user: identity, request: OfflineItem.storable(request),
-                requiresSession: endpoint.requiresSession, name: endpoint.name)
+                id: UUID(), enqueuedAt: configuration.clock.now(),
+                user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
+                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession, name: endpoint.name)
             return .success(
                 try await store(item, failure: .invalidRequest(reason: "the request could not be kept on disk", request: request.summary)))
         } catch {

@@ -29,6 +29,27 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
     public var explanation: String? { "kept in the offline queue under ticket \(ticket), to be sent later: \(reason)." }
 }
 
+/// A call the offline queue would have kept, but could not keep safely: a signed request whose
+/// session names no user, or one that carries a credential of its own (an `Authorization` that
+/// is neither the session's nor the configuration's default), which the queue never writes to
+/// disk. The call fails with this error, named `notQueuedOffline`, whose context is the call's
+/// own failure's (with the server's answer, when there was one): read it with
+/// `error.customError(as: NotQueuedOffline.self)`.
+public struct NotQueuedOffline: CustomRepositoryErrorType {
+    /// Why the queue could not keep the request.
+    public let reason: String
+    /// How the call failed, which made it one to keep: the lost connection, the status the queue
+    /// keeps (a 503), or earlier requests waiting to be sent.
+    public let failure: RepositoryError
+    /// `failure` in a few words, for the explanation (the call's error names the request already).
+    let whyNotSent: String
+
+    public var name: String { "notQueuedOffline" }
+
+    /// Says the request was not kept, why, and why it was not sent now.
+    public var explanation: String? { "not queued offline: \(reason), and \(whyNotSent)." }
+}
+
 /// A call the offline queue would have kept, but it is full: the request was not kept.
 public struct OfflineQueueFull: CustomRepositoryErrorType, Hashable {
     /// Which of the queue's limits kept the request out.
