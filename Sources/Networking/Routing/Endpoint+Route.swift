@@ -157,6 +157,7 @@ extension RouteTable {
                 ignoresQueryParameters: route.cacheIgnoreQueryParameters)
         }
         if route.offline { resolved.options[OfflineQueueingKey.self] = true }
+        if resolved.retryPolicy == nil { resolved.retryPolicy = route.retryPolicy }
         if route.serialization == .raw, resolved.requestBody == nil, !Self.sendsParametersInQuery(route.method) {
             throw .invalidRequest(
                 reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",

@@ -48,6 +48,9 @@ public struct Route: Sendable {
     public var cacheIgnoreQueryParameters: Bool
     /// Whether a call that fails for the network is kept in the offline queue and sent later.
     public var offline: Bool
+    /// The route's own retry policy (its `retry` key), replacing the configuration's whole for its
+    /// calls; `nil` for the configuration's. A call's own ``Endpoint/retrying(_:)`` wins.
+    public var retryPolicy: RetryPolicy?
 
     /// A step after decoding (WebApiClient's mapping blocks), set with ``RouteTable/setMapping(forRoute:_:)``.
     var mapping: RouteMapping?
@@ -55,15 +58,15 @@ public struct Route: Sendable {
     /// Creates a route; every argument after `path` has the documented default.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty name, an invalid
-    ///   path template, a timeout that is not positive, a negative cache TTL, or a header that
-    ///   cannot be sent.
+    ///   path template, a timeout that is not positive, a negative cache TTL, a retry policy that
+    ///   cannot be used, or a header that cannot be sent.
     public init(
         name: String, method: HTTPMethod = .get, path: String, headers: HTTPHeaders = [:],
         serialization: RouteSerialization? = nil, contentType: String? = nil, requestRootKey: String? = nil,
         responseKeyPath: String? = nil, requiresSession: Bool = true, timeout: TimeInterval? = nil,
         preventUserInteraction: Bool = false, gzip: Bool = false, saveAsResource: Bool = false,
         cacheTTL: TimeInterval? = nil, invalidatesCachedRouteNames: [String] = [],
-        cacheIgnoreQueryParameters: Bool = false, offline: Bool = false
+        cacheIgnoreQueryParameters: Bool = false, offline: Bool = false, retryPolicy: RetryPolicy? = nil
     ) throws(RepositoryError) {
         guard !name.isEmpty else { throw .invalidConfiguration(reason: "a route needs a name") }
         self.name = name
@@ -87,6 +90,7 @@ public struct Route: Sendable {
         self.invalidatesCachedRouteNames = invalidatesCachedRouteNames
         self.cacheIgnoreQueryParameters = cacheIgnoreQueryParameters
         self.offline = offline
+        self.retryPolicy = retryPolicy
         if let problem = problem { throw .invalidConfiguration(reason: "route \"\(name)\": \(problem)") }
     }
 
@@ -99,6 +103,7 @@ public struct Route: Sendable {
         }
         if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
         if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
+        if let problem = retryPolicy?.problem { return "retryPolicy: \(problem)" }
         if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }
         if let contentType, let problem = HeaderValidation.problem(in: ["Content-Type": contentType]) {
             return "contentType: \(problem)"

@@ -60,12 +60,21 @@ extension RouteTable {
 private struct RouteFileEntry {
     let name: String
     let keys: [String: JSONValue]
+    /// What errors put before a key's name: `retry.` for the keys of a route's `retry` object.
+    private var keyPrefix = ""
+
+    /// The keys of the object under a route's `key`, whose errors name it (`retry.baseDelay`).
+    private init(name: String, keys: [String: JSONValue], key: String) {
+        self.name = name
+        self.keys = keys
+        keyPrefix = key + "."
+    }
 
     static let knownKeys: Set<String> = [
         "name", "method", "path", "headers", "requestHeaders", "serialization", "serializationName", "contentType",
         "requestRootKey", "dataMapperRequestRootKeyPath", "responseKeyPath", "dataMapperResponseRootKeyPath",
         "requiresSession", "timeout", "preventUserInteraction", "gzip", "saveAsResource", "cacheTTL",
-        "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline",
+        "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline", "retry",
     ]
 
     init(name: String, value: JSONValue) throws(RepositoryError) {
@@ -99,11 +108,50 @@ private struct RouteFileEntry {
             preventUserInteraction: try bool("preventUserInteraction") ?? false, gzip: try bool("gzip") ?? false,
             saveAsResource: try bool("saveAsResource") ?? false, cacheTTL: try number("cacheTTL"),
             invalidatesCachedRouteNames: try strings("invalidatesCachedRouteNames") ?? [],
-            cacheIgnoreQueryParameters: try bool("cacheIgnoreQueryParameters") ?? false, offline: try bool("offline") ?? false)
+            cacheIgnoreQueryParameters: try bool("cacheIgnoreQueryParameters") ?? false, offline: try bool("offline") ?? false,
+            retryPolicy: try retryPolicy())
     }
 
+    /// The `retry` key: `false` for ``RetryPolicy/never``, or an object of ``RetryPolicy``'s
+    /// properties (without `random`), each missing one at its default.
+    private func retryPolicy() throws(RepositoryError) -> RetryPolicy? {
+        switch keys["retry"] {
+        case nil: return nil
+        case .bool(false)?: return .never
+        case .object(let fields)?:
+            let entry = RouteFileEntry(name: name, keys: fields, key: "retry")
+            if let unknown = fields.keys.sorted().first(where: { !Self.retryKeys.contains($0) }) {
+                throw fail(
+                    "retry",
+                    "holds \"\(unknown)\", which is not a retry setting (known: \(Self.retryKeys.sorted().joined(separator: ", ")))")
+            }
+            var policy = RetryPolicy()
+            if let attempts = try entry.wholeNumber("maximumAttempts") { policy.maximumAttempts = attempts }
+            if let methods = try entry.strings("retryableMethods", of: "methods") {
+                policy.retryableMethods = Set(methods.map { HTTPMethod($0) })
+            }
+            if let codes = try entry.wholeNumbers("retryableStatusCodes") { policy.retryableStatusCodes = Set(codes) }
+            if let flag = try entry.bool("retriesConnectionLost") { policy.retriesConnectionLost = flag }
+            if let flag = try entry.bool("retriesTimeouts") { policy.retriesTimeouts = flag }
+            if let flag = try entry.bool("retriesConnectionFailures") { policy.retriesConnectionFailures = flag }
+            if let seconds = try entry.number("baseDelay") { policy.baseDelay = seconds }
+            if let seconds = try entry.number("maximumDelay") { policy.maximumDelay = seconds }
+            if let seconds = try entry.number("maximumRetryAfter") { policy.maximumRetryAfter = seconds }
+            return policy
+        case let other?:
+            throw fail(
+                "retry", "must be false (never retry) or an object of retry settings ({} for the defaults), not \(other.kindDescription)")
+        }
+    }
+
+    /// The keys of a route's `retry` object: ``RetryPolicy``'s properties.
+    static let retryKeys: Set<String> = [
+        "maximumAttempts", "retryableMethods", "retryableStatusCodes", "retriesConnectionLost", "retriesTimeouts",
+        "retriesConnectionFailures", "baseDelay", "maximumDelay", "maximumRetryAfter",
+    ]
+
     private func fail(_ key: String, _ problem: String) -> RepositoryError {
-        .invalidConfiguration(reason: "route \"\(name)\": the key \"\(key)\" \(problem)")
+        .invalidConfiguration(reason: "route \"\(name)\": the key \"\(keyPrefix)\(key)\" \(problem)")
     }
 
     private func string(_ key: String) throws(RepositoryError) -> String? {
@@ -131,19 +179,44 @@ private struct RouteFileEntry {
         }
     }
 
-    private func strings(_ key: String) throws(RepositoryError) -> [String]? {
+    private func wholeNumber(_ key: String) throws(RepositoryError) -> Int? {
+        switch keys[key] {
+        case nil: return nil
+        case .int(let number)?: return number
+        case let other?: throw fail(key, "must be a whole number, not \(other.kindDescription)")
+        }
+    }
+
+    private func wholeNumbers(_ key: String) throws(RepositoryError) -> [Int]? {
+        switch keys[key] {
+        case nil: return nil
+        case .array(let elements)?:
+            var result: [Int] = []
+            for element in elements {
+                guard case .int(let number) = element else {
+                    throw fail(key, "must be an array of whole numbers, not one holding \(element.kindDescription)")
+                }
+                result.append(number)
+            }
+            return result
+        case let other?: throw fail(key, "must be an array of whole numbers, not \(other.kindDescription)")
+        }
+    }
+
+    /// An array of strings, each `what` (route names, methods).
+    private func strings(_ key: String, of what: String = "route names") throws(RepositoryError) -> [String]? {
         switch keys[key] {
         case nil: return nil
         case .array(let elements)?:
             var result: [String] = []
             for element in elements {
                 guard case .string(let text) = element else {
-                    throw fail(key, "must be an array of route names (strings), not one holding \(element.kindDescription)")
+                    throw fail(key, "must be an array of \(what) (strings), not one holding \(element.kindDescription)")
                 }
                 result.append(text)
             }
             return result
-        case let other?: throw fail(key, "must be an array of route names, not \(other.kindDescription)")
+        case let other?: throw fail(key, "must be an array of \(what), not \(other.kindDescription)")
         }
     }
 

@@ -253,6 +253,38 @@ struct RetryIntegrationTests {
         #expect(try await attempts(key, repository) == 2)
     }
 
+    @Test("a route file's retry key: an object retries a POST with its own waits, false never retries, and a call's own policy wins")
+    func routeFilePolicy() async throws {
+        let clock = TestClock(start: Date())
+        let servers = try TestServers.require()
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        configuration.retryPolicy = RetryPolicy(random: { 1 })
+        configuration.clock = clock.networkingClock
+        configuration.routes = try RouteTable(
+            json: Data(
+                #"""
+                {
+                  "note": { "method": "POST", "path": "flaky/:key?failures=2",
+                            "retry": { "retryableMethods": ["POST"], "baseDelay": 0.25, "maximumDelay": 0.25 } },
+                  "fast": { "path": "flaky/:key?failures=1", "retry": false }
+                }
+                """#.utf8))
+        let repository = TestAPI.Repository(configuration: configuration)
+        let key = UUID().uuidString
+        let note: Flaky = try await repository.performAuthenticationRequest(.route("note", pathVariables: ["key": key])).get()
+        #expect(note.attempts == 3)
+        #expect(clock.sleeps.count == 2 && clock.sleeps.allSatisfy { $0 <= .milliseconds(250) }, "\(clock.sleeps)")
+        let fastKey = UUID().uuidString
+        let fast = await repository.performAuthenticationRequest(Endpoint<Void>.route("fast", pathVariables: ["key": fastKey]))
+        #expect(fast.failure?.statusCode == 503)
+        #expect(try await attempts(fastKey, repository) == 1)
+        let ownKey = UUID().uuidString
+        let own = await repository.performAuthenticationRequest(
+            Endpoint<Void>.route("fast", pathVariables: ["key": ownKey]).retrying(RetryPolicy(random: { 0 })))
+        #expect(own.failure == nil)
+        #expect(try await attempts(ownKey, repository) == 2)
+    }
+
     // MARK: - Connections that could not be opened
 
     @Test("with retriesConnectionFailures, a GET to a server that is down is sent again after the wait, and succeeds once it is back")

@@ -57,6 +57,36 @@ struct RouteTableJSONTests {
         #expect(!minimal.gzip && !minimal.saveAsResource && !minimal.offline && !minimal.cacheIgnoreQueryParameters)
         #expect(minimal.cacheTTL == nil)
         #expect(minimal.invalidatesCachedRouteNames.isEmpty)
+        #expect(minimal.retryPolicy == nil)
+    }
+
+    @Test("A route's retry key: false is .never, an object sets RetryPolicy's properties and leaves the rest at their defaults")
+    func retryKey() throws {
+        let table = try load(
+            #"""
+            {
+              "never": { "path": "a", "retry": false },
+              "defaults": { "path": "b", "retry": {} },
+              "patient": {
+                "method": "POST", "path": "c",
+                "retry": {
+                  "maximumAttempts": 5, "retryableMethods": ["POST", "GET"], "retryableStatusCodes": [503],
+                  "retriesConnectionLost": false, "retriesTimeouts": false, "retriesConnectionFailures": true,
+                  "baseDelay": 1, "maximumDelay": 8.5, "maximumRetryAfter": 120
+                }
+              }
+            }
+            """#)
+        #expect(table["never"]?.retryPolicy?.maximumAttempts == 1)
+        let defaults = try #require(table["defaults"]?.retryPolicy)
+        #expect(defaults.maximumAttempts == 3 && defaults.retryableStatusCodes == RetryPolicy.default.retryableStatusCodes)
+        #expect(defaults.retryableMethods == RetryPolicy.default.retryableMethods && defaults.baseDelay == 0.5)
+        let patient = try #require(table["patient"]?.retryPolicy)
+        #expect(patient.maximumAttempts == 5)
+        #expect(patient.retryableMethods == [.post, .get])
+        #expect(patient.retryableStatusCodes == [503])
+        #expect(!patient.retriesConnectionLost && !patient.retriesTimeouts && patient.retriesConnectionFailures)
+        #expect(patient.baseDelay == 1 && patient.maximumDelay == 8.5 && patient.maximumRetryAfter == 120)
     }
 
     @Test("WebApiClient's key names are read like ours")
@@ -158,7 +188,7 @@ struct RouteTableJSONTests {
         let reason = routeFileRefusal(#"{"book": {"path": "books", "methd": "GET"}}"#)
         #expect(
             reason
-                == #"routes.json: route "book": the key "methd" is not a route key (known keys: cacheIgnoreQueryParameters, cacheTTL, contentType, dataMapperRequestRootKeyPath, dataMapperResponseRootKeyPath, gzip, headers, invalidatesCachedRouteNames, method, name, offline, path, preventUserInteraction, requestHeaders, requestRootKey, requiresSession, responseKeyPath, saveAsResource, serialization, serializationName, timeout)"#
+                == #"routes.json: route "book": the key "methd" is not a route key (known keys: cacheIgnoreQueryParameters, cacheTTL, contentType, dataMapperRequestRootKeyPath, dataMapperResponseRootKeyPath, gzip, headers, invalidatesCachedRouteNames, method, name, offline, path, preventUserInteraction, requestHeaders, requestRootKey, requiresSession, responseKeyPath, retry, saveAsResource, serialization, serializationName, timeout)"#
         )
     }
 
@@ -205,6 +235,29 @@ struct RouteTableJSONTests {
                 #""invalidatesCachedRouteNames": ["books", 1]"#,
                 #"the key "invalidatesCachedRouteNames" must be an array of route names (strings), not one holding a number"#
             ),
+            // retry policies
+            (
+                #""retry": true"#,
+                #"the key "retry" must be false (never retry) or an object of retry settings ({} for the defaults), not a boolean"#
+            ),
+            (
+                #""retry": 3"#,
+                #"the key "retry" must be false (never retry) or an object of retry settings ({} for the defaults), not a number"#
+            ),
+            (
+                #""retry": {"attempts": 3}"#,
+                #"the key "retry" holds "attempts", which is not a retry setting (known: baseDelay, maximumAttempts, maximumDelay, maximumRetryAfter, retriesConnectionFailures, retriesConnectionLost, retriesTimeouts, retryableMethods, retryableStatusCodes)"#
+            ),
+            (#""retry": {"maximumAttempts": 2.5}"#, #"the key "retry.maximumAttempts" must be a whole number, not a number"#),
+            (
+                #""retry": {"retryableStatusCodes": [503, "504"]}"#,
+                #"the key "retry.retryableStatusCodes" must be an array of whole numbers, not one holding a string"#
+            ),
+            (#""retry": {"retryableMethods": "POST"}"#, #"the key "retry.retryableMethods" must be an array of methods, not a string"#),
+            (#""retry": {"retriesTimeouts": "no"}"#, #"the key "retry.retriesTimeouts" must be true or false, not a string"#),
+            (#""retry": {"baseDelay": "1"}"#, #"the key "retry.baseDelay" must be a number of seconds, not a string"#),
+            (#""retry": {"maximumAttempts": 0}"#, "retryPolicy: maximumAttempts must be at least 1, not 0"),
+            (#""retry": {"baseDelay": -1}"#, "retryPolicy: baseDelay must be zero or a positive number of seconds, not -1.0"),
             // header objects
             (#""headers": {"X-Count": 1}"#, #"the key "headers" must map header names to strings; "X-Count" is not a string"#),
             (#""requestHeaders": {"X-A": null}"#, #"the key "requestHeaders" must map header names to strings; "X-A" is not a string"#),
