@@ -98,6 +98,14 @@ http {{
         default_type text/plain;
         location = /health {{ return 200 "ok"; }}
         location = /protocol {{ return 200 "$server_protocol"; }}
+        # Trailer fields in HTTP/2's closing HEADERS frame (nginx sends them after a file, not
+        # after a `return`): a client must not merge them into the head (RFC 9110 section 6.5.1).
+        location = /trailers {{
+            add_trailer X-Checksum "sha-256=abc";
+            add_trailer Content-Type "text/evil";
+            add_trailer Set-Cookie "trailer=1";
+            alias "{prefix}/trailers.txt";
+        }}
     }}
 }}
 """
@@ -316,6 +324,8 @@ def command_for(server, port):
         os.makedirs(prefix, exist_ok=True)
         conf = os.path.join(prefix, "nginx.conf")
         if server.scheme == "https":
+            with open(os.path.join(prefix, "trailers.txt"), "w") as f:
+                f.write("trailered")
             text = NGINX_H2_CONF.format(prefix=prefix, port=port,
                                         cert=path_in_servers(server.cert + ".pem"),
                                         key=path_in_servers(server.cert + ".key"))
