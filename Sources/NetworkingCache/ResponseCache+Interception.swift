@@ -62,6 +62,9 @@ extension ResponseCache {
         let policy: EffectivePolicy
         let requestDirectives: CacheControl
         let discriminator: String?
+        /// The discriminator now: a user who logged out while the request was under way (another
+        /// may have logged in and signed it) leaves the answer unstored.
+        let currentDiscriminator: @Sendable () -> String?
         /// Whether the request leaves with credentials: signed by the session, or its own (see
         /// ``CacheKey/credential(of:)``).
         let isAuthorized: Bool
@@ -76,8 +79,11 @@ extension ResponseCache {
             policy = EffectivePolicy(
                 options: context.options, servesStaleByDefault: cache.configuration.servesStaleOnConnectivityFailure)
             requestDirectives = CacheControl(request.headers, isRequest: true)
-            let discriminator = cache.configuration.discriminator.map { $0(context) } ?? context.session?.sessionIdentity
+            let configured = cache.configuration.discriminator
+            let currentDiscriminator = { @Sendable in configured.map { $0(context) } ?? context.session?.sessionIdentity }
+            let discriminator = currentDiscriminator()
             self.discriminator = discriminator
+            self.currentDiscriminator = currentDiscriminator
             isSigned = context.requiresSession && context.session != nil
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
@@ -112,7 +118,7 @@ extension ResponseCache {
         let identity = RequestCoalescer.Identity(request: outgoing, isSigned: call.isSigned, key: key, policy: call.policy)
         return try await coalescer.run(
             identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send,
-            isShareable: { VaryRule.isShareable($0, seen: call.request.headers) })
+            isShareable: { VaryRule.isShareable($0, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil) })
     }
 
     /// One exchange with the server and what follows: a 304 refreshes the stored answer, a new
@@ -141,21 +147,28 @@ extension ResponseCache {
         // only by its own explicit freshness). An interceptor's added query item is no redirect;
         // a query item changed or gone is.
         let redirected = response.url.map { !CacheKey.sameResource(call.request.url, answeredBy: $0) } ?? false
+        // Whose answer this is changed while it was under way (a logout, another login): it is
+        // stored under nobody's key, nor does a 304 refresh the one stored before.
+        let ownerChanged = call.currentDiscriminator() != call.discriminator
 
         if response.statusCode == 304, sentConditionally, let entry {
-            // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly) does not select the
-            // stored answer, nor does one from the resource a redirect led to; ask again without
-            // conditions.
+            // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly), or a strong one when
+            // the stored answer has none, does not select the stored answer, nor does one from
+            // the resource a redirect led to; ask again without conditions.
             let otherTag =
-                response.headers["ETag"].flatMap { etag in entry.headers["ETag"].map { Self.opaqueTag(etag) != Self.opaqueTag($0) } }
-                ?? false
-            if redirected || otherTag {
+                response.headers["ETag"].map { etag in
+                    entry.headers["ETag"].map { Self.opaqueTag(etag) != Self.opaqueTag($0) } ?? !Self.isWeak(etag)
+                } ?? false
+            if redirected || otherTag || ownerChanged {
                 var plain = outgoing
                 for name in ["If-None-Match", "If-Modified-Since"] { plain.headers[name] = nil }
                 return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
             }
             let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
-            if !refreshed.directives.noStore, !call.requestDirectives.noStore, pendingStores.isCurrent(ticket) {
+            if refreshed.directives.noStore {
+                // The server no longer lets it be kept: not even as a stale stand-in.
+                forget(key)
+            } else if !call.requestDirectives.noStore, pendingStores.isCurrent(ticket) {
                 save(refreshed, key: key, ticket: ticket)
             }
             return refreshed.response(
@@ -165,13 +178,18 @@ extension ResponseCache {
         let directives = CacheControl(response.headers)
         let varyNames: [String]
         if case .names(let names) = VaryRule.fields(of: response.headers) { varyNames = names } else { varyNames = [] }
+        // An app's interceptor after the cache that signs requests itself: the answer is an
+        // authorized one, and without a session or discriminator nothing says whose.
+        let credentialAdded = VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders)
         let rule = StorageRule(
-            method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized,
+            method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized || credentialAdded,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"),
-            addedAfterTheCache: VaryRule.addedAfterTheCache(varyNames, seen: call.request.headers, sent: response.requestHeaders))
+            addedAfterTheCache: VaryRule.addedAfterTheCache(
+                varyNames, seen: call.request.headers, sent: response.requestHeaders, keyKeepsUsersApart: call.discriminator != nil),
+            ownerUnknown: credentialAdded && !call.isSigned && call.discriminator == nil)
         let storable =
             rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
-            && response.body.count <= configuration.maximumBodyBytes
+            && !ownerChanged && response.body.count <= configuration.maximumBodyBytes
         // The call's own answer is newer than anything its invalidation removes: when it is about to
         // be stored, the entries under its key are spared; otherwise they go too.
         invalidateRoutes(after: response, call: call, sparing: storable ? key : nil)
@@ -194,6 +212,9 @@ extension ResponseCache {
         }
         return response
     }
+
+    /// Whether an entity tag is weak (`W/"…"`).
+    static func isWeak(_ tag: String) -> Bool { tag.trimmingWhitespace().hasPrefix("W/") }
 
     /// An entity tag without its weak marker, for the weak comparison of RFC 9110 §8.8.3.2.
     static func opaqueTag(_ tag: String) -> Substring {

@@ -221,6 +221,43 @@ import Testing
         return (CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport), transport)
     }
 
+    @Test("A 304 with a strong ETag the stored answer never had does not select it: it is asked again without conditions")
+    func a304AddingAStrongETagIsNotTrusted() async throws {
+        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                if request.headers["If-Modified-Since"] != nil {
+                    return TransportResponse(statusCode: 304, headers: ["ETag": "\"x\""], url: request.url)
+                }
+                return TransportResponse(
+                    statusCode: 200,
+                    headers: ["Cache-Control": "max-age=0", "Last-Modified": modified, "Content-Type": "application/json"],
+                    body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect(second.source == .network)
+        #expect(second.n == 3)
+        #expect(transport.requests.map { $0.headers["If-Modified-Since"] } == [nil, modified, nil])
+    }
+
+    @Test("A 304 that says no-store removes the stored answer: it no longer stands in, even stale")
+    func a304SayingNoStoreForgetsTheAnswer() async throws {
+        let clock = TestClock()
+        let (repository, transport) = try Self.revalidating(
+            ["Cache-Control": "max-age=0", "ETag": "\"v1\""], notModified: ["ETag": "\"v1\"", "Cache-Control": "no-store"], clock: clock)
+        _ = try await repository.fetch(.get("resource")).get()
+        let revalidated = try await repository.fetch(.get("resource")).get()
+        #expect(revalidated.source == .revalidated)
+        let third = try await repository.fetch(.get("resource")).get()
+        #expect(third.source == .network)
+        #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, "\"v1\"", nil])
+    }
+
     @Test("A 304 from the resource a redirect led to does not refresh the stored answer: it is asked again without conditions")
     func a304AfterARedirectIsNotTheStoredAnswers() async throws {
         let clock = TestClock()

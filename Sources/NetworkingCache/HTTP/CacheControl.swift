@@ -69,7 +69,9 @@ struct CacheControl: Sendable, Hashable {
         var result: TimeInterval?
         for value in values {
             guard let value, !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }) else { return 0 }
-            let parsed = value.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(value) ?? 0, 2_147_483_648)
+            // Leading zeros say nothing: "00000000000" is 0, not a value too large to hold.
+            let digits = value.drop { $0 == "0" }
+            let parsed = digits.utf8.count > 10 ? 2_147_483_648 : min(TimeInterval(String(digits)) ?? 0, 2_147_483_648)
             if let result, result != parsed { return 0 }
             result = parsed
         }

@@ -37,7 +37,8 @@ enum LookupDecision: Sendable, Hashable {
             fresh = resident >= 0 && remaining > 0
         } else {
             remaining = (freshness.lifetime ?? 0) - freshness.age
-            fresh = freshness.isFresh && !entry.directives.noCache
+            // A clock set back before the answer arrived cannot say how long it has been kept.
+            fresh = freshness.isFresh && !entry.directives.noCache && now >= entry.responseDate
         }
         if requestDirectives.noCache { fresh = false }
         if let maxAge = requestDirectives.maxAge, freshness.age > maxAge { fresh = false }

@@ -12,6 +12,9 @@ import Networking
 ///   field that a step after the cache added or changed (an interceptor at
 ///   `InterceptorPosition.afterSigning` setting a tenant or a language), whose value the cache
 ///   never sees;
+/// - never when a step after the cache (an interceptor of the app's that signs requests itself)
+///   added an `Authorization` or `Proxy-Authorization` and nothing keeps users apart: no session
+///   signed the call, and no discriminator names whose answer it is;
 /// - an answer to a request that is signed by the session, or carries its own `Authorization`,
 ///   is stored only when the response explicitly allows it — `public`, `private`, `s-maxage` or
 ///   `must-revalidate` — or the call has a time to live (RFC 9111 §3.5 names the first, third
@@ -34,6 +37,8 @@ struct StorageRule: Sendable, Hashable {
         /// It varies on a field that steps after the cache added or changed.
         case variesOnFieldsAddedAfterIt
         case authorizedWithoutPermission
+        /// A credential a step after the cache added, with nothing to keep its owner's answers apart.
+        case credentialItCannotSee
         /// A status that is not heuristically cacheable, without a lifetime, `public` or `private`.
         case notExplicitlyCacheable
         case nothingToReuse
@@ -54,14 +59,18 @@ struct StorageRule: Sendable, Hashable {
     /// Whether the request, as the cache sees it, carries a `Cookie` field.
     var hasCookie = false
     /// The fields the response varies on that steps after the cache added or changed
-    /// (``VaryRule/addedAfterTheCache(_:seen:sent:)``).
+    /// (``VaryRule/addedAfterTheCache(_:seen:sent:keyKeepsUsersApart:)``).
     var addedAfterTheCache: [String] = []
+    /// Whether a step after the cache added a credential, and no session or discriminator says
+    /// whose it is.
+    var ownerUnknown = false
 
     /// `nil` when the answer may be stored, else why not.
     func refusal(status: Int, headers: HTTPHeaders, directives: CacheControl) -> Refusal? {
         guard method == .get else { return .method }
         guard (200..<300).contains(status), status != 206 else { return .status }
         if requestDirectives.noStore || directives.noStore { return .noStore }
+        if ownerUnknown { return .credentialItCannotSee }
         switch VaryRule.fields(of: headers) {
         case .any: return .variesOnEverything
         case .names(let names) where !hasCookie && names.contains("cookie"): return .variesOnCookiesItCannotSee

@@ -42,21 +42,37 @@ enum VaryRule {
     /// setting a tenant or a language after it, the cookie storage — found by comparing the
     /// request as the cache saw it with the one sent (`sent`, ``Networking/TransportResponse/requestHeaders``).
     /// The cache cannot match later requests on them, as it never sees their values. Not
-    /// `Authorization` nor `Proxy-Authorization`: the session signs after the cache, and the
-    /// cache key keeps each user's answers apart.
-    static func addedAfterTheCache(_ names: [String], seen: HTTPHeaders, sent: HTTPHeaders?) -> [String] {
+    /// `Authorization` nor `Proxy-Authorization` when `keyKeepsUsersApart` (a discriminator
+    /// names whose answer it is): the session signs after the cache, and the key holds the user.
+    static func addedAfterTheCache(_ names: [String], seen: HTTPHeaders, sent: HTTPHeaders?, keyKeepsUsersApart: Bool) -> [String] {
         guard let sent else { return [] }
         return names.filter { name in
-            name != "authorization" && name != "proxy-authorization" && capture([name], from: seen) != capture([name], from: sent)
+            !(keyKeepsUsersApart && (name == "authorization" || name == "proxy-authorization"))
+                && capture([name], from: seen) != capture([name], from: sent)
         }
     }
 
-    /// Whether the answer can serve every caller of a shared exchange: `false` when it varies
-    /// on a field steps after the cache set (see ``addedAfterTheCache(_:seen:sent:)``), whose
-    /// value another caller's request may not share.
-    static func isShareable(_ response: TransportResponse, seen: HTTPHeaders) -> Bool {
-        guard case .names(let names) = fields(of: response.headers) else { return true }
-        return addedAfterTheCache(names, seen: seen, sent: response.requestHeaders).isEmpty
+    /// Whether a step after the cache added or changed an `Authorization` or
+    /// `Proxy-Authorization`: the session's signature, or an app's interceptor that signs
+    /// requests itself.
+    static func credentialAddedAfterTheCache(seen: HTTPHeaders, sent: HTTPHeaders?) -> Bool {
+        guard let sent else { return false }
+        return ["authorization", "proxy-authorization"].contains { name in capture([name], from: seen) != capture([name], from: sent) }
+    }
+
+    /// Whether the answer can serve every caller of a shared exchange: `false` for `Vary: *` (it
+    /// depends on more than the request) and an answer that varies on a field steps after the
+    /// cache set (see ``addedAfterTheCache(_:seen:sent:keyKeepsUsersApart:)``), whose value
+    /// another caller's request may not share. A `no-store` answer is shared: many APIs mark
+    /// every answer so, and the callers asked at the same moment (a call whose every answer must
+    /// be its own, a one-time token, bypasses the cache).
+    static func isShareable(_ response: TransportResponse, seen: HTTPHeaders, keyKeepsUsersApart: Bool) -> Bool {
+        switch fields(of: response.headers) {
+        case .none: return true
+        case .any: return false
+        case .names(let names):
+            return addedAfterTheCache(names, seen: seen, sent: response.requestHeaders, keyKeepsUsersApart: keyKeepsUsersApart).isEmpty
+        }
     }
 
     /// The digest kept for `value` of the field `name`.

@@ -25,6 +25,9 @@ import Testing
         #expect(CacheControl(parsing: "max-age=10, max-age=10").maxAge == 10)
         #expect(CacheControl(parsing: #"max-age="30""#).maxAge == 30)
         #expect(CacheControl(parsing: "max-age=99999999999999999999").maxAge == 2_147_483_648)
+        // Leading zeros are not a value too large to hold.
+        #expect(CacheControl(parsing: "max-age=00000000000").maxAge == 0)
+        #expect(CacheControl(parsing: "max-age=000000000000060").maxAge == 60)
         #expect(CacheControl(parsing: "public").maxAge == nil)
     }
 

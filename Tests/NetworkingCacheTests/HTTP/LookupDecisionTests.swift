@@ -36,6 +36,13 @@ import Testing
         #expect(decide(["Cache-Control": "max-age=60"], after: 61) == .fetch(conditional: [:]))
     }
 
+    @Test func aClockSetBackBeforeTheAnswerArrivedMakesItStale() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=3600", "ETag": "\"v1\""]
+        #expect(decide(headers, after: -86_400) == .fetch(conditional: ["If-None-Match": "\"v1\""]))
+        #expect(
+            decide(headers, after: -86_400, policy: EffectivePolicy(timeToLive: 3600)) == .fetch(conditional: ["If-None-Match": "\"v1\""]))
+    }
+
     @Test func noCacheAlwaysRevalidates() {
         #expect(
             decide(["Cache-Control": "max-age=600, no-cache", "ETag": "\"a\""], after: 1) == .fetch(conditional: ["If-None-Match": "\"a\""])

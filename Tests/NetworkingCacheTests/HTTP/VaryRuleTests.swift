@@ -22,4 +22,22 @@ import Testing
         #expect(!VaryRule.matches(absent, request: ["Accept-Language": ""]))
         #expect(VaryRule.variantTag(stored) != VaryRule.variantTag(absent))
     }
+
+    @Test func whatASharedExchangeMayHandToEveryCaller() {
+        func answer(_ headers: HTTPHeaders, sent: HTTPHeaders) -> TransportResponse {
+            var response = TransportResponse(statusCode: 200, headers: headers)
+            response.requestHeaders = sent
+            return response
+        }
+        let seen: HTTPHeaders = ["Accept": "application/json"]
+        let signed: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer a"]
+        #expect(VaryRule.isShareable(answer(["Cache-Control": "no-store"], sent: signed), seen: seen, keyKeepsUsersApart: true))
+        #expect(!VaryRule.isShareable(answer(["Vary": "*"], sent: seen), seen: seen, keyKeepsUsersApart: true))
+        // A credential added after the cache: shared only when the key holds whose it is.
+        #expect(VaryRule.isShareable(answer(["Vary": "Authorization"], sent: signed), seen: seen, keyKeepsUsersApart: true))
+        #expect(!VaryRule.isShareable(answer(["Vary": "Authorization"], sent: signed), seen: seen, keyKeepsUsersApart: false))
+        #expect(VaryRule.credentialAddedAfterTheCache(seen: seen, sent: signed))
+        #expect(!VaryRule.credentialAddedAfterTheCache(seen: signed, sent: signed))
+        #expect(!VaryRule.credentialAddedAfterTheCache(seen: seen, sent: nil))
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import Synchronization
 import Testing
 
 @testable import NetworkingCache
@@ -274,6 +275,71 @@ import Testing
         #expect((after.source, after.value.version) == (.network, 2))
     }
 
+    @Test func anAnswerSignedByAnInterceptorAfterTheCacheIsKeptOnlyWithADiscriminator() async throws {
+        // Given: no session; an app's interceptor (after the cache) signs as whoever is current
+        let alice = try await api.signUp()
+        let bob = try await api.signUp()
+        let signer = BearerSigner()
+        let unowned = CacheFixtures.Repository(configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache, signer]))
+        for vary in [true, false] {
+            let key = CacheFixtures.uniqueKey("self-signed")
+            var query = ["max_age": "600", "private": "1"]
+            if vary { query["vary"] = "Authorization" }
+            // When alice, then bob, read the same private resource
+            signer.signAs(alice.token)
+            let first = try await unowned.resource(key, query: query).get()
+            signer.signAs(bob.token)
+            let second = try await unowned.resource(key, query: query).get()
+            // Then bob gets his own answer: nothing said whose alice's was, so it was not kept
+            #expect(first.value.user == alice.user.id)
+            #expect((second.source, second.value.user) == (.network, bob.user.id), "vary: \(vary)")
+            #expect(try await api.hits(key).requests == 2)
+        }
+        // With a discriminator naming the signer's user, each user's answer is kept apart.
+        let ownedCache = try ResponseCache(configuration: ResponseCache.Configuration(discriminator: { _ in signer.token }))
+        let owned = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, interceptors: [ownedCache, signer]))
+        let key = CacheFixtures.uniqueKey("self-signed-owned")
+        let query = ["max_age": "600", "private": "1", "vary": "Authorization"]
+        signer.signAs(alice.token)
+        _ = try await owned.resource(key, query: query).get()
+        signer.signAs(bob.token)
+        let bobFirst = try await owned.resource(key, query: query).get()
+        signer.signAs(alice.token)
+        let aliceAgain = try await owned.resource(key, query: query).get()
+        #expect((bobFirst.source, bobFirst.value.user) == (.network, bob.user.id))
+        #expect((aliceAgain.source, aliceAgain.value.user) == (.cache, alice.user.id))
+    }
+
+    @Test func anAnswerThatArrivesAfterItsUserLoggedOutIsNotStored() async throws {
+        // Given: alice's call held after the cache, before the session signs
+        let session = SessionManager<CacheFixtures.User>()
+        let held = Flag()
+        let released = Flag()
+        let signed = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(
+                servers.apiURL, interceptors: [cache, HoldBack(position: .beforeSigning, reached: held) { released.isSet }]),
+            sessionManager: session)
+        let alice = try await api.signUp()
+        let bob = try await api.signUp()
+        let key = CacheFixtures.uniqueKey("switched")
+        let query = ["max_age": "600", "private": "1"]
+        try session.login(user: alice.user, token: alice.token)
+        let call = Task { await signed.resource(key, query: query, session: true) }
+        for _ in 0..<15_000 where !held.isSet { try await Task.sleep(for: .milliseconds(2)) }
+        // When alice logs out and bob logs in before it is signed
+        try session.logout()
+        try session.login(user: bob.user, token: bob.token)
+        released.set()
+        let switched = try await call.value.get()
+        // Then the answer (bob's) is not kept under alice: she gets her own when she is back
+        #expect(switched.value.user == bob.user.id)
+        try session.logout()
+        try session.login(user: alice.user, token: alice.token)
+        let aliceAgain = try await signed.resource(key, query: query, session: true).get()
+        #expect((aliceAgain.source, aliceAgain.value.user) == (.network, alice.user.id))
+    }
+
     @Test func concurrentIdenticalGetsReachTheServerOnce() async throws {
         // A step after the cache holds the request back until all eight callers wait for it; the
         // answer is never stored, so only coalescing can keep the others from the server.
@@ -308,14 +374,40 @@ import Testing
     }
 }
 
-/// Holds every request back (for at most 30 seconds) until `released` says so.
+/// Holds every request back (for at most 30 seconds) until `released` says so, setting
+/// `reached` when one arrives.
 struct HoldBack: Interceptor {
+    var position: InterceptorPosition = .afterSigning
+    var reached: Flag?
     let released: @Sendable () -> Bool
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
+        reached?.set()
         for _ in 0..<15_000 where !released() { try? await Task.sleep(for: .milliseconds(2)) }
+        return try await next(request)
+    }
+}
+
+/// A flag set once, read from any task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
+/// An app's own signing step after the cache: `Authorization: Bearer` with the current token.
+final class BearerSigner: Interceptor {
+    private let current = Mutex<String?>(nil)
+    var token: String? { current.withLock { $0 } }
+    func signAs(_ token: String) { current.withLock { $0 = token } }
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        var request = request
+        if let token { request.headers["Authorization"] = "Bearer \(token)" }
         return try await next(request)
     }
 }
