@@ -165,10 +165,13 @@ extension ResponseCache {
                 return try await fetch(plain, call: call, key: key, entry: nil, sentConditionally: false, next: next)
             }
             let refreshed = entry.refreshed(with: response.headers, requestDate: requestDate, responseDate: responseDate)
+            // Another call may have stored a newer answer meanwhile (a reload): this 304 selected
+            // the one it was sent for, not that one, which stays.
+            let replaced = lookup(key, headers: call.request.headers).map { !$0.isSameAnswer(as: entry) } ?? false
             if refreshed.directives.noStore {
                 // The server no longer lets it be kept: not even as a stale stand-in.
-                forget(key)
-            } else if !call.requestDirectives.noStore, pendingStores.isCurrent(ticket) {
+                if !replaced { forget(key) }
+            } else if !call.requestDirectives.noStore, !replaced, pendingStores.isCurrent(ticket) {
                 save(refreshed, key: key, ticket: ticket)
             }
             return refreshed.response(

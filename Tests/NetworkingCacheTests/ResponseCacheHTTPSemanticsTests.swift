@@ -245,6 +245,41 @@ import Testing
         #expect(transport.requests.map { $0.headers["If-Modified-Since"] } == [nil, modified, nil])
     }
 
+    @Test("A late 304 does not put back the answer it was sent for over a newer one a reload stored meanwhile")
+    func aLate304KeepsTheNewerAnswer() async throws {
+        let version = Shared(1)
+        let held = Shared(false)
+        let released = Shared(false)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                if let asked = request.headers["If-None-Match"] {
+                    held.set(true)
+                    for _ in 0..<15_000 where !released.current { try? await Task.sleep(for: .milliseconds(2)) }
+                    return TransportResponse(statusCode: 304, headers: ["ETag": asked, "Cache-Control": "max-age=600"], url: request.url)
+                }
+                let current = version.current
+                return TransportResponse(
+                    statusCode: 200,
+                    headers: ["ETag": "\"v\(current)\"", "Cache-Control": "max-age=0", "Content-Type": "application/json"],
+                    body: Data(#"{"n": \#(current)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        _ = try await repository.fetch(.get("resource")).get()
+        // A call revalidates v1 and waits for its 304; meanwhile a reload stores v2.
+        let late = Task { try await repository.fetch(.get("resource")).get() }
+        for _ in 0..<15_000 where !held.current { try await Task.sleep(for: .milliseconds(2)) }
+        version.set(2)
+        let reloaded = try await repository.fetch(Endpoint.get("resource").cachePolicy(CachePolicy(mode: .reload))).get()
+        #expect(reloaded.n == 2)
+        released.set(true)
+        #expect(try await late.value.n == 1)
+        // The stored answer is still v2, revalidated with its own tag.
+        let next = try await repository.fetch(.get("resource")).get()
+        #expect(next.n == 2)
+        #expect(transport.requests.last?.headers["If-None-Match"] == "\"v2\"")
+    }
+
     @Test("A 304 that says no-store removes the stored answer: it no longer stands in, even stale")
     func a304SayingNoStoreForgetsTheAnswer() async throws {
         let clock = TestClock()

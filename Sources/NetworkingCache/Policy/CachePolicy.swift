@@ -35,7 +35,8 @@ public struct CachePolicy: Sendable, Hashable {
     /// Whether the cache reads, writes, or stays out of the way. Default ``Mode/standard``.
     public var mode: Mode
     /// How long, in seconds, a successful answer is used without asking the server, whatever its
-    /// headers say (only `Cache-Control: no-store` still keeps it out); `nil` (the default)
+    /// headers say (only `Cache-Control: no-store`, and answers never stored — errors, partial
+    /// answers, `Vary: *` — still keep it out); `nil` (the default)
     /// follows the response's HTTP caching headers. `0` turns caching off for the call, as in
     /// WebApiClient. An answer to a signed request is stored when a time to live is set.
     public var timeToLive: TimeInterval?

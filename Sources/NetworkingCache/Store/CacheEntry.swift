@@ -66,6 +66,12 @@ struct CacheEntry: Sendable, Hashable {
         return stored
     }
 
+    /// Whether `other` is this same stored answer (the same arrival and validator), not a newer
+    /// one stored since, or one refreshed by another 304.
+    func isSameAnswer(as other: CacheEntry) -> Bool {
+        responseDate == other.responseDate && headers["ETag"] == other.headers["ETag"] && body == other.body
+    }
+
     /// The entry after a `304 Not Modified` (RFC 9111 §4.3.4): the stored header fields are
     /// replaced by those the 304 carries — except the framing fields, which describe the 304
     /// itself — and the dates restart. The stored `Date` and `Age` described the first answer:
