@@ -72,10 +72,15 @@ public struct RetryPolicy: Sendable {
     /// The default policy.
     public static let `default` = RetryPolicy()
 
-    /// What makes the policy unusable, or `nil`: at least one attempt, and waits that are numbers
-    /// of seconds (``maximumRetryAfter`` may be infinite: any `Retry-After` is then honoured).
+    /// What makes the policy unusable, or `nil`: at least one attempt, statuses that are errors
+    /// (a success in ``retryableStatusCodes`` would send a write again however it went), and
+    /// waits that are numbers of seconds (``maximumRetryAfter`` may be infinite: any
+    /// `Retry-After` is then honoured).
     var problem: String? {
         if maximumAttempts < 1 { return "maximumAttempts must be at least 1, not \(maximumAttempts)" }
+        if let status = retryableStatusCodes.sorted().first(where: { !(400...599).contains($0) }) {
+            return "retryableStatusCodes must be error statuses (400 to 599), not \(status)"
+        }
         if !(baseDelay >= 0 && baseDelay.isFinite) {
             return "baseDelay must be zero or a positive number of seconds, not \(baseDelay)"
         }

@@ -124,12 +124,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Whether a path segment holds a dot segment, `.` or `..`, to a server: servers such as
     /// Tomcat cut a segment's `;` parameters before resolving it, so `..;x` counts too, and a
     /// value's `/` or `\`, though encoded, is decoded into a separator by servers such as nginx
-    /// (and IIS), so `../../admin` would climb two levels.
+    /// (and IIS), so `../../admin` would climb two levels. Bytes, not characters: servers compare
+    /// bytes, and a `/` followed by a combining mark is one `Character` in Swift.
     private static func isDotSegment(_ segment: String) -> Bool {
-        segment.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.contains { piece in
-            let name = piece.prefix { $0 != ";" }
-            return name == "." || name == ".."
-        }
+        let dot = UInt8(ascii: ".")
+        return segment.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+            .contains { piece in
+                let name = piece.prefix { $0 != UInt8(ascii: ";") }
+                return name.elementsEqual([dot]) || name.elementsEqual([dot, dot])
+            }
     }
 
     /// A value's text; an empty string is refused in a path (it would leave an empty segment),

@@ -37,9 +37,10 @@ extension RouteTable {
         }
         let base = includingBasePath ? try Self.basePath(of: document, swagger2: isSwagger2, source: source) : ""
         let globalSecurity = document["security"]
+        let references = OpenAPIReferences(document: document)
         try self.init()
         for path in paths.keys.sorted() {
-            guard let entry = paths[path], case .object(let item) = Self.resolved(entry, in: document) else { continue }
+            guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
             for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
                 guard case .object(let operation)? = item[method] else { continue }
                 let name = operation["operationId"]?.stringValue ?? "\(method.uppercased()) \(path)"
@@ -61,7 +62,7 @@ extension RouteTable {
                             name: name, method: HTTPMethod(method), path: template,
                             serialization: Self.serialization(
                                 of: .object(operation), pathParameters: Self.array(item["parameters"]), method: method,
-                                swagger2: isSwagger2, document: document),
+                                swagger2: isSwagger2, references: references),
                             requiresSession: requiresSession))
                 } catch {
                     throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
@@ -152,41 +153,6 @@ extension RouteTable {
         return escaped
     }
 
-    /// `value`, or what its `$ref` points to when that is a JSON Pointer into this document
-    /// (`#/components/requestBodies/Item`, `#/parameters/body`; RFC 6901, `~1` for `/` and `~0`
-    /// for `~`), followed through references to references up to a limit so a cycle ends. A
-    /// reference to another file, or to nothing, leaves `value` as it is.
-    static func resolved(_ value: JSONValue, in document: JSONValue) -> JSONValue {
-        var current = value
-        for _ in 0..<32 {
-            guard let reference = current["$ref"]?.stringValue, reference.hasPrefix("#"),
-                let target = target(of: reference, in: document)
-            else { return current }
-            current = target
-        }
-        return value
-    }
-
-    private static func target(of reference: String, in document: JSONValue) -> JSONValue? {
-        let pointer = reference.dropFirst().removingPercentEncoding ?? String(reference.dropFirst())
-        guard pointer.isEmpty || pointer.hasPrefix("/") else { return nil }
-        var node = document
-        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            switch node {
-            case .object(let members):
-                guard let member = members[key] else { return nil }
-                node = member
-            case .array(let elements):
-                guard let index = Int(key), elements.indices.contains(index) else { return nil }
-                node = elements[index]
-            default:
-                return nil
-            }
-        }
-        return node
-    }
-
     private static func array(_ value: JSONValue?) -> [JSONValue] {
         if case .array(let elements)? = value { return elements }
         return []
@@ -195,13 +161,14 @@ extension RouteTable {
     /// The serialization of an operation's parameters: its body's media type; the query when it
     /// has no body (`nil` for `GET`, `HEAD` and `DELETE`, which send them there anyway).
     private static func serialization(
-        of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, document: JSONValue
+        of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, references: OpenAPIReferences
     ) -> RouteSerialization? {
+        let document = references.document
         let bodiless: RouteSerialization? = ["get", "head", "delete"].contains(method) ? nil : .query
         let mediaTypes: [String]
         if swagger2 {
             // Parameters of the path item apply to each of its operations (Swagger 2.0 §4.3.4).
-            let parameters = (Self.array(operation["parameters"]) + pathParameters).map { Self.resolved($0, in: document) }
+            let parameters = (Self.array(operation["parameters"]) + pathParameters).map { references.resolved($0) }
             let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
             guard locations.contains("body") || locations.contains("formData") else {
                 // A parameter given by a reference outside the document may be the body: then the
@@ -220,7 +187,7 @@ extension RouteTable {
             mediaTypes =
                 declared.isEmpty ? [locations.contains("body") ? "application/json" : "application/x-www-form-urlencoded"] : declared
         } else {
-            guard let body = operation["requestBody"].map({ Self.resolved($0, in: document) }) else { return bodiless }
+            guard let body = operation["requestBody"].map({ references.resolved($0) }) else { return bodiless }
             // A body given by a reference outside the document is not followed: JSON, the common case.
             guard case .object(let content)? = body["content"] else { return .json }
             mediaTypes = content.keys.sorted()
@@ -231,5 +198,56 @@ extension RouteTable {
         if lowered.contains("application/x-www-form-urlencoded") { return .form }
         if lowered.contains("multipart/form-data") { return .multipart }
         return lowered.isEmpty ? nil : .raw
+    }
+}
+
+/// The `$ref`s of one OpenAPI document, each followed once: a document whose thousands of path
+/// items point through long chains of deep references costs one walk per reference, not one per use.
+final class OpenAPIReferences {
+    let document: JSONValue
+    /// Each reference's target, `nil` when it points to nothing.
+    private var targets: [String: JSONValue?] = [:]
+
+    init(document: JSONValue) { self.document = document }
+
+    /// `value`, or what its `$ref` points to when that is a JSON Pointer into this document
+    /// (`#/components/requestBodies/Item`, `#/parameters/body`; RFC 6901, `~1` for `/` and `~0`
+    /// for `~`), followed through references to references up to a limit so a cycle ends. A
+    /// reference to another file, or to nothing, leaves `value` as it is.
+    func resolved(_ value: JSONValue) -> JSONValue {
+        var current = value
+        for _ in 0..<32 {
+            guard let reference = current["$ref"]?.stringValue, reference.hasPrefix("#"), let target = target(of: reference)
+            else { return current }
+            current = target
+        }
+        return value
+    }
+
+    private func target(of reference: String) -> JSONValue? {
+        if let known = targets[reference] { return known }
+        let found = Self.walk(reference, in: document)
+        targets[reference] = .some(found)
+        return found
+    }
+
+    private static func walk(_ reference: String, in document: JSONValue) -> JSONValue? {
+        let pointer = reference.dropFirst().removingPercentEncoding ?? String(reference.dropFirst())
+        guard pointer.isEmpty || pointer.hasPrefix("/") else { return nil }
+        var node = document
+        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch node {
+            case .object(let members):
+                guard let member = members[key] else { return nil }
+                node = member
+            case .array(let elements):
+                guard let index = Int(key), elements.indices.contains(index) else { return nil }
+                node = elements[index]
+            default:
+                return nil
+            }
+        }
+        return node
     }
 }

@@ -22,7 +22,8 @@ import Foundation
 /// multipart, `"none"` = raw), `contentType`, `requestRootKey` (`dataMapperRequestRootKeyPath`),
 /// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout`,
 /// `preventUserInteraction`, `gzip`, `saveAsResource`, `cacheTTL`, `invalidatesCachedRouteNames`,
-/// `cacheIgnoreQueryParameters`, `offline`, and `name` (equal to the route's key when given).
+/// `cacheIgnoreQueryParameters`, `offline`, `retry` (`false`, or an object of ``RetryPolicy``'s
+/// settings), and `name` (equal to the route's key when given).
 /// Unknown keys, wrong types and malformed JSON (with its line and column) are refused when the
 /// file is loaded. Every key above loads; the options of features in other products (the cache's
 /// and the offline queue's keys) travel with the call as options that must be handled, and a call
@@ -57,11 +58,14 @@ public struct RouteTable: Sendable {
 
     /// Adds a named route.
     ///
-    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a route has this name already.
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a route has this name
+    ///   already, or was changed since it was made into one that cannot be used (a timeout that is
+    ///   not positive, an unusable retry policy: what ``Route/init(name:method:path:headers:serialization:contentType:requestRootKey:responseKeyPath:requiresSession:timeout:preventUserInteraction:gzip:saveAsResource:cacheTTL:invalidatesCachedRouteNames:cacheIgnoreQueryParameters:offline:retryPolicy:)`` refuses).
     public mutating func add(_ route: Route) throws(RepositoryError) {
         guard routes[route.name] == nil else {
             throw .invalidConfiguration(reason: "two routes are named \"\(route.name)\"")
         }
+        if let problem = route.problem { throw .invalidConfiguration(reason: "route \"\(route.name)\": \(problem)") }
         routes[route.name] = route
     }
 

@@ -258,6 +258,10 @@ struct RouteTableJSONTests {
             (#""retry": {"baseDelay": "1"}"#, #"the key "retry.baseDelay" must be a number of seconds, not a string"#),
             (#""retry": {"maximumAttempts": 0}"#, "retryPolicy: maximumAttempts must be at least 1, not 0"),
             (#""retry": {"baseDelay": -1}"#, "retryPolicy: baseDelay must be zero or a positive number of seconds, not -1.0"),
+            (
+                #""retry": {"retryableStatusCodes": [503, 201]}"#,
+                "retryPolicy: retryableStatusCodes must be error statuses (400 to 599), not 201"
+            ),
             // header objects
             (#""headers": {"X-Count": 1}"#, #"the key "headers" must map header names to strings; "X-Count" is not a string"#),
             (#""requestHeaders": {"X-A": null}"#, #"the key "requestHeaders" must map header names to strings; "X-A" is not a string"#),

@@ -336,4 +336,27 @@ struct RouteTableOpenAPITests {
         #expect(swaggerRoutes["attach"]?.serialization == .multipart)
         #expect(swaggerRoutes["search"]?.serialization == .query)
     }
+
+    @Test(
+        "Thousands of path items pointing through a chain of deep references load at once: each reference is followed once",
+        .timeLimit(.minutes(1)))
+    func deepReferenceChains() throws {
+        // 30 references, each 250 levels deep, the last to a path item with one operation, and
+        // 2,000 path items pointing to the first (31 hops: within the 32 a chain may take).
+        let depth = 250
+        let deep = Array(repeating: "a", count: depth - 1).joined(separator: "/")
+        var definitions: [String] = []
+        for link in 0..<31 {
+            let innermost = link == 30 ? #"{"get": {"operationId": "found"}}"# : ##"{"$ref": "#/x\##(link + 1)/\##(deep)"}"##
+            definitions.append(
+                #""x\#(link)": "# + String(repeating: #"{"a": "#, count: depth - 1) + innermost + String(repeating: "}", count: depth - 1))
+        }
+        let items = (0..<2_000).map { ##""/p\##($0)": {"$ref": "#/x0/\##(deep)"}"## }
+        let json =
+            #"{"openapi": "3.0.0", "#
+            + definitions.joined(separator: ", ") + #", "paths": {"# + items.joined(separator: ", ") + "}}"
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPI: Data(json.utf8)) }
+        // Every path item resolves to the same operation: the second is refused as a duplicate.
+        #expect(reason.contains(#"two routes are named "found""#), "\(reason)")
+    }
 }

@@ -64,6 +64,19 @@ struct RouteTableTests {
         #expect(merged == #"two routes are named "book""#)
     }
 
+    @Test("A route changed since it was made into one that cannot be used is refused when added")
+    func changedRouteIsCheckedWhenAdded() throws {
+        var table = RouteTable.empty
+        var route = try Route(name: "report", path: "reports")
+        route.retryPolicy = RetryPolicy(maximumAttempts: 0)
+        let refused = invalidConfigurationReason { () throws(RepositoryError) in try table.add(route) }
+        #expect(refused == #"route "report": retryPolicy: maximumAttempts must be at least 1, not 0"#)
+        route.retryPolicy = nil
+        route.timeout = -1
+        #expect(invalidConfigurationReason { () throws(RepositoryError) in try table.add(route) }.contains("timeout"))
+        #expect(table.names.isEmpty)
+    }
+
     @Test("Merging adds the other table's named and object routes")
     func merge() async throws {
         // Given
