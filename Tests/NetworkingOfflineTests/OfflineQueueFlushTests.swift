@@ -32,6 +32,7 @@ struct OfflineQueueFlushTests {
     static func setUp(
         batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
         maximumRefusals: Int? = nil, clock: NetworkingClock = .live, retryPolicy: RetryPolicy = .never,
+        onFlush: (@Sendable (FlushReport) -> Void)? = nil,
         answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
     ) throws -> Setup {
         let folder = try temporaryFolder()
@@ -39,7 +40,7 @@ struct OfflineQueueFlushTests {
             OfflineQueue.Configuration(
                 folder: folder, othersRequests: othersRequests, retryDelay: 3600, maximumRetryDelay: 86_400, batch: batch,
                 maximumRefusals: maximumRefusals,
-                clock: clock))
+                clock: clock, onFlush: onFlush))
         let online = Switch()
         let gate = { @Sendable (request: TransportRequest) throws(TransportError) -> TransportResponse in
             guard online.isOn else { throw .network(.connectionRefused) }

@@ -223,6 +223,28 @@ struct OfflineQueueIntegrationTests {
         #expect(setup.queue.count == 2)
     }
 
+    @Test("A gzipped body with content digests, staged in a file the call removes, is kept by its bytes and delivered whole")
+    func stagedBodyIsKeptByItsBytes() async throws {
+        let setup = try await Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        let text = Data(#"{"note": "written offline"}"#.utf8)
+        let endpoint = Endpoint<Void>.upload(.post, "uploads/raw", body: RequestBody.data(text).gzipped(), contentType: "application/json")
+            .withContentDigests([.sha256]).withoutSession()
+        guard case .queued(let queued) = await setup.queue.perform(endpoint, with: setup.repository) else {
+            Issue.record("expected queued")
+            return
+        }
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == [queued.ticket])
+        let answer = try await setup.queue.outcome(of: queued.ticket).get()
+        #expect(answer.statusCode == 200)
+        #expect(answer.json?["content_encoding"] == "gzip")
+        #expect(answer.json?["content_digest_checked"] == true)
+        #expect(answer.json?["json"]?["note"] == "written offline")
+    }
+
     @Test(
         "A 503 the queue would keep, to a request with its own Authorization: not kept, and the error carries why, the 503 and its answer")
     func ownCredentialAfterA503() async throws {

@@ -374,9 +374,12 @@ struct OfflineQueueOwnershipTests {
         #expect(report.rejected.first?.error.context?.request.method == .post)
     }
 
-    @Test("Requests of another user discarded before a flush are reported")
+    @Test("Requests of another user discarded before a flush are reported, to onFlush too when nothing else is sent")
     func discardedAreReported() async throws {
-        let setup = try OfflineQueueFlushTests.setUp(othersRequests: .discard, answer: OfflineQueueFlushTests.status(201))
+        let heard = Mutex<[FlushReport]>([])
+        let setup = try OfflineQueueFlushTests.setUp(
+            othersRequests: .discard, onFlush: { report in heard.withLock { $0.append(report) } },
+            answer: OfflineQueueFlushTests.status(201))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let tickets = try await OfflineQueueFlushTests.queueNotes(setup, count: 2)
         try setup.session.logout()
@@ -385,6 +388,7 @@ struct OfflineQueueOwnershipTests {
         let report = await setup.queue.flush()
         #expect(report.discarded == tickets)
         #expect(report.delivered.isEmpty)
+        #expect(heard.withLock { $0.map(\.discarded) } == [tickets])
     }
 }
 

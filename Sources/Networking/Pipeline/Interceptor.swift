@@ -82,8 +82,9 @@ public struct RequestContext: Sendable {
     public let id: UUID
     /// The endpoint's name (a route's name, for example), for logs, activity and cache keys.
     public let name: String?
-    /// The endpoint's options, for the interceptors that act on them (see ``RequestOptions``).
-    public let options: RequestOptions
+    /// The endpoint's options, for the interceptors that act on them (see ``RequestOptions``),
+    /// and what the library notes for them (``StagedBodyFileKey``).
+    public internal(set) var options: RequestOptions
     /// The session of the repository making the call, when it has one.
     public let session: (any SessionAuthorizing)?
 

@@ -210,7 +210,8 @@ open class AbstractRepository: @unchecked Sendable {
         }
         let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
         defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
-        let context = call ?? callContext(for: endpoint)
+        var context = call ?? callContext(for: endpoint)
+        if let staged { context.options[StagedBodyFileKey.self] = staged }
         do {
             let response = try await pipeline.send(request, context: context)
             try validate(response, to: request, endpoint: endpoint)

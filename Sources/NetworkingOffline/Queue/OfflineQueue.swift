@@ -328,9 +328,22 @@ public final class OfflineQueue: Interceptor {
                 context: failure.context ?? ErrorContext(request: request.summary))
         }
         let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
+        var request = request
+        if let staged = context.options[StagedBodyFileKey.self] {
+            // A gzipped or streamed body staged to compute its digests: the file goes when the
+            // call ends, so its bytes are kept (within the queue's limits, as any body in memory).
+            guard let bytes = try? Data(contentsOf: staged) else {
+                throw .customError(
+                    name: "notQueuedOffline",
+                    error: NotQueuedOffline(reason: "its staged body could not be read", failure: failure, whyNotSent: reason),
+                    context: failure.context ?? ErrorContext(request: request.summary))
+            }
+            request.body = .data(bytes)
+        }
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
-            requiresSession: context.requiresSession, name: context.name)
+            // Made without a session (a repository that has none): never signed at the flush.
+            requiresSession: context.requiresSession && context.session != nil, name: context.name)
         let ticket = try await store(item, failure: failure)
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
@@ -465,7 +478,7 @@ public final class OfflineQueue: Interceptor {
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession, name: endpoint.name)
+                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name)
             return .success(
                 try await store(item, failure: .invalidRequest(reason: "the request could not be kept on disk", request: request.summary)))
         } catch {
@@ -552,6 +565,8 @@ public final class OfflineQueue: Interceptor {
         if configuration.othersRequests == .discard { report.discarded = await discardOthers(than: user) }
         guard let items = state.withLock({ $0.machine.beginFlush(for: user) }) else {
             report.remaining = count
+            // Nothing to send, but others' requests were discarded: `onFlush` hears of them.
+            if !report.discarded.isEmpty { configuration.onFlush?(report) }
             return report
         }
         var position = 0
