@@ -118,7 +118,15 @@ extension ResponseCache {
         let identity = RequestCoalescer.Identity(request: outgoing, isSigned: call.isSigned, key: key, policy: call.policy)
         return try await coalescer.run(
             identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send,
-            isShareable: { VaryRule.isShareable($0, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil) })
+            isShareable: { response in
+                // Signed after the cache by an app's own step, with nothing saying whose: another
+                // caller's request may carry another user's credential.
+                let ownerUnknown =
+                    !call.isSigned && call.discriminator == nil
+                    && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders)
+                return !ownerUnknown
+                    && VaryRule.isShareable(response, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil)
+            })
     }
 
     /// One exchange with the server and what follows: a 304 refreshes the stored answer, a new

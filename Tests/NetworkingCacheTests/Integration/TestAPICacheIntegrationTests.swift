@@ -311,6 +311,34 @@ import Testing
         #expect((aliceAgain.source, aliceAgain.value.user) == (.cache, alice.user.id))
     }
 
+    @Test func concurrentCallsSignedByAnInterceptorAfterTheCacheDoNotShareAnAnswer() async throws {
+        // Given: one cache, two repositories whose own interceptors sign as two users, no discriminator
+        let alice = try await api.signUp()
+        let bob = try await api.signUp()
+        let cache = self.cache
+        let bothWaited = Flag()
+        let holdBack = HoldBack {
+            if cache.coalescer.inFlight.callers >= 2 { bothWaited.set() }
+            return bothWaited.isSet
+        }
+        let (aliceSigner, bobSigner) = (BearerSigner(), BearerSigner())
+        aliceSigner.signAs(alice.token)
+        bobSigner.signAs(bob.token)
+        let asAlice = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache, aliceSigner, holdBack]))
+        let asBob = CacheFixtures.Repository(
+            configuration: try TestServers.configuration(servers.apiURL, interceptors: [cache, bobSigner, holdBack]))
+        let key = CacheFixtures.uniqueKey("coalesced-self-signed")
+        // When both read the same resource at once
+        let aliceCall = Task { await asAlice.resource(key) }
+        let bobCall = Task { await asBob.resource(key) }
+        let (aliceAnswer, bobAnswer) = (try await aliceCall.value.get(), try await bobCall.value.get())
+        // Then each gets their own: the one who joined the other's exchange sends its own
+        #expect(aliceAnswer.value.user == alice.user.id)
+        #expect(bobAnswer.value.user == bob.user.id)
+        #expect(try await api.hits(key).requests == 2)
+    }
+
     @Test func anAnswerThatArrivesAfterItsUserLoggedOutIsNotStored() async throws {
         // Given: alice's call held after the cache, before the session signs
         let session = SessionManager<CacheFixtures.User>()

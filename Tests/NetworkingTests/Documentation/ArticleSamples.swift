@@ -428,8 +428,9 @@ enum PipelineArticle {
         let search = Endpoint<[Book]>.get("books", parameters: ["q": "dune"]).retrying(.never)
         let report = Endpoint<Book>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
         var deduplicated = RetryPolicy.default
-        deduplicated.retryableMethods.insert(.post)     // the server keys the charge on its Idempotency-Key
-        let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42]).retrying(deduplicated)
+        deduplicated.retryableMethods.insert(.post)     // the server keys the charge on the call's Idempotency-Key
+        let charge = Endpoint<Void>.post("charges", parameters: ["amount": 42], headers: ["Idempotency-Key": UUID().uuidString])
+            .retrying(deduplicated)
         return (search, report, charge)
     }
 
