@@ -211,7 +211,12 @@ open class AbstractRepository: @unchecked Sendable {
         let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
         defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
         var context = call ?? callContext(for: endpoint)
-        if let staged { context.options[StagedBodyFileKey.self] = staged }
+        // The library's to set: a value an endpoint or a caller gave is not a staged file.
+        if let staged {
+            context.options[StagedBodyFileKey.self] = staged
+        } else if context.options.contains(StagedBodyFileKey.self) {
+            context.options.remove(StagedBodyFileKey.self)
+        }
         do {
             let response = try await pipeline.send(request, context: context)
             try validate(response, to: request, endpoint: endpoint)

@@ -22,7 +22,9 @@ public struct RetryPolicy: Sendable {
     public var maximumAttempts: Int
     /// The methods retried. Default: the idempotent ones.
     public var retryableMethods: Set<HTTPMethod>
-    /// The statuses retried. Default 408, 429, 500, 502, 503, 504.
+    /// The statuses retried: error statuses only, 400 to 599 (a success retried would send a
+    /// write again however it went; the policy is refused otherwise). Default 408, 429, 500, 502,
+    /// 503, 504.
     public var retryableStatusCodes: Set<Int>
     /// Whether a connection lost before the response was complete is retried. Default `true`.
     public var retriesConnectionLost: Bool

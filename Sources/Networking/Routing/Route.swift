@@ -98,6 +98,7 @@ public struct Route: Sendable {
     /// lives in another product — the cache, the offline queue — are checked when a call is made:
     /// without that product's interceptor the call fails rather than silently ignoring them.)
     var problem: String? {
+        if name.isEmpty { return "a route needs a name" }
         if !method.isValidToken {
             return "the method \"\(method.rawValue)\" is not valid: a token without spaces, line breaks or separators"
         }

@@ -61,7 +61,7 @@ import Synchronization
 /// credential would not be kept.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
-/// survive a restart; ``Configuration/onFlush`` reports every flush). Streamed bodies cannot be
+/// survive a restart; ``Configuration/onFlush`` reports every flush that sent or discarded something). Streamed bodies cannot be
 /// kept, unless staged to compute their content digests (``Networking/StagedBodyFileKey``):
 /// then their bytes are. With a batch endpoint, a request that fails for the network in the middle of a batch does
 /// not hold back the later ones of that batch: those the server answered are done. One process
@@ -330,9 +330,17 @@ public final class OfflineQueue: Interceptor {
         }
         let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
         var request = request
-        if let staged = context.options[StagedBodyFileKey.self] {
+        if let staged = context.options[StagedBodyFileKey.self], request.body == .file(staged) {
             // A gzipped or streamed body staged to compute its digests: the file goes when the
             // call ends, so its bytes are kept (within the queue's limits, as any body in memory).
+            let size = (try? FileManager.default.attributesOfItem(atPath: staged.path))?[.size] as? Int
+            if let size, size > configuration.maximumBytes {
+                throw .customError(
+                    name: "offlineQueueFull",
+                    error: OfflineQueueFull(
+                        capacity: configuration.capacity, limit: .bytes(configuration.maximumBytes, request: size)),
+                    context: failure.context ?? ErrorContext(request: request.summary))
+            }
             guard let bytes = try? Data(contentsOf: staged) else {
                 throw .customError(
                     name: "notQueuedOffline",

@@ -347,7 +347,7 @@ struct RouteTableOpenAPITests {
         let deep = Array(repeating: "a", count: depth - 1).joined(separator: "/")
         var definitions: [String] = []
         for link in 0..<31 {
-            let innermost = link == 30 ? #"{"get": {"operationId": "found"}}"# : ##"{"$ref": "#/x\##(link + 1)/\##(deep)"}"##
+            let innermost = link == 30 ? #"{"get": {}}"# : ##"{"$ref": "#/x\##(link + 1)/\##(deep)"}"##
             definitions.append(
                 #""x\#(link)": "# + String(repeating: #"{"a": "#, count: depth - 1) + innermost + String(repeating: "}", count: depth - 1))
         }
@@ -355,8 +355,8 @@ struct RouteTableOpenAPITests {
         let json =
             #"{"openapi": "3.0.0", "#
             + definitions.joined(separator: ", ") + #", "paths": {"# + items.joined(separator: ", ") + "}}"
-        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPI: Data(json.utf8)) }
-        // Every path item resolves to the same operation: the second is refused as a duplicate.
-        #expect(reason.contains(#"two routes are named "found""#), "\(reason)")
+        let table = try RouteTable(openAPI: Data(json.utf8))
+        #expect(table.names.count == 2_000)
+        #expect(table["GET /p1999"]?.path.text == "p1999")
     }
 }
