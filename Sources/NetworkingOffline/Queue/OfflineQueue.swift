@@ -62,7 +62,7 @@ import Synchronization
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
 /// survive a restart; ``Configuration/onFlush`` reports every flush that sent or discarded something). Streamed bodies cannot be
-/// kept, unless staged to compute their content digests (``Networking/StagedBodyFileKey``):
+/// kept, unless staged to compute their content digests (`StagedBodyFileKey`):
 /// then their bytes are. With a batch endpoint, a request that fails for the network in the middle of a batch does
 /// not hold back the later ones of that batch: those the server answered are done. One process
 /// uses a queue folder at a time.
