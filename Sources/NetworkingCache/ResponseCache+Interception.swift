@@ -74,6 +74,10 @@ extension ResponseCache {
 
         var isCacheOnly: Bool { policy.mode == .cacheOnly || requestDirectives.onlyIfCached }
 
+        /// Whether nothing says whose answer it is when an app's own step after the cache signs
+        /// the request: no session signed the call, and no discriminator names the user.
+        var hasNoOwner: Bool { !isSigned && discriminator == nil }
+
         init(request: TransportRequest, context: RequestContext, cache: ResponseCache) {
             self.request = request
             policy = EffectivePolicy(
@@ -119,12 +123,9 @@ extension ResponseCache {
         return try await coalescer.run(
             identity, cancelled: .cancelled(ErrorContext(request: call.request.summary)), operation: send,
             isShareable: { response in
-                // Signed after the cache by an app's own step, with nothing saying whose: another
-                // caller's request may carry another user's credential.
-                let ownerUnknown =
-                    !call.isSigned && call.discriminator == nil
-                    && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders)
-                return !ownerUnknown
+                // With nothing saying whose answer it is, another caller's request may carry
+                // another user's credential.
+                !(call.hasNoOwner && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders))
                     && VaryRule.isShareable(response, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil)
             })
     }
@@ -197,7 +198,7 @@ extension ResponseCache {
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"),
             addedAfterTheCache: VaryRule.addedAfterTheCache(
                 varyNames, seen: call.request.headers, sent: response.requestHeaders, keyKeepsUsersApart: call.discriminator != nil),
-            ownerUnknown: credentialAdded && !call.isSigned && call.discriminator == nil)
+            ownerUnknown: credentialAdded && call.hasNoOwner)
         let storable =
             rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
             && !ownerChanged && response.body.count <= configuration.maximumBodyBytes

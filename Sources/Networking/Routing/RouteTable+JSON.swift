@@ -188,32 +188,28 @@ private struct RouteFileEntry {
     }
 
     private func wholeNumbers(_ key: String) throws(RepositoryError) -> [Int]? {
-        switch keys[key] {
-        case nil: return nil
-        case .array(let elements)?:
-            var result: [Int] = []
-            for element in elements {
-                guard case .int(let number) = element else {
-                    throw fail(key, "must be an array of whole numbers, not one holding \(element.kindDescription)")
-                }
-                result.append(number)
-            }
-            return result
-        case let other?: throw fail(key, "must be an array of whole numbers, not \(other.kindDescription)")
-        }
+        try array(key, of: "whole numbers", each: "whole numbers") { if case .int(let number) = $0 { number } else { nil } }
     }
 
     /// An array of strings, each `what` (route names, methods).
     private func strings(_ key: String, of what: String = "route names") throws(RepositoryError) -> [String]? {
+        try array(key, of: what, each: "\(what) (strings)") { if case .string(let text) = $0 { text } else { nil } }
+    }
+
+    /// An array whose every element `element` reads; the errors call it an array of `what`, and
+    /// one of `each` when an element is of another kind.
+    private func array<Element>(_ key: String, of what: String, each: String, _ element: (JSONValue) -> Element?)
+        throws(RepositoryError) -> [Element]?
+    {
         switch keys[key] {
         case nil: return nil
         case .array(let elements)?:
-            var result: [String] = []
-            for element in elements {
-                guard case .string(let text) = element else {
-                    throw fail(key, "must be an array of \(what) (strings), not one holding \(element.kindDescription)")
+            var result: [Element] = []
+            for value in elements {
+                guard let read = element(value) else {
+                    throw fail(key, "must be an array of \(each), not one holding \(value.kindDescription)")
                 }
-                result.append(text)
+                result.append(read)
             }
             return result
         case let other?: throw fail(key, "must be an array of \(what), not \(other.kindDescription)")

@@ -32,10 +32,19 @@ enum VaryRule {
 
     /// The digests of the request's values of `names`.
     static func capture(_ names: [String], from request: HTTPHeaders) -> [VaryField] {
-        names.map { name in
-            let values = request.values(for: name).map { $0.trimmingWhitespace() }
-            return VaryField(name: name, value: values.isEmpty ? nil : digest(values.joined(separator: ", "), of: name))
-        }
+        names.map { name in VaryField(name: name, value: value(of: name, in: request).map { digest($0, of: name) }) }
+    }
+
+    /// The field's values as `Vary` compares them: trimmed and joined, or `nil` when absent.
+    private static func value(of name: String, in headers: HTTPHeaders) -> String? {
+        let values = headers.values(for: name).map { $0.trimmingWhitespace() }
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Whether a step after the cache added or changed the field: its values differ between the
+    /// request as the cache saw it and as it was sent (no digest needed to compare them).
+    private static func changed(_ name: String, seen: HTTPHeaders, sent: HTTPHeaders) -> Bool {
+        value(of: name, in: seen) != value(of: name, in: sent)
     }
 
     /// The fields among `names` that steps after the cache added or changed — an interceptor
@@ -48,7 +57,7 @@ enum VaryRule {
         guard let sent else { return [] }
         return names.filter { name in
             !(keyKeepsUsersApart && (name == "authorization" || name == "proxy-authorization"))
-                && capture([name], from: seen) != capture([name], from: sent)
+                && changed(name, seen: seen, sent: sent)
         }
     }
 
@@ -57,7 +66,7 @@ enum VaryRule {
     /// requests itself.
     static func credentialAddedAfterTheCache(seen: HTTPHeaders, sent: HTTPHeaders?) -> Bool {
         guard let sent else { return false }
-        return ["authorization", "proxy-authorization"].contains { name in capture([name], from: seen) != capture([name], from: sent) }
+        return ["authorization", "proxy-authorization"].contains { changed($0, seen: seen, sent: sent) }
     }
 
     /// Whether the answer can serve every caller of a shared exchange: `false` for `Vary: *` (it

@@ -320,13 +320,13 @@ public final class OfflineQueue: Interceptor {
         _ request: TransportRequest, context: RequestContext, user identity: String?, reason: String, failure: RepositoryError
     ) async throws(RepositoryError) -> RepositoryError {
         // One it cannot keep fails with why, its own failure and the server's answer, if any.
-        let refusal =
-            Self.refusal(requiresSession: context.requiresSession, session: context.session, identity: identity)
-            ?? refusalOfOwnCredential(in: request)
-        if let refusal {
-            throw .customError(
-                name: "notQueuedOffline", error: NotQueuedOffline(reason: refusal, failure: failure, whyNotSent: reason),
-                context: failure.context ?? ErrorContext(request: request.summary))
+        let errorContext = failure.context ?? ErrorContext(request: request.summary)
+        func notQueued(_ why: String) -> RepositoryError {
+            .customError(
+                name: "notQueuedOffline", error: NotQueuedOffline(reason: why, failure: failure, whyNotSent: reason), context: errorContext)
+        }
+        if let refusal = refusal(of: request, requiresSession: context.requiresSession, session: context.session, identity: identity) {
+            throw notQueued(refusal)
         }
         let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
         var request = request
@@ -339,14 +339,9 @@ public final class OfflineQueue: Interceptor {
                     name: "offlineQueueFull",
                     error: OfflineQueueFull(
                         capacity: configuration.capacity, limit: .bytes(configuration.maximumBytes, request: size)),
-                    context: failure.context ?? ErrorContext(request: request.summary))
+                    context: errorContext)
             }
-            guard let bytes = try? Data(contentsOf: staged) else {
-                throw .customError(
-                    name: "notQueuedOffline",
-                    error: NotQueuedOffline(reason: "its staged body could not be read", failure: failure, whyNotSent: reason),
-                    context: failure.context ?? ErrorContext(request: request.summary))
-            }
+            guard let bytes = try? Data(contentsOf: staged) else { throw notQueued("its staged body could not be read") }
             request.body = .data(bytes)
         }
         let item = OfflineItem(
@@ -448,19 +443,18 @@ public final class OfflineQueue: Interceptor {
         requiresSession && session != nil ? identity : nil
     }
 
-    /// Why a request cannot be kept for its owner, or `nil`: a signed request whose session names
-    /// no user, which the queue could not keep from another user's token.
-    private static func refusal(requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?) -> String? {
-        guard requiresSession, session != nil, identity == nil else { return nil }
-        return
-            "nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
-    }
-
-    /// Why a request that carries a credential of its own cannot be kept, or `nil`: an
-    /// `Authorization`, say, that is not the configuration's default (which a flush adds again)
-    /// nor the session's (added after the queue). The queue never writes one to disk, so the
-    /// request would go out without it.
-    private func refusalOfOwnCredential(in request: TransportRequest) -> String? {
+    /// Why the queue cannot keep a request, or `nil`: a signed request whose session names no
+    /// user, which the queue could not keep from another user's token; or one that carries a
+    /// credential of its own — an `Authorization`, say, that is not the configuration's default
+    /// (which a flush adds again) nor the session's (added after the queue). The queue never
+    /// writes one to disk, so the request would go out without it.
+    private func refusal(
+        of request: TransportRequest, requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?
+    ) -> String? {
+        if requiresSession, session != nil, identity == nil {
+            return
+                "nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
+        }
         let defaults = state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]
         guard let name = OfflineItem.credentialHeaders.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false })
         else { return nil }
@@ -478,10 +472,7 @@ public final class OfflineQueue: Interceptor {
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let session = repository.sessionManager
             let identity = session?.sessionIdentity
-            if let refusal =
-                Self.refusal(requiresSession: endpoint.requiresSession, session: session, identity: identity)
-                ?? refusalOfOwnCredential(in: request)
-            {
+            if let refusal = refusal(of: request, requiresSession: endpoint.requiresSession, session: session, identity: identity) {
                 throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
             }
             let item = OfflineItem(
