@@ -124,6 +124,29 @@ struct BatchClientIntegrationTests {
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 2])
     }
 
+    @Test("A route that needs no session goes in the unsigned batch request, as the route says (not the endpoint made by name)")
+    func routesWithoutSessionAreNotSigned() async throws {
+        let base = try OfflineTestServers.apiURL()
+        var configuration = try OfflineTestServers.configuration(base)
+        configuration.routes = try RouteTable([
+            Route(name: "write", method: .post, path: "journal/{stream}"),
+            Route(name: "publicWrite", method: .post, path: "journal/{stream}", requiresSession: false),
+        ])
+        let session = SessionManager<APIUser>()
+        let repository = APIRepository(configuration: configuration, sessionManager: session)
+        let login = try await repository.login()
+        try session.login(user: login.user, token: login.token)
+        let stream = UUID().uuidString
+        var batch = Batch()
+        let signed = batch.add(Endpoint<Created>.route("write", pathVariables: ["stream": stream], parameters: ["n": 0]))
+        let unsigned = batch.add(Endpoint<Created>.route("publicWrite", pathVariables: ["stream": stream], parameters: ["n": 1]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(try results[signed].get().index == 0)
+        // The journal takes only signed writes: the route's unsigned one is refused.
+        #expect(results[unsigned].failure?.statusCode == 401)
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0])
+    }
+
     @Test("A failure of the batch call itself is told apart from failures of its items")
     func batchFailure() async throws {
         let repository = try await Self.repository()
@@ -189,5 +212,12 @@ struct BatchClientIntegrationTests {
         // and only the first batch's notes reached the server.
         let journal = try await repository.journal(stream)
         #expect(journal.entries.map { $0.body["n"] } == [0, 1])
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -329,6 +329,38 @@ struct OfflineQueueIntegrationTests {
         #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3])
     }
 
+    @Test("A route that needs no session, kept with enqueue, is flushed unsigned, as the route says")
+    func enqueuedRoutesKeepTheirSessionSetting() async throws {
+        let base = try OfflineTestServers.apiURL()
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        var configuration = try OfflineTestServers.configuration(base)
+        configuration.interceptors = [queue]
+        configuration.routes = try RouteTable([
+            Route(name: "write", method: .post, path: "journal/{stream}"),
+            Route(name: "publicWrite", method: .post, path: "journal/{stream}", requiresSession: false),
+        ])
+        let session = SessionManager<APIUser>()
+        let repository = APIRepository(configuration: configuration, sessionManager: session)
+        let login = try await repository.login()
+        try session.login(user: login.user, token: login.token)
+        queue.connect(repository)
+        let stream = UUID().uuidString
+        let signed = try await queue.enqueue(
+            Endpoint<Void>.route("write", pathVariables: ["stream": stream], parameters: ["n": 1]), through: repository
+        ).get()
+        let unsigned = try await queue.enqueue(
+            Endpoint<Void>.route("publicWrite", pathVariables: ["stream": stream], parameters: ["n": 2]), through: repository
+        ).get()
+        let report = await queue.flush()
+        #expect(report.delivered == [signed])
+        // The journal takes only signed writes: the route's unsigned one is answered 401, for good.
+        #expect(report.rejected.map(\.ticket) == [unsigned])
+        #expect(report.rejected.first?.error.statusCode == 401)
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [1])
+    }
+
     @Test("A waiter that asks for the outcome after the flush is told it with the request as it was queued (its method, its URL)")
     func resultAfterTheFlush() async throws {
         let setup = try await Self.setUp()
@@ -478,7 +510,7 @@ struct OfflineQueueIntegrationTests {
         #expect(!transport.requests.contains { $0.headers["Authorization"] == "Bearer bob-token" })
     }
 
-    @Test("Queued requests survive reopening the queue (a restart); a connectivity signal flushes them")
+    @Test("Queued requests survive reopening the queue (a restart) and go out when the next run connects its repository")
     func restart() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -500,7 +532,7 @@ struct OfflineQueueIntegrationTests {
             _ = await queue.perform(repository.note(stream, ["n": 7]), with: repository)
             #expect(queue.count == 1)
         }()
-        // A second run opens the same folder: the write is there, and goes out when told the network is back.
+        // A second run opens the same folder: the write is there, and goes out once the queue is connected.
         // (The first queue's last references go with its tasks' ends: wait for its lock.)
         var opened: OfflineQueue?
         for _ in 0..<200 where opened == nil {
@@ -516,7 +548,6 @@ struct OfflineQueueIntegrationTests {
         try session.login(user: login.user, token: login.token)
         let repository = APIRepository(configuration: configuration, sessionManager: session)
         queue.connect(repository)
-        queue.connectivityChanged(isOnline: true)
         for _ in 0..<200 where queue.count > 0 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(queue.count == 0)
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [7])

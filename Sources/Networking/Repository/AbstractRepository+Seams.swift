@@ -4,6 +4,20 @@ import Foundation
 /// offline queue) that prepare requests, send them their own way, and read answers as the
 /// repository would.
 extension AbstractRepository {
+    /// The endpoint as a call of this repository sends it: its route applied (path, method,
+    /// name, headers, whether it needs the session, timeout, retry policy, options); an endpoint
+    /// made without a route comes back as it is.
+    ///
+    /// For features that keep a call to send later, or in a batch: what they read of an
+    /// endpoint (``Endpoint/requiresSession``, say) must be the route's, not the defaults of the
+    /// endpoint made by name.
+    ///
+    /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for an unknown route, an
+    ///   object without a route, or a path variable that cannot be used.
+    public func resolve<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> Endpoint<Response> {
+        try configuration.routes.resolve(endpoint, in: configuration)
+    }
+
     /// The request an endpoint makes — its route resolved, its URL, headers and body built —
     /// without sending it. The session's `Authorization` is not in it: the session signs a
     /// request when it goes through the chain.
@@ -85,7 +99,7 @@ extension AbstractRepository {
     {
         let resolved: Endpoint<T>
         do {
-            resolved = try configuration.routes.resolve(endpoint, in: configuration)
+            resolved = try resolve(endpoint)
             try validate(response, to: request, endpoint: resolved)
             return .success(try decoded(resolved, from: response, request: request.summary))
         } catch {
@@ -98,7 +112,7 @@ extension AbstractRepository {
         -> Result<Void, RepositoryError>
     {
         do {
-            let resolved = try configuration.routes.resolve(endpoint, in: configuration)
+            let resolved = try resolve(endpoint)
             try validate(response, to: request, endpoint: resolved)
             return .success(())
         } catch {

@@ -14,10 +14,24 @@ import Networking
 public struct Batch: Sendable {
     /// One call of the batch: its request, and how to read its answer.
     struct Item: Sendable {
-        /// Whether the call is signed with the session (then so is the batch request).
-        let requiresSession: Bool
         let interpret: @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
-        let build: @Sendable (AbstractRepository) -> Result<TransportRequest, RepositoryError>
+        /// The call's request, and whether it is signed with the session (then so is the batch
+        /// request): its route's word, once the repository has resolved it.
+        let build: @Sendable (AbstractRepository) -> Result<(request: TransportRequest, requiresSession: Bool), RepositoryError>
+
+        init<T>(
+            _ endpoint: Endpoint<T>,
+            interpret:
+                @escaping @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
+        ) {
+            self.interpret = interpret
+            build = { repository in
+                Result { () throws(RepositoryError) in
+                    let resolved = try repository.resolve(endpoint)
+                    return (try repository.makeRequest(for: resolved), resolved.requiresSession)
+                }
+            }
+        }
     }
 
     private(set) var items: [Item] = []
@@ -32,10 +46,7 @@ public struct Batch: Sendable {
     @discardableResult
     public mutating func add<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) -> BatchHandle<T> {
         items.append(
-            Item(
-                requiresSession: endpoint.requiresSession,
-                interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
-                build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
+            Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
         return BatchHandle(index: items.count - 1)
     }
 
@@ -43,10 +54,7 @@ public struct Batch: Sendable {
     @discardableResult
     public mutating func add(_ endpoint: Endpoint<Void>) -> BatchHandle<Void> {
         items.append(
-            Item(
-                requiresSession: endpoint.requiresSession,
-                interpret: { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } },
-                build: { repository in Result { () throws(RepositoryError) in try repository.makeRequest(for: endpoint) } }))
+            Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
         return BatchHandle(index: items.count - 1)
     }
 }

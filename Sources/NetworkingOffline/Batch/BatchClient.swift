@@ -55,8 +55,10 @@ public struct BatchClient: Sendable {
     ///   `RepositoryError.invalidResponse(reason:context:)` saying the batch did not run it — as
     ///   for an item the server answered `null`.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
-        let requests = batch.items.map { $0.build(repository) }
-        let signed = batch.items.map(\.requiresSession)
+        let built = batch.items.map { $0.build(repository) }
+        let requests = built.map { $0.map(\.request) }
+        // A call that could not be made is not sent, whatever its kind.
+        let signed = built.map { (try? $0.get())?.requiresSession ?? true }
         let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
         return answers.map { responses in
             BatchResults(

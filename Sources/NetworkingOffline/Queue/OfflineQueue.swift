@@ -44,7 +44,8 @@ import Synchronization
 ///
 /// **Flushing.** In order, one by one (or through a Facebook-style batch endpoint when
 /// ``Configuration/batch`` is set): before the next request that goes through the queue, when you
-/// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, and on a
+/// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, when
+/// ``connect(_:)`` finds requests a previous run left, and on a
 /// timer with exponential backoff while the network stays down. A request the server answers for
 /// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or an invalid configuration, or gets a kept status, a 401, 407
@@ -226,9 +227,15 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Sends flushed requests through `repository`'s chain (its session signs them). Call it once
-    /// the repository that uses this queue is made; the queue keeps a weak reference.
+    /// the repository that uses this queue is made; the queue keeps a weak reference. Requests a
+    /// previous run left are flushed then (and on the timer while the network is down).
     public func connect(_ repository: AbstractRepository) {
-        state.withLock { $0.repository = repository }
+        let waiting = state.withLock { state -> Bool in
+            state.repository = repository
+            return !state.machine.items.isEmpty
+        }
+        // Requests a previous run left go out now, and on the timer while the network is down.
+        if waiting { scheduleRetry(after: 0, replacingLater: true) }
     }
 
     /// How many requests wait.
@@ -249,11 +256,21 @@ public final class OfflineQueue: Interceptor {
         // shows the network is back.
         let now = configuration.clock.now()
         if state.withLock({ !$0.machine.isFlushing && $0.machine.hasItems(for: user) && ($0.retryAt.map { now >= $0 } ?? true) }) {
-            _ = await flush()
+            // In a task of its own: cancelling this call does not cut the flush short.
+            _ = await Task { await self.flush() }.value
+            // A logout and another login meanwhile: this call was made for its user, and is
+            // never sent with the next one's token (a write is kept for its user).
+            if context.requiresSession, context.session != nil, context.session?.sessionIdentity != user {
+                guard context.options[OfflineQueueingKey.self] else { throw .unauthenticatedSession(nil) }
+                throw try await keep(
+                    request, context: context, user: user, reason: "its user logged out while earlier requests were sent",
+                    failure: .unauthenticatedSession(nil))
+            }
         }
         guard context.options[OfflineQueueingKey.self] else {
             let response = try await next(request)
-            flushInBackgroundIfWaiting(for: user)
+            // The server answered (a stored answer shows nothing of the network).
+            if response.source == .network || response.source == .revalidated { flushInBackgroundIfWaiting(for: user) }
             return response
         }
         var request = request
@@ -468,6 +485,9 @@ public final class OfflineQueue: Interceptor {
         -> Result<OfflineTicket, RepositoryError>
     {
         do throws(RepositoryError) {
+            // The route's settings (whether it needs the session, its name), not those of the
+            // endpoint made by name.
+            let endpoint = try repository.resolve(endpoint)
             var request = try repository.makeRequest(for: endpoint)
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let session = repository.sessionManager
