@@ -99,7 +99,7 @@ struct OfflineQueueIntegrationTests {
         try setup.proxy.comeUp()
         // A plain GET through the same chain gets an answer: the queue flushes.
         _ = try await setup.repository.journal(setup.stream)
-        for _ in 0..<200 where setup.queue.count > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<3000 where setup.queue.count > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(setup.queue.count == 0)
         let outcome = await rejected.result()
         guard case .failure(let error) = outcome else {
@@ -535,7 +535,7 @@ struct OfflineQueueIntegrationTests {
         // A second run opens the same folder: the write is there, and goes out once the queue is connected.
         // (The first queue's last references go with its tasks' ends: wait for its lock.)
         var opened: OfflineQueue?
-        for _ in 0..<200 where opened == nil {
+        for _ in 0..<3000 where opened == nil {
             opened = try? OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
             if opened == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
@@ -548,7 +548,7 @@ struct OfflineQueueIntegrationTests {
         try session.login(user: login.user, token: login.token)
         let repository = APIRepository(configuration: configuration, sessionManager: session)
         queue.connect(repository)
-        for _ in 0..<200 where queue.count > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<1500 where queue.count > 0 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(queue.count == 0)
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [7])
     }

@@ -333,7 +333,7 @@ extension NumericSettingCase {
         }
         + integers.map { value in
             NumericSettingCase(setting: "CookieStorage(maximumCookiesPerDomain:maximumCookies:)", value: "\(value)") { servers in
-                var configuration = try TestServers.configuration(servers.httpbinURL, timeout: 5)
+                var configuration = try TestServers.configuration(servers.httpbinURL, timeout: 15)
                 let storage = CookieStorage(maximumCookiesPerDomain: value, maximumCookies: value)
                 configuration.cookieStorage = storage
                 let repository = TestAPI.Repository(configuration: configuration)

@@ -13,7 +13,7 @@ struct RetryIntegrationTests {
 
     func repository(_ policy: RetryPolicy = RetryPolicy(random: { 1 }), clock: TestClock) throws -> TestAPI.Repository {
         let servers = try TestServers.require()
-        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 20)
         configuration.retryPolicy = policy
         configuration.clock = clock.networkingClock
         return TestAPI.Repository(configuration: configuration)
@@ -41,7 +41,7 @@ struct RetryIntegrationTests {
     func retryAcrossSessions() async throws {
         // Given: a logged-in session, and an account switch just before the second attempt
         let servers = try TestServers.require()
-        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 20)
         configuration.retryPolicy = RetryPolicy(random: { 1 })
         configuration.clock = TestClock(start: Date()).networkingClock
         let anonymous = TestAPI.Repository(configuration: configuration)
@@ -257,7 +257,7 @@ struct RetryIntegrationTests {
     func routeFilePolicy() async throws {
         let clock = TestClock(start: Date())
         let servers = try TestServers.require()
-        var configuration = try TestServers.configuration(servers.apiURL, timeout: 5)
+        var configuration = try TestServers.configuration(servers.apiURL, timeout: 20)
         configuration.retryPolicy = RetryPolicy(random: { 1 })
         configuration.clock = clock.networkingClock
         configuration.routes = try RouteTable(
@@ -294,7 +294,7 @@ struct RetryIntegrationTests {
         let proxy = try OutageProxy(upstreamPort: api.port ?? 0)
         proxy.goDown()
         let clock = TestClock(start: Date())
-        var configuration = try TestServers.configuration("http://127.0.0.1:\(proxy.port)\(api.path)", timeout: 5)
+        var configuration = try TestServers.configuration("http://127.0.0.1:\(proxy.port)\(api.path)", timeout: 20)
         configuration.retryPolicy = RetryPolicy(retriesConnectionFailures: true, random: { 1 })
         configuration.clock = clock.networkingClock
         // The server comes back during the first wait.

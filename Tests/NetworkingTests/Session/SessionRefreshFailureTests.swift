@@ -234,6 +234,8 @@ struct SessionRefreshFailureTests {
     )
     func refresherNeedingTheSession() async throws {
         let holder = Mutex<(repository: TestRepository?, later: Task<Result<Void, RepositoryError>, Never>?, refreshes: Int)>((nil, nil, 0))
+        // Opened once the refresh is over (its call has returned).
+        let refreshOver = Gate()
         let refresher = ClosureRefresher { credential in
             let (repository, refresh) = holder.withLock { state in
                 state.refreshes += 1
@@ -243,7 +245,7 @@ struct SessionRefreshFailureTests {
             if refresh > 1 { return .success(Credential(accessToken: "t2", refreshToken: "r2")) }
             // A task started here inherits the refresh's marker; it calls after the refresh is over.
             let later = Task {
-                try? await Task.sleep(for: .milliseconds(200))
+                await refreshOver.wait()
                 return await repository.performRequest(Endpoint<Void>.get("books/1"))
             }
             holder.withLock { $0.later = later }
@@ -267,6 +269,7 @@ struct SessionRefreshFailureTests {
         #expect(reason.contains("performAuthenticationRequest"))
         #expect(transport.requests.isEmpty)
         #expect(manager.isLoggedIn)
+        refreshOver.open()
         let later = try #require(holder.withLock { $0.later })
         let laterResult = try #require(await later.value(within: .seconds(10)))
         #expect(laterResult.failure == nil, "\(laterResult)")

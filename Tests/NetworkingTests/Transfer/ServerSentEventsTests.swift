@@ -371,7 +371,7 @@ struct ServerSentEventsTests {
         let started = ContinuousClock.now
         events.cancel()
         let (received, error) = await reader.value
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60), "far less than the ten-minute wait")
         #expect(received.map(\.data) == ["a"])
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")
