@@ -114,11 +114,14 @@ struct OfflineQueueCallerTests {
         }
         // Ann's next write flushes the first one, then finds Bob logged in.
         let outcome = await setup.queue.perform(Self.note(2), with: setup.repository)
-        guard case .queued = outcome else {
+        guard case .queued(let kept) = outcome else {
             Issue.record("expected Ann's write to be kept for her, got \(outcome)")
             return
         }
         #expect(setup.queue.count == 1)
+        let keptItem = try #require(try OfflineJournal.liveItems(in: setup.folder).first { $0.id == kept.ticket.id })
+        #expect(keptItem.user == "user:1", "kept as Ann's")
+        #expect(keptItem.request.headers["Idempotency-Key"] != nil, "kept with its Idempotency-Key")
         // Ann again, with her write waiting; a plain call of hers flushes it, and Bob logs in meanwhile.
         clock.moveOn(by: 86_400)
         try session.logout()
@@ -133,7 +136,7 @@ struct OfflineQueueCallerTests {
         #expect(!setup.server.requests.contains { $0.url.path.hasSuffix("/profile") })
     }
 
-    @Test("Cancelling the call that flushes ends that call; the flush goes on and delivers every waiting request")
+    @Test("Cancelling the call that flushes ends that call at once; the flush goes on and delivers every waiting request")
     func cancellingTheCallerKeepsTheFlush() async throws {
         let clock = LateTimerClock()
         let setup = try Self.setUp(clock: clock.networkingClock)
@@ -151,9 +154,12 @@ struct OfflineQueueCallerTests {
         let caller = Task { await repository.performRequest(Endpoint<Void>.get("profile")) }
         #expect(await Self.eventually { setup.server.isHeld }, "the flush is delivering the first note")
         caller.cancel()
+        // It ends while the flush still waits for the server.
+        let ended = await caller.value(within: .seconds(10))
+        #expect(setup.server.isHeld)
         setup.server.release()
-        guard case .failure(.cancelled) = await caller.value else {
-            Issue.record("expected the cancelled call to end as cancelled")
+        guard case .failure(.cancelled)? = ended else {
+            Issue.record("expected the cancelled call to end as cancelled, while the flush waits, got \(String(describing: ended))")
             return
         }
         #expect(await Self.eventually { setup.queue.count == 0 }, "both notes delivered: \(setup.queue.count) left")

@@ -10,10 +10,14 @@ extension AbstractRepository {
     ///
     /// For features that keep a call to send later, or in a batch: what they read of an
     /// endpoint (``Endpoint/requiresSession``, say) must be the route's, not the defaults of the
-    /// endpoint made by name.
+    /// endpoint made by name. A resolved endpoint has no route left, so it resolves to itself;
+    /// ``makeRequest(for:)`` and `interpret` resolve by themselves. A feature sending a call its
+    /// own way builds the call's ``RequestContext`` from it: its `requiresSession`, `name` and
+    /// `options`, with the repository's `sessionManager` as the session.
     ///
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` for an unknown route, an
-    ///   object without a route, or a path variable that cannot be used.
+    ///   object without a route, a path variable that cannot be used, or a raw route called
+    ///   without a body.
     public func resolve<Response>(_ endpoint: Endpoint<Response>) throws(RepositoryError) -> Endpoint<Response> {
         try configuration.routes.resolve(endpoint, in: configuration)
     }

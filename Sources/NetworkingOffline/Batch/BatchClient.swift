@@ -22,8 +22,8 @@ import Networking
 ///   ``send(_:)`` returns it as its own failure, `RepositoryError.invalidResponse(reason:context:)`
 ///   for an answer that does not fit.
 /// - The batch request is signed with the session when its calls require it; calls that do and
-///   calls made without the session (`withoutSession()`) never share one, since items
-///   inherit the batch request's `Authorization`.
+///   calls made without the session (`withoutSession()`, or a route with `requiresSession`
+///   false) never share one, since items inherit the batch request's `Authorization`.
 ///
 /// The originals' bugs it does not have: rebuilt items carried their parameters as headers,
 /// answers were matched by index without a count check, and item status codes were ignored.
@@ -57,8 +57,10 @@ public struct BatchClient: Sendable {
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let built = batch.items.map { $0.build(repository) }
         let requests = built.map { $0.map(\.request) }
-        // A call that could not be made is not sent, whatever its kind.
-        let signed = built.map { (try? $0.get())?.requiresSession ?? true }
+        // A call that could not be made is not sent: it takes the kind of the one before, so it
+        // never splits a run of one kind into two batch requests.
+        var signed: [Bool] = []
+        for item in built { signed.append((try? item.get())?.requiresSession ?? signed.last ?? true) }
         let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
         return answers.map { responses in
             BatchResults(

@@ -3,8 +3,8 @@ import Networking
 import Synchronization
 
 /// Keeps writes that fail because the network is down, on disk, and sends them later — in order,
-/// signed with the session of the moment, each exactly once: WANetworkRouting's offline queue
-/// without its bugs.
+/// each signed when it is sent with its own user's current token, each exactly once:
+/// WANetworkRouting's offline queue without its bugs.
 ///
 /// ```swift
 /// let queue = try OfflineQueue(OfflineQueue.Configuration(folder: appSupport.appendingPathComponent("outbox")))
@@ -35,19 +35,24 @@ import Synchronization
 /// crash, and that is sent again after it, is recognised — nothing delivered twice, given a server
 /// that honours the key (IETF httpapi draft). Requests are stored unsigned (the queue runs before
 /// the session signs): no token is ever written to disk, and each is signed when it is sent, with
-/// the current session.
+/// its user's current token.
 ///
 /// **Whose.** A request belongs to the user who queued it (`SessionAuthorizing.sessionIdentity`);
-/// it is sent only while that user is logged in — never with another user's token. When another
-/// user logs in, ``Configuration/othersRequests`` decides: `.keep` them for when their user is
+/// it is sent only while that user is logged in — never with another user's token. While another
+/// user is logged in, ``Configuration/othersRequests`` decides at each flush: `.keep` them for when their user is
 /// back (the default), or `.discard` them.
 ///
 /// **Flushing.** In order, one by one (or through a Facebook-style batch endpoint when
 /// ``Configuration/batch`` is set): before the next request that goes through the queue, when you
 /// call ``flush()``, when ``connectivityChanged(isOnline:)`` says the network is back, when
 /// ``connect(_:)`` finds requests a previous run left, and on a
-/// timer with exponential backoff while the network stays down. A request the server answers for
-/// good (a 2xx, or a 4xx) leaves the queue and its outcome goes to its waiters; one that fails for
+/// timer with exponential backoff while the network stays down. While that timer runs, a new
+/// call is not held back by a flush: a call's answer from the server (not a stored one) shows
+/// the network is back and starts one; a write waits behind the kept ones. A call made while its
+/// user logged out and another logged in during that first flush is never sent with the new
+/// user's token: a write is kept for its user, another call fails with
+/// `RepositoryError.unauthenticatedSession`. A request the server answers for
+/// good (a 2xx, or another status not listed below) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or an invalid configuration, or gets a kept status, a 401, 407
 /// (a proxy wants credentials), 408, 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
 /// cannot be read, or an answer that is not valid HTTP, until the third in a row a minute or more
@@ -227,15 +232,19 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Sends flushed requests through `repository`'s chain (its session signs them). Call it once
-    /// the repository that uses this queue is made; the queue keeps a weak reference. Requests a
-    /// previous run left are flushed then (and on the timer while the network is down).
+    /// the repository that uses this queue is made and its session restored (after
+    /// `SessionManager`'s `bootstrap`); the queue keeps a weak reference. The first connection
+    /// flushes the requests a previous run left for the user logged in then, and those sent
+    /// without the session (then on the timer while the network is down); a user's requests
+    /// also go with the first call made through the queue once they are logged in, or call
+    /// ``flush()`` after a login.
     public func connect(_ repository: AbstractRepository) {
         let waiting = state.withLock { state -> Bool in
-            state.repository = repository
-            return !state.machine.items.isEmpty
+            defer { state.repository = repository }
+            return state.repository == nil && !state.machine.items.isEmpty
         }
         // Requests a previous run left go out now, and on the timer while the network is down.
-        if waiting { scheduleRetry(after: 0, replacingLater: true) }
+        if waiting { scheduleRetry(after: 0, replacingLater: false) }
     }
 
     /// How many requests wait.
@@ -251,35 +260,39 @@ public final class OfflineQueue: Interceptor {
     {
         if context.options[FlushTraffic.self] { return try await next(request) }
         let user = context.session?.sessionIdentity
+        let queueing = context.options[OfflineQueueingKey.self]
+        var request = request
+        if queueing {
+            // The call's identity, the same for every attempt the retry step makes: a retried write
+            // that the server got twice is recognised as one.
+            if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
+            // A write moved elsewhere (301, 302) goes there as the write it is, never as a GET whose
+            // answer would read as delivered.
+            request.keepsMethodOnRedirect = true
+        }
         // Before the next request, send what waits (WANetworkRouting's trigger) — unless a flush
         // failed for the network lately: then the request goes first, and its answer, if any,
         // shows the network is back.
         let now = configuration.clock.now()
         if state.withLock({ !$0.machine.isFlushing && $0.machine.hasItems(for: user) && ($0.retryAt.map { now >= $0 } ?? true) }) {
-            // In a task of its own: cancelling this call does not cut the flush short.
-            _ = await Task { await self.flush() }.value
+            // In a task of its own: cancelling this call ends the call, not the flush.
+            let flushing = Task { await self.flush() }
+            guard await Self.waitUnlessCancelled(for: flushing) else { throw .cancelled(ErrorContext(request: request.summary)) }
             // A logout and another login meanwhile: this call was made for its user, and is
             // never sent with the next one's token (a write is kept for its user).
-            if context.requiresSession, context.session != nil, context.session?.sessionIdentity != user {
-                guard context.options[OfflineQueueingKey.self] else { throw .unauthenticatedSession(nil) }
+            if let user, context.requiresSession, context.session != nil, context.session?.sessionIdentity != user {
+                guard queueing else { throw .unauthenticatedSession(nil) }
                 throw try await keep(
                     request, context: context, user: user, reason: "its user logged out while earlier requests were sent",
                     failure: .unauthenticatedSession(nil))
             }
         }
-        guard context.options[OfflineQueueingKey.self] else {
+        guard queueing else {
             let response = try await next(request)
             // The server answered (a stored answer shows nothing of the network).
             if response.source == .network || response.source == .revalidated { flushInBackgroundIfWaiting(for: user) }
             return response
         }
-        var request = request
-        // The call's identity, the same for every attempt the retry step makes: a retried write
-        // that the server got twice is recognised as one.
-        if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = context.id.uuidString }
-        // A write moved elsewhere (301, 302) goes there as the write it is, never as a GET whose
-        // answer would read as delivered.
-        request.keepsMethodOnRedirect = true
         if state.withLock({ $0.machine.hasItems(for: user) }) {
             throw try await keep(
                 request, context: context, user: user, reason: "earlier requests wait to be sent",
@@ -298,6 +311,24 @@ public final class OfflineQueue: Interceptor {
                 request, context: context, user: user, reason: "the server answered \(response.statusCode)", failure: failure)
         }
         return response
+    }
+
+    /// Waits for a flush unless the waiting task is cancelled first (the flush goes on); `false`
+    /// when it was.
+    private static func waitUnlessCancelled(for flush: Task<FlushReport, Never>) async -> Bool {
+        let waiter = OnceContinuation()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiter.set(continuation)
+                Task {
+                    _ = await flush.value
+                    waiter.resume()
+                }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+        return !Task.isCancelled
     }
 
     /// An answer came through while requests wait for a retry: the network is back, so flush now.
@@ -576,7 +607,8 @@ public final class OfflineQueue: Interceptor {
         Task { _ = await self.flush() }
     }
 
-    /// Sends the waiting requests of the current user, in order, until one fails for the network.
+    /// Sends the waiting requests of the current user (and those sent without the session), in
+    /// order, until one is kept: it failed for the network, or got a status the queue keeps.
     @discardableResult
     public func flush() async -> FlushReport {
         var report = FlushReport()
@@ -902,5 +934,34 @@ extension Result {
     fileprivate var success: Success? {
         if case .success(let value) = self { return value }
         return nil
+    }
+}
+
+/// A continuation resumed once, by whichever comes first; one resumed before it is set is
+/// resumed as soon as it is.
+private final class OnceContinuation: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, Never>?
+        var resumed = false
+    }
+    private let state = Mutex(State())
+
+    func set(_ continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLock { state -> Bool in
+            if state.resumed { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func resume() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.resumed else { return nil }
+            state.resumed = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume()
     }
 }

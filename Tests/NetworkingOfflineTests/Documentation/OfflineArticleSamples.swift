@@ -21,7 +21,7 @@ enum OfflineArticle {
         var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
         configuration.interceptors.append(queue)
         let library = LibraryRepository(configuration: configuration, sessionManager: session)
-        queue.connect(library)           // the queue flushes through it
+        queue.connect(library)           // the queue flushes through it (connect once the session is restored)
         return (library, queue)
     }
 
@@ -37,7 +37,7 @@ enum OfflineArticle {
         var batch = Batch()
         let first = batch.add(Endpoint<Book>.get("books/1"))
         let marked = batch.add(Endpoint<Void>.post("users/1/notifications/read_all"))
-        let results = try await BatchClient(repository: library, limit: 50).send(batch).get()   // throws only if a batch call failed before anything ran
+        let results = try await BatchClient(repository: library, limit: 50).send(batch).get()   // throws only if a batch request failed before any was answered (its items may have run)
         print(try results[first].get().title, results[marked])
     }
 }

@@ -376,10 +376,10 @@ struct DownloadIntegrationTests {
         let repository = try TestAPI.anonymous(servers.nginxURL)
         let destination = folder.appendingPathComponent("big.bin")
         let files = DownloadFiles(destination: destination)
-        // 64 GiB of holes: no disk used, and far more than hashing does in the time allowed.
+        // 256 GiB of holes: no disk used, and far more than hashing does in the time allowed.
         #expect(FileManager.default.createFile(atPath: files.partial.path, contents: nil))
         let handle = try FileHandle(forWritingTo: files.partial)
-        try handle.truncate(atOffset: 64 << 30)
+        try handle.truncate(atOffset: 256 << 30)
         try handle.close()
         let record = DownloadStateMachine.Resumption(url: servers.nginxURL + "/big.bin", validator: "\"v1\"", total: nil)
         try JSONEncoder().encode(record).write(to: files.resumptionRecord)
@@ -398,7 +398,7 @@ struct DownloadIntegrationTests {
         // Far less than hashing it all takes; loose, as a busy test run can hold the task up.
         #expect(ContinuousClock.now - cancelled < .seconds(20), "hashing stops between pieces")
         #expect(context.request.url.path == "/big.bin")
-        #expect(files.partialSize == 64 << 30)
+        #expect(files.partialSize == 256 << 30)
         #expect(FileManager.default.fileExists(atPath: files.resumptionRecord.path))
     }
 

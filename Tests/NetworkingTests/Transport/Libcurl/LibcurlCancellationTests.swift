@@ -46,7 +46,8 @@
     /// A heartbeat in Swift's cooperative pool (two threads here, shared with the whole test run):
     /// it wakes every 10 ms and keeps each time it woke 200 ms or more late. A call that ended late
     /// while the pool itself was stalled (another test's synchronous work on both threads) measured
-    /// the pool, not the transport; ``stalled(from:to:)`` says how much of a span was such a stall.
+    /// the pool, not the transport; ``stalled(from:to:)`` says how much of a span was such a stall,
+    /// asked once the heartbeat has stopped (its last wake-up closes the last stall).
     private final class PoolWatch: Sendable {
         private let stalls = Mutex<[Range<ContinuousClock.Instant>]>([])
         private let task = Mutex<Task<Void, Never>?>(nil)
@@ -63,7 +64,12 @@
             task.withLock { $0 = beat }
         }
 
-        func stop() { task.withLock { $0?.cancel() } }
+        /// Stops the heartbeat and waits for its last wake-up.
+        func stop() async {
+            let beat = task.withLock { $0 }
+            beat?.cancel()
+            await beat?.value
+        }
 
         /// How much of `start..<end` the pool spent stalled.
         func stalled(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Duration {
@@ -100,7 +106,7 @@
     /// cancellation, or that took 10 seconds or more in all (a third of its 30 s timeout). The
     /// wait before cancelling is the test's own (yields on a busy machine can take a while), so
     /// the strict bound applies from the cancellation on, less the time the cooperative pool
-    /// itself was stalled then (``PoolWatch``).
+    /// itself was stalled then (``PoolWatch``); the 10 s bound excuses nothing.
     private func cancelMany<Outcome: Sendable>(
         iterations: Int, lanes: Int, _ operation: @escaping @Sendable () async -> Outcome,
         accept: @escaping @Sendable (Outcome) -> Bool
@@ -108,27 +114,32 @@
         await settledPool()
         let watch = PoolWatch()
         watch.start()
-        defer { watch.stop() }
-        return await withTaskGroup(of: [String].self) { group in
+        let ended = await withTaskGroup(of: [(index: Int, moment: CancelMoment, outcome: Outcome, timing: Timing)].self) { group in
             for lane in 0..<lanes {
                 group.addTask {
-                    var problems: [String] = []
+                    var ended: [(index: Int, moment: CancelMoment, outcome: Outcome, timing: Timing)] = []
                     for index in stride(from: lane, to: iterations, by: lanes) {
                         let moment = CancelMoment.pick(index)
                         let (outcome, timing) = await cancel(at: moment, operation)
-                        if !accept(outcome) { problems.append("#\(index) cancelled \(moment): \(outcome)") }
-                        let stalled = watch.stalled(from: timing.cancelledAt, to: timing.end)
-                        if timing.afterCancel - stalled >= .seconds(2) || timing.total >= .seconds(10) {
-                            problems.append(
-                                "#\(index) cancelled \(moment) ended \(timing.afterCancel) later (the pool stalled \(stalled) of it), \(timing.total) in all"
-                            )
-                        }
+                        ended.append((index, moment, outcome, timing))
                     }
-                    return problems
+                    return ended
                 }
             }
-            return await group.reduce(into: [String]()) { $0 += $1 }
+            return await group.reduce(into: []) { $0 += $1 }
         }
+        await watch.stop()
+        var problems: [String] = []
+        for (index, moment, outcome, timing) in ended {
+            if !accept(outcome) { problems.append("#\(index) cancelled \(moment): \(outcome)") }
+            let stalled = watch.stalled(from: timing.cancelledAt, to: timing.end)
+            if timing.afterCancel - stalled >= .seconds(2) || timing.total >= .seconds(10) {
+                problems.append(
+                    "#\(index) cancelled \(moment) ended \(timing.afterCancel) later (the pool stalled \(stalled) of it), \(timing.total) in all"
+                )
+            }
+        }
+        return problems
     }
 
     /// Waits, up to 30 seconds, until a new task starts within 50 ms: the timings measure the
