@@ -126,16 +126,7 @@ struct BatchClientIntegrationTests {
 
     @Test("A route that needs no session goes in the unsigned batch request, as the route says (not the endpoint made by name)")
     func routesWithoutSessionAreNotSigned() async throws {
-        let base = try OfflineTestServers.apiURL()
-        var configuration = try OfflineTestServers.configuration(base)
-        configuration.routes = try RouteTable([
-            Route(name: "write", method: .post, path: "journal/{stream}"),
-            Route(name: "publicWrite", method: .post, path: "journal/{stream}", requiresSession: false),
-        ])
-        let session = SessionManager<APIUser>()
-        let repository = APIRepository(configuration: configuration, sessionManager: session)
-        let login = try await repository.login()
-        try session.login(user: login.user, token: login.token)
+        let repository = try await APIRepository.withJournalRoutes()
         let stream = UUID().uuidString
         var batch = Batch()
         let signed = batch.add(Endpoint<Created>.route("write", pathVariables: ["stream": stream], parameters: ["n": 0]))

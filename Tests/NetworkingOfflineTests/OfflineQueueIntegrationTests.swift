@@ -331,20 +331,10 @@ struct OfflineQueueIntegrationTests {
 
     @Test("A route that needs no session, kept with enqueue, is flushed unsigned, as the route says")
     func enqueuedRoutesKeepTheirSessionSetting() async throws {
-        let base = try OfflineTestServers.apiURL()
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
-        var configuration = try OfflineTestServers.configuration(base)
-        configuration.interceptors = [queue]
-        configuration.routes = try RouteTable([
-            Route(name: "write", method: .post, path: "journal/{stream}"),
-            Route(name: "publicWrite", method: .post, path: "journal/{stream}", requiresSession: false),
-        ])
-        let session = SessionManager<APIUser>()
-        let repository = APIRepository(configuration: configuration, sessionManager: session)
-        let login = try await repository.login()
-        try session.login(user: login.user, token: login.token)
+        let repository = try await APIRepository.withJournalRoutes(interceptors: [queue])
         queue.connect(repository)
         let stream = UUID().uuidString
         let signed = try await queue.enqueue(

@@ -108,4 +108,20 @@ final class APIRepository: AbstractRepository, @unchecked Sendable {
     func note(_ stream: String, _ body: [String: any Sendable]) -> Endpoint<Void> {
         .post("journal/\(stream)", parameters: Parameters(body))
     }
+
+    /// A logged-in repository on the test API with two routes that write to a journal: `write`,
+    /// signed, and `publicWrite`, which needs no session.
+    static func withJournalRoutes(interceptors: [any Interceptor] = []) async throws -> APIRepository {
+        var configuration = try OfflineTestServers.configuration(try OfflineTestServers.apiURL())
+        configuration.interceptors = interceptors
+        configuration.routes = try RouteTable([
+            Route(name: "write", method: .post, path: "journal/{stream}"),
+            Route(name: "publicWrite", method: .post, path: "journal/{stream}", requiresSession: false),
+        ])
+        let session = SessionManager<APIUser>()
+        let repository = APIRepository(configuration: configuration, sessionManager: session)
+        let login = try await repository.login()
+        try session.login(user: login.user, token: login.token)
+        return repository
+    }
 }
