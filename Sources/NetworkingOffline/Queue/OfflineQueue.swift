@@ -314,20 +314,14 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Waits for a flush unless the waiting task is cancelled first (the flush goes on); `false`
-    /// when it was.
+    /// when it was. (An `AsyncStream`'s iteration ends when the iterating task is cancelled.)
     private static func waitUnlessCancelled(for flush: Task<FlushReport, Never>) async -> Bool {
-        let waiter = OnceContinuation()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiter.set(continuation)
-                Task {
-                    _ = await flush.value
-                    waiter.resume()
-                }
-            }
-        } onCancel: {
-            waiter.resume()
+        let (ended, end) = AsyncStream<Never>.makeStream()
+        Task {
+            _ = await flush.value
+            end.finish()
         }
+        for await _ in ended {}
         return !Task.isCancelled
     }
 
@@ -934,34 +928,5 @@ extension Result {
     fileprivate var success: Success? {
         if case .success(let value) = self { return value }
         return nil
-    }
-}
-
-/// A continuation resumed once, by whichever comes first; one resumed before it is set is
-/// resumed as soon as it is.
-private final class OnceContinuation: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Void, Never>?
-        var resumed = false
-    }
-    private let state = Mutex(State())
-
-    func set(_ continuation: CheckedContinuation<Void, Never>) {
-        let resumeNow = state.withLock { state -> Bool in
-            if state.resumed { return true }
-            state.continuation = continuation
-            return false
-        }
-        if resumeNow { continuation.resume() }
-    }
-
-    func resume() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.resumed else { return nil }
-            state.resumed = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume()
     }
 }
