@@ -161,8 +161,11 @@ struct ObservabilityIntegrationTests {
         // the wait ran out: reporting a timeout would make the caller send it again.
         let late = LateAnswer()
         let slow = TestAPI.Repository(configuration: repository.configuration, transport: repository.transport, interceptors: [late])
-        // In a busy run the call may not start before its wait runs out; such a try proves nothing.
-        for _ in 0..<5 {
+        // In a busy run the call may not start before its wait runs out; such a try proves
+        // nothing, and the next waits for a settled pool first (for a minute at most).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            await settledPool()
             late.reset()
             let result = await onPlainThread {
                 slow.performBlockingRequest(Endpoint<TestAPI.Echo>.post("echo", parameters: ["q": 1]).withoutSession(), maximumWait: 0.5)

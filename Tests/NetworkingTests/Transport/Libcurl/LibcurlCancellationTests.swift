@@ -142,19 +142,6 @@
         return problems
     }
 
-    /// Waits, up to 30 seconds, until a new task starts within 50 ms: the timings measure the
-    /// transport, not a cooperative pool (two threads here) still busy starting the rest of the run.
-    /// It decides nothing about the outcomes, which are checked whatever the timing.
-    private func settledPool() async {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let asked = ContinuousClock.now
-            let started = await Task.detached { ContinuousClock.now }.value
-            if started - asked < .milliseconds(50) { return }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-    }
-
     /// Cancelling libcurl calls at random moments: each ends once, as cancelled, at once.
     @Suite("LibcurlTransport cancelled at random moments", .serialized, .timeLimit(.minutes(1)))
     struct LibcurlCancellationTests {
