@@ -8,6 +8,8 @@ the request path:
   /close         close at once without writing anything
   /hang          never answer; keep the connection until the client leaves
   /partial       200 head with Content-Length: 100000, 1000 bytes, then close
+  /stall        200 head with Content-Length: 100000, 1000 bytes, then silence
+                 until the client leaves (a server gone quiet mid-body)
   /huge          200 head with Content-Length: 10 GiB, stream zeros forever
   /bad-status    "HTTP/1.1 abc Nope" head, then close
   /slow-headers  one byte of a response head every 0.5 s, forever
@@ -113,6 +115,11 @@ async def partial(client):
                                  ("Content-Length", "100000")])
     )
     await client.send(bytes(1000))
+
+
+async def stall(client):
+    await partial(client)
+    await client.gone.wait()
 
 
 async def huge(client):
@@ -234,6 +241,7 @@ ROUTES = {
     "/close": close,
     "/hang": hang,
     "/partial": partial,
+    "/stall": stall,
     "/huge": huge,
     "/bad-status": bad_status,
     "/slow-headers": slow_headers,

@@ -23,6 +23,9 @@ extension NetworkingConfiguration {
         guard timeout > 0, timeout.isFinite else {
             return "timeout must be a positive number of seconds, not \(timeout)"
         }
+        if let idle = configuration.idleTimeout, !(idle > 0) {
+            return "idleTimeout must be a positive number of seconds or nil, not \(idle)"
+        }
         let poll = configuration.secondsBetweenPolls
         guard poll >= 0, poll.isFinite else {
             return "secondsBetweenPolls must be zero or a positive number of seconds, not \(poll)"

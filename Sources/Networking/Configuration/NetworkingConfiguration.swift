@@ -64,6 +64,15 @@ public struct NetworkingConfiguration: Sendable {
 
     /// The longest a request may take, in seconds (positive and finite). Default 75.
     public var timeout: TimeInterval { didSet { updateProblems() } }
+    /// The longest an exchange with no time limit (an endpoint or route `timeout: .infinity`: a
+    /// large download or upload) may go with no byte arriving or leaving, in seconds (positive),
+    /// or `nil` for no limit. Default 60, URLSession's idle timeout. A server that goes silent
+    /// mid-body, or never answers, then fails the call with ``RepositoryError/timeout(_:)``
+    /// instead of holding it until it is cancelled; a resumable download keeps its partial file
+    /// (and resumes under a retry policy). Exchanges with a finite timeout are bounded by it
+    /// alone; streams (``ResponseChunks``, ``ServerSentEvents``) wait through silence as their
+    /// own timeouts say. See ``TransportRequest/idleTimeout`` for how the transports count.
+    public var idleTimeout: TimeInterval? = 60 { didSet { updateProblems() } }
     /// How long to wait before sending a poll again after a 202, in seconds (zero or more,
     /// finite). Default 1.
     public var secondsBetweenPolls: TimeInterval { didSet { updateProblems() } }

@@ -123,6 +123,11 @@ struct RequestBuilder {
             timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,
             progress: endpoint.progress)
         request.responseBodySink = endpoint.responseBodySink
+        // Only an exchange with no time limit: a finite one is bounded already, and a stream's
+        // silence is for the stream to judge (a quiet log, an event stream's own idle timeout).
+        if !request.timeout.isFinite, !(endpoint.responseBodySink is ChunkSink) {
+            request.idleTimeout = configuration.idleTimeout
+        }
         return request
     }
 

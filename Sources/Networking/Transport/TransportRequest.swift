@@ -18,6 +18,15 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     public var body: RequestBody?
     /// The longest the whole exchange may take, in seconds, before it fails with a timeout.
     public var timeout: TimeInterval
+    /// The longest the exchange may go with no byte arriving or leaving, in seconds, before it
+    /// fails with a timeout however much of ``timeout`` is left; `nil` (the default) for no such
+    /// limit. Waiting for the answer counts, a connection being made does not (the transport's
+    /// connect timeout bounds that). The repository sets it for an exchange with no time limit
+    /// (see ``NetworkingConfiguration/idleTimeout``); an interceptor may set it for any.
+    /// `LibcurlTransport` counts whole seconds (rounded up), by libcurl's transfer rate: an
+    /// exchange below one byte a second for that long fails, and one its reader has paused is
+    /// never idle.
+    public var idleTimeout: TimeInterval?
     /// The TLS requirements of this request: pinned keys, trust anchors and a client certificate.
     public var security: TransportSecurity
     /// Told how many bytes went out and came in as the exchange goes on; not encoded or compared.
@@ -68,12 +77,13 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case method, url, headers, body, timeout, security
+        case method, url, headers, body, timeout, idleTimeout, security
     }
 
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
-            && lhs.timeout == rhs.timeout && lhs.security == rhs.security && lhs.keepsMethodOnRedirect == rhs.keepsMethodOnRedirect
+            && lhs.timeout == rhs.timeout && lhs.idleTimeout == rhs.idleTimeout && lhs.security == rhs.security
+            && lhs.keepsMethodOnRedirect == rhs.keepsMethodOnRedirect
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -82,6 +92,7 @@ public struct TransportRequest: Sendable, Hashable, Codable {
         hasher.combine(headers)
         hasher.combine(body)
         hasher.combine(timeout)
+        hasher.combine(idleTimeout)
         hasher.combine(security)
         hasher.combine(keepsMethodOnRedirect)
     }
@@ -117,6 +128,7 @@ extension TransportRequest {
             return "\(Redaction.standard.url(url)) is not an http or https URL with a host"
         }
         guard method.isValidToken else { return "\"\(method.rawValue)\" is not a valid method" }
+        if let idleTimeout, !(idleTimeout > 0) { return "the idle timeout must be a positive number of seconds, not \(idleTimeout)" }
         return security.problem(sending: url) ?? HeaderValidation.problem(in: headers)
     }
 }

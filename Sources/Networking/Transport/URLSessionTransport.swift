@@ -181,7 +181,8 @@ public final class URLSessionTransport: Transport {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { throw .timedOut }
         let seconds = remaining.seconds
-        urlRequest.timeoutInterval = seconds
+        // URLSession's own timeout is an idle one; the whole exchange is bounded by the deadline timer.
+        urlRequest.timeoutInterval = min(seconds, request.idleTimeout ?? seconds)
         let handle = TaskHandle()
         let used = channel(for: request.security)
         let session = used.session

@@ -171,6 +171,27 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder).isEmpty)
     }
 
+    @Test(
+        "A download with no time limit from a server gone silent mid-body fails with a timeout after the idle timeout, leaving nothing",
+        arguments: TransportUnderTest.all)
+    func silentServer(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = try TestServers.configuration(servers.faultURL)
+        configuration.idleTimeout = 1
+        let start = ContinuousClock.now
+        let result = await TestAPI.Repository(configuration: configuration, transport: transport.shared).performRequest(
+            Endpoint<DownloadedFile>(.get, "stall", timeout: .infinity).withoutSession()
+                .downloading(to: folder.appendingPathComponent("stall.bin")))
+        guard case .timeout? = result.failure else {
+            Issue.record("expected a timeout, got \(result)")
+            return
+        }
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(Self.contents(of: folder).isEmpty)
+    }
+
     /// nginx's 1m.bin, its first `count` bytes kept beside `destination` with nginx's ETag and
     /// total, as an earlier resumable download would have left them.
     static func keepNginxPartial(_ count: Int, for destination: URL) async throws -> Data {

@@ -305,6 +305,25 @@ struct RequestBuilderTests {
         #expect(quick.timeout == 5)
     }
 
+    @Test("Only an exchange with no time limit gets the configuration's idle timeout, and not a stream")
+    func idleTimeout() throws {
+        var configuration = try makeConfiguration()
+        let builder = RequestBuilder(configuration: configuration)
+        #expect(try build(Endpoint<Void>.get("books")).idleTimeout == nil)
+        #expect(try build(Endpoint<Void>(.get, "books", timeout: .infinity)).idleTimeout == 60)
+        var stream = Endpoint<ResponseChunks>(.get, "logs", timeout: .infinity)
+        stream.responseBodySink = ResponseChunks(method: .get, unreadLimit: .max, wire: WireActivity()).sink
+        #expect(try build(stream, with: builder).idleTimeout == nil)
+        configuration.idleTimeout = nil
+        #expect(
+            try build(Endpoint<Void>(.get, "books", timeout: .infinity), with: RequestBuilder(configuration: configuration)).idleTimeout
+                == nil)
+        for invalid in [0, -1, TimeInterval.nan] {
+            configuration.idleTimeout = invalid
+            #expect(configuration.validationError?.description.contains("idleTimeout") == true)
+        }
+    }
+
     @Test("Requests carry pins only when pinning is on")
     func security() throws {
         // Given

@@ -40,6 +40,41 @@ struct TransportFailureTests {
         #expect(ContinuousClock.now - start < Self.noHang)
     }
 
+    @Test(
+        "With no time limit, an idle timeout ends an exchange whose server goes silent mid-body or never answers",
+        arguments: TransportUnderTest.all, ["/stall", "/hang"])
+    func idleTimeout(transport: TransportUnderTest, path: String) async throws {
+        let servers = try TestServers.require()
+        var request = try Wire.request(servers.faultURL + path, timeout: .infinity)
+        request.idleTimeout = 1
+        let start = ContinuousClock.now
+        let result = await Wire.send(request, over: transport.shared)
+        #expect(result.failure == .timedOut)
+        #expect(ContinuousClock.now - start < Self.noHang)
+    }
+
+    @Test("An idle timeout is no time limit: a body that keeps coming arrives whole", arguments: TransportUnderTest.all)
+    func idleTimeoutIsNotATimeLimit(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        // Sixteen bytes over six seconds, one every 0.375 s: three times the idle timeout in all.
+        var request = try Wire.request(servers.httpbinURL + "/drip?duration=6&numbytes=16&delay=0", timeout: .infinity)
+        request.idleTimeout = 2
+        let response = try await Wire.response(request, over: transport.shared)
+        #expect(response.statusCode == 200)
+        #expect(response.body.count == 16)
+    }
+
+    @Test("An idle timeout that is not positive is refused before sending", arguments: TransportUnderTest.all, [0, -1, .nan])
+    func invalidIdleTimeout(transport: TransportUnderTest, seconds: TimeInterval) async throws {
+        var request = try Wire.request("http://127.0.0.1:1/")
+        request.idleTimeout = seconds
+        guard case .failure(.invalidRequest(let reason)) = await Wire.send(request, over: transport.shared) else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(reason.contains("idle timeout"))
+    }
+
     @Test("Cancelling the task aborts a transfer in flight", arguments: TransportUnderTest.all)
     func cancellationDuringTransfer(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -45,6 +45,11 @@
             set(CURLOPT_URL, request.url.absoluteString)
             set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+            // Always set, 0 for none: a pooled handle keeps the last transfer's. Below one byte a
+            // second for this many seconds is idle; libcurl never counts a paused transfer.
+            let idleSeconds = request.idleTimeout.map { Int(min($0.rounded(.up), 1_000_000_000)) } ?? 0
+            set(CURLOPT_LOW_SPEED_LIMIT, idleSeconds > 0 ? 1 : 0)
+            set(CURLOPT_LOW_SPEED_TIME, idleSeconds)
             if request.responseBodySink == nil {
                 // Not for HEAD: libcurl would refuse the announced size of a body that never comes.
                 if request.method != .head {
