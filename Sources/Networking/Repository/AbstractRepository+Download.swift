@@ -273,7 +273,8 @@ struct DownloadFiles: Sendable {
         // A holder may remove the file between our open and our flock: then the lock we got is
         // on a file nobody else will open, so open the current one again.
         for _ in 0..<8 {
-            let descriptor = POSIX.open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            // Not through a link, which would create a file wherever it points.
+            let descriptor = POSIX.open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
             guard descriptor >= 0 else {
                 return .refused(.fileSystem("the download's lock file \(lockFile.path) could not be created: \(POSIX.lastError)"))
             }

@@ -175,7 +175,9 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     }
 
     private func open(truncatingTo size: Int64) -> Bool {
-        descriptor = POSIX.open(partialURL.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a link: one planted in a shared folder would have the bytes appended to
+        // (or the file truncated at) wherever it points.
+        descriptor = POSIX.open(partialURL.path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         // `off_t` has 32 bits on Linux for armv7: a size past it fails here, not with a trap.
         guard descriptor >= 0, let end = off_t(exactly: size), ftruncate(descriptor, end) == 0, lseek(descriptor, end, SEEK_SET) >= 0
         else {

@@ -221,6 +221,39 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == whole)
     }
 
+    @Test("A partial or lock file that is a symbolic link (planted in a shared folder) is refused, and what it points to is left alone")
+    func linksAreNotFollowed() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let files = DownloadFiles(destination: destination)
+        func expectRefused(_ planted: URL) async {
+            let result = await repository.performRequest(Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true))
+            guard case .downloadFailed(.fileSystem, _)? = result.failure else {
+                Issue.record("expected a file-system failure for a link at \(planted.lastPathComponent), got \(result)")
+                return
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+        // A kept partial file that links elsewhere: resuming would append to the other file.
+        let victim = folder.appendingPathComponent("victim.txt")
+        let secret = Data(repeating: UInt8(ascii: "s"), count: 300_000)
+        try secret.write(to: victim)
+        _ = try await Self.keepNginxPartial(300_000, for: destination)
+        try FileManager.default.removeItem(at: files.partial)
+        try FileManager.default.createSymbolicLink(at: files.partial, withDestinationURL: victim)
+        await expectRefused(files.partial)
+        #expect(try Data(contentsOf: victim) == secret, "the partial file's link was written through")
+        // A lock file that links to a path that does not exist: opening it would create that file.
+        try? FileManager.default.removeItem(at: files.partial)
+        let target = folder.appendingPathComponent("created-through-link")
+        try FileManager.default.createSymbolicLink(at: files.lockFile, withDestinationURL: target)
+        await expectRefused(files.lockFile)
+        #expect(!FileManager.default.fileExists(atPath: target.path), "the lock file's link was followed")
+    }
+
     @Test("With retries on, a resumable download cut midway asks for the rest within the same call, not for the whole file again")
     func retryResumesWithinTheCall() async throws {
         let servers = try TestServers.require()
