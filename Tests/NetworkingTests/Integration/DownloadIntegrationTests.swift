@@ -230,7 +230,8 @@ struct DownloadIntegrationTests {
         let destination = folder.appendingPathComponent("1m.bin")
         let files = DownloadFiles(destination: destination)
         func expectRefused(_ planted: URL) async {
-            let result = await repository.performRequest(Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true))
+            let result = await repository.performRequest(
+                Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true))
             guard case .downloadFailed(.fileSystem, _)? = result.failure else {
                 Issue.record("expected a file-system failure for a link at \(planted.lastPathComponent), got \(result)")
                 return

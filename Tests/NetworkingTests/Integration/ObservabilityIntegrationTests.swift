@@ -111,19 +111,21 @@ struct ObservabilityIntegrationTests {
         let activity = NetworkActivity()
         configuration.activity = activity
         let repository = TestAPI.Repository(configuration: configuration)
+        // Subscribed before the calls start (the stream registers when made), not by a task that may run late.
+        let updates = activity.updates()
         let counts = Task {
             var seen: [Int] = []
-            for await count in activity.updates() {
+            for await count in updates {
                 seen.append(count)
                 if seen.count > 1, count == 0 { break }
             }
             return seen
         }
-        try await Task.sleep(for: .milliseconds(50))
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
                 group.addTask {
-                    _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 0.3]))
+                    // Long enough that the four overlap however late a busy pool starts the last.
+                    _ = await repository.performAuthenticationRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 2]))
                 }
             }
         }

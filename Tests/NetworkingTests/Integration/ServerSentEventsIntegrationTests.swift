@@ -243,7 +243,8 @@ struct ServerSentEventsIntegrationTests {
 
     @Test("The timeout bounds each silence, not the stream: a server gone quiet ends it with timeout, or is reconnected to")
     func idleTimeout() async throws {
-        let quiet = Endpoint<ServerSentEvents>(.get, "quiet-events", timeout: 1).withoutSession()
+        // Long enough for a busy machine's first event, short enough for the test.
+        let quiet = Endpoint<ServerSentEvents>(.get, "quiet-events", timeout: 3).withoutSession()
         let (events, error) = await readAll(try await Self.quietServer().performRequest(quiet).get())
         #expect(events.map(\.id) == ["1"])
         guard case .timeout = error else {

@@ -56,9 +56,9 @@ struct TransportFailureTests {
     @Test("An idle timeout is no time limit: a body that keeps coming arrives whole", arguments: TransportUnderTest.all)
     func idleTimeoutIsNotATimeLimit(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
-        // Sixteen bytes over six seconds, one every 0.375 s: three times the idle timeout in all.
-        var request = try Wire.request(servers.httpbinURL + "/drip?duration=6&numbytes=16&delay=0", timeout: .infinity)
-        request.idleTimeout = 2
+        // Sixteen bytes over eight seconds, one every half second: more than twice the idle timeout in all.
+        var request = try Wire.request(servers.httpbinURL + "/drip?duration=8&numbytes=16&delay=0", timeout: .infinity)
+        request.idleTimeout = 3
         let response = try await Wire.response(request, over: transport.shared)
         #expect(response.statusCode == 200)
         #expect(response.body.count == 16)
