@@ -18,9 +18,12 @@ extension ResponseCache {
                 (200..<400).contains(response.statusCode)
             {
                 // RFC 9111 §4.4: a write answered with a non-error status makes stored reads of its
-                // URL obsolete — everybody's, since it changed the resource, not one user's view of it.
-                let resource = StoreName.tag(forResource: CacheKey.resource(of: request.url))
-                remove { $0.resource == resource }
+                // URL obsolete — everybody's, since it changed the resource, not one user's view of
+                // it — and of the URLs its Location and Content-Location name on the same origin
+                // (a POST that created or changed the resource it points to).
+                let resources = Set(
+                    Self.invalidatedURLs(by: response, of: request).map { StoreName.tag(forResource: CacheKey.resource(of: $0)) })
+                remove { resources.contains($0.resource) }
             }
             invalidateRoutes(after: response, call: call)
             return response
@@ -166,7 +169,11 @@ extension ResponseCache {
             // the resource a redirect led to; ask again without conditions.
             let otherTag =
                 response.headers["ETag"].map { etag in
-                    entry.headers["ETag"].map { Self.opaqueTag(etag) != Self.opaqueTag($0) } ?? !Self.isWeak(etag)
+                    if let stored = entry.headers["ETag"] { return Self.opaqueTag(etag) != Self.opaqueTag(stored) }
+                    // Nothing to compare the tag with: a strong one selects nothing, a weak one only
+                    // with the stored answer's own Last-Modified beside it.
+                    guard Self.isWeak(etag), let modified = response.headers["Last-Modified"]?.trimmingWhitespace() else { return true }
+                    return modified != entry.headers["Last-Modified"]?.trimmingWhitespace()
                 } ?? false
             if redirected || otherTag || ownerChanged {
                 var plain = outgoing
@@ -179,7 +186,7 @@ extension ResponseCache {
             let replaced = lookup(key, headers: call.request.headers).map { !$0.isSameAnswer(as: entry) } ?? false
             if refreshed.directives.noStore {
                 // The server no longer lets it be kept: not even as a stale stand-in.
-                if !replaced { forget(key) }
+                if !replaced { forget(key, selected: entry) }
             } else if !call.requestDirectives.noStore, !replaced, pendingStores.isCurrent(ticket) {
                 save(refreshed, key: key, ticket: ticket)
             }
@@ -219,8 +226,9 @@ extension ResponseCache {
             // RFC 9111 §4.3.3: a full answer replaces the stored one, which is never served again,
             // even stale, when it says what the resource is now: a 2xx or 3xx, or that it is gone
             // (404, 410). Other errors (a 5xx, 429, 408, 401, 403) say nothing about the resource,
-            // and the stored answer may still stand in.
-            forget(key)
+            // and the stored answer may still stand in. A 2xx or 3xx replaces the variant this
+            // request selected, not the others; a 404 or 410 says the resource is gone, all of them.
+            if response.statusCode == 404 || response.statusCode == 410 { forget(key) } else if let entry { forget(key, selected: entry) }
         }
         return response
     }
@@ -282,6 +290,30 @@ extension ResponseCache {
     private func forget(_ key: CacheKey) {
         let base = key.storeName
         remove { $0.base == base }
+    }
+
+    /// Removes the stored answer `entry` is: its variant alone when it varies, since an answer to
+    /// one request says nothing of what the others hold (RFC 9111 §4.3.3).
+    private func forget(_ key: CacheKey, selected entry: CacheEntry) {
+        guard !entry.vary.isEmpty else { return forget(key) }
+        let name = key.storeName.variant(VaryRule.variantTag(entry.vary))
+        remove { $0 == name }
+    }
+
+    /// The URLs a write answered with a non-error status makes obsolete: its own, and those its
+    /// answer's `Location` and `Content-Location` name on the same origin (RFC 9111 §4.4; another
+    /// origin's are left alone, so one server cannot empty the cache of another), relative ones
+    /// resolved against the URL that answered.
+    static func invalidatedURLs(by response: TransportResponse, of request: TransportRequest) -> [URL] {
+        var urls = [request.url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name]?.trimmingWhitespace(), !value.isEmpty,
+                let url = URL(string: value, relativeTo: response.url ?? request.url)?.absoluteURL,
+                CacheKey.sameOrigin(url, request.url)
+            else { continue }
+            urls.append(url)
+        }
+        return urls
     }
 
     /// After a successful answer, removes the stored answers of the routes the call invalidates,

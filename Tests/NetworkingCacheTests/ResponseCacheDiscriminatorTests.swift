@@ -169,6 +169,39 @@ import Testing
         #expect(count.current == 3)
     }
 
+    @Test(
+        "A write's Location and Content-Location on the same origin make their stored reads obsolete; another origin's, or an error's, do not"
+    )
+    func aWriteInvalidatesTheURLsItsAnswerNames() async throws {
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let fresh: @Sendable (TransportRequest) -> HTTPHeaders = { _ in ["Cache-Control": "max-age=600"] }
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("documents/7", count: count, headers: fresh),
+            CacheHarness.counting("documents/8", count: count, headers: fresh),
+            CacheHarness.counting("documents/9", count: count, headers: fresh),
+            // A relative Location (resolved against the write's URL) and an absolute Content-Location.
+            .status(
+                .post, "documents", 201, json: "{}",
+                headers: ["Location": "documents/7", "Content-Location": "https://api.example.com/documents/8"]),
+            .status(.put, "documents", 201, json: "{}", headers: ["Location": "https://other.example.com/documents/9"]),
+            .status(.patch, "documents", 409, json: "{}", headers: ["Location": "documents/9"]),
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        func source(_ path: String) async throws -> ResponseSource {
+            try await repository.fetch(Endpoint<RepositoryResponse<JSONValue>>.get(path).withoutSession()).get().source
+        }
+        for path in ["documents/7", "documents/8", "documents/9"] { _ = try await source(path) }
+
+        _ = try await repository.send(Endpoint<Void>.post("documents").withoutSession()).get()
+        _ = try await repository.send(Endpoint<Void>.put("documents").withoutSession()).get()
+        _ = await repository.send(Endpoint<Void>.patch("documents").withoutSession())
+
+        #expect(try await source("documents/7") == .network)
+        #expect(try await source("documents/8") == .network)
+        #expect(try await source("documents/9") == .cache)
+    }
+
     @Test func invalidationOnlyTouchesTheCurrentUsersEntries() async throws {
         let session = StubSession(user: "alice")
         let cache = try ResponseCache()

@@ -92,6 +92,24 @@ import Testing
         #expect(server.count.current == 3)
     }
 
+    @Test("An unstorable answer to one variant removes that variant, not the others")
+    func anUnstorableAnswerRemovesOnlyItsVariant() async throws {
+        let noStore = Shared(false)
+        let server = try Server(headers: { _ in
+            noStore.current
+                ? ["Cache-Control": "no-store", "Vary": "Accept-Language"] : ["Cache-Control": "max-age=60", "Vary": "Accept-Language"]
+        })
+        _ = try await server.get(["Accept-Language": "fr"])
+        _ = try await server.get(["Accept-Language": "en"])
+        noStore.set(true)
+        // A reload of the French answer brings one the server no longer lets be kept.
+        #expect(try await server.get(["Accept-Language": "fr", "Cache-Control": "no-cache"]).source == .network)
+        #expect(try await server.get(["Accept-Language": "fr"]).source == .network)
+        let english = try await server.get(["Accept-Language": "en"])
+        #expect(english.source == .cache)
+        #expect(english.value[string: "lang"] == "en")
+    }
+
     @Test func lastModifiedRevalidatesWithIfModifiedSince() async throws {
         let server = try Server(headers: { _ in ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"] })
         _ = try await server.get()
@@ -243,6 +261,39 @@ import Testing
         #expect(second.source == .network)
         #expect(second.n == 3)
         #expect(transport.requests.map { $0.headers["If-Modified-Since"] } == [nil, modified, nil])
+    }
+
+    @Test(
+        "A 304 with a weak ETag selects a stored answer without one only with its Last-Modified beside it",
+        arguments: [false, true])
+    func a304AddingAWeakETag(sendsLastModified: Bool) async throws {
+        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                if request.headers["If-Modified-Since"] != nil {
+                    var headers: HTTPHeaders = ["ETag": "W/\"x\""]
+                    if sendsLastModified { headers["Last-Modified"] = modified }
+                    return TransportResponse(statusCode: 304, headers: headers, url: request.url)
+                }
+                return TransportResponse(
+                    statusCode: 200,
+                    headers: ["Cache-Control": "max-age=0", "Last-Modified": modified, "Content-Type": "application/json"],
+                    body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        if sendsLastModified {
+            #expect(second.source == .revalidated)
+            #expect(second.n == 1)
+        } else {
+            #expect(second.source == .network)
+            #expect(second.n == 3)
+            #expect(transport.requests.map { $0.headers["If-Modified-Since"] } == [nil, modified, nil])
+        }
     }
 
     @Test("A late 304 does not put back the answer it was sent for over a newer one a reload stored meanwhile")

@@ -143,6 +143,18 @@ struct CacheKey: Sendable, Hashable {
         resource(of: url, components: URLComponents(url: url, resolvingAgainstBaseURL: false))
     }
 
+    /// Whether two URLs have the same origin: scheme, host and port (the scheme's default when
+    /// none is written), compared as the key compares them.
+    static func sameOrigin(_ one: URL, _ other: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int?) {
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
+            let port = components?.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+            return (scheme, (components?.percentEncodedHost ?? url.host ?? "").lowercased(), port)
+        }
+        return origin(one) == origin(other)
+    }
+
     private static func resource(of url: URL, components: URLComponents?) -> String {
         let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
         let host = (components?.percentEncodedHost ?? url.host ?? "").lowercased()

@@ -169,6 +169,23 @@ import Testing
         #expect(try await repository.performRawRequest(read).get().source == .network)
     }
 
+    @Test("A write whose answer names another URL of the server in Location makes that URL's stored reads obsolete")
+    func aWriteInvalidatesTheURLItsLocationNames() async throws {
+        let cache = try ResponseCache()
+        let repository = CacheRepository(configuration: try TestServers.configuration(servers.httpbinURL, interceptors: [cache]))
+        let path = "anything/cache-\(UUID().uuidString.prefix(8).lowercased())"
+        let read = Endpoint<TransportResponse>.get(path).withoutSession().cached(for: 60)
+        _ = try await repository.performRawRequest(read).get()
+        #expect(try await repository.performRawRequest(read).get().source == .cache)
+
+        // httpbin answers a POST to /response-headers with the query's fields as its own.
+        let write = Endpoint<TransportResponse>(.post, "response-headers", query: ["Location": "/\(path)"]).withoutSession()
+        let written = try await repository.performRawRequest(write).get()
+        #expect(written.statusCode == 200 && written.headers["Location"] == "/\(path)")
+
+        #expect(try await repository.performRawRequest(read).get().source == .network)
+    }
+
     @Test func aCreatedAnswerWithoutALifetimeIsNotStoredEvenToStandInStale() async throws {
         // Given a cache that keeps answers to serve them stale
         let cache = try ResponseCache(configuration: .init(servesStaleOnConnectivityFailure: true))
