@@ -483,6 +483,51 @@ struct OfflineQueueFlushTests {
         #expect(try OfflineJournal.liveItems(in: setup.folder).count == 2)
     }
 
+    @Test("A queue whose repository was released stops each flush with a reason instead of silently, until another is connected")
+    func aReleasedRepositoryStopsTheFlushOutLoud() async throws {
+        // Given: three requests queued offline through a repository the app then lets go
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let reports = Mutex<[FlushReport]>([])
+        var settings = OfflineQueue.Configuration(folder: folder, retryDelay: 3600)
+        settings.onFlush = { report in reports.withLock { $0.append(report) } }
+        let queue = try OfflineQueue(settings)
+        let online = Switch()
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { request throws(TransportError) in
+                guard online.isOn else { throw .network(.connectionRefused) }
+                return TransportResponse(statusCode: 201, headers: [:], body: Data(), url: request.url)
+            }
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        let note = Endpoint<Void>(.post, "notes").withoutSession()
+        do {
+            let repository = APIRepository(configuration: configuration, transport: transport)
+            queue.connect(repository)
+            for _ in 0..<3 { _ = await queue.perform(note, with: repository) }
+        }
+        #expect(queue.count == 3)
+        reports.withLock { $0.removeAll() }
+        // When: the network is back
+        online.turnOn()
+        let stopped = await queue.flush()
+        // Then: nothing is sent, and the flush says why
+        guard case .invalidConfiguration(let reason)? = stopped.stoppedBy else {
+            Issue.record("expected invalidConfiguration, got \(String(describing: stopped.stoppedBy))")
+            return
+        }
+        #expect(reason.contains("connect"))
+        #expect(stopped.remaining == 3)
+        #expect(reports.withLock { $0.count } == 1)
+        #expect(try OfflineJournal.liveItems(in: folder).count == 3)
+        // Through a repository connected again, the next flush sends them
+        let again = APIRepository(configuration: configuration, transport: transport)
+        queue.connect(again)
+        #expect(await queue.flush().delivered.count == 3)
+        #expect(queue.count == 0)
+    }
+
     @Test("A request queued while a flush runs goes right after it, not after the retry delay (an hour here)")
     func queuedDuringAFlushGoesAtOnce() async throws {
         // Given: one request queued offline; once online, the first send is held until released

@@ -233,7 +233,10 @@ public final class OfflineQueue: Interceptor {
 
     /// Sends flushed requests through `repository`'s chain (its session signs them). Call it once
     /// the repository that uses this queue is made and its session restored (after
-    /// `SessionManager`'s `bootstrap`); the queue keeps a weak reference. The first connection
+    /// `SessionManager`'s `bootstrap`); the queue keeps a weak reference, so keep the repository
+    /// as long as the queue: once it is gone, a flush sends nothing and reports
+    /// `RepositoryError.invalidConfiguration(reason:)` in ``FlushReport/stoppedBy`` (to
+    /// ``Configuration/onFlush``) until another is connected. The first connection
     /// flushes the requests a previous run left for the user logged in then, and those sent
     /// without the session (then on the timer while the network is down); a user's requests
     /// also go with the first call made through the queue once they are logged in, or call
@@ -606,7 +609,18 @@ public final class OfflineQueue: Interceptor {
     @discardableResult
     public func flush() async -> FlushReport {
         var report = FlushReport()
-        guard let repository = state.withLock({ $0.repository }) else { return report }
+        guard let repository = state.withLock({ $0.repository }) else {
+            // Nothing can go before a repository is connected (again): said, not silent.
+            report.remaining = count
+            if report.remaining > 0 {
+                report.stoppedBy = .invalidConfiguration(
+                    reason:
+                        "the offline queue has no repository to send through: connect(_:) one, and keep it as long as the queue (the queue holds it weakly)"
+                )
+                configuration.onFlush?(report)
+            }
+            return report
+        }
         let user = repository.sessionManager?.sessionIdentity
         if configuration.othersRequests == .discard { report.discarded = await discardOthers(than: user) }
         guard let items = state.withLock({ $0.machine.beginFlush(for: user) }) else {
