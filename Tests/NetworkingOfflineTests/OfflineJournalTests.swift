@@ -180,4 +180,48 @@ struct OfflineJournalTests {
         #expect(throws: OfflineQueueError.self) { try OfflineJournal(folder: folder) }
         withExtendedLifetime(journal) {}
     }
+
+    @Test(
+        "A log of few records but many obsolete megabytes is compacted, when asked and when opened; one of a few obsolete megabytes is not")
+    func compactionBySize() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("queue.log")
+        func large(_ number: Int) throws -> OfflineItem {
+            var item = try Self.item(number)
+            item = OfflineItem(
+                id: item.id, enqueuedAt: item.enqueuedAt, user: item.user,
+                request: TransportRequest(method: .post, url: item.request.url, body: Data(repeating: UInt8(ascii: "x"), count: 600_000)),
+                requiresSession: true, name: "photo")
+            return item
+        }
+        let small = try (0..<3).map(Self.item)
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            _ = try journal.load()
+            try await journal.append(small.map { .add($0) })
+            // Three photos delivered: 2.4 MB obsolete, under the size that counts.
+            let few = try (0..<3).map(large)
+            try await journal.append(few.map { .add($0) })
+            try await journal.append(few.map { .done($0.id) })
+            let before = try Data(contentsOf: log).count
+            await journal.compactIfWorthIt()
+            #expect(try Data(contentsOf: log).count == before)
+            // Ten more: 23 records in all, too few for the count of records to say so, but 10 MB obsolete.
+            let many = try (3..<13).map(large)
+            try await journal.append(many.map { .add($0) })
+            try await journal.append(many.map { .done($0.id) })
+            await journal.compactIfWorthIt()
+            #expect(try Data(contentsOf: log).count < 10_000)
+            #expect(try OfflineJournal.liveItems(in: folder) == small)
+            // Left obsolete again, then closed.
+            let more = try (13..<23).map(large)
+            try await journal.append(more.map { .add($0) })
+            try await journal.append(more.map { .done($0.id) })
+        }
+        #expect(try Data(contentsOf: log).count > 5_000_000)
+        let reopened = try OfflineJournal(folder: folder)
+        #expect(try reopened.load() == small)
+        #expect(try Data(contentsOf: log).count < 10_000)
+    }
 }

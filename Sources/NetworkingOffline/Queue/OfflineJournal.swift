@@ -48,6 +48,12 @@ final class OfflineJournal: @unchecked Sendable {
     private var size: Int64 = 0
     /// The items on disk and not done, in order: what a compaction keeps.
     private var live: [OfflineItem] = []
+    /// The size of each live item's record, and their sum: about what a compaction writes.
+    private var liveSizes: [UUID: Int] = [:]
+    private var liveBytes: Int64 = 0
+
+    /// Above this size, a log is also compacted when most of its bytes are obsolete.
+    static let compactionSize: Int64 = 4 * 1024 * 1024
 
     /// The most bytes one record may have (a request body kept in memory counts).
     static let maximumRecordSize = 64 * 1024 * 1024
@@ -113,6 +119,10 @@ final class OfflineJournal: @unchecked Sendable {
         if validLength < data.count { cut(to: Int64(validLength)) }
         records = count
         live = items
+        liveSizes = bytes
+        liveBytes = bytes.values.reduce(0) { $0 + Int64($1) }
+        // What a previous run left obsolete is not read again at the next start.
+        if isWorthCompacting { try? compact(live) }
         return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
@@ -225,15 +235,23 @@ final class OfflineJournal: @unchecked Sendable {
         try result.get()
     }
 
-    /// Rewrites the log with its live items only, when most records are obsolete. The live items
+    /// Rewrites the log with its live items only, when most of it is obsolete. The live items
     /// are the journal's own record of what it wrote, so a record appended meanwhile is never dropped.
     func compactIfWorthIt() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { [unowned self] in
-                if self.records > 64, self.records > self.live.count * 4 { try? self.compact(self.live) }
+                if self.isWorthCompacting { try? self.compact(self.live) }
                 continuation.resume()
             }
         }
+    }
+
+    /// Whether most of the log is obsolete: most of its records (many small requests), or, past
+    /// ``compactionSize``, most of its bytes (a few large bodies delivered leave few records,
+    /// each of megabytes, that every start would read again). Each compaction then rewrites at
+    /// most as many bytes as were appended since the last one.
+    private var isWorthCompacting: Bool {
+        (records > 64 && records > live.count * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
     }
 
     // MARK: - On the queue
@@ -255,8 +273,14 @@ final class OfflineJournal: @unchecked Sendable {
         size += Int64(bytes.count)
         for framed in new {
             switch framed.record {
-            case .add(let item): live.append(item)
-            case .done(let id): live.removeAll { $0.id == id }
+            case .add(let item):
+                // An item written again (updated) keeps its place, as reading the log gives it.
+                if let index = live.firstIndex(where: { $0.id == item.id }) { live[index] = item } else { live.append(item) }
+                liveBytes += Int64(framed.frame.count) - Int64(liveSizes[item.id] ?? 0)
+                liveSizes[item.id] = framed.frame.count
+            case .done(let id):
+                live.removeAll { $0.id == id }
+                liveBytes -= Int64(liveSizes.removeValue(forKey: id) ?? 0)
             }
         }
     }
@@ -278,9 +302,11 @@ final class OfflineJournal: @unchecked Sendable {
     private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {
         let temporary = folder.appendingPathComponent(Self.temporaryName)
         var bytes = Data()
+        var sizes: [UUID: Int] = [:]
         for item in live {
             guard let framed = try? Self.framed(.add(item)) else { return }
             bytes += framed.frame
+            sizes[item.id] = framed.frame.count
         }
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
@@ -295,6 +321,8 @@ final class OfflineJournal: @unchecked Sendable {
         descriptor = file
         records = live.count
         size = Int64(bytes.count)
+        liveSizes = sizes
+        liveBytes = size
     }
 
     #if !canImport(Darwin)
