@@ -483,6 +483,53 @@ struct OfflineQueueFlushTests {
         #expect(try OfflineJournal.liveItems(in: setup.folder).count == 2)
     }
 
+    @Test(
+        "A journal that cannot record a delivery stops the flush: nothing more goes until the record is written, then the rest, each once")
+    func aJournalThatCannotRecordStopsTheFlush() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 3)
+        setup.online.turnOn()
+        setup.queue.journal.simulateWriteFailure(.storage("No space left on device (simulated)"))
+        let broken = await setup.queue.flush()
+        #expect(broken.delivered == [tickets[0]])
+        #expect(broken.storageFailure == .storage("No space left on device (simulated)"))
+        #expect(broken.remaining == 2)
+        // Still on disk: a restart now would send it again, under its Idempotency-Key.
+        #expect(try OfflineJournal.liveItems(in: setup.folder).count == 3)
+        // While the journal fails, a flush sends nothing.
+        let sent = setup.transport.requests.count
+        let waiting = await setup.queue.flush()
+        #expect(waiting.storageFailure != nil && waiting.delivered.isEmpty && waiting.remaining == 2)
+        #expect(setup.transport.requests.count == sent)
+        // Repaired: the owed record first, then the rest.
+        setup.queue.journal.simulateWriteFailure(nil)
+        let repaired = await setup.queue.flush()
+        #expect(repaired.delivered == Array(tickets[1...]))
+        #expect(repaired.storageFailure == nil)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
+        #expect(setup.transport.requests.count == sent + 2)
+    }
+
+    @Test("Requests discarded while the journal cannot record it are recorded at the next flush, before anything is sent")
+    func discardedWhileTheJournalFails() async throws {
+        let setup = try Self.setUp(othersRequests: .discard, answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 2)
+        try setup.session.logout()
+        try setup.session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+        setup.online.turnOn()
+        setup.queue.journal.simulateWriteFailure(.storage("No space left on device (simulated)"))
+        let broken = await setup.queue.flush()
+        #expect(broken.discarded == tickets)
+        #expect(broken.storageFailure != nil)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).count == 2)
+        setup.queue.journal.simulateWriteFailure(nil)
+        let repaired = await setup.queue.flush()
+        #expect(repaired.storageFailure == nil)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
+    }
+
     @Test("A queue whose repository was released stops each flush with a reason instead of silently, until another is connected")
     func aReleasedRepositoryStopsTheFlushOutLoud() async throws {
         // Given: three requests queued offline through a repository the app then lets go

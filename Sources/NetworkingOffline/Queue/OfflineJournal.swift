@@ -52,6 +52,9 @@ final class OfflineJournal: @unchecked Sendable {
     private var liveSizes: [UUID: Int] = [:]
     private var liveBytes: Int64 = 0
 
+    /// A failure every write meets before it touches the file, while set (for tests: a full disk).
+    private var writeFault: OfflineQueueError?
+
     /// Above this size, a log is also compacted when most of its bytes are obsolete.
     static let compactionSize: Int64 = 4 * 1024 * 1024
 
@@ -254,9 +257,15 @@ final class OfflineJournal: @unchecked Sendable {
         (records > 64 && records > live.count * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
     }
 
+    /// Makes every write fail with `fault` until called with `nil` (for tests).
+    func simulateWriteFailure(_ fault: OfflineQueueError?) {
+        queue.sync { writeFault = fault }
+    }
+
     // MARK: - On the queue
 
     private func write(_ new: [Framed]) throws(OfflineQueueError) {
+        if let writeFault { throw writeFault }
         var bytes = Data()
         for framed in new { bytes += framed.frame }
         do throws(OfflineQueueError) {

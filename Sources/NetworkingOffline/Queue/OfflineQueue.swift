@@ -165,6 +165,9 @@ public final class OfflineQueue: Interceptor {
         var outcomeOrder: [UUID] = []
         /// How many times each waiting request was answered with a status the queue keeps.
         var refusals: [UUID: Int] = [:]
+        /// Requests that left the queue (delivered, rejected, discarded) whose `done` record the
+        /// journal could not write: written before the next flush sends anything.
+        var owedDone: [UUID] = []
         /// How many answers that are not valid HTTP each waiting request got, since when.
         var brokenAnswers: [UUID: (count: Int, since: Date)] = [:]
         var retry: Task<Void, Never>?
@@ -204,7 +207,7 @@ public final class OfflineQueue: Interceptor {
 
     /// How the queue behaves.
     public let configuration: Configuration
-    private let journal: OfflineJournal
+    let journal: OfflineJournal
     private let state: Mutex<State>
 
     /// Before signing: the queue keeps requests without the session's credential.
@@ -621,8 +624,16 @@ public final class OfflineQueue: Interceptor {
             }
             return report
         }
+        // Nothing goes while the journal cannot record what went: each delivery would come back
+        // after a restart.
+        report.storageFailure = await recordDone([])
+        if report.storageFailure != nil { return stoppedForStorage(report) }
         let user = repository.sessionManager?.sessionIdentity
-        if configuration.othersRequests == .discard { report.discarded = await discardOthers(than: user) }
+        if configuration.othersRequests == .discard {
+            let discarded = await discardOthers(than: user, into: &report)
+            report.discarded = discarded
+            if report.storageFailure != nil { return stoppedForStorage(report) }
+        }
         guard let items = state.withLock({ $0.machine.beginFlush(for: user) }) else {
             report.remaining = count
             // Nothing to send, but others' requests were discarded: `onFlush` hears of them.
@@ -694,18 +705,30 @@ public final class OfflineQueue: Interceptor {
                 report.stoppedBy = stop
                 break flushing
             }
+            // The journal failed to record an answer: nothing more goes until it can.
+            if report.storageFailure != nil { break flushing }
         }
-        let stopped = report.stoppedBy
+        let stopped = report.stoppedBy != nil || report.storageFailure != nil
         let delay = state.withLock { state in
             // The server's answer (not the network, a captive portal, the session): another
             // call's answer says nothing about this request, so it waits for the timer.
             state.stoppedByServer = stoppedByStatus
             return state.machine.endFlush(
-                for: user, stopped: stopped != nil, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
+                for: user, stopped: stopped, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         }
         if let delay { scheduleRetry(after: delay, replacingLater: true) }
         report.remaining = count
         await journal.compactIfWorthIt()
+        configuration.onFlush?(report)
+        return report
+    }
+
+    /// Ends a flush that sends nothing, since the journal cannot record what leaves the queue:
+    /// the timer tries again.
+    private func stoppedForStorage(_ stopped: FlushReport) -> FlushReport {
+        var report = stopped
+        report.remaining = count
+        scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
         configuration.onFlush?(report)
         return report
     }
@@ -858,12 +881,30 @@ public final class OfflineQueue: Interceptor {
         return RequestSummary(method: stored?.method ?? .post, url: response.url ?? stored?.url ?? URL(fileURLWithPath: "/"))
     }
 
-    /// Marks an item done on disk and tells its waiters.
+    /// Writes the `done` records of `ids`, and of those owed from before; on failure, they are
+    /// all owed (see `State.owedDone`), and the journal's error is returned.
+    private func recordDone(_ ids: [UUID]) async -> OfflineQueueError? {
+        let all = state.withLock { state -> [UUID] in
+            defer { state.owedDone = [] }
+            return state.owedDone + ids
+        }
+        guard !all.isEmpty else { return nil }
+        do {
+            try await journal.append(all.map { .done($0) })
+            return nil
+        } catch {
+            state.withLock { $0.owedDone = all + $0.owedDone }
+            return error
+        }
+    }
+
+    /// Marks an item done on disk and tells its waiters (the server answered, whatever the disk
+    /// says: a `done` record the journal cannot write is owed, and the flush stops).
     private func finish(
         _ id: UUID, with result: Result<TransportResponse, RepositoryError>, outcome: OfflineQueueState.Outcome,
         into report: inout FlushReport
     ) async {
-        try? await journal.append([.done(id)])
+        if let failure = await recordDone([id]) { report.storageFailure = failure }
         // Named before the item leaves the queue, with its method.
         let answered = result.success.map { summary(of: id, $0) }
         let waiters = state.withLock { $0.leave(id, with: result) }
@@ -878,10 +919,10 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Removes other users' requests, unless a flush runs (it may be sending one of them).
-    private func discardOthers(than user: String?) async -> [OfflineTicket] {
+    private func discardOthers(than user: String?, into report: inout FlushReport) async -> [OfflineTicket] {
         let removed = state.withLock { $0.machine.isFlushing ? [] : $0.machine.discard(notBelongingTo: user) }
         guard !removed.isEmpty else { return [] }
-        try? await journal.append(removed.map { .done($0.id) })
+        if let failure = await recordDone(removed.map(\.id)) { report.storageFailure = failure }
         let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
         let waiters = state.withLock { state in removed.flatMap { state.leave($0.id, with: .failure(error)) } }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }

@@ -123,4 +123,9 @@ public struct FlushReport: Sendable {
     public var remaining: Int = 0
     /// Why the flush stopped early, when it did.
     public var stoppedBy: RepositoryError?
+    /// The journal's failure to record that requests left the queue (a full disk), when it
+    /// failed: the flush stopped there (a retry is planned), and sends nothing until the records
+    /// are written. Until then those requests are still on disk: a restart would send them again,
+    /// under their `Idempotency-Key`, or discard them again.
+    public var storageFailure: OfflineQueueError?
 }
