@@ -530,6 +530,30 @@ struct OfflineQueueFlushTests {
         #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
     }
 
+    @Test("Writes queued at the same moment are kept on disk in the order the queue gave them, so a restart keeps that order")
+    func racingStoresKeepTheirOrderOnDisk() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var pending: [OfflineTicket] = []
+        do {
+            let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+            let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+            let repository = APIRepository(configuration: configuration, transport: StubTransport(routes: []))
+            for round in 0..<10 {
+                await withTaskGroup(of: Void.self) { group in
+                    for number in 0..<50 {
+                        let note = Endpoint<Void>(.post, "notes", parameters: ["n": round * 50 + number]).withoutSession()
+                        group.addTask { _ = await queue.enqueue(note, through: repository) }
+                    }
+                }
+            }
+            pending = queue.pending
+            #expect(pending.count == 500)
+            #expect(try OfflineJournal.liveItems(in: folder).map { OfflineTicket(id: $0.id) } == pending)
+        }
+        #expect(try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600)).pending == pending)
+    }
+
     @Test("A queue whose repository was released stops each flush with a reason instead of silently, until another is connected")
     func aReleasedRepositoryStopsTheFlushOutLoud() async throws {
         // Given: three requests queued offline through a repository the app then lets go

@@ -229,13 +229,20 @@ final class OfflineJournal: @unchecked Sendable {
     /// Appends records framed already and syncs them to disk before returning.
     func append(_ new: [Framed]) async throws(OfflineQueueError) {
         let result: Result<Void, OfflineQueueError> = await withCheckedContinuation { continuation in
-            // Unowned: the caller holds the journal while it waits, and a closure still holding it
-            // after the resume would delay `deinit`, and with it the lock's release.
-            queue.async { [unowned self] in
-                continuation.resume(returning: Result { () throws(OfflineQueueError) in try self.write(new) })
-            }
+            submit(new) { continuation.resume(returning: $0) }
         }
         try result.get()
+    }
+
+    /// Starts appending records framed already, and returns at once: records submitted one
+    /// after another are written in that order, whatever the threads of the callers, and `done`
+    /// hears of each write once it is synced.
+    func submit(_ new: [Framed], then done: @escaping @Sendable (Result<Void, OfflineQueueError>) -> Void) {
+        // Unowned: the caller holds the journal while it waits, and a closure still holding it
+        // after the write would delay `deinit`, and with it the lock's release.
+        queue.async { [unowned self] in
+            done(Result { () throws(OfflineQueueError) in try self.write(new) })
+        }
     }
 
     /// Rewrites the log with its live items only, when most of it is obsolete. The live items

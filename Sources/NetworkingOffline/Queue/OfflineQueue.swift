@@ -406,25 +406,36 @@ public final class OfflineQueue: Interceptor {
     private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
         // Framed first: its record's size is what it takes in the queue.
         guard let framed = try? await journal.framedOffThread(.add(item)) else { throw failure }
-        let refusal = state.withLock { state -> OfflineQueueFull? in
-            // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
-            let (capacity, maximumBytes) = (state.machine.capacity, state.machine.maximumBytes)
-            switch state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count)) {
-            case nil:
-                state.items[item.id] = item
-                return nil
-            case .count: return OfflineQueueFull(capacity: capacity, limit: .requests(capacity))
-            case .bytes: return OfflineQueueFull(capacity: capacity, limit: .bytes(maximumBytes, request: framed.frame.count))
+        let journal = journal
+        let admission = await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
+            let refusal = state.withLock { state -> OfflineQueueFull? in
+                // Not sent by a flush before its record is on disk (see `OfflineQueueState`).
+                let (capacity, maximumBytes) = (state.machine.capacity, state.machine.maximumBytes)
+                switch state.machine.admit(OfflineQueueState.Item(id: item.id, user: item.user, isStored: false, bytes: framed.frame.count))
+                {
+                case nil:
+                    state.items[item.id] = item
+                    // Submitted under the lock that gave it its place: the journal's order is the
+                    // queue's, so a restart sends two racing writes in the order their callers heard.
+                    journal.submit([framed]) { continuation.resume(returning: .written($0)) }
+                    return nil
+                case .count: return OfflineQueueFull(capacity: capacity, limit: .requests(capacity))
+                case .bytes: return OfflineQueueFull(capacity: capacity, limit: .bytes(maximumBytes, request: framed.frame.count))
+                }
             }
+            if let refusal { continuation.resume(returning: .refused(refusal)) }
         }
-        if let refusal {
+        let written: Result<Void, OfflineQueueError>
+        switch admission {
+        case .refused(let refusal):
             // With the answer that made it a candidate (a 503 the queue keeps), when there was one.
             throw .customError(
                 name: "offlineQueueFull", error: refusal,
                 context: ErrorContext(request: item.request.summary, response: failure.context?.response))
+        case .written(let result): written = result
         }
         do {
-            try await journal.append([framed])
+            try written.get()
         } catch {
             // Not on disk, so not queued: the call fails as it would have without the queue.
             let waiters = state.withLock { state in
@@ -438,6 +449,12 @@ public final class OfflineQueue: Interceptor {
         state.withLock { $0.machine.stored(item.id) }
         scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
         return OfflineTicket(id: item.id)
+    }
+
+    /// What admitting an item gave: no room, or its record's write.
+    private enum Admission: Sendable {
+        case refused(OfflineQueueFull)
+        case written(Result<Void, OfflineQueueError>)
     }
 
     // MARK: - Calls
