@@ -71,7 +71,9 @@ public struct NetworkingConfiguration: Sendable {
     /// instead of holding it until it is cancelled; a resumable download keeps its partial file
     /// (and resumes under a retry policy). Exchanges with a finite timeout are bounded by it
     /// alone; streams (``ResponseChunks``, ``ServerSentEvents``) wait through silence as their
-    /// own timeouts say. See ``TransportRequest/idleTimeout`` for how the transports count.
+    /// own timeouts say. An endpoint's ``Endpoint/idleTimeout`` overrides it for one call. Unlike
+    /// URLSession's `timeoutIntervalForRequest`, it never shortens a finite timeout. See
+    /// ``TransportRequest/idleTimeout`` for how the transports count.
     public var idleTimeout: TimeInterval? = 60 { didSet { updateProblems() } }
     /// How long to wait before sending a poll again after a 202, in seconds (zero or more,
     /// finite). Default 1.

@@ -56,6 +56,11 @@ public struct Endpoint<Response>: Sendable {
     public var customErrors: CustomErrorMapping
     /// A timeout for this call, overriding the configuration's.
     public var timeout: TimeInterval?
+    /// How long this call may go with no byte arriving or leaving, in seconds, whatever its
+    /// `timeout`; `.infinity` for no such limit (a long poll with `timeout: .infinity`). `nil`
+    /// (the default) leaves it to the configuration's ``NetworkingConfiguration/idleTimeout``,
+    /// which applies to calls with no time limit only.
+    public var idleTimeout: TimeInterval?
     /// Told about upload and download progress as the call runs; `nil` by default.
     public var progress: ProgressHandler?
     /// A name for the call (routes set their name), seen by interceptors as ``RequestContext/name``.
@@ -334,6 +339,7 @@ extension Endpoint {
         other.pathIsEncoded = pathIsEncoded
         other.routeMapping = routeMapping
         other.preventsUserInteraction = preventsUserInteraction
+        other.idleTimeout = idleTimeout
         return other
     }
 

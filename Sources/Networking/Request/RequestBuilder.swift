@@ -24,6 +24,11 @@ struct RequestBuilder {
                 reason: "the endpoint's timeout must be a positive number of seconds, not \(timeout)",
                 request: RequestSummary(method: endpoint.method, url: url))
         }
+        if let idle = endpoint.idleTimeout, !(idle > 0) {
+            throw .invalidRequest(
+                reason: "the endpoint's idle timeout must be a positive number of seconds or .infinity, not \(idle)",
+                request: RequestSummary(method: endpoint.method, url: url))
+        }
         var headers = endpoint.headers
         var body: RequestBody?
         /// A form's `Content-Type`, which carries its boundary: nothing may replace it.
@@ -123,9 +128,12 @@ struct RequestBuilder {
             timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,
             progress: endpoint.progress)
         request.responseBodySink = endpoint.responseBodySink
-        // Only an exchange with no time limit: a finite one is bounded already, and a stream's
-        // silence is for the stream to judge (a quiet log, an event stream's own idle timeout).
-        if !request.timeout.isFinite, !(endpoint.responseBodySink is ChunkSink) {
+        if let idle = endpoint.idleTimeout {
+            request.idleTimeout = idle.isFinite ? idle : nil
+        } else if !request.timeout.isFinite, !(endpoint.responseBodySink is ChunkSink) {
+            // The configuration's, only for an exchange with no time limit: a finite one is bounded
+            // already, and a stream's silence is for the stream to judge (a quiet log, an event
+            // stream's own idle timeout).
             request.idleTimeout = configuration.idleTimeout
         }
         return request

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// ```swift
 /// func follow() async throws {
-///     // The timeout covers the whole exchange: a body that never ends needs none.
+///     // The timeout covers the whole exchange: a body that never ends needs none (and a
+///     // stream has no idle timeout but its endpoint's own: silence does not end it).
 ///     let log = try await repository.performRequest(Endpoint<ResponseChunks>(.get, "logs/live", timeout: .infinity)).get()
 ///     for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
 /// }

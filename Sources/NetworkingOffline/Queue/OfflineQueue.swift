@@ -67,7 +67,8 @@ import Synchronization
 /// credential would not be kept.
 ///
 /// **Limits.** Outcomes are awaited in the process that queued the request (tickets do not
-/// survive a restart; ``Configuration/onFlush`` reports every flush that sent or discarded something). Streamed bodies cannot be
+/// survive a restart; ``Configuration/onFlush`` reports every flush that sent or discarded something,
+/// or could not: no repository connected, or a journal that cannot be written). Streamed bodies cannot be
 /// kept, unless staged to compute their content digests (`StagedBodyFileKey`):
 /// then their bytes are. With a batch endpoint, a request that fails for the network in the middle of a batch does
 /// not hold back the later ones of that batch: those the server answered are done. One process

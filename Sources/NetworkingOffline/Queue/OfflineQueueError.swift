@@ -124,8 +124,10 @@ public struct FlushReport: Sendable {
     /// Why the flush stopped early, when it did.
     public var stoppedBy: RepositoryError?
     /// The journal's failure to record that requests left the queue (a full disk), when it
-    /// failed: the flush stopped there (a retry is planned), and sends nothing until the records
-    /// are written. Until then those requests are still on disk: a restart would send them again,
+    /// failed: the flush stopped there, and each later flush (on the retry timer, so
+    /// ``OfflineQueue/Configuration/onFlush`` hears of it again) sends nothing until the records
+    /// are written. Those requests are reported (``delivered``, ``rejected``, ``discarded``) and
+    /// their callers answered, but are still on disk until then: a restart would send them again,
     /// under their `Idempotency-Key`, or discard them again.
     public var storageFailure: OfflineQueueError?
 }

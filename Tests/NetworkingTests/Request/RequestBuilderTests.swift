@@ -314,6 +314,17 @@ struct RequestBuilderTests {
         var stream = Endpoint<ResponseChunks>(.get, "logs", timeout: .infinity)
         stream.responseBodySink = ResponseChunks(method: .get, unreadLimit: .max, wire: WireActivity()).sink
         #expect(try build(stream, with: builder).idleTimeout == nil)
+        // The endpoint's own: for any call, `.infinity` for none.
+        var poll = Endpoint<Void>(.get, "events", timeout: .infinity)
+        poll.idleTimeout = .infinity
+        #expect(try build(poll, with: builder).idleTimeout == nil)
+        var quick = Endpoint<Void>.get("books")
+        quick.idleTimeout = 5
+        #expect(try build(quick, with: builder).idleTimeout == 5)
+        stream.idleTimeout = 30
+        #expect(try build(stream, with: builder).idleTimeout == 30)
+        quick.idleTimeout = 0
+        #expect(invalidRequestReason(quick)?.contains("idle timeout") == true)
         configuration.idleTimeout = nil
         #expect(
             try build(Endpoint<Void>(.get, "books", timeout: .infinity), with: RequestBuilder(configuration: configuration)).idleTimeout
