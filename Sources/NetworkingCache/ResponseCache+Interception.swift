@@ -296,7 +296,11 @@ extension ResponseCache {
     /// one request says nothing of what the others hold (RFC 9111 §4.3.3).
     private func forget(_ key: CacheKey, selected entry: CacheEntry) {
         guard !entry.vary.isEmpty else { return forget(key) }
-        let name = key.storeName.variant(VaryRule.variantTag(entry.vary))
+        let base = key.storeName
+        let name = base.variant(VaryRule.variantTag(entry.vary))
+        // Answers on their way for the key are taken under its base name: none of them is stored
+        // over this removal.
+        pendingStores.removed { $0 == base }
         remove { $0 == name }
     }
 

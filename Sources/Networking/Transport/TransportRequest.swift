@@ -20,12 +20,13 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     public var timeout: TimeInterval
     /// The longest the exchange may go with no byte arriving or leaving, in seconds, before it
     /// fails with a timeout however much of ``timeout`` is left; `nil` (the default) for no such
-    /// limit. Waiting for the answer counts, a connection being made does not (the transport's
-    /// connect timeout bounds that). The repository sets it for an exchange with no time limit
-    /// (see ``NetworkingConfiguration/idleTimeout``); an interceptor may set it for any.
-    /// `LibcurlTransport` counts whole seconds (rounded up), by libcurl's transfer rate: an
-    /// exchange below one byte a second for that long fails, and one its reader has paused is
-    /// never idle.
+    /// limit. Waiting for the answer counts. The repository sets it for an exchange with no time
+    /// limit (see ``NetworkingConfiguration/idleTimeout``); an interceptor may set it for any.
+    /// `LibcurlTransport` counts whole seconds (rounded up) once connected (its connect timeout
+    /// bounds the connection), by libcurl's transfer rate averaged over about five seconds: an
+    /// exchange below one byte a second for that long fails (a silence is noticed up to five
+    /// seconds late), and one its reader has paused is never idle. `URLSessionTransport` hands
+    /// it to URLSession as the request's `timeoutInterval`, which counts making the connection too.
     public var idleTimeout: TimeInterval?
     /// The TLS requirements of this request: pinned keys, trust anchors and a client certificate.
     public var security: TransportSecurity

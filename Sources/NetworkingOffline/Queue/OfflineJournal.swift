@@ -117,27 +117,29 @@ final class OfflineJournal: @unchecked Sendable {
         } catch {
             throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
         }
-        let (items, validLength, count, bytes) = Self.read(data)
+        let (items, validLength, count, bytes, skipped) = Self.read(data)
         size = Int64(data.count)
         if validLength < data.count { cut(to: Int64(validLength)) }
         records = count
         live = items
         liveSizes = bytes
         liveBytes = bytes.values.reduce(0) { $0 + Int64($1) }
-        // What a previous run left obsolete is not read again at the next start.
-        if isWorthCompacting { try? compact(live) }
+        // What a previous run left obsolete is not read again at the next start — unless records
+        // were skipped (damaged, or from another version of the app): compacting would drop them.
+        if !skipped, isWorthCompacting { try? compact(live) }
         return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
-    /// The live items a log holds, the length of its valid records, their number, and the size
-    /// of each live item's record.
-    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int]) {
+    /// The live items a log holds, the length of its valid records, their number, the size of
+    /// each live item's record, and whether records were skipped (damaged, or unreadable here).
+    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int], skipped: Bool) {
         var bytes: [UUID: Int] = [:]
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
         var offset = 0
         var end = 0
         var count = 0
+        var skipped = false
         let decoder = FastJSONDecoder()
         // Bytes the search for intact records may checksum, over the whole read. A false frame
         // inside intact JSON has a length word of text (at least 512 MiB, over the maximum) and is
@@ -149,6 +151,7 @@ final class OfflineJournal: @unchecked Sendable {
                 // Torn or corrupt: go on at the next intact record, if any (else this is the end).
                 guard let resumption = nextIntactRecord(in: data, after: offset, budget: &budget) else { break }
                 offset = resumption
+                skipped = true
                 continue
             }
             switch record {
@@ -159,13 +162,13 @@ final class OfflineJournal: @unchecked Sendable {
             case .done(let id)?:
                 items[id] = nil
                 bytes[id] = nil
-            case nil: break
+            case nil: skipped = true
             }
             count += 1
             offset = next
             end = next
         }
-        return (order.compactMap { items[$0] }, end, count, bytes)
+        return (order.compactMap { items[$0] }, end, count, bytes, skipped)
     }
 
     /// The offset of the first intact record after `offset`. A record's payload is a JSON object,

@@ -169,6 +169,8 @@ public final class OfflineQueue: Interceptor {
         /// Requests that left the queue (delivered, rejected, discarded) whose `done` record the
         /// journal could not write: written before the next flush sends anything.
         var owedDone: [UUID] = []
+        /// Flushes in a row that sent nothing since the journal could not be written: their retry backs off.
+        var storageFailures = 0
         /// How many answers that are not valid HTTP each waiting request got, since when.
         var brokenAnswers: [UUID: (count: Int, since: Date)] = [:]
         var retry: Task<Void, Never>?
@@ -180,6 +182,8 @@ public final class OfflineQueue: Interceptor {
         /// failure: then another call's answer is no sign that it would go through now.
         var stoppedByServer = false
         weak var repository: AbstractRepository?
+        /// Whether a repository was ever connected: a flush before that has nothing to report.
+        var wasConnected = false
 
         /// Forgets the planned retry (the caller cancels it, outside the lock); returns it.
         mutating func dropRetry() -> Task<Void, Never>? {
@@ -247,7 +251,10 @@ public final class OfflineQueue: Interceptor {
     /// ``flush()`` after a login.
     public func connect(_ repository: AbstractRepository) {
         let waiting = state.withLock { state -> Bool in
-            defer { state.repository = repository }
+            defer {
+                state.repository = repository
+                state.wasConnected = true
+            }
             return state.repository == nil && !state.machine.items.isEmpty
         }
         // Requests a previous run left go out now, and on the timer while the network is down.
@@ -631,9 +638,10 @@ public final class OfflineQueue: Interceptor {
     public func flush() async -> FlushReport {
         var report = FlushReport()
         guard let repository = state.withLock({ $0.repository }) else {
-            // Nothing can go before a repository is connected (again): said, not silent.
+            // Nothing can go before a repository is connected again: said, not silent (before the
+            // first connection, nothing is missing yet).
             report.remaining = count
-            if report.remaining > 0 {
+            if report.remaining > 0, state.withLock({ $0.wasConnected }) {
                 report.stoppedBy = .invalidConfiguration(
                     reason:
                         "the offline queue has no repository to send through: connect(_:) one, and keep it as long as the queue (the queue holds it weakly)"
@@ -646,6 +654,7 @@ public final class OfflineQueue: Interceptor {
         // after a restart.
         report.storageFailure = await recordDone([])
         if report.storageFailure != nil { return stoppedForStorage(report) }
+        state.withLock { $0.storageFailures = 0 }
         let user = repository.sessionManager?.sessionIdentity
         if configuration.othersRequests == .discard {
             let discarded = await discardOthers(than: user, into: &report)
@@ -734,7 +743,12 @@ public final class OfflineQueue: Interceptor {
             return state.machine.endFlush(
                 for: user, stopped: stopped, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         }
-        if let delay { scheduleRetry(after: delay, replacingLater: true) }
+        if let delay {
+            scheduleRetry(after: delay, replacingLater: true)
+        } else if state.withLock({ !$0.owedDone.isEmpty }) {
+            // Nobody's request waits, but a record does: it must not wait for the next call.
+            scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
+        }
         report.remaining = count
         await journal.compactIfWorthIt()
         configuration.onFlush?(report)
@@ -746,7 +760,14 @@ public final class OfflineQueue: Interceptor {
     private func stoppedForStorage(_ stopped: FlushReport) -> FlushReport {
         var report = stopped
         report.remaining = count
-        scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
+        // Backing off as a flush the network stopped does (a disk stays full for a while).
+        let failures = state.withLock { state -> Int in
+            state.storageFailures += 1
+            return state.storageFailures
+        }
+        let maximum = configuration.maximumRetryDelay.isNaN ? 60 : max(configuration.maximumRetryDelay, OfflineQueueState.minimumRetryDelay)
+        let delay = min(maximum, OfflineQueueState.retryDelay(configuration.retryDelay) * pow(2, Double(min(failures - 1, 30))))
+        scheduleRetry(after: delay, replacingLater: true)
         configuration.onFlush?(report)
         return report
     }

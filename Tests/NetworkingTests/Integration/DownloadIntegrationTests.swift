@@ -247,6 +247,11 @@ struct DownloadIntegrationTests {
         try FileManager.default.createSymbolicLink(at: files.partial, withDestinationURL: victim)
         await expectRefused(files.partial)
         #expect(try Data(contentsOf: victim) == secret, "the partial file's link was written through")
+        // A hard link does the same without being a link: a file with another name is refused too.
+        try FileManager.default.removeItem(at: files.partial)
+        try FileManager.default.linkItem(at: victim, to: files.partial)
+        await expectRefused(files.partial)
+        #expect(try Data(contentsOf: victim) == secret, "the partial file's hard link was written through")
         // A lock file that links to a path that does not exist: opening it would create that file.
         try? FileManager.default.removeItem(at: files.partial)
         let target = folder.appendingPathComponent("created-through-link")
