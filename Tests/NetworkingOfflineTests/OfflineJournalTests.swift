@@ -188,12 +188,11 @@ struct OfflineJournalTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("queue.log")
         func large(_ number: Int) throws -> OfflineItem {
-            var item = try Self.item(number)
-            item = OfflineItem(
-                id: item.id, enqueuedAt: item.enqueuedAt, user: item.user,
-                request: TransportRequest(method: .post, url: item.request.url, body: Data(repeating: UInt8(ascii: "x"), count: 600_000)),
+            let note = try Self.item(number)
+            return OfflineItem(
+                id: note.id, enqueuedAt: note.enqueuedAt, user: note.user,
+                request: TransportRequest(method: .post, url: note.request.url, body: Data(repeating: UInt8(ascii: "x"), count: 600_000)),
                 requiresSession: true, name: "photo")
-            return item
         }
         let small = try (0..<3).map(Self.item)
         do {

@@ -146,20 +146,19 @@ struct CacheKey: Sendable, Hashable {
     /// Whether two URLs have the same origin: scheme, host and port (the scheme's default when
     /// none is written), compared as the key compares them.
     static func sameOrigin(_ one: URL, _ other: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int?) {
-            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-            let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
-            let port = components?.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
-            return (scheme, (components?.percentEncodedHost ?? url.host ?? "").lowercased(), port)
-        }
-        return origin(one) == origin(other)
+        origin(of: one, components: URLComponents(url: one, resolvingAgainstBaseURL: false))
+            == origin(of: other, components: URLComponents(url: other, resolvingAgainstBaseURL: false))
+    }
+
+    /// The scheme and host, lowercased, and the port (the scheme's default when none is written).
+    private static func origin(of url: URL, components: URLComponents?) -> (scheme: String, host: String, port: Int?) {
+        let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
+        let host = (components?.percentEncodedHost ?? url.host ?? "").lowercased()
+        return (scheme, host, components?.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil))
     }
 
     private static func resource(of url: URL, components: URLComponents?) -> String {
-        let scheme = (components?.scheme ?? url.scheme ?? "").lowercased()
-        let host = (components?.percentEncodedHost ?? url.host ?? "").lowercased()
-        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        let port = components?.port ?? defaultPort
+        let (scheme, host, port) = origin(of: url, components: components)
         var path = components?.percentEncodedPath ?? url.path
         if path.isEmpty { path = "/" }
         var text = ""

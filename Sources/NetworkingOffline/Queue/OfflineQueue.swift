@@ -765,8 +765,7 @@ public final class OfflineQueue: Interceptor {
             state.storageFailures += 1
             return state.storageFailures
         }
-        let maximum = configuration.maximumRetryDelay.isNaN ? 60 : max(configuration.maximumRetryDelay, OfflineQueueState.minimumRetryDelay)
-        let delay = min(maximum, OfflineQueueState.retryDelay(configuration.retryDelay) * pow(2, Double(min(failures - 1, 30))))
+        let delay = OfflineQueueState.backoff(after: failures, base: configuration.retryDelay, maximum: configuration.maximumRetryDelay)
         scheduleRetry(after: delay, replacingLater: true)
         configuration.onFlush?(report)
         return report

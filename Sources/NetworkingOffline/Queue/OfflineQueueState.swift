@@ -131,10 +131,16 @@ struct OfflineQueueState: Sendable, Hashable {
             return nil
         }
         stoppedFlushes += 1
-        let exponent = Double(min(stoppedFlushes - 1, 30))
+        return Self.backoff(after: stoppedFlushes, base: base, maximum: maximum)
+    }
+
+    /// The wait after `failures` stopped flushes in a row (at least one): `base` doubled each
+    /// time, up to `maximum` (NaN and values below ``minimumRetryDelay`` as ``endFlush(for:stopped:base:maximum:)`` reads them).
+    static func backoff(after failures: Int, base: TimeInterval, maximum: TimeInterval) -> TimeInterval {
+        let exponent = Double(min(max(failures, 1) - 1, 30))
         // Never below the shortest wait, even when the longest is set lower: no tight loop.
-        let maximum = maximum.isNaN ? 60 : max(maximum, Self.minimumRetryDelay)
-        return min(maximum, Self.retryDelay(base) * pow(2, exponent))
+        let maximum = maximum.isNaN ? 60 : max(maximum, minimumRetryDelay)
+        return min(maximum, retryDelay(base) * pow(2, exponent))
     }
 
     /// The shortest wait between flush retries, in seconds: a `retryDelay` of 0 must not make a
