@@ -151,6 +151,21 @@ struct OfflineJournalTests {
         #expect(read.validLength == 0)
     }
 
+    @Test("A write the disk has no room for is told apart from other failures of the storage")
+    func aFullDiskIsNoSpace() throws {
+        // `/dev/full` answers every write with ENOSPC, as a full disk does.
+        let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(full >= 0)
+        defer { close(full) }
+        #expect(throws: OfflineQueueError.noSpace("the queue's journal cannot be written: No space left on device")) {
+            try OfflineJournal.writeAll(Data("record".utf8), to: full)
+        }
+        #expect(throws: OfflineQueueError.storage("the queue's journal cannot be written: Bad file descriptor")) {
+            try OfflineJournal.writeAll(Data("record".utf8), to: -1)
+        }
+        #expect(OfflineQueueError.system("the journal", errno: EDQUOT) == .noSpace("the journal: \(String(cString: strerror(EDQUOT)))"))
+    }
+
     @Test("Opening removes the temporary file a compaction cut short left behind")
     func leftoverCompactionFileIsRemoved() async throws {
         let folder = try temporaryFolder()
@@ -177,7 +192,7 @@ struct OfflineJournalTests {
         #expect(after < before / 10)
         try await journal.append([.done(items[99].id)])
         #expect(try OfflineJournal.liveItems(in: folder) == [items[98]])
-        #expect(throws: OfflineQueueError.self) { try OfflineJournal(folder: folder) }
+        #expect(throws: OfflineQueueError.folderInUse(folder.path)) { try OfflineJournal(folder: folder) }
         withExtendedLifetime(journal) {}
     }
 

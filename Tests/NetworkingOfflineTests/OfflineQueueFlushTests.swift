@@ -490,10 +490,10 @@ struct OfflineQueueFlushTests {
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         let tickets = try await Self.queueNotes(setup, count: 3)
         setup.online.turnOn()
-        setup.queue.journal.simulateWriteFailure(.storage("No space left on device (simulated)"))
+        setup.queue.journal.simulateWriteFailure(.noSpace("No space left on device (simulated)"))
         let broken = await setup.queue.flush()
         #expect(broken.delivered == [tickets[0]])
-        #expect(broken.storageFailure == .storage("No space left on device (simulated)"))
+        #expect(broken.storageFailure == .noSpace("No space left on device (simulated)"))
         #expect(broken.remaining == 2)
         // Still on disk: a restart now would send it again, under its Idempotency-Key.
         #expect(try OfflineJournal.liveItems(in: setup.folder).count == 3)
@@ -519,7 +519,7 @@ struct OfflineQueueFlushTests {
         try setup.session.logout()
         try setup.session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
         setup.online.turnOn()
-        setup.queue.journal.simulateWriteFailure(.storage("No space left on device (simulated)"))
+        setup.queue.journal.simulateWriteFailure(.noSpace("No space left on device (simulated)"))
         let broken = await setup.queue.flush()
         #expect(broken.discarded == tickets)
         #expect(broken.storageFailure != nil)

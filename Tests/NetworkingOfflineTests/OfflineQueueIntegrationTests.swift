@@ -512,7 +512,7 @@ struct OfflineQueueIntegrationTests {
         proxy.goDown()
         try await {
             let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
-            #expect(throws: OfflineQueueError.self) { try OfflineQueue(OfflineQueue.Configuration(folder: folder)) }
+            #expect(throws: OfflineQueueError.folderInUse(folder.path)) { try OfflineQueue(OfflineQueue.Configuration(folder: folder)) }
             var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
             configuration.interceptors = [queue]
             let session = SessionManager<APIUser>()

@@ -73,16 +73,16 @@ final class OfflineJournal: @unchecked Sendable {
             throw .storage("the queue folder \(folder.path) cannot be created: \(error.localizedDescription)")
         }
         lockDescriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockDescriptor >= 0 else { throw .storage("the queue's lock file cannot be opened: \(String(cString: strerror(errno)))") }
+        guard lockDescriptor >= 0 else { throw .system("the queue's lock file cannot be opened", errno: errno) }
         guard Self.lock(lockDescriptor) else {
             // `deinit` closes the lock file.
-            throw .storage("another process uses the offline queue in \(folder.path)")
+            throw .folderInUse(folder.path)
         }
         // A compaction cut short by a crash leaves its temporary file; the log itself is whole.
         _ = unlink(folder.appendingPathComponent(Self.temporaryName).path)
         let existed = FileManager.default.fileExists(atPath: logURL.path)
         descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .storage("the queue's journal cannot be opened: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw .system("the queue's journal cannot be opened", errno: errno) }
         // A new log's name must reach the disk too, or a power loss could take it with its records.
         if !existed { Self.synchronize(folder: folder) }
     }
@@ -279,9 +279,9 @@ final class OfflineJournal: @unchecked Sendable {
         var bytes = Data()
         for framed in new { bytes += framed.frame }
         do throws(OfflineQueueError) {
-            try writeAll(bytes, to: descriptor)
+            try Self.writeAll(bytes, to: descriptor)
             guard Self.durableSync(descriptor) == 0 else {
-                throw .storage("the queue's journal cannot be synced: \(String(cString: strerror(errno)))")
+                throw .system("the queue's journal cannot be synced", errno: errno)
             }
         } catch {
             // Cut off what part of it reached the file, so that the next record follows an intact one.
@@ -330,7 +330,7 @@ final class OfflineJournal: @unchecked Sendable {
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard file >= 0 else { return }
-        guard (try? writeAll(bytes, to: file)) != nil, Self.durableSync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
+        guard (try? Self.writeAll(bytes, to: file)) != nil, Self.durableSync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
             close(file)
             _ = unlink(temporary.path)
             return
@@ -358,21 +358,22 @@ final class OfflineJournal: @unchecked Sendable {
         }
     }
 
-    private func writeAll(_ bytes: Data, to file: Int32) throws(OfflineQueueError) {
-        let failure: String? = bytes.withUnsafeBytes { buffer in
+    /// Writes all of `bytes` to `file`, or throws the system's reason (`.noSpace` on a full disk).
+    static func writeAll(_ bytes: Data, to file: Int32) throws(OfflineQueueError) {
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 guard let base = buffer.baseAddress else { return nil }
                 let written = posixWrite(file, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
+                    return errno
                 }
                 offset += written
             }
             return nil
         }
-        if let failure { throw .storage("the queue's journal cannot be written: \(failure)") }
+        if let failure { throw .system("the queue's journal cannot be written", errno: failure) }
     }
 
     // MARK: - Framing

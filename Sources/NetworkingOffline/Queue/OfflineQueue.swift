@@ -222,9 +222,10 @@ public final class OfflineQueue: Interceptor {
 
     /// Opens the queue in its folder, with the requests a previous run left there.
     ///
-    /// - Throws: ``OfflineQueueError/storage(_:)`` when the folder cannot be used or another
-    ///   process has it open. That answer takes half a second: the lock is waited for that long,
-    ///   since a child process being started holds a copy of it for a moment.
+    /// - Throws: ``OfflineQueueError/folderInUse(_:)`` when another process has the folder open
+    ///   (that answer takes half a second: the lock is waited for that long, since a child process
+    ///   being started holds a copy of it for a moment); ``OfflineQueueError/noSpace(_:)`` or
+    ///   ``OfflineQueueError/storage(_:)`` when the folder or journal cannot be used.
     public init(_ configuration: Configuration) throws(OfflineQueueError) {
         self.configuration = configuration
         journal = try OfflineJournal(folder: configuration.folder)

@@ -1,16 +1,38 @@
 import Foundation
 import Networking
 
-/// Why an offline queue cannot be opened or keep a request.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why an offline queue cannot be opened or keep a request: an app tells its user of a
+/// second copy of itself (``folderInUse(_:)``) or a full disk (``noSpace(_:)``) apart from
+/// another failure of the storage.
 public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The queue's folder or journal cannot be used (the reason says why), or another process
-    /// uses the same folder.
+    /// Another process (or another queue in this one) has the folder at this path open: one
+    /// folder serves one queue at a time.
+    case folderInUse(String)
+    /// The disk (or the user's quota) has no room left for the journal; the reason says what
+    /// could not be written. Once space is freed, the queue goes on where it stopped.
+    case noSpace(String)
+    /// The queue's folder or journal cannot be used otherwise; the reason says why.
     case storage(String)
 
     public var description: String {
         switch self {
-        case .storage(let reason): reason
+        case .folderInUse(let path): "another process uses the offline queue in \(path)"
+        case .noSpace(let reason), .storage(let reason): reason
         }
+    }
+
+    /// The error for a failed system call on the journal: `.noSpace` for `ENOSPC` and `EDQUOT`.
+    static func system(_ what: String, errno code: Int32) -> OfflineQueueError {
+        let reason = "\(what): \(String(cString: strerror(code)))"
+        return code == ENOSPC || code == EDQUOT ? .noSpace(reason) : .storage(reason)
     }
 }
 
