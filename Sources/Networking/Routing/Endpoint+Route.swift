@@ -147,6 +147,7 @@ extension RouteTable {
         resolved.requestRootKey = endpoint.requestRootKey ?? route.requestRootKey
         resolved.requiresSession = route.requiresSession && endpoint.requiresSession
         resolved.timeout = endpoint.timeout ?? route.timeout
+        resolved.idleTimeout = endpoint.idleTimeout ?? route.idleTimeout
         resolved.routeMapping = route.mapping
         resolved.preventsUserInteraction = route.preventUserInteraction
         resolved.gzipsBody = endpoint.gzipsBody || route.gzip
@@ -157,7 +158,10 @@ extension RouteTable {
                 ignoresQueryParameters: route.cacheIgnoreQueryParameters)
         }
         if route.offline { resolved.options[OfflineQueueingKey.self] = true }
-        if resolved.retryPolicy == nil { resolved.retryPolicy = route.retryPolicy }
+        if resolved.retryPolicy == nil, var policy = route.retryPolicy {
+            if route.jitterFromConfiguration { policy.random = configuration.retryPolicy.random }
+            resolved.retryPolicy = policy
+        }
         if route.serialization == .raw, resolved.requestBody == nil, !Self.sendsParametersInQuery(route.method) {
             throw .invalidRequest(
                 reason: "route \"\(route.name)\" sends a raw body: give it with .uploading(RequestBody.file(…)) or .uploading(.data(…))",

@@ -30,8 +30,14 @@ public struct Route: Sendable {
     public var responseKeyPath: String?
     /// Whether calls need a logged-in session. Default `true`.
     public var requiresSession: Bool
-    /// A timeout for the route's calls, overriding the configuration's.
+    /// A timeout for the route's calls, overriding the configuration's; `.infinity` for no limit
+    /// (a large download).
     public var timeout: TimeInterval?
+    /// How long the route's calls may go without a byte either way before they fail with
+    /// `.timeout`, whatever their timeout (see ``Endpoint/idleTimeout``); `.infinity` turns it
+    /// off (a long poll); `nil` leaves it to the configuration's
+    /// ``NetworkingConfiguration/idleTimeout``.
+    public var idleTimeout: TimeInterval?
     /// Whether the app should keep the user from interacting while a call runs (WebApiClient's
     /// overlay): calls are reported on ``NetworkActivity/events()`` as blocking, with a `slow`
     /// event when one runs longer than ``NetworkActivity/slowCallDelay``.
@@ -50,7 +56,13 @@ public struct Route: Sendable {
     public var offline: Bool
     /// The route's own retry policy (its `retry` key), replacing the configuration's whole for its
     /// calls; `nil` for the configuration's. A call's own ``Endpoint/retrying(_:)`` wins.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? {
+        didSet { jitterFromConfiguration = false }
+    }
+    /// Whether ``retryPolicy`` takes its `random` from the configuration's policy when a call is
+    /// made: a route file's `retry` object cannot name one, and a test's injected jitter must
+    /// reach routed calls too.
+    var jitterFromConfiguration = false
 
     /// A step after decoding (WebApiClient's mapping blocks), set with ``RouteTable/setMapping(forRoute:_:)``.
     var mapping: RouteMapping?
@@ -58,13 +70,13 @@ public struct Route: Sendable {
     /// Creates a route; every argument after `path` has the documented default.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty name, an invalid
-    ///   path template, a timeout that is not positive, a negative cache TTL, a retry policy that
+    ///   path template, a timeout or idle timeout that is not positive, a negative cache TTL, a retry policy that
     ///   cannot be used, or a header that cannot be sent.
     public init(
         name: String, method: HTTPMethod = .get, path: String, headers: HTTPHeaders = [:],
         serialization: RouteSerialization? = nil, contentType: String? = nil, requestRootKey: String? = nil,
         responseKeyPath: String? = nil, requiresSession: Bool = true, timeout: TimeInterval? = nil,
-        preventUserInteraction: Bool = false, gzip: Bool = false, saveAsResource: Bool = false,
+        idleTimeout: TimeInterval? = nil, preventUserInteraction: Bool = false, gzip: Bool = false, saveAsResource: Bool = false,
         cacheTTL: TimeInterval? = nil, invalidatesCachedRouteNames: [String] = [],
         cacheIgnoreQueryParameters: Bool = false, offline: Bool = false, retryPolicy: RetryPolicy? = nil
     ) throws(RepositoryError) {
@@ -83,6 +95,7 @@ public struct Route: Sendable {
         self.responseKeyPath = responseKeyPath
         self.requiresSession = requiresSession
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
         self.preventUserInteraction = preventUserInteraction
         self.gzip = gzip
         self.saveAsResource = saveAsResource
@@ -103,6 +116,9 @@ public struct Route: Sendable {
             return "the method \"\(method.rawValue)\" is not valid: a token without spaces, line breaks or separators"
         }
         if let timeout, !(timeout > 0) { return "timeout must be a positive number of seconds, not \(timeout)" }
+        if let idleTimeout, !(idleTimeout > 0) {
+            return "idleTimeout must be a positive number of seconds, not \(idleTimeout)"
+        }
         if let cacheTTL, !(cacheTTL >= 0) { return "cacheTTL must be zero or a positive number of seconds, not \(cacheTTL)" }
         if let problem = retryPolicy?.problem { return "retryPolicy: \(problem)" }
         if let problem = HeaderValidation.problem(in: headers) { return "headers: \(problem)" }

@@ -73,7 +73,7 @@ private struct RouteFileEntry {
     static let knownKeys: Set<String> = [
         "name", "method", "path", "headers", "requestHeaders", "serialization", "serializationName", "contentType",
         "requestRootKey", "dataMapperRequestRootKeyPath", "responseKeyPath", "dataMapperResponseRootKeyPath",
-        "requiresSession", "timeout", "preventUserInteraction", "gzip", "saveAsResource", "cacheTTL",
+        "requiresSession", "timeout", "idleTimeout", "preventUserInteraction", "gzip", "saveAsResource", "cacheTTL",
         "invalidatesCachedRouteNames", "cacheIgnoreQueryParameters", "offline", "retry",
     ]
 
@@ -99,21 +99,24 @@ private struct RouteFileEntry {
         }
         guard let path = try string("path") else { throw fail("path", "is missing: every route needs a path") }
         let method = HTTPMethod(try string("method") ?? "GET")
-        return try Route(
+        var route = try Route(
             name: name, method: method, path: path,
             headers: try headers(), serialization: try serialization(for: method), contentType: try string("contentType"),
             requestRootKey: try alias("requestRootKey", "dataMapperRequestRootKeyPath"),
             responseKeyPath: try alias("responseKeyPath", "dataMapperResponseRootKeyPath"),
-            requiresSession: try bool("requiresSession") ?? true, timeout: try number("timeout"),
-            preventUserInteraction: try bool("preventUserInteraction") ?? false, gzip: try bool("gzip") ?? false,
+            requiresSession: try bool("requiresSession") ?? true, timeout: try seconds("timeout"),
+            idleTimeout: try seconds("idleTimeout"), preventUserInteraction: try bool("preventUserInteraction") ?? false, gzip: try bool("gzip") ?? false,
             saveAsResource: try bool("saveAsResource") ?? false, cacheTTL: try number("cacheTTL"),
             invalidatesCachedRouteNames: try strings("invalidatesCachedRouteNames") ?? [],
             cacheIgnoreQueryParameters: try bool("cacheIgnoreQueryParameters") ?? false, offline: try bool("offline") ?? false,
             retryPolicy: try retryPolicy())
+        if case .object? = keys["retry"] { route.jitterFromConfiguration = true }
+        return route
     }
 
     /// The `retry` key: `false` for ``RetryPolicy/never``, or an object of ``RetryPolicy``'s
-    /// properties (without `random`), each missing one at its default.
+    /// properties (without `random`: calls take the configuration's), each missing one at its
+    /// default.
     private func retryPolicy() throws(RepositoryError) -> RetryPolicy? {
         switch keys["retry"] {
         case nil: return nil
@@ -176,6 +179,16 @@ private struct RouteFileEntry {
         case .int(let number)?: return Double(number)
         case .double(let number)?: return number
         case let other?: throw fail(key, "must be a number of seconds, not \(other.kindDescription)")
+        }
+    }
+
+    /// A time limit: a number of seconds, or `false` for none (`.infinity`), as `retry: false`
+    /// turns retries off; JSON has no infinity.
+    private func seconds(_ key: String) throws(RepositoryError) -> Double? {
+        switch keys[key] {
+        case .bool(false)?: return .infinity
+        case nil, .int?, .double?: return try number(key)
+        case let other?: throw fail(key, "must be a number of seconds or false (no limit), not \(other.kindDescription)")
         }
     }
 

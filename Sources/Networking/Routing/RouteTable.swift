@@ -20,7 +20,8 @@ import Foundation
 /// (`"json"`, `"query"`, `"url"`, `"form"`, `"multipart"`, `"raw"`, or WebApiClient's numbers 0–3 =
 /// json, url, multipart, raw) or `serializationName` (WebApiClient's `"json"`, `"url"`, `"form"` =
 /// multipart, `"none"` = raw), `contentType`, `requestRootKey` (`dataMapperRequestRootKeyPath`),
-/// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout`,
+/// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout` and
+/// `idleTimeout` (seconds, or `false` for no limit),
 /// `preventUserInteraction`, `gzip`, `saveAsResource`, `cacheTTL`, `invalidatesCachedRouteNames`,
 /// `cacheIgnoreQueryParameters`, `offline`, `retry` (`false`, or an object of ``RetryPolicy``'s
 /// settings), and `name` (equal to the route's key when given).
@@ -59,8 +60,8 @@ public struct RouteTable: Sendable {
     /// Adds a named route.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a route has this name
-    ///   already, or was changed since it was made into one that cannot be used (a timeout that is
-    ///   not positive, an unusable retry policy: what ``Route/init(name:method:path:headers:serialization:contentType:requestRootKey:responseKeyPath:requiresSession:timeout:preventUserInteraction:gzip:saveAsResource:cacheTTL:invalidatesCachedRouteNames:cacheIgnoreQueryParameters:offline:retryPolicy:)`` refuses).
+    ///   already, or was changed since it was made into one that cannot be used (a timeout or idle
+    ///   timeout that is not positive, an unusable retry policy: what ``Route/init(name:method:path:headers:serialization:contentType:requestRootKey:responseKeyPath:requiresSession:timeout:idleTimeout:preventUserInteraction:gzip:saveAsResource:cacheTTL:invalidatesCachedRouteNames:cacheIgnoreQueryParameters:offline:retryPolicy:)`` refuses).
     public mutating func add(_ route: Route) throws(RepositoryError) {
         guard routes[route.name] == nil else {
             throw .invalidConfiguration(reason: "two routes are named \"\(route.name)\"")

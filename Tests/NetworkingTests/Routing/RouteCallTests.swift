@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import NetworkingTestSupport
 import Testing
 
 /// Calls by route name through the whole pipeline against a transport that records what it is
@@ -318,6 +319,39 @@ struct RouteCallTests {
         own.timeout = 7
         try await repository.performRequest(own).get()
         #expect(transport.requests.map(\.timeout) == [0.3, repository.configuration.timeout, 7])
+    }
+
+    @Test("A route's idle timeout reaches its calls whatever their timeout; .infinity turns it off; the call's own wins")
+    func idleTimeout() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository(
+            [
+                Route(name: "poll", path: "poll", timeout: .infinity, idleTimeout: .infinity),
+                Route(name: "feed", path: "feed", idleTimeout: 4), Route(name: "archive", path: "archive", timeout: .infinity),
+            ], transport: transport)
+        try await repository.performRequest(Endpoint<Void>.route("poll")).get()
+        try await repository.performRequest(Endpoint<Void>.route("feed")).get()
+        try await repository.performRequest(Endpoint<Void>.route("archive")).get()
+        var own = Endpoint<Void>.route("feed")
+        own.idleTimeout = 9
+        try await repository.performRequest(own).get()
+        #expect(transport.requests.map(\.timeout).first == .infinity)
+        #expect(transport.requests.map(\.idleTimeout) == [nil, 4, repository.configuration.idleTimeout, 9])
+    }
+
+    @Test("A route file's retry object takes its jitter from the configuration's policy; a policy set in code keeps its own")
+    func retryJitter() async throws {
+        var routes = try RouteTable(json: Data(#"{"file": {"path": "x", "retry": {"maximumAttempts": 3}}}"#.utf8))
+        try routes.add(Route(name: "coded", path: "y", retryPolicy: RetryPolicy(maximumAttempts: 2, random: { 0.25 })))
+        var configuration = try routedConfiguration(routes)
+        configuration.retryPolicy = RetryPolicy(random: { 0.5 })
+        let clock = TestClock()
+        configuration.clock = clock.networkingClock
+        let repository = TestRepository(configuration: configuration, transport: AnsweringTransport(status: 503))
+        _ = await repository.performRequest(Endpoint<Void>.route("file"))
+        _ = await repository.performRequest(Endpoint<Void>.route("coded"))
+        // Half of 0.5 s and of 1 s from the configuration's random, then a quarter of 0.5 s.
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(500), .milliseconds(125)])
     }
 
     @Test("An absolute route path is called as it is, outside the base URL")

@@ -20,15 +20,17 @@ struct RouteTableJSONTests {
               "book": {
                 "name": "book", "method": "put", "path": "books/:id\\.json", "headers": {"X-Route": "1", "Accept": "text/csv"},
                 "serialization": "form", "contentType": "application/vnd.books+json", "requestRootKey": "book",
-                "responseKeyPath": "data.book", "requiresSession": false, "timeout": 2.5, "preventUserInteraction": true
+                "responseKeyPath": "data.book", "requiresSession": false, "timeout": 2.5, "preventUserInteraction": true,
+                "idleTimeout": 5
               },
+              "download": { "path": "archive", "timeout": false, "idleTimeout": false },
               "minimal": { "path": "health" }
             }
             """#
         // When
         let table = try load(json)
         // Then
-        #expect(table.names == ["book", "minimal"])
+        #expect(table.names == ["book", "download", "minimal"])
         let book = try #require(table["book"])
         #expect(book.name == "book")
         #expect(book.method == .put)
@@ -42,6 +44,10 @@ struct RouteTableJSONTests {
         #expect(book.responseKeyPath == "data.book")
         #expect(book.requiresSession == false)
         #expect(book.timeout == 2.5)
+        #expect(book.idleTimeout == 5)
+        // `false` is no limit: JSON has no infinity.
+        #expect(table["download"]?.timeout == .infinity)
+        #expect(table["download"]?.idleTimeout == .infinity)
         #expect(book.preventUserInteraction)
         // Defaults of a route that says only its path.
         let minimal = try #require(table["minimal"])
@@ -53,6 +59,7 @@ struct RouteTableJSONTests {
         #expect(minimal.responseKeyPath == nil)
         #expect(minimal.requiresSession)
         #expect(minimal.timeout == nil)
+        #expect(minimal.idleTimeout == nil)
         #expect(!minimal.preventUserInteraction)
         #expect(!minimal.gzip && !minimal.saveAsResource && !minimal.offline && !minimal.cacheIgnoreQueryParameters)
         #expect(minimal.cacheTTL == nil)
@@ -188,7 +195,7 @@ struct RouteTableJSONTests {
         let reason = routeFileRefusal(#"{"book": {"path": "books", "methd": "GET"}}"#)
         #expect(
             reason
-                == #"routes.json: route "book": the key "methd" is not a route key (known keys: cacheIgnoreQueryParameters, cacheTTL, contentType, dataMapperRequestRootKeyPath, dataMapperResponseRootKeyPath, gzip, headers, invalidatesCachedRouteNames, method, name, offline, path, preventUserInteraction, requestHeaders, requestRootKey, requiresSession, responseKeyPath, retry, saveAsResource, serialization, serializationName, timeout)"#
+                == #"routes.json: route "book": the key "methd" is not a route key (known keys: cacheIgnoreQueryParameters, cacheTTL, contentType, dataMapperRequestRootKeyPath, dataMapperResponseRootKeyPath, gzip, headers, idleTimeout, invalidatesCachedRouteNames, method, name, offline, path, preventUserInteraction, requestHeaders, requestRootKey, requiresSession, responseKeyPath, retry, saveAsResource, serialization, serializationName, timeout)"#
         )
     }
 
@@ -222,7 +229,10 @@ struct RouteTableJSONTests {
             (#""cacheIgnoreQueryParameters": 0"#, #"the key "cacheIgnoreQueryParameters" must be true or false, not a number"#),
             (#""offline": []"#, #"the key "offline" must be true or false, not an array"#),
             // numbers
-            (#""timeout": "30""#, #"the key "timeout" must be a number of seconds, not a string"#),
+            (#""timeout": "30""#, #"the key "timeout" must be a number of seconds or false (no limit), not a string"#),
+            (#""timeout": true"#, #"the key "timeout" must be a number of seconds or false (no limit), not a boolean"#),
+            (#""idleTimeout": null"#, #"the key "idleTimeout" must be a number of seconds or false (no limit), not null"#),
+            (#""idleTimeout": 0"#, "idleTimeout must be a positive number of seconds, not 0.0"),
             (#""cacheTTL": true"#, #"the key "cacheTTL" must be a number of seconds, not a boolean"#),
             (#""timeout": 0"#, "timeout must be a positive number of seconds, not 0.0"),
             (#""timeout": -1.5"#, "timeout must be a positive number of seconds, not -1.5"),
