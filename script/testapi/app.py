@@ -1394,6 +1394,8 @@ def upload_raw():
 #   HTTP date (must equal Last-Modified exactly); no match -> 200 full body.
 #   Options:
 #     ignore_range=1  Range is ignored: always 200 full, Accept-Ranges: none
+#     range_limit=K   a 206 carries at most K bytes (its Content-Range says
+#                     which), as servers that cap a range's size do
 #     no_validators=1 no ETag or Last-Modified (so If-Range never matches)
 #     cut_after=M     send M body bytes of this response (200 or 206) with the
 #                     full Content-Length announced, then close the connection
@@ -1585,6 +1587,9 @@ def files(name):
         return resp
     if byte_range is not None:
         start, stop = byte_range
+        limit = query_int("range_limit", 0)
+        if limit > 0:
+            stop = min(stop, start + limit)
         status_code = 206
         headers["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
 

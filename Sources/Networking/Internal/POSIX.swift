@@ -48,6 +48,29 @@ enum POSIX {
         return fsync(descriptor) == 0
     }
 
+    /// Opens a plain file of its own, never through a link and never waiting: with `O_NOFOLLOW`
+    /// and `O_NONBLOCK` added, anything but a regular file with one name (a symbolic or hard link
+    /// planted in a shared folder, which would have the library read or write wherever it points;
+    /// a FIFO, which would block) is closed and refused. The descriptor, or why not.
+    static func openOwnFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Result<Int32, OwnFileRefusal> {
+        let descriptor = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode)
+        guard descriptor >= 0 else { return .failure(.unopened(lastError)) }
+        var information = stat()
+        guard fstat(descriptor, &information) == 0, information.st_mode & S_IFMT == S_IFREG, information.st_nlink == 1 else {
+            close(descriptor)
+            return .failure(.notOwnPlainFile)
+        }
+        return .success(descriptor)
+    }
+
+    /// Why ``openOwnFile(_:_:_:)`` gave no descriptor.
+    enum OwnFileRefusal: Error, Equatable {
+        /// `open` failed (a symbolic link is `ELOOP`), with the system's reason.
+        case unopened(String)
+        /// A hard link, a FIFO, a device or a folder.
+        case notOwnPlainFile
+    }
+
     /// What a path names, following symbolic links (`stat`, not `lstat` as `FileManager`'s
     /// attributes use on Linux, which measure the link itself).
     enum FileKind: Equatable {

@@ -28,8 +28,8 @@ extension AbstractRepository {
     /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
     ///   included, with the total when the server says it.
     /// - A non-2xx answer fails as any call does (its body is kept for the error, not written);
-    ///   so do a `202` (not ready yet), and a `204` or `205` to a resumed download, with
-    ///   ``RepositoryError/invalidResponse(reason:context:)``.
+    ///   so do a `202` (not ready yet), a `204` and a `205` (no content: a file already at the
+    ///   destination is left as it is), with ``RepositoryError/invalidResponse(reason:context:)``.
     /// - One download at a time per destination: another one running (in this process or
     ///   another) fails this one at once with ``DownloadFailure/destinationInUse(path:)``.
     public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
@@ -118,8 +118,7 @@ extension AbstractRepository {
                 continue
             }
             if case .notADownload? = sink.decision {
-                // A 202 (not ready yet), or no content for a resumed file: not the file, and the
-                // kept bytes stay.
+                // A 202 (not ready yet), or no content: not the file, and the kept bytes stay.
                 files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
                 throw .invalidResponse(
                     reason: "the server answered \(response.statusCode) without the file",
@@ -142,19 +141,16 @@ extension AbstractRepository {
         var sha256: String?
         if complete {
             // Written by an earlier run, which may have ended before it was flushed to disk.
-            guard files.syncPartial() else {
-                throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be flushed to disk"), context)
-            }
+            if let problem = files.syncPartial() { throw .downloadFailed(.fileSystem(problem), context) }
             size = files.partialSize ?? 0
             if options.expectedSHA256 != nil {
-                let whole = await OwnThread.run { cancelled in
-                    files.hashPartial(upTo: size, cancelled: cancelled).map { SHA256.hex($0.finalize()) }
+                let whole = await OwnThread.run { cancelled in files.hashPartial(upTo: size, cancelled: cancelled) }
+                switch whole {
+                case .success(let hasher): sha256 = SHA256.hex(hasher.finalize())
+                case .failure(.cancelled): throw .cancelled(context)
+                case .failure(.unreadable(let problem)): throw .downloadFailed(.fileSystem(problem), context)
                 }
                 if Task.isCancelled { throw .cancelled(context) }
-                guard let whole else {
-                    throw .downloadFailed(.fileSystem("the partial file \(files.partial.path) could not be read to check it"), context)
-                }
-                sha256 = whole
             }
             sink.reportComplete(size: size)
         } else {
@@ -189,14 +185,13 @@ extension AbstractRepository {
     ) async throws(RepositoryError) -> SHA256? {
         guard options.expectedSHA256 != nil else { return nil }
         guard case .resume(let from, _, _) = start else { return SHA256() }
-        let hasher = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
+        let hashed = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request)) }
-        guard let hasher else {
-            throw .downloadFailed(
-                .fileSystem("the partial file \(files.partial.path) could not be read"),
-                ErrorContext(request: request))
+        switch hashed {
+        case .success(let hasher): return hasher
+        case .failure(.cancelled): throw .cancelled(ErrorContext(request: request))
+        case .failure(.unreadable(let problem)): throw .downloadFailed(.fileSystem(problem), ErrorContext(request: request))
         }
-        return hasher
     }
 
     /// A new file in the temporary folder named after the URL: `<name>.<random>.<extension>`.
@@ -303,8 +298,22 @@ struct DownloadFiles: Sendable {
         ((try? FileManager.default.attributesOfItem(atPath: partial.path))?[.size] as? NSNumber)?.int64Value
     }
 
+    /// The record kept beside the partial file, read only from a plain file of its own (a FIFO
+    /// planted there would block the read), or `nil`.
     var resumption: DownloadStateMachine.Resumption? {
-        (try? Data(contentsOf: resumptionRecord)).flatMap { try? FastJSONDecoder().decode(DownloadStateMachine.Resumption.self, from: $0) }
+        guard case .success(let descriptor) = POSIX.openOwnFile(resumptionRecord.path, O_RDONLY) else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        // A record is a few hundred bytes: a larger file is not one.
+        guard let data = try? handle.read(upToCount: 64 * 1024) else { return nil }
+        return try? FastJSONDecoder().decode(DownloadStateMachine.Resumption.self, from: data)
+    }
+
+    /// Says why the partial file (or its record) at `path` could not be `doing` ("opened", "read").
+    static func problem(_ refusal: POSIX.OwnFileRefusal, path: String, doing: String) -> String {
+        switch refusal {
+        case .unopened(let reason): "the partial file \(path) could not be \(doing): \(reason)"
+        case .notOwnPlainFile: "the partial file \(path) is not a plain file of its own (a link, or another kind of file)"
+        }
     }
 
     func removePartial() {
@@ -328,25 +337,45 @@ struct DownloadFiles: Sendable {
         return nil
     }
 
-    /// Flushes the partial file to disk; `false` when it cannot be.
-    func syncPartial() -> Bool { POSIX.synchronize(partial.path) }
+    /// Flushes the partial file to disk (a plain file of its own); the reason when it cannot be.
+    func syncPartial() -> String? {
+        switch POSIX.openOwnFile(partial.path, O_RDONLY) {
+        case .success(let descriptor):
+            defer { POSIX.close(descriptor) }
+            return fsync(descriptor) == 0 ? nil : "the partial file \(partial.path) could not be flushed to disk: \(POSIX.lastError)"
+        case .failure(let refusal):
+            return Self.problem(refusal, path: partial.path, doing: "opened")
+        }
+    }
 
-    /// A hasher that has seen the partial file's first `count` bytes, or `nil` when it cannot be read.
+    /// A hasher that has seen the partial file's first `count` bytes, or why it could not be read
+    /// (opened as the download writes it: a plain file of its own, never through a link).
     ///
     /// Reads for as long as the file is large: call it on a thread of its own (``OwnThread``),
     /// which stops it, with `nil`, once `cancelled` is set.
-    func hashPartial(upTo count: Int64, cancelled: CancelFlag) -> SHA256? {
-        guard let handle = try? FileHandle(forReadingFrom: partial) else { return nil }
-        defer { try? handle.close() }
+    func hashPartial(upTo count: Int64, cancelled: CancelFlag) -> Result<SHA256, PartialReadFailure> {
+        let handle: FileHandle
+        switch POSIX.openOwnFile(partial.path, O_RDONLY) {
+        case .success(let descriptor): handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        case .failure(let refusal): return .failure(.unreadable(Self.problem(refusal, path: partial.path, doing: "read")))
+        }
         var hasher = SHA256()
         var remaining = count
         while remaining > 0 {
-            if cancelled.isSet { return nil }
-            guard let chunk = try? handle.read(upToCount: Int(min(remaining, 1 << 20))), !chunk.isEmpty else { return nil }
+            if cancelled.isSet { return .failure(.cancelled) }
+            guard let chunk = try? handle.read(upToCount: Int(min(remaining, 1 << 20))), !chunk.isEmpty else {
+                return .failure(.unreadable("the partial file \(partial.path) could not be read: it is shorter than \(count) bytes"))
+            }
             chunk.withUnsafeBytes { hasher.update(buffer: $0) }
             remaining -= Int64(chunk.count)
         }
-        return hasher
+        return .success(hasher)
+    }
+
+    /// Why ``hashPartial(upTo:cancelled:)`` gave no hasher.
+    enum PartialReadFailure: Error {
+        case cancelled
+        case unreadable(String)
     }
 }
 

@@ -8,13 +8,14 @@ import Foundation
 ///   ETag, weak ones included, and only a date at least 60 s before the answer's `Date`).
 /// - An answer with a `Content-Encoding` is written as the transport decodes it, so its length
 ///   says nothing of the file: it has no known total and is never resumed (ranges count encoded bytes).
-/// - `206` starting exactly where the partial file ends, with the validator the request sent (or
-///   none) and the total recorded with the partial file (or none): append. Any other `206`: start
-///   over (a server that ignores `If-Range` would otherwise join an old file's start to a new
-///   file's end).
+/// - `206` starting exactly where the partial file ends and running to the file's end (when it
+///   says the total), with the validator the request sent (or none) and the total recorded with
+///   the partial file (or none): append. Any other `206`: start over (a server that ignores
+///   `If-Range` would otherwise join an old file's start to a new file's end, and a range short
+///   of the end would leave a hole).
 /// - `200` (the server ignored the range, or `If-Range` found the file changed), or another 2xx:
 ///   write from the start. But `202` (accepted, not ready) is not the file, nor is `204` or `205`
-///   (no content) while resuming: the kept bytes stay.
+///   (no content): the kept bytes, and a file already at the destination, stay.
 /// - `416` with `Content-Range: bytes */N` where `N` is the partial file's size (and the recorded
 ///   total), and no other validator than the one sent: the file is already complete. Any other
 ///   `416` while resuming: start over.
@@ -81,6 +82,9 @@ enum DownloadStateMachine {
                 guard matches(validator, headers), recorded == nil || range.total == nil || range.total == recorded else {
                     return .restart(reason: "the file changed since the partial file was written")
                 }
+                if let total = range.total, range.last != total - 1 {
+                    return .restart(reason: "the server sent bytes \(range.first)-\(range.last) of \(total), not the rest of the file")
+                }
                 return .append(at: from, total: end(of: range))
             }
             if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : end(of: range)) }
@@ -93,11 +97,8 @@ enum DownloadStateMachine {
                 return .alreadyComplete(total: total)
             }
             return .restart(reason: "the server cannot serve the rest of the partial file (416)")
-        case 202:
+        case 202, 204, 205:
             return .notADownload
-        case 204, 205:
-            if case .resume = start { return .notADownload }
-            return .writeFromStart(total: length)
         case 200..<300:
             return .writeFromStart(total: length)
         default:

@@ -176,17 +176,15 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
 
     private func open(truncatingTo size: Int64) -> Bool {
         // Never through a link: one planted in a shared folder would have the bytes appended to
-        // (or the file truncated at) wherever it points. Only a plain file with no other name (a
-        // hard link would do the same); and a FIFO planted there cannot block the open.
-        descriptor = POSIX.open(partialURL.path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-        var status = stat()
-        if descriptor >= 0, fstat(descriptor, &status) != 0 || status.st_mode & S_IFMT != S_IFREG || status.st_nlink != 1 {
-            failure = .fileSystem("the partial file \(partialURL.path) is not a plain file of its own (a link, or another kind of file)")
-            closeFile()
+        // (or the file truncated at) wherever it points.
+        switch POSIX.openOwnFile(partialURL.path, O_WRONLY | O_CREAT, 0o600) {
+        case .success(let opened): descriptor = opened
+        case .failure(let refusal):
+            failure = .fileSystem(DownloadFiles.problem(refusal, path: partialURL.path, doing: "opened"))
             return false
         }
         // `off_t` has 32 bits on Linux for armv7: a size past it fails here, not with a trap.
-        guard descriptor >= 0, let end = off_t(exactly: size), ftruncate(descriptor, end) == 0, lseek(descriptor, end, SEEK_SET) >= 0
+        guard let end = off_t(exactly: size), ftruncate(descriptor, end) == 0, lseek(descriptor, end, SEEK_SET) >= 0
         else {
             failure = .fileSystem("the partial file \(partialURL.path) could not be opened: \(POSIX.lastError)")
             closeFile()

@@ -260,6 +260,65 @@ struct DownloadIntegrationTests {
         #expect(!FileManager.default.fileExists(atPath: target.path), "the lock file's link was followed")
     }
 
+    @Test("A FIFO planted at the partial file (through a link) or at its record fails the download at once: nothing waits on it")
+    func plantedFIFOsDoNotBlock() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let files = DownloadFiles(destination: destination)
+        let fifo = folder.appendingPathComponent("fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let checksum = try await Self.nginxSHA256("1m.bin")
+        func download() async -> Result<DownloadedFile, RepositoryError>? {
+            await Task {
+                await repository.performRequest(
+                    Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true, expectedSHA256: checksum))
+            }.value(within: .seconds(20))
+        }
+        // The kept bytes are hashed before the request goes: through a link to a FIFO, that read
+        // would wait for a writer forever.
+        _ = try await Self.keepNginxPartial(300_000, for: destination)
+        try FileManager.default.removeItem(at: files.partial)
+        try FileManager.default.createSymbolicLink(at: files.partial, withDestinationURL: fifo)
+        let throughLink = await download()
+        guard case .downloadFailed(.fileSystem(let reason), _)?? = throughLink.map(\.failure) else {
+            Issue.record("expected a prompt file-system failure, got \(String(describing: throughLink))")
+            return
+        }
+        #expect(reason.contains(files.partial.path))
+        // A FIFO where the resumption record goes: the record is not read, and the file downloads whole.
+        try FileManager.default.removeItem(at: files.partial)
+        try FileManager.default.removeItem(at: files.resumptionRecord)
+        try #require(mkfifo(files.resumptionRecord.path, 0o600) == 0)
+        let file = try #require(await download()).get()
+        #expect(file.size == 1_048_576 && file.resumedFrom == 0)
+    }
+
+    @Test("A 206 that stops short of the file's end starts over for the whole file, rather than leave a hole")
+    func aShortRangeStartsOver() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL))
+        let destination = folder.appendingPathComponent("capped.bin")
+        let digest: Digest = try await repository.performRequest(
+            .get("files/capped/sha256", parameters: ["size": 300_000, "version": 1])
+        ).get()
+        // A first call is cut at 100,000 bytes and keeps them; the server caps each range at 1,000 bytes.
+        let parameters: Parameters = ["size": 300_000, "cut_once": UUID().uuidString, "cut_after": 100_000, "range_limit": 1000]
+        let endpoint = Endpoint<DownloadedFile>.get("files/capped", parameters: parameters)
+            .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
+        let cut = await repository.performRequest(endpoint)
+        #expect(cut.failure != nil)
+        #expect(DownloadFiles(destination: destination).partialSize == 100_000)
+        // The rest is asked for, 1,000 bytes come: the call starts over and gets the whole file.
+        let file = try await repository.performRequest(endpoint).get()
+        #expect(file.statusCode == 200 && file.resumedFrom == 0 && file.size == 300_000)
+        #expect(try Self.sha256(of: destination) == digest.sha256)
+    }
+
     @Test("With retries on, a resumable download cut midway asks for the rest within the same call, not for the whole file again")
     func retryResumesWithinTheCall() async throws {
         let servers = try TestServers.require()
@@ -324,7 +383,7 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == Data("abc".utf8))
     }
 
-    @Test("A 202 (not ready yet) is not the file: the download fails and leaves nothing; a Range of the caller's is refused unsent")
+    @Test("A 202 (not ready yet), a 204 or a 205 is not the file: the download fails and leaves what was there; a Range of the caller's is refused unsent")
     func acceptedIsNotTheFile() async throws {
         let servers = try TestServers.require()
         let folder = try Self.folder()
@@ -338,6 +397,20 @@ struct DownloadIntegrationTests {
         }
         #expect(reason.contains("202") && context.statusCode == 202)
         #expect(Self.contents(of: folder).isEmpty)
+        // No content is not an empty file: the one already at the destination stays.
+        let report = folder.appendingPathComponent("report.csv")
+        for status in [204, 205] {
+            try Data("kept".utf8).write(to: report)
+            let empty = await repository.performRequest(Endpoint<DownloadedFile>.get("status/\(status)").downloading(to: report))
+            guard case .invalidResponse(_, let context)? = empty.failure else {
+                Issue.record("expected invalidResponse for \(status), got \(empty)")
+                return
+            }
+            #expect(context.statusCode == status)
+            #expect(try Data(contentsOf: report) == Data("kept".utf8))
+            #expect(Self.contents(of: folder) == ["report.csv"])
+        }
+        try FileManager.default.removeItem(at: report)
         let ranged = await repository.performRequest(
             Endpoint<DownloadedFile>.get("range/100", headers: ["Range": "bytes=0-9"]).downloading(to: folder.appendingPathComponent("r")))
         guard case .invalidRequest? = ranged.failure else {
