@@ -168,7 +168,7 @@ extension AbstractRepository {
             files.abandon(keepingPartial: false)
             throw .downloadFailed(.checksumMismatch(expected: expected, actual: actual), context)
         }
-        if let failure = files.moveIntoPlace() {
+        if let failure = files.moveIntoPlace(withUsualPermissions: options.destination != nil) {
             files.abandon(keepingPartial: false)
             throw .downloadFailed(.fileSystem(failure), context)
         }
@@ -327,14 +327,45 @@ struct DownloadFiles: Sendable {
     }
 
     /// Renames the partial file onto the destination (atomic on one file system) and makes the
-    /// rename durable; the reason it failed, or `nil`.
-    func moveIntoPlace() -> String? {
+    /// rename durable; the reason it failed, or `nil`. With `withUsualPermissions`, the file first
+    /// gets ``usualPermissions()``: the partial file is private (`0600`) while it is unchecked,
+    /// and stays so for a download to the temporary folder.
+    func moveIntoPlace(withUsualPermissions: Bool) -> String? {
+        if withUsualPermissions, let permissions = usualPermissions() {
+            guard case .success(let descriptor) = POSIX.openOwnFile(partial.path, O_RDONLY) else {
+                return "the partial file \(partial.path) could not be opened to set its permissions"
+            }
+            defer { POSIX.close(descriptor) }
+            guard fchmod(descriptor, permissions) == 0 else {
+                return "the permissions of the partial file \(partial.path) could not be set: \(POSIX.lastError)"
+            }
+        }
         guard rename(partial.path, destination.path) == 0 else {
             return "the download could not be moved to \(destination.path): \(POSIX.lastError)"
         }
         try? FileManager.default.removeItem(at: resumptionRecord)
         _ = POSIX.synchronize(destination.deletingLastPathComponent().path)
         return nil
+    }
+
+    /// The permissions the file at the destination would have if any other tool had made it:
+    /// those of the file it replaces, else what a new file in the folder gets — `0666` less the
+    /// umask (and a default ACL's mask), as `curl -o` and `cp` give. Read from a file made and
+    /// removed at once, since the umask cannot be read without setting it for the whole process.
+    /// `nil` when neither can be read (the partial file keeps its own).
+    func usualPermissions() -> mode_t? {
+        var information = stat()
+        if lstat(destination.path, &information) == 0, information.st_mode & S_IFMT == S_IFREG {
+            return information.st_mode & 0o777
+        }
+        let probe = partial.path + ".mode"
+        let descriptor = POSIX.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return nil }
+        defer {
+            _ = unlink(probe)
+            POSIX.close(descriptor)
+        }
+        return fstat(descriptor, &information) == 0 ? information.st_mode & 0o777 : nil
     }
 
     /// Flushes the partial file to disk (a plain file of its own); the reason when it cannot be.

@@ -296,6 +296,34 @@ struct DownloadIntegrationTests {
         #expect(file.size == 1_048_576 && file.resumedFrom == 0)
     }
 
+    @Test("A downloaded file gets the permissions a new file in its folder gets, or those of the file it replaces; one to the temporary folder stays private")
+    func permissions() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        func permissions(_ file: URL) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int)
+        }
+        // What any tool's new file gets here: 0666 less the umask.
+        let probe = folder.appendingPathComponent("probe")
+        let made = open(probe.path, O_WRONLY | O_CREAT | O_EXCL, 0o666)
+        try #require(made >= 0)
+        close(made)
+        let usual = try permissions(probe)
+        let destination = folder.appendingPathComponent("small.json")
+        _ = try await repository.performRequest(Endpoint<DownloadedFile>.get("small.json").downloading(to: destination)).get()
+        #expect(try permissions(destination) == usual)
+        #expect(Self.contents(of: folder) == ["probe", "small.json"])
+        // A file replaced keeps its own.
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: destination.path)
+        _ = try await repository.performRequest(Endpoint<DownloadedFile>.get("small.json").downloading(to: destination)).get()
+        #expect(try permissions(destination) == 0o640)
+        let temporary = try await repository.performRequest(Endpoint<DownloadedFile>.get("small.json").downloading()).get()
+        defer { try? FileManager.default.removeItem(at: temporary.url) }
+        #expect(try permissions(temporary.url) == 0o600)
+    }
+
     @Test("A 206 that stops short of the file's end starts over for the whole file, rather than leave a hole")
     func aShortRangeStartsOver() async throws {
         let servers = try TestServers.require()
