@@ -68,6 +68,10 @@ extension ResponseCache {
         /// The discriminator now: a user who logged out while the request was under way (another
         /// may have logged in and signed it) leaves the answer unstored.
         let currentDiscriminator: @Sendable () -> String?
+        /// Whose session signed the request, once it was (with the session's identity as the key,
+        /// a switch of users and back meanwhile leaves ``currentDiscriminator`` unchanged), or
+        /// `nil` when an app's discriminator keys the call: only it knows whose answer it is.
+        let signer: @Sendable () -> String?
         /// Whether the request leaves with credentials: signed by the session, or its own (see
         /// ``CacheKey/credential(of:)``).
         let isAuthorized: Bool
@@ -91,6 +95,7 @@ extension ResponseCache {
             let discriminator = currentDiscriminator()
             self.discriminator = discriminator
             self.currentDiscriminator = currentDiscriminator
+            signer = { @Sendable in configured == nil ? context.signedSessionIdentity : nil }
             isSigned = context.requiresSession && context.session != nil
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
@@ -159,17 +164,23 @@ extension ResponseCache {
         // only by its own explicit freshness). An interceptor's added query item is no redirect;
         // a query item changed or gone is.
         let redirected = response.url.map { !CacheKey.sameResource(call.request.url, answeredBy: $0) } ?? false
-        // Whose answer this is changed while it was under way (a logout, another login): it is
-        // stored under nobody's key, nor does a 304 refresh the one stored before.
-        let ownerChanged = call.currentDiscriminator() != call.discriminator
+        // Whose answer this is changed while it was under way (a logout, another login), or
+        // another user's session signed it: it is stored under nobody's key, nor does a 304
+        // refresh the one stored before.
+        let ownerChanged =
+            call.currentDiscriminator() != call.discriminator || call.signer().map { $0 != call.discriminator } ?? false
 
         if response.statusCode == 304, sentConditionally, let entry {
-            // RFC 9111 §4.3.4: a 304 naming another ETag (compared weakly), or a strong one when
-            // the stored answer has none, does not select the stored answer, nor does one from
-            // the resource a redirect led to; ask again without conditions.
+            // RFC 9111 §4.3.4: a 304 naming another ETag does not select the stored answer — a
+            // strong one selects only the same strong one, a weak one any of the same opaque tag
+            // — nor does a strong one when the stored answer has none, nor one from the resource
+            // a redirect led to; ask again without conditions.
             let otherTag =
                 response.headers["ETag"].map { etag in
-                    if let stored = entry.headers["ETag"] { return Self.opaqueTag(etag) != Self.opaqueTag(stored) }
+                    if let stored = entry.headers["ETag"] {
+                        if !Self.isWeak(etag) { return Self.isWeak(stored) || etag.trimmingWhitespace() != stored.trimmingWhitespace() }
+                        return Self.opaqueTag(etag) != Self.opaqueTag(stored)
+                    }
                     // Nothing to compare the tag with: a strong one selects nothing, a weak one only
                     // with the stored answer's own Last-Modified beside it.
                     guard Self.isWeak(etag), let modified = response.headers["Last-Modified"]?.trimmingWhitespace() else { return true }

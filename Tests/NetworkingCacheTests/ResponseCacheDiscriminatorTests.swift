@@ -55,6 +55,47 @@ import Testing
         }
     }
 
+    /// Logs `user` in before the rest of the chain runs: a switch of users between the cache
+    /// (which keys the call) and the session (which signs it).
+    struct SwitchBeforeSigning: Interceptor {
+        let session: StubSession
+        let user: String
+        var position: InterceptorPosition { .beforeSigning }
+
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse
+        {
+            session.logIn(user)
+            return try await next(request)
+        }
+    }
+
+    @Test("Users switched and switched back while a call was under way: the other user's answer is not stored as the first one's")
+    func aSwitchAndBackWhileUnderWay() async throws {
+        let session = StubSession(user: "alice")
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        var configuration = try CacheHarness.configuration(cache: cache)
+        configuration.interceptors.append(SwitchBeforeSigning(session: session, user: "bob"))
+        // Bob's request is signed; alice is back before the answer arrives.
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "me") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                session.logIn("alice")
+                let user = (request.headers["Authorization"] ?? "nobody").replacingOccurrences(of: "Bearer ", with: "")
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"user":"\#(user)"}"#.utf8),
+                    url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").cached(for: 600)
+        let switched = try await repository.fetch(me).get()
+        #expect(switched.value[string: "user"] == "bob")
+        #expect(await repository.fetch(me.cacheOnly()).failure?.isCacheMiss == true, "bob's answer was kept as alice's")
+        #expect(count.current == 1)
+    }
+
     @Test func nobodyLoggedInOrAnAnonymousSessionIsNeverCached() async throws {
         let cache = try ResponseCache()
         let count = Shared(0)

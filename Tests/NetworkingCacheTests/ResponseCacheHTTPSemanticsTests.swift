@@ -359,10 +359,19 @@ import Testing
         let second = try await repository.fetch(.get("resource")).get()
         #expect(second.source == .network && second.n == 3)
         #expect(transport.requests.map { $0.headers["If-None-Match"] } == [nil, "W/\"a\"", nil])
-        // The same opaque tag, weak or strong, selects the stored answer.
-        let (same, _) = try Self.revalidating(["ETag": "W/\"a\""], notModified: ["ETag": "\"a\""])
-        _ = try await same.fetch(.get("resource")).get()
-        #expect(try await same.fetch(.get("resource")).get().source == .revalidated)
+    }
+
+    @Test(
+        "A weak ETag in a 304 selects a stored answer of the same opaque tag; a strong one only the same strong one (RFC 9111 §4.3.4)",
+        arguments: [
+            ("W/\"a\"", "\"a\"", false), ("W/\"a\"", "W/\"a\"", true), ("\"a\"", "\"a\"", true), ("\"a\"", "W/\"a\"", true),
+        ])
+    func strongAndWeakTagsIn304s(stored: String, notModified: String, selects: Bool) async throws {
+        let (repository, transport) = try Self.revalidating(["ETag": stored], notModified: ["ETag": notModified])
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect(second.source == (selects ? .revalidated : .network))
+        #expect(transport.requests.map { $0.headers["If-None-Match"] } == (selects ? [nil, stored] : [nil, stored, nil]))
     }
 
     @Test func anAnswerFromARedirectsTargetIsNotStoredUnderTheURLThatRedirected() async throws {

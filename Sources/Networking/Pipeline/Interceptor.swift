@@ -102,6 +102,13 @@ public struct RequestContext: Sendable {
     /// How many times the call has been sent so far (1 for the first attempt).
     public var attempt: Int { record.attempt }
 
+    /// Whose session signed the call's requests (its ``SessionAuthorizing/sessionIdentity`` as the
+    /// request was signed), or `nil` before the call is signed, or when the session names no one.
+    /// A step before signing that keeps data per user (a response cache) reads it once `next`
+    /// has answered: the session's current identity cannot tell that users switched and switched
+    /// back while the call was under way, and that the answer is the other user's.
+    public var signedSessionIdentity: String? { record.sessionIdentity }
+
     /// A context for the next request of the same call (a poll): its own ``id`` (a server that
     /// deduplicates by request id or `Idempotency-Key` must see a new request), the call's record
     /// (so it keeps to the session the call was first signed in).
@@ -129,10 +136,11 @@ enum CallRecordOption: RequestOptionKey {
 }
 
 /// What the chain's own steps note about one call across its attempts: the attempt number,
-/// written by the retry step, and the session the call was first signed in, by the session step.
+/// written by the retry step, and the session the call was first signed in (and whose it is), by
+/// the session step.
 final class CallRecord: Sendable {
     private let attemptNumber = Atomic<Int>(1)
-    private let session = Mutex<Int?>(nil)
+    private let session = Mutex<(id: Int, identity: String?)?>(nil)
 
     var attempt: Int {
         get { attemptNumber.load(ordering: .relaxed) }
@@ -140,18 +148,22 @@ final class CallRecord: Sendable {
     }
 
     /// The session the call was first signed in, or `nil` before it was signed.
-    var sessionID: Int? { session.withLock { $0 } }
+    var sessionID: Int? { session.withLock { $0?.id } }
+
+    /// Whose session that is, when it said.
+    var sessionIdentity: String? { session.withLock { $0?.identity } }
 
     /// A record for another request of the same call (an event stream's reconnection): attempts
     /// of its own, kept to the session this call was first signed in.
     func continuing() -> CallRecord {
         let next = CallRecord()
-        if let sessionID { next.signed(in: sessionID) }
+        if let signed = session.withLock({ $0 }) { next.signed(in: signed.id, as: signed.identity) }
         return next
     }
 
-    /// Notes that an attempt was signed in `sessionID`; only the first one counts.
-    func signed(in sessionID: Int) {
-        session.withLock { if $0 == nil { $0 = sessionID } }
+    /// Notes that an attempt was signed in `sessionID`, `identity`'s; only the first one counts
+    /// (every later attempt is signed in the same session, or not at all).
+    func signed(in sessionID: Int, as identity: String?) {
+        session.withLock { if $0 == nil { $0 = (sessionID, identity) } }
     }
 }

@@ -105,10 +105,11 @@ struct SessionInterceptor: Interceptor {
         // A call made for one user (an offline queue's) is never signed for another: the
         // authorization names whose session signed it (read with the credential, so a switch
         // of users meanwhile cannot slip in between), or else the session's current user.
-        if let user = context.options[SessionIdentityKey.self], (authorization.sessionIdentity ?? session.sessionIdentity) != user {
+        let identity = authorization.sessionIdentity ?? session.sessionIdentity
+        if let user = context.options[SessionIdentityKey.self], identity != user {
             throw .unauthenticatedSession(nil)
         }
-        context.record.signed(in: authorization.sessionID)
+        context.record.signed(in: authorization.sessionID, as: identity)
         let response = try await next(signed(request, with: authorization))
         // A request the session did not sign, or a 401 from another origin a redirect led to
         // (without the credential), tells nothing about the session's credential.
