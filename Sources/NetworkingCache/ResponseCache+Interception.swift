@@ -198,8 +198,8 @@ extension ResponseCache {
             if refreshed.directives.noStore {
                 // The server no longer lets it be kept: not even as a stale stand-in.
                 if !replaced { forget(key, selected: entry) }
-            } else if !call.requestDirectives.noStore, !replaced, pendingStores.isCurrent(ticket) {
-                save(refreshed, key: key, ticket: ticket)
+            } else if !call.requestDirectives.noStore, !replaced, let claim = pendingStores.claimStore(ticket, exclusive: true) {
+                save(refreshed, key: key, claim: claim)
             }
             return refreshed.response(
                 source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: call.request.url)
@@ -223,7 +223,7 @@ extension ResponseCache {
         // The call's own answer is newer than anything its invalidation removes: when it is about to
         // be stored, the entries under its key are spared; otherwise they go too.
         invalidateRoutes(after: response, call: call, sparing: storable ? key : nil)
-        if storable, pendingStores.isCurrent(ticket) {
+        if storable, let claim = pendingStores.claimStore(ticket, exclusive: false) {
             let vary = VaryRule.capture(varyNames, from: call.request.headers)
             save(
                 CacheEntry(
@@ -232,7 +232,7 @@ extension ResponseCache {
                     headers: CacheEntry.storedFields(of: response.headers), body: response.body, requestDate: requestDate,
                     responseDate: responseDate,
                     vary: vary),
-                key: key, ticket: ticket)
+                key: key, claim: claim)
         } else if entry != nil, response.statusCode < 400 || response.statusCode == 404 || response.statusCode == 410 {
             // RFC 9111 §4.3.3: a full answer replaces the stored one, which is never served again,
             // even stale, when it says what the resource is now: a 2xx or 3xx, or that it is gone
@@ -271,17 +271,18 @@ extension ResponseCache {
     }
 
     /// Stores `entry` in both tiers; a varying answer under its variant's name, beside the list of
-    /// fields it varies on. When a removal of the key ran since `ticket` was taken (before the
-    /// answer was asked for) — it may have come between the two tiers' writes — what was written
-    /// goes again.
-    func save(_ entry: CacheEntry, key: CacheKey, ticket: PendingStores.Ticket) {
+    /// fields it varies on. When the claim no longer holds — a removal of the key ran since its
+    /// ticket was taken (before the answer was asked for), or, for a `304`'s refresh, another
+    /// answer was stored since the claim, either may have come between the two tiers' writes —
+    /// what was written goes again.
+    func save(_ entry: CacheEntry, key: CacheKey, claim: PendingStores.Claim) {
         if entry.vary.isEmpty {
             write(.response(entry), as: key.storeName)
         } else {
             write(.variants(key: key.stored, fields: entry.vary.map(\.name)), as: key.storeName)
             write(.response(entry), as: key.storeName.variant(VaryRule.variantTag(entry.vary)))
         }
-        if !pendingStores.isCurrent(ticket) { forget(key) }
+        if !pendingStores.holds(claim) { forget(key) }
     }
 
     private func read(_ name: StoreName) -> StoredRecord? {

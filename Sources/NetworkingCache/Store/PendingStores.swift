@@ -5,6 +5,11 @@ import Synchronization
 /// not be stored after it (it may be what the removal meant to drop), while a removal of other
 /// entries — a write to another URL, another route's invalidation — must not keep it out.
 ///
+/// Stores are counted too: a `304` refreshes the answer it was sent for only when no other answer
+/// for the name was stored since its fetch began, and the check and the count are one step
+/// (``claimStore(_:exclusive:)``), so an answer stored between a check and a write cannot be
+/// overwritten by an older one refreshed.
+///
 /// Bounded: a name is tracked only while a fetch for it is in flight, so the table holds at most
 /// one row per exchange in flight, however many removals the cache has seen.
 ///
@@ -17,6 +22,17 @@ final class PendingStores: Sendable {
     struct Ticket: Sendable, Hashable {
         let name: StoreName
         let removals: UInt64
+        /// The count of the name's stores when the fetch began.
+        let stores: UInt64
+    }
+
+    /// A fetch's right to store its answer, from ``claimStore(_:exclusive:)``.
+    struct Claim: Sendable, Hashable {
+        let ticket: Ticket
+        /// The count of the name's stores with this one.
+        let stores: UInt64
+        /// Whether another store since this one voids it.
+        let exclusive: Bool
     }
 
     private struct Row {
@@ -24,6 +40,8 @@ final class PendingStores: Sendable {
         var fetches: Int
         /// The removals that matched the name since the first of those fetches began.
         var removals: UInt64
+        /// The stores claimed for the name since the first of those fetches began.
+        var stores: UInt64
     }
 
     private let rows = Mutex<[StoreName: Row]>([:])
@@ -34,10 +52,34 @@ final class PendingStores: Sendable {
     /// Pair every call with ``end(_:)``.
     func begin(_ name: StoreName) -> Ticket {
         rows.withLock { rows in
-            var row = rows[name] ?? Row(fetches: 0, removals: 0)
+            var row = rows[name] ?? Row(fetches: 0, removals: 0, stores: 0)
             row.fetches += 1
             rows[name] = row
-            return Ticket(name: name, removals: row.removals)
+            return Ticket(name: name, removals: row.removals, stores: row.stores)
+        }
+    }
+
+    /// Claims the right to store the ticket's answer, and counts the store: `nil` when a removal
+    /// matched the name since the ticket was taken, or, when `exclusive` (a refresh by a `304`),
+    /// when another answer was stored since.
+    func claimStore(_ ticket: Ticket, exclusive: Bool) -> Claim? {
+        rows.withLock { rows in
+            guard var row = rows[ticket.name], row.removals == ticket.removals, !exclusive || row.stores == ticket.stores else {
+                return nil
+            }
+            row.stores &+= 1
+            rows[ticket.name] = row
+            return Claim(ticket: ticket, stores: row.stores, exclusive: exclusive)
+        }
+    }
+
+    /// Whether what a claim wrote still stands: no removal matched the name since its ticket
+    /// was taken, nor, for an exclusive claim, was another store claimed since (it may have been
+    /// written first, and overwritten by this one).
+    func holds(_ claim: Claim) -> Bool {
+        rows.withLock { rows in
+            guard let row = rows[claim.ticket.name], row.removals == claim.ticket.removals else { return false }
+            return !claim.exclusive || row.stores == claim.stores
         }
     }
 
