@@ -9,9 +9,11 @@ enum BodySpool {
     ///
     /// - Throws: ``TransportError/invalidRequest(_:)`` when the body cannot be read or written,
     ///   ``TransportError/cancelled`` when the task is cancelled meanwhile,
-    ///   ``TransportError/timedOut`` when `deadline` passes first.
+    ///   ``TransportError/timedOut`` when `deadline` passes first, or a stream gives nothing for
+    ///   `idleTimeout` seconds (the request's: with no time limit, the deadline never comes).
     static func spool(
-        _ body: RequestBody, deadline: ContinuousClock.Instant? = nil, observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }
+        _ body: RequestBody, deadline: ContinuousClock.Instant? = nil, idleTimeout: TimeInterval? = nil,
+        observing observe: (UnsafeRawBufferPointer) -> Void = { _ in }
     ) async throws(TransportError) -> URL {
         let signal = ReadableSignal()
         let reader = try BodyReader(body) { signal.fire() }
@@ -23,21 +25,26 @@ enum BodySpool {
             throw .invalidRequest("the body could not be staged in \(file.path) for upload")
         }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        let idle = idleTimeout.map { Duration.clampedSeconds($0) }
+        var lastBytes = ContinuousClock.now
         do {
             defer { try? handle.close() }
             while true {
                 if Task.isCancelled { throw TransportError.cancelled }
                 if let deadline, ContinuousClock.now >= deadline { throw TransportError.timedOut }
+                if let idle, ContinuousClock.now >= lastBytes + idle { throw TransportError.timedOut }
                 switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
                 case .bytes(let count):
+                    lastBytes = ContinuousClock.now
                     buffer.withUnsafeBytes { observe(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                     try handle.write(contentsOf: buffer[0..<count])
                 case .end:
                     return file
                 case .wouldBlock:
-                    // A stream with nothing yet: cancelling or the deadline wakes the wait, and
-                    // the loop throws.
-                    let timer = deadline.map { DeadlineTimer(after: ContinuousClock.now.duration(to: $0).seconds) { signal.fire() } }
+                    // A stream with nothing yet: cancelling, the deadline or the idle timeout wakes
+                    // the wait, and the loop throws.
+                    let wake = [deadline, idle.map { lastBytes + $0 }].compactMap { $0 }.min()
+                    let timer = wake.map { DeadlineTimer(after: ContinuousClock.now.duration(to: $0).seconds) { signal.fire() } }
                     await withTaskCancellationHandler {
                         await signal.wait()
                     } onCancel: {

@@ -171,8 +171,9 @@ public final class URLSessionTransport: Transport {
                 _ = try BodySegment.file(file, offset: 0, length: -1).measuredLength()
                 uploadFile = file.resolvingSymlinksInPath()
             } else {
-                // Staging counts against the timeout: a stream that stalls must not wait forever.
-                staged = try await BodySpool.spool(body, deadline: deadline)
+                // Staging counts against the timeout, and a stream that stalls against the idle
+                // timeout: it must not wait forever, even with no time limit.
+                staged = try await BodySpool.spool(body, deadline: deadline, idleTimeout: request.idleTimeout)
                 uploadFile = staged
             }
         }

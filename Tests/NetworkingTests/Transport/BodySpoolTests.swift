@@ -55,4 +55,40 @@ struct BodySpoolTests {
         }
         #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
     }
+
+    @Test("With no time limit, a stream that gives nothing for the idle timeout fails with timedOut; one that trickles does not")
+    func idleStreamTimesOut() async throws {
+        let (stalled, stalledProducer) = AsyncStream<Data>.makeStream()
+        stalledProducer.yield(Data("first".utf8))
+        defer { stalledProducer.finish() }
+        var request = TransportRequest(
+            method: .post, url: try #require(URL(string: "http://127.0.0.1:9/upload")), body: .stream(stalled), timeout: .infinity)
+        request.idleTimeout = 0.5
+        let sending = Task { () async -> TransportError? in
+            do throws(TransportError) {
+                _ = try await URLSessionTransport.shared.send(request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
+
+        // A chunk every 0.1 s for half a second: never idle for a second.
+        let (trickle, trickleProducer) = AsyncStream<Data>.makeStream()
+        let feeding = Task {
+            for _ in 0..<5 {
+                trickleProducer.yield(Data("chunk".utf8))
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            trickleProducer.finish()
+        }
+        defer { feeding.cancel() }
+        let staging = Task { () async throws(TransportError) -> Int in
+            let file = try await BodySpool.spool(.stream(trickle), idleTimeout: 1)
+            defer { try? FileManager.default.removeItem(at: file) }
+            return (try? Data(contentsOf: file).count) ?? -1
+        }
+        #expect(try await staging.value == 25)
+    }
 }

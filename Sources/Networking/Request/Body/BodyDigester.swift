@@ -32,7 +32,7 @@ enum BodyDigester {
                 (md5, sha256) = try await hashOnOwnThread(body, digests: digests)
             } else {
                 let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)
-                let file = try await BodySpool.spool(body, deadline: deadline) { bytes in
+                let file = try await BodySpool.spool(body, deadline: deadline, idleTimeout: request.idleTimeout) { bytes in
                     if digests.contains(.md5) { md5.update(buffer: bytes) }
                     if digests.contains(.sha256) { sha256.update(buffer: bytes) }
                 }
