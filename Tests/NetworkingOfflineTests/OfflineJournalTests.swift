@@ -81,18 +81,27 @@ struct OfflineJournalTests {
         #expect(try Data(contentsOf: log) == whole)
     }
 
-    @Test("An intact record that no longer decodes (another version wrote it) is skipped; the records after it are kept")
+    @Test(
+        "An intact record that no longer decodes (another version wrote it) is skipped, and kept: the log is not compacted while it holds one")
     func undecodableRecordIsSkipped() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let items = try (0..<2).map(Self.item)
-        var log = try Self.frame(items[0])
-        log += OfflineJournal.frame(Data(#"{"future":{"shape":1}}"#.utf8))
+        let future = OfflineJournal.frame(Data(#"{"future":{"shape":1}}"#.utf8))
+        var log = try Self.frame(items[0]) + future
         log += try Self.frame(items[1])
         try log.write(to: folder.appendingPathComponent("queue.log"))
         let journal = try OfflineJournal(folder: folder)
         #expect(try journal.load() == items)
         #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")) == log, "nothing is cut off")
+        // Everything this version knows is delivered: a compaction would keep nothing, the future record included.
+        let more = try (2..<100).map(Self.item)
+        try await journal.append(more.map { .add($0) })
+        try await journal.append((items + more).map { .done($0.id) })
+        await journal.compactIfWorthIt()
+        let kept = try Data(contentsOf: folder.appendingPathComponent("queue.log"))
+        #expect(kept.range(of: future) != nil, "the other version's record was dropped")
+        #expect(try OfflineJournal.liveItems(in: folder).isEmpty)
     }
 
     @Test("A damaged record in the middle of the log costs that record only: the records after it are kept, and later appends follow")

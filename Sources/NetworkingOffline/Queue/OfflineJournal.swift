@@ -21,8 +21,9 @@ import Networking
 /// request back, to be sent again under its `Idempotency-Key`; on a file system that can show a
 /// file's old blocks after a power loss, such as ext4 with `data=writeback`, intact records of an
 /// earlier log may come back the same way); a torn end is cut off.
-/// An intact record that no longer decodes (written by another version) is skipped too, and a
-/// compaction drops both. A record of length 0 counts as torn: a tail of zeros (a power loss on
+/// An intact record that does not decode (written by another version of the app) is skipped too,
+/// and kept: the log is never compacted while it holds one, so that version finds its records
+/// again; a compaction drops only damaged ones. A record of length 0 counts as torn: a tail of zeros (a power loss on
 /// some file systems) has a valid checksum. When most records are obsolete, the log is rewritten
 /// with the live items only, into a temporary file that is synced and renamed over the log (and
 /// the folder synced), so a crash leaves the old log or the new; a temporary file a failed or
@@ -51,6 +52,9 @@ final class OfflineJournal: @unchecked Sendable {
     /// The size of each live item's record, and their sum: about what a compaction writes.
     private var liveSizes: [UUID: Int] = [:]
     private var liveBytes: Int64 = 0
+    /// Whether the log holds intact records another version of the app wrote: a compaction would
+    /// drop them.
+    private var holdsForeignRecords = false
 
     /// A failure every write meets before it touches the file, while set (for tests: a full disk).
     private var writeFault: OfflineQueueError?
@@ -117,29 +121,29 @@ final class OfflineJournal: @unchecked Sendable {
         } catch {
             throw .storage("the queue's journal cannot be read: \(error.localizedDescription)")
         }
-        let (items, validLength, count, bytes, skipped) = Self.read(data)
+        let (items, validLength, count, bytes, foreign) = Self.read(data)
         size = Int64(data.count)
         if validLength < data.count { cut(to: Int64(validLength)) }
         records = count
         live = items
         liveSizes = bytes
         liveBytes = bytes.values.reduce(0) { $0 + Int64($1) }
-        // What a previous run left obsolete is not read again at the next start — unless records
-        // were skipped (damaged, or from another version of the app): compacting would drop them.
-        if !skipped, isWorthCompacting { try? compact(live) }
+        holdsForeignRecords = foreign
+        // What a previous run left obsolete is not read again at the next start.
+        if isWorthCompacting { try? compact(live) }
         return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
     /// The live items a log holds, the length of its valid records, their number, the size of
-    /// each live item's record, and whether records were skipped (damaged, or unreadable here).
-    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int], skipped: Bool) {
+    /// each live item's record, and whether it holds intact records this version cannot read.
+    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int], foreign: Bool) {
         var bytes: [UUID: Int] = [:]
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
         var offset = 0
         var end = 0
         var count = 0
-        var skipped = false
+        var foreign = false
         let decoder = FastJSONDecoder()
         // Bytes the search for intact records may checksum, over the whole read. A false frame
         // inside intact JSON has a length word of text (at least 512 MiB, over the maximum) and is
@@ -151,7 +155,6 @@ final class OfflineJournal: @unchecked Sendable {
                 // Torn or corrupt: go on at the next intact record, if any (else this is the end).
                 guard let resumption = nextIntactRecord(in: data, after: offset, budget: &budget) else { break }
                 offset = resumption
-                skipped = true
                 continue
             }
             switch record {
@@ -162,13 +165,13 @@ final class OfflineJournal: @unchecked Sendable {
             case .done(let id)?:
                 items[id] = nil
                 bytes[id] = nil
-            case nil: skipped = true
+            case nil: foreign = true
             }
             count += 1
             offset = next
             end = next
         }
-        return (order.compactMap { items[$0] }, end, count, bytes, skipped)
+        return (order.compactMap { items[$0] }, end, count, bytes, foreign)
     }
 
     /// The offset of the first intact record after `offset`. A record's payload is a JSON object,
@@ -264,7 +267,8 @@ final class OfflineJournal: @unchecked Sendable {
     /// each of megabytes, that every start would read again). Each compaction then rewrites at
     /// most as many bytes as were appended since the last one.
     private var isWorthCompacting: Bool {
-        (records > 64 && records > live.count * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
+        guard !holdsForeignRecords else { return false }
+        return (records > 64 && records > live.count * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
     }
 
     /// Makes every write fail with `fault` until called with `nil` (for tests).
