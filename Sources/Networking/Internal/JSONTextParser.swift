@@ -19,12 +19,18 @@ struct JSONTextParser {
     static let maximumDepth = 256
 
     private let bytes: [UInt8]
+    /// Whether a number a `Double` or an `Int` cannot hold exactly is kept as its text (a
+    /// `.string`), for values only ever written as text.
+    private var keepsDigits = false
     private var index = 0
     private var depth = 0
 
-    /// Parses a whole document (any JSON value, surrounded by optional whitespace).
-    static func parse(_ data: Data) throws(Failure) -> JSONValue {
+    /// Parses a whole document (any JSON value, surrounded by optional whitespace). With
+    /// `keepingDigits`, an integer beyond `Int`, or a number of more than 15 significant digits,
+    /// is a `.string` of its text.
+    static func parse(_ data: Data, keepingDigits: Bool = false) throws(Failure) -> JSONValue {
         var parser = JSONTextParser(bytes: Array(data))
+        parser.keepsDigits = keepingDigits
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
         let value = try parser.parseValue()
@@ -217,6 +223,7 @@ struct JSONTextParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int(text) { return .int(integer) }
+        if keepsDigits, isInteger || Self.significantDigits(of: text) > 15 { return .string(text) }
         guard let number = Double(text), number.isFinite else {
             index = start
             throw failure("the number \(text) is out of range")
@@ -226,6 +233,15 @@ struct JSONTextParser {
 
     private mutating func skipWhitespace() {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    /// The significant digits of a number's text: those of its mantissa, without the zeros that
+    /// lead or trail.
+    private static func significantDigits(of text: String) -> Int {
+        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }.filter(isDigit)
+        let leading = mantissa.prefix { $0 == UInt8(ascii: "0") }.count
+        let trailing = mantissa.reversed().prefix { $0 == UInt8(ascii: "0") }.count
+        return max(0, mantissa.count - leading - trailing)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

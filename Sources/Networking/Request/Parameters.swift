@@ -50,14 +50,16 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 
     public init(arrayLiteral elements: (any Sendable)...) { storage = .array(elements) }
 
-    /// The parameters as JSON.
+    /// The parameters as JSON. `keepingDigits` is for values only ever written as text (a
+    /// route's path variables): a `Decimal`, an integer beyond `Int`, or a number the encoder
+    /// wrote with more digits than a `Double` keeps, is kept as its text rather than rounded.
     ///
     /// - Throws: a reason, when a value has an unsupported type or cannot be encoded.
-    func json(encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+    func json(encoder: JSONEncoder, keepingDigits: Bool = false) throws(ParameterError) -> JSONValue {
         switch storage {
-        case .dictionary(let dictionary): return try Self.convert(dictionary, path: "", encoder: encoder)
-        case .array(let array): return try Self.convert(array, path: "", encoder: encoder)
-        case .encodable(let value): return try Self.encode(value, path: "", encoder: encoder)
+        case .dictionary(let dictionary): return try Self.convert(dictionary, path: "", encoder: encoder, digits: keepingDigits)
+        case .array(let array): return try Self.convert(array, path: "", encoder: encoder, digits: keepingDigits)
+        case .encodable(let value): return try Self.encode(value, path: "", encoder: encoder, digits: keepingDigits)
         case .json(let value): return value
         }
     }
@@ -66,13 +68,14 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         let reason: String
     }
 
-    /// An integer as an `Int`, or why it cannot be sent.
-    private static func whole(_ number: some BinaryInteger, path: String) throws(ParameterError) -> Int {
-        guard let int = Int(exactly: number) else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
-        return int
+    /// An integer as an `Int` (or its digits, when kept), or why it cannot be sent.
+    private static func whole(_ number: some BinaryInteger, path: String, digits: Bool) throws(ParameterError) -> JSONValue {
+        if let int = Int(exactly: number) { return .int(int) }
+        guard digits else { throw ParameterError(reason: "\(describe(path)) \(number) is too large") }
+        return .string(String(number))
     }
 
-    private static func convert(_ value: Any, path: String, encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+    private static func convert(_ value: Any, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue {
         switch value {
         case let json as JSONValue: return json
         case let text as String: return .string(text)
@@ -82,33 +85,35 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case let number as Int16: return .int(Int(number))
         case let number as Int32: return .int(Int(number))
         // `Int(exactly:)` where a value may not fit: an `Int` has 32 bits on watchOS.
-        case let number as Int64: return .int(try whole(number, path: path))
+        case let number as Int64: return try whole(number, path: path, digits: digits)
         case let number as UInt8: return .int(Int(number))
         case let number as UInt16: return .int(Int(number))
-        case let number as UInt32: return .int(try whole(number, path: path))
-        case let number as UInt: return .int(try whole(number, path: path))
-        case let number as UInt64: return .int(try whole(number, path: path))
+        case let number as UInt32: return try whole(number, path: path, digits: digits)
+        case let number as UInt: return try whole(number, path: path, digits: digits)
+        case let number as UInt64: return try whole(number, path: path, digits: digits)
         case let number as Double: return try finite(number, path: path)
         case let number as Float: return try finite(Double(number), path: path)
-        case let number as Decimal: return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)
+        case let number as Decimal:
+            if digits, !number.isNaN { return .string(number.description) }
+            return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)
         case let date as Date: return .string(date.formatted(.iso8601))
         case let url as URL: return .string(url.absoluteString)
         case let uuid as UUID: return .string(uuid.uuidString)
         case let dictionary as [String: any Sendable]:
             var members: [String: JSONValue] = [:]
             for (key, member) in dictionary {
-                members[key] = try convert(member, path: path.isEmpty ? key : "\(path).\(key)", encoder: encoder)
+                members[key] = try convert(member, path: path.isEmpty ? key : "\(path).\(key)", encoder: encoder, digits: digits)
             }
             return .object(members)
         case let array as [any Sendable]:
             var elements: [JSONValue] = []
             for (index, element) in array.enumerated() {
-                elements.append(try convert(element, path: "\(path)[\(index)]", encoder: encoder))
+                elements.append(try convert(element, path: "\(path)[\(index)]", encoder: encoder, digits: digits))
             }
             return .array(elements)
         case let encodable as any Encodable:
             if isNil(value) { return .null }
-            return try encode(encodable, path: path, encoder: encoder)
+            return try encode(encodable, path: path, encoder: encoder, digits: digits)
         default:
             if isNil(value) { return .null }
             throw ParameterError(
@@ -118,8 +123,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         }
     }
 
-    private static func encode(_ value: any Encodable, path: String, encoder: JSONEncoder) throws(ParameterError) -> JSONValue {
+    private static func encode(_ value: any Encodable, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue {
         do {
+            if digits { return try JSONTextParser.parse(encoder.encode(value), keepingDigits: true) }
             return try JSONValue(parsing: encoder.encode(value))
         } catch {
             throw ParameterError(reason: "\(describe(path)) of type \(type(of: value)) could not be encoded: \(error)")

@@ -122,7 +122,8 @@ extension RouteTable {
         }
         let values: JSONValue
         do {
-            values = try variables?.json(encoder: configuration.jsonEncoder) ?? .object([:])
+            // Only ever text in the path: a Decimal or a large integer keeps every digit.
+            values = try variables?.json(encoder: configuration.jsonEncoder, keepingDigits: true) ?? .object([:])
         } catch {
             throw .invalidRequest(reason: "route \"\(route.name)\": the path variables cannot be encoded: \(error.reason)", request: nil)
         }

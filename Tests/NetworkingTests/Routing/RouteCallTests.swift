@@ -107,6 +107,25 @@ struct RouteCallTests {
         #expect(transport.requests.first?.pathAfterBase == "x/42/2.5/3/true")
     }
 
+    @Test("A Decimal or an integer beyond Int keeps every digit in the path, given directly or inside an Encodable value")
+    func exactNumbers() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "r", path: "x/:u/:d/:s")], transport: transport)
+        let amount = try #require(Decimal(string: "12345678901234567.89"))
+        try await repository.performRequest(
+            Endpoint<Void>.route("r", pathVariables: ["u": UInt64.max, "d": amount, "s": 0.1])
+        ).get()
+        struct Payment: Encodable, Sendable {
+            let u: UInt64
+            let d: Decimal
+            let s: Double
+        }
+        try await repository.performRequest(
+            Endpoint<Void>.route("r", pathVariables: Parameters(Payment(u: UInt64.max, d: amount, s: 0.1)))
+        ).get()
+        #expect(transport.requests.map(\.pathAfterBase) == Array(repeating: "x/18446744073709551615/12345678901234567.89/0.1", count: 2))
+    }
+
     @Test("Path variables, parameters and headers take dictionary variables, and an Encodable value through Parameters")
     func dictionaryVariables() async throws {
         let transport = AnsweringTransport()
