@@ -82,7 +82,8 @@ struct OfflineJournalTests {
     }
 
     @Test(
-        "An intact record that no longer decodes (another version wrote it) is skipped, and kept: the log is not compacted while it holds one")
+        "An intact record that no longer decodes (another version wrote it) is skipped, and kept: the log is not compacted while it holds one"
+    )
     func undecodableRecordIsSkipped() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -123,7 +123,8 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         }
     }
 
-    private static func encode(_ value: any Encodable, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue {
+    private static func encode(_ value: any Encodable, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue
+    {
         do {
             if digits { return try JSONTextParser.parse(encoder.encode(value), keepingDigits: true) }
             return try JSONValue(parsing: encoder.encode(value))

@@ -296,7 +296,9 @@ struct DownloadIntegrationTests {
         #expect(file.size == 1_048_576 && file.resumedFrom == 0)
     }
 
-    @Test("A downloaded file gets the permissions a new file in its folder gets, or those of the file it replaces; one to the temporary folder stays private")
+    @Test(
+        "A downloaded file gets the permissions a new file in its folder gets, or those of the file it replaces; one to the temporary folder stays private"
+    )
     func permissions() async throws {
         let servers = try TestServers.require()
         let folder = try Self.folder()
@@ -411,7 +413,9 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == Data("abc".utf8))
     }
 
-    @Test("A 202 (not ready yet), a 204 or a 205 is not the file: the download fails and leaves what was there; a Range of the caller's is refused unsent")
+    @Test(
+        "A 202 (not ready yet), a 204 or a 205 is not the file: the download fails and leaves what was there; a Range of the caller's is refused unsent"
+    )
     func acceptedIsNotTheFile() async throws {
         let servers = try TestServers.require()
         let folder = try Self.folder()
