@@ -22,8 +22,9 @@ import Networking
 /// file's old blocks after a power loss, such as ext4 with `data=writeback`, intact records of an
 /// earlier log may come back the same way); a torn end is cut off.
 /// An intact record that does not decode (written by another version of the app) is skipped too,
-/// and kept: the log is never compacted while it holds one, so that version finds its records
-/// again; a compaction drops only damaged ones. A record of length 0 counts as torn: a tail of zeros (a power loss on
+/// and kept: a compaction copies it, as it copies a `done` for a request this version never saw
+/// added, after the live items and in their order, so that version finds its records again; a
+/// compaction drops only damaged records and what this version knows is over. A record of length 0 counts as torn: a tail of zeros (a power loss on
 /// some file systems) has a valid checksum. When most records are obsolete, the log is rewritten
 /// with the live items only, into a temporary file that is synced and renamed over the log (and
 /// the folder synced), so a crash leaves the old log or the new; a temporary file a failed or
@@ -52,9 +53,9 @@ final class OfflineJournal: @unchecked Sendable {
     /// The size of each live item's record, and their sum: about what a compaction writes.
     private var liveSizes: [UUID: Int] = [:]
     private var liveBytes: Int64 = 0
-    /// Whether the log holds intact records another version of the app wrote: a compaction would
-    /// drop them.
-    private var holdsForeignRecords = false
+    /// The records of another version of the app the log holds (see ``read(_:)``), which a
+    /// compaction copies.
+    private var foreignFrames: [Data] = []
 
     /// A failure every write meets before it touches the file, while set (for tests: a full disk).
     private var writeFault: OfflineQueueError?
@@ -128,22 +129,24 @@ final class OfflineJournal: @unchecked Sendable {
         live = items
         liveSizes = bytes
         liveBytes = bytes.values.reduce(0) { $0 + Int64($1) }
-        holdsForeignRecords = foreign
+        foreignFrames = foreign
         // What a previous run left obsolete is not read again at the next start.
         if isWorthCompacting { try? compact(live) }
         return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
     /// The live items a log holds, the length of its valid records, their number, the size of
-    /// each live item's record, and whether it holds intact records this version cannot read.
-    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int], foreign: Bool) {
+    /// each live item's record, and the frames a compaction keeps for another version of the app:
+    /// intact records this one cannot read, and `done` records for requests it never saw added.
+    static func read(_ data: Data) -> (items: [OfflineItem], validLength: Int, records: Int, bytes: [UUID: Int], foreign: [Data]) {
         var bytes: [UUID: Int] = [:]
         var items: [UUID: OfflineItem] = [:]
         var order: [UUID] = []
+        var added = Set<UUID>()
         var offset = 0
         var end = 0
         var count = 0
-        var foreign = false
+        var foreign: [Data] = []
         let decoder = FastJSONDecoder()
         // Bytes the search for intact records may checksum, over the whole read. A false frame
         // inside intact JSON has a length word of text (at least 512 MiB, over the maximum) and is
@@ -160,12 +163,14 @@ final class OfflineJournal: @unchecked Sendable {
             switch record {
             case .add(let item)?:
                 if items[item.id] == nil { order.append(item.id) }
+                added.insert(item.id)
                 items[item.id] = item
                 bytes[item.id] = next - offset
             case .done(let id)?:
+                if !added.contains(id) { foreign.append(data.subdata(in: offset..<next)) }
                 items[id] = nil
                 bytes[id] = nil
-            case nil: foreign = true
+            case nil: foreign.append(data.subdata(in: offset..<next))
             }
             count += 1
             offset = next
@@ -267,8 +272,8 @@ final class OfflineJournal: @unchecked Sendable {
     /// each of megabytes, that every start would read again). Each compaction then rewrites at
     /// most as many bytes as were appended since the last one.
     private var isWorthCompacting: Bool {
-        guard !holdsForeignRecords else { return false }
-        return (records > 64 && records > live.count * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
+        let kept = live.count + foreignFrames.count
+        return (records > 64 && records > kept * 4) || (size > Self.compactionSize && size > 2 * liveBytes)
     }
 
     /// Makes every write fail with `fault` until called with `nil` (for tests).
@@ -331,6 +336,7 @@ final class OfflineJournal: @unchecked Sendable {
             bytes += framed.frame
             sizes[item.id] = framed.frame.count
         }
+        for frame in foreignFrames { bytes += frame }
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
         guard file >= 0 else { return }
@@ -342,7 +348,7 @@ final class OfflineJournal: @unchecked Sendable {
         Self.synchronize(folder: folder)
         close(descriptor)
         descriptor = file
-        records = live.count
+        records = live.count + foreignFrames.count
         size = Int64(bytes.count)
         liveSizes = sizes
         liveBytes = size
