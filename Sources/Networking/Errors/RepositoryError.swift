@@ -77,8 +77,9 @@ public enum RepositoryError: Error, Sendable {
     case invalidResponse(reason: String, context: ErrorContext)
     /// The response body is larger than the transport accepts (`limit` bytes); the transfer was stopped.
     case responseTooLarge(limit: Int, context: ErrorContext)
-    /// A download to a file failed after the server answered: the file could not be written, the
-    /// body ended early, or the checksum did not match (see ``DownloadFailure``).
+    /// A download to a file failed: the destination was in use or a hidden file unusable (before
+    /// anything was sent), or, after the server answered, the file could not be written, the body
+    /// ended early, or the checksum did not match (see ``DownloadFailure``).
     case downloadFailed(DownloadFailure, ErrorContext)
     /// The body is not valid JSON.
     case jsonError(DecodingFailure)

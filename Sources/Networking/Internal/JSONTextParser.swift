@@ -26,8 +26,8 @@ struct JSONTextParser {
     private var depth = 0
 
     /// Parses a whole document (any JSON value, surrounded by optional whitespace). With
-    /// `keepingDigits`, an integer beyond `Int`, or a number of more than 15 significant digits,
-    /// is a `.string` of its text.
+    /// `keepingDigits`, an integer beyond `Int`, or a number of more than 15 significant digits
+    /// without an exponent (a `Decimal`'s text), is a `.string` of its text.
     static func parse(_ data: Data, keepingDigits: Bool = false) throws(Failure) -> JSONValue {
         var parser = JSONTextParser(bytes: Array(data))
         parser.keepsDigits = keepingDigits
@@ -223,7 +223,10 @@ struct JSONTextParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int(text) { return .int(integer) }
-        if keepsDigits, isInteger || Self.significantDigits(of: text) > 15 { return .string(text) }
+        // An exponent is how a Double of 1e16 or more is written: its digits are the Double's.
+        if keepsDigits, isInteger || (Self.significantDigits(of: text) > 15 && !text.contains(where: { $0 == "e" || $0 == "E" })) {
+            return .string(text)
+        }
         guard let number = Double(text), number.isFinite else {
             index = start
             throw failure("the number \(text) is out of range")

@@ -106,7 +106,9 @@ public struct RequestContext: Sendable {
     /// request was signed), or `nil` before the call is signed, or when the session names no one.
     /// A step before signing that keeps data per user (a response cache) reads it once `next`
     /// has answered: the session's current identity cannot tell that users switched and switched
-    /// back while the call was under way, and that the answer is the other user's.
+    /// back while the call was under way, and that the answer is the other user's. It is the
+    /// identity the session's ``SessionAuthorization`` carries (``SessionManager``'s always does),
+    /// else the session's identity read just after it authorized the request.
     public var signedSessionIdentity: String? { record.sessionIdentity }
 
     /// A context for the next request of the same call (a poll): its own ``id`` (a server that

@@ -358,7 +358,9 @@ struct DownloadFiles: Sendable {
         if lstat(destination.path, &information) == 0, information.st_mode & S_IFMT == S_IFREG {
             return information.st_mode & 0o777
         }
+        // One a crash left behind would keep the exclusive open failing; the destination's lock is held.
         let probe = partial.path + ".mode"
+        _ = unlink(probe)
         let descriptor = POSIX.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return nil }
         defer {
@@ -383,7 +385,7 @@ struct DownloadFiles: Sendable {
     /// (opened as the download writes it: a plain file of its own, never through a link).
     ///
     /// Reads for as long as the file is large: call it on a thread of its own (``OwnThread``),
-    /// which stops it, with `nil`, once `cancelled` is set.
+    /// which stops it, with `.cancelled`, once `cancelled` is set.
     func hashPartial(upTo count: Int64, cancelled: CancelFlag) -> Result<SHA256, PartialReadFailure> {
         let handle: FileHandle
         switch POSIX.openOwnFile(partial.path, O_RDONLY) {

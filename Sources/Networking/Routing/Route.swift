@@ -55,7 +55,10 @@ public struct Route: Sendable {
     /// Whether a call that fails for the network is kept in the offline queue and sent later.
     public var offline: Bool
     /// The route's own retry policy (its `retry` key), replacing the configuration's whole for its
-    /// calls; `nil` for the configuration's. A call's own ``Endpoint/retrying(_:)`` wins.
+    /// calls; `nil` for the configuration's. A call's own ``Endpoint/retrying(_:)`` wins. One
+    /// from a route file's `retry` object takes its jitter (`random`) from the configuration's
+    /// ``NetworkingConfiguration/retryPolicy`` when a call is made; one set in code (setting
+    /// this property, a change to it included) keeps its own.
     public var retryPolicy: RetryPolicy? {
         didSet { jitterFromConfiguration = false }
     }

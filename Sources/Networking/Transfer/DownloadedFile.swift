@@ -41,7 +41,8 @@ public struct DownloadOptions: Sendable, Hashable {
     }
 }
 
-/// Why a download to a file failed after the server answered.
+/// Why a download to a file failed: before anything was sent (the destination in use, a hidden
+/// file that is a link or not a plain file), or after the server answered.
 public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
     /// A file could not be written, moved or read (the reason says which).
     case fileSystem(String)

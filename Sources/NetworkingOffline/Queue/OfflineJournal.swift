@@ -79,9 +79,11 @@ final class OfflineJournal: @unchecked Sendable {
         }
         lockDescriptor = open(folder.appendingPathComponent("queue.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw .system("the queue's lock file cannot be opened", errno: errno) }
-        guard Self.lock(lockDescriptor) else {
-            // `deinit` closes the lock file.
-            throw .folderInUse(folder.path)
+        // `deinit` closes the lock file.
+        switch Self.lock(lockDescriptor) {
+        case 0: break
+        case EWOULDBLOCK: throw .folderInUse(folder.path)
+        case let failure: throw .system("the queue's lock file cannot be locked", errno: failure)
         }
         // A compaction cut short by a crash leaves its temporary file; the log itself is whole.
         _ = unlink(folder.appendingPathComponent(Self.temporaryName).path)
@@ -95,13 +97,17 @@ final class OfflineJournal: @unchecked Sendable {
     /// Takes the exclusive lock, waiting up to half a second for it: a child process this one
     /// is starting (a fork not yet past its `exec`) briefly holds a copy of every descriptor, and
     /// with it a lock a closed journal had. A journal open in another process keeps it longer.
-    private static func lock(_ descriptor: Int32) -> Bool {
-        for attempt in 0..<50 {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-            guard errno == EWOULDBLOCK || errno == EINTR, attempt < 49 else { return false }
+    /// `0`, or the last failure's `errno` (`EWOULDBLOCK` while another holds it; another where
+    /// the file system cannot lock).
+    private static func lock(_ descriptor: Int32) -> Int32 {
+        var failure = EWOULDBLOCK
+        for _ in 0..<50 {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return 0 }
+            failure = errno
+            guard failure == EWOULDBLOCK || failure == EINTR else { return failure }
             usleep(10_000)
         }
-        return false
+        return failure == EINTR ? EWOULDBLOCK : failure
     }
 
     deinit {

@@ -9,10 +9,12 @@ import Networking
     import Darwin
 #endif
 
-/// Why an offline queue cannot be opened or keep a request: an app tells its user of a
-/// second copy of itself (``folderInUse(_:)``) or a full disk (``noSpace(_:)``) apart from
-/// another failure of the storage.
-public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Why an offline queue cannot be opened (``OfflineQueue/init(_:)`` throws it), or why its
+/// journal stopped recording (``FlushReport/storageFailure``): an app tells its user of a second
+/// copy of itself (``folderInUse(_:)``) or a full disk (``noSpace(_:)``) apart from another
+/// failure of the storage. (A request the queue cannot write is not kept: its call fails with
+/// its own error, and `enqueue(_:through:)` with `.invalidRequest`.)
+public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// Another process (or another queue in this one) has the folder at this path open: one
     /// folder serves one queue at a time.
     case folderInUse(String)
@@ -24,10 +26,13 @@ public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .folderInUse(let path): "another process uses the offline queue in \(path)"
+        case .folderInUse(let path): "another process (or another queue in this one) uses the offline queue in \(path)"
         case .noSpace(let reason), .storage(let reason): reason
         }
     }
+
+    /// The ``description``, so that `localizedDescription` says what happened too.
+    public var errorDescription: String? { description }
 
     /// The error for a failed system call on the journal: `.noSpace` for `ENOSPC` and `EDQUOT`.
     static func system(_ what: String, errno code: Int32) -> OfflineQueueError {

@@ -74,12 +74,12 @@ struct BodySpoolTests {
         }
         #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
 
-        // A chunk every 0.1 s for half a second: never idle for a second.
+        // A chunk every 0.2 s for 2.4 s, longer than the idle timeout: never idle for a second.
         let (trickle, trickleProducer) = AsyncStream<Data>.makeStream()
         let feeding = Task {
-            for _ in 0..<5 {
+            for _ in 0..<12 {
                 trickleProducer.yield(Data("chunk".utf8))
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await Task.sleep(for: .milliseconds(200))
             }
             trickleProducer.finish()
         }
@@ -89,6 +89,6 @@ struct BodySpoolTests {
             defer { try? FileManager.default.removeItem(at: file) }
             return (try? Data(contentsOf: file).count) ?? -1
         }
-        #expect(try await staging.value == 25)
+        #expect(try await staging.value == 60)
     }
 }
