@@ -32,7 +32,6 @@ enum BodySpool {
             while true {
                 if Task.isCancelled { throw TransportError.cancelled }
                 if let deadline, ContinuousClock.now >= deadline { throw TransportError.timedOut }
-                if let idle, ContinuousClock.now >= lastBytes + idle { throw TransportError.timedOut }
                 switch buffer.withUnsafeMutableBytes({ reader.read(into: $0) }) {
                 case .bytes(let count):
                     lastBytes = ContinuousClock.now
@@ -41,6 +40,9 @@ enum BodySpool {
                 case .end:
                     return file
                 case .wouldBlock:
+                    // Judged only when the stream has nothing: a task of ours scheduled late must
+                    // not count as the stream's silence.
+                    if let idle, ContinuousClock.now >= lastBytes + idle { throw TransportError.timedOut }
                     // A stream with nothing yet: cancelling, the deadline or the idle timeout wakes
                     // the wait, and the loop throws.
                     let wake = [deadline, idle.map { lastBytes + $0 }].compactMap { $0 }.min()

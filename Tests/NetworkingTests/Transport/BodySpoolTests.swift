@@ -74,21 +74,22 @@ struct BodySpoolTests {
         }
         #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
 
-        // A chunk every 0.2 s for 2.4 s, longer than the idle timeout: never idle for a second.
+        // A chunk every 0.25 s for 6 s, longer than the idle timeout: never idle for 4 s (a wide
+        // margin: the stream's pump is a task, which a busy pool may run late).
         let (trickle, trickleProducer) = AsyncStream<Data>.makeStream()
-        let feeding = Task {
-            for _ in 0..<12 {
+        // On a thread of its own: a busy task pool must not make the stream's gaps longer.
+        Thread.detachNewThread {
+            for _ in 0..<24 {
                 trickleProducer.yield(Data("chunk".utf8))
-                try? await Task.sleep(for: .milliseconds(200))
+                Thread.sleep(forTimeInterval: 0.25)
             }
             trickleProducer.finish()
         }
-        defer { feeding.cancel() }
         let staging = Task { () async throws(TransportError) -> Int in
-            let file = try await BodySpool.spool(.stream(trickle), idleTimeout: 1)
+            let file = try await BodySpool.spool(.stream(trickle), idleTimeout: 4)
             defer { try? FileManager.default.removeItem(at: file) }
             return (try? Data(contentsOf: file).count) ?? -1
         }
-        #expect(try await staging.value == 60)
+        #expect(try await staging.value == 120)
     }
 }
