@@ -40,30 +40,18 @@ struct BodySpoolTests {
         }
         #expect(await staging.value(within: .seconds(10)) == .some(.timedOut))
 
-        let (stalled, stalledProducer) = AsyncStream<Data>.makeStream()
-        stalledProducer.yield(Data("first".utf8))
-        defer { stalledProducer.finish() }
-        let request = TransportRequest(
-            method: .post, url: try #require(URL(string: "http://127.0.0.1:9/upload")), body: .stream(stalled), timeout: 0.3)
-        let sending = Task { () async -> TransportError? in
-            do throws(TransportError) {
-                _ = try await URLSessionTransport.shared.send(request)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
+        #expect(try await Self.sendStalling(timeout: 0.3, idleTimeout: nil) == .some(.timedOut))
     }
 
-    @Test("With no time limit, a stream that gives nothing for the idle timeout fails with timedOut; one that trickles does not")
-    func idleStreamTimesOut() async throws {
+    /// What URLSessionTransport's send fails with (within 10 s) for a body stream that stalls
+    /// after its first chunk.
+    static func sendStalling(timeout: TimeInterval, idleTimeout: TimeInterval?) async throws -> TransportError?? {
         let (stalled, stalledProducer) = AsyncStream<Data>.makeStream()
         stalledProducer.yield(Data("first".utf8))
         defer { stalledProducer.finish() }
         var request = TransportRequest(
-            method: .post, url: try #require(URL(string: "http://127.0.0.1:9/upload")), body: .stream(stalled), timeout: .infinity)
-        request.idleTimeout = 0.5
+            method: .post, url: try #require(URL(string: "http://127.0.0.1:9/upload")), body: .stream(stalled), timeout: timeout)
+        request.idleTimeout = idleTimeout
         let sending = Task { () async -> TransportError? in
             do throws(TransportError) {
                 _ = try await URLSessionTransport.shared.send(request)
@@ -72,7 +60,12 @@ struct BodySpoolTests {
                 return error
             }
         }
-        #expect(await sending.value(within: .seconds(10)) == .some(.timedOut))
+        return await sending.value(within: .seconds(10))
+    }
+
+    @Test("With no time limit, a stream that gives nothing for the idle timeout fails with timedOut; one that trickles does not")
+    func idleStreamTimesOut() async throws {
+        #expect(try await Self.sendStalling(timeout: .infinity, idleTimeout: 0.5) == .some(.timedOut))
 
         // A chunk every 0.25 s for 6 s, longer than the idle timeout: never idle for 4 s (a wide
         // margin: the stream's pump is a task, which a busy pool may run late).
