@@ -214,7 +214,8 @@ struct JSONTextParser {
             guard let byte = current, Self.isDigit(byte) else { throw failure("digits must follow the decimal point") }
             while let byte = current, Self.isDigit(byte) { index += 1 }
         }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+        let hasExponent = current == UInt8(ascii: "e") || current == UInt8(ascii: "E")
+        if hasExponent {
             isInteger = false
             index += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
@@ -224,9 +225,7 @@ struct JSONTextParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int(text) { return .int(integer) }
         // An exponent is how a Double of 1e16 or more is written: its digits are the Double's.
-        if keepsDigits, isInteger || (Self.significantDigits(of: text) > 15 && !text.contains(where: { $0 == "e" || $0 == "E" })) {
-            return .string(text)
-        }
+        if keepsDigits, isInteger || (!hasExponent && Self.significantDigits(of: text) > 15) { return .string(text) }
         guard let number = Double(text), number.isFinite else {
             index = start
             throw failure("the number \(text) is out of range")
@@ -238,13 +237,13 @@ struct JSONTextParser {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    /// The significant digits of a number's text: those of its mantissa, without the zeros that
-    /// lead or trail.
+    /// The significant digits of a number's text without an exponent: its digits, without the
+    /// zeros that lead or trail.
     private static func significantDigits(of text: String) -> Int {
-        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }.filter(isDigit)
-        let leading = mantissa.prefix { $0 == UInt8(ascii: "0") }.count
-        let trailing = mantissa.reversed().prefix { $0 == UInt8(ascii: "0") }.count
-        return max(0, mantissa.count - leading - trailing)
+        let digits = text.utf8.filter(isDigit)
+        let leading = digits.prefix { $0 == UInt8(ascii: "0") }.count
+        let trailing = digits.reversed().prefix { $0 == UInt8(ascii: "0") }.count
+        return max(0, digits.count - leading - trailing)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

@@ -145,11 +145,7 @@ extension AbstractRepository {
             size = files.partialSize ?? 0
             if options.expectedSHA256 != nil {
                 let whole = await OwnThread.run { cancelled in files.hashPartial(upTo: size, cancelled: cancelled) }
-                switch whole {
-                case .success(let hasher): sha256 = SHA256.hex(hasher.finalize())
-                case .failure(.cancelled): throw .cancelled(context)
-                case .failure(.unreadable(let problem)): throw .downloadFailed(.fileSystem(problem), context)
-                }
+                sha256 = SHA256.hex(try whole.mapError { $0.error(context) }.get().finalize())
                 if Task.isCancelled { throw .cancelled(context) }
             }
             sink.reportComplete(size: size)
@@ -187,11 +183,7 @@ extension AbstractRepository {
         guard case .resume(let from, _, _) = start else { return SHA256() }
         let hashed = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request)) }
-        switch hashed {
-        case .success(let hasher): return hasher
-        case .failure(.cancelled): throw .cancelled(ErrorContext(request: request))
-        case .failure(.unreadable(let problem)): throw .downloadFailed(.fileSystem(problem), ErrorContext(request: request))
-        }
+        return try hashed.mapError { $0.error(ErrorContext(request: request)) }.get()
     }
 
     /// A new file in the temporary folder named after the URL: `<name>.<random>.<extension>`.
@@ -409,6 +401,14 @@ struct DownloadFiles: Sendable {
     enum PartialReadFailure: Error {
         case cancelled
         case unreadable(String)
+
+        /// The call's error, in `context`.
+        func error(_ context: ErrorContext) -> RepositoryError {
+            switch self {
+            case .cancelled: .cancelled(context)
+            case .unreadable(let problem): .downloadFailed(.fileSystem(problem), context)
+            }
+        }
     }
 }
 

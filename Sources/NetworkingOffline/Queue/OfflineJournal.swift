@@ -24,8 +24,9 @@ import Networking
 /// An intact record that does not decode (written by another version of the app) is skipped too,
 /// and kept: a compaction copies it, as it copies a `done` for a request this version never saw
 /// added, after the live items and in their order, so that version finds its records again; a
-/// compaction drops only damaged records and what this version knows is over. A record of length 0 counts as torn: a tail of zeros (a power loss on
-/// some file systems) has a valid checksum. When most records are obsolete, the log is rewritten
+/// compaction drops only damaged records and what this version knows is over. A record of
+/// length 0 counts as torn: a tail of zeros (a power loss on some file systems) has a valid
+/// checksum. When most records are obsolete, the log is rewritten
 /// with the live items only, into a temporary file that is synced and renamed over the log (and
 /// the folder synced), so a crash leaves the old log or the new; a temporary file a failed or
 /// cut-short compaction left is removed.
