@@ -450,6 +450,22 @@ struct OfflineQueueFlushTests {
         #expect(report.remaining == 0)
     }
 
+    @Test("A write without a time limit (timeout .infinity: a route's \"timeout\": false) is kept, and sent without one")
+    func writeWithoutTimeLimitIsKept() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": 1], timeout: .infinity)
+        guard case .queued(let queued) = await setup.queue.perform(endpoint, with: setup.repository) else {
+            Issue.record("expected the write to be kept")
+            return
+        }
+        #expect(try OfflineJournal.liveItems(in: setup.folder).map(\.request.timeout) == [.infinity])
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == [queued.ticket])
+        #expect(setup.transport.requests.last?.timeout == .infinity)
+    }
+
     @Test("A request with an Authorization of its own is not queued (it would be sent without it); the default header's is")
     func ownCredentialIsNotQueued() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

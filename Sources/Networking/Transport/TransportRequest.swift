@@ -82,6 +82,32 @@ public struct TransportRequest: Sendable, Hashable, Codable {
         case method, url, headers, body, timeout, idleTimeout, security
     }
 
+    /// Reads a request that ``encode(to:)`` wrote: no `timeout` is no limit (`.infinity`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(HTTPMethod.self, forKey: .method)
+        url = try container.decode(URL.self, forKey: .url)
+        headers = try container.decode(HTTPHeaders.self, forKey: .headers)
+        body = try container.decodeIfPresent(RequestBody.self, forKey: .body)
+        timeout = try container.decodeIfPresent(TimeInterval.self, forKey: .timeout) ?? .infinity
+        idleTimeout = try container.decodeIfPresent(TimeInterval.self, forKey: .idleTimeout)
+        security = try container.decode(TransportSecurity.self, forKey: .security)
+    }
+
+    /// Writes the request. A timeout with no limit (`.infinity`) is written as no `timeout` key,
+    /// and an idle timeout with none as no `idleTimeout`: JSON has no infinity, and `JSONEncoder`
+    /// refuses one by default, so a request without a time limit could not be kept otherwise.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(body, forKey: .body)
+        if timeout.isFinite { try container.encode(timeout, forKey: .timeout) }
+        if let idleTimeout, idleTimeout.isFinite { try container.encode(idleTimeout, forKey: .idleTimeout) }
+        try container.encode(security, forKey: .security)
+    }
+
     public static func == (lhs: TransportRequest, rhs: TransportRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
             && lhs.timeout == rhs.timeout && lhs.idleTimeout == rhs.idleTimeout && lhs.security == rhs.security

@@ -222,9 +222,9 @@ final class OfflineJournal: @unchecked Sendable {
 
     /// Frames a record; throws when it cannot be encoded or is over ``maximumRecordSize``.
     static func framed(_ record: Record) throws(OfflineQueueError) -> Framed {
-        guard let payload = try? JSONEncoder().encode(record), payload.count <= maximumRecordSize else {
-            throw .storage("a request is too large to be kept in the queue")
-        }
+        let payload: Data
+        do { payload = try JSONEncoder().encode(record) } catch { throw .storage("the request could not be encoded to be kept: \(error)") }
+        guard payload.count <= maximumRecordSize else { throw .storage("a request is too large to be kept in the queue") }
         return Framed(record: record, frame: frame(payload))
     }
 
