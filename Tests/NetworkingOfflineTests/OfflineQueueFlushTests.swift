@@ -527,6 +527,32 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sent + 2)
     }
 
+    @Test("A write the journal cannot keep (a full disk) is not queued, and its caller hears why: the call and enqueue alike")
+    func unwritableRequestSaysWhy() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let full = OfflineQueueError.noSpace("No space left on device (simulated)")
+        setup.queue.journal.simulateWriteFailure(full)
+        let endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": 1])
+        guard case .failed(let error) = await setup.queue.perform(endpoint, with: setup.repository),
+            let refusal = error.customError(as: NotQueuedOffline.self)
+        else {
+            Issue.record("expected notQueuedOffline")
+            return
+        }
+        #expect(refusal.storageFailure == full)
+        #expect(refusal.failure.isConnectivityFailure, "the call's own failure stays")
+        #expect(error.description.contains("No space left on device"))
+        guard case .failure(let refused) = await setup.queue.enqueue(endpoint, through: setup.repository) else {
+            Issue.record("expected enqueue to fail")
+            return
+        }
+        #expect(refused.customError(as: OfflineQueueError.self) == full)
+        #expect(refused.description.contains("not queued offline: No space left on device"))
+        #expect(setup.queue.count == 0)
+        #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
+    }
+
     @Test("Requests discarded while the journal cannot record it are recorded at the next flush, before anything is sent")
     func discardedWhileTheJournalFails() async throws {
         let setup = try Self.setUp(othersRequests: .discard, answer: Self.status(201))

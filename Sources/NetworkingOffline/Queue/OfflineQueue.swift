@@ -368,7 +368,7 @@ public final class OfflineQueue: Interceptor {
 
     /// Keeps a request; returns the error that tells the caller it was queued and why
     /// (`reason`), or throws why it was not: ``NotQueuedOffline`` (a request the queue must not
-    /// keep), ``OfflineQueueFull``, or `failure` itself (the journal could not take it).
+    /// keep, or one the journal could not write), or ``OfflineQueueFull``.
     ///
     /// - Parameter identity: the session's identity when the call started. The request is kept as
     ///   that user's even when another has logged in since (its answer took a while): it is
@@ -378,9 +378,11 @@ public final class OfflineQueue: Interceptor {
     ) async throws(RepositoryError) -> RepositoryError {
         // One it cannot keep fails with why, its own failure and the server's answer, if any.
         let errorContext = failure.context ?? ErrorContext(request: request.summary)
-        func notQueued(_ why: String) -> RepositoryError {
+        func notQueued(_ why: String, storage: OfflineQueueError? = nil) -> RepositoryError {
             .customError(
-                name: "notQueuedOffline", error: NotQueuedOffline(reason: why, failure: failure, whyNotSent: reason), context: errorContext)
+                name: "notQueuedOffline",
+                error: NotQueuedOffline(reason: why, failure: failure, storageFailure: storage, whyNotSent: reason),
+                context: errorContext)
         }
         if let refusal = refusal(of: request, requiresSession: context.requiresSession, session: context.session, identity: identity) {
             throw notQueued(refusal)
@@ -405,16 +407,20 @@ public final class OfflineQueue: Interceptor {
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name)
-        let ticket = try await store(item, failure: failure)
+        let ticket = try await store(item, response: failure.context?.response, notKept: { notQueued($0.description, storage: $0) })
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
             context: ErrorContext(request: request.summary, response: failure.context?.response))
     }
 
-    /// Admits and journals an item.
-    private func store(_ item: OfflineItem, failure: RepositoryError) async throws(RepositoryError) -> OfflineTicket {
+    /// Admits and journals an item; `response` is the answer that made it one to keep, if any,
+    /// and `notKept` the error for a journal that cannot take it.
+    private func store(
+        _ item: OfflineItem, response: TransportResponse?, notKept: (OfflineQueueError) -> RepositoryError
+    ) async throws(RepositoryError) -> OfflineTicket {
         // Framed first: its record's size is what it takes in the queue.
-        guard let framed = try? await journal.framedOffThread(.add(item)) else { throw failure }
+        let framed: OfflineJournal.Framed
+        do { framed = try await journal.framedOffThread(.add(item)) } catch { throw notKept(error) }
         let journal = journal
         let admission = await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
             let refusal = state.withLock { state -> OfflineQueueFull? in
@@ -440,13 +446,14 @@ public final class OfflineQueue: Interceptor {
             // With the answer that made it a candidate (a 503 the queue keeps), when there was one.
             throw .customError(
                 name: "offlineQueueFull", error: refusal,
-                context: ErrorContext(request: item.request.summary, response: failure.context?.response))
+                context: ErrorContext(request: item.request.summary, response: response))
         case .written(let result): written = result
         }
         do {
             try written.get()
         } catch {
-            // Not on disk, so not queued: the call fails as it would have without the queue.
+            // Not on disk, so not queued: the caller hears why.
+            let failure = notKept(error)
             let waiters = state.withLock { state in
                 state.items[item.id] = nil
                 _ = state.machine.remove(item.id)
@@ -537,7 +544,9 @@ public final class OfflineQueue: Interceptor {
 
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
     ///
-    /// - Returns: its ticket, or why it cannot be kept (an invalid endpoint, a streamed body, a full queue).
+    /// - Returns: its ticket, or why it cannot be kept: an invalid endpoint or a streamed body
+    ///   (`.invalidRequest`), a full queue (``OfflineQueueFull``), or a journal that cannot write
+    ///   it (``OfflineQueueError``, a custom error: a full disk is ``OfflineQueueError/noSpace(_:)``).
     public func enqueue<Response>(_ endpoint: Endpoint<Response>, through repository: AbstractRepository) async
         -> Result<OfflineTicket, RepositoryError>
     {
@@ -556,8 +565,11 @@ public final class OfflineQueue: Interceptor {
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
                 request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name)
+            let summary = request.summary
             return .success(
-                try await store(item, failure: .invalidRequest(reason: "the request could not be kept on disk", request: request.summary)))
+                try await store(item, response: nil) { error in
+                    .customError(name: error.name, error: error, context: ErrorContext(request: summary))
+                })
         } catch {
             return .failure(error)
         }

@@ -12,9 +12,13 @@ import Networking
 /// Why an offline queue cannot be opened (``OfflineQueue/init(_:)`` throws it), or why its
 /// journal stopped recording (``FlushReport/storageFailure``): an app tells its user of a second
 /// copy of itself (``folderInUse(_:)``) or a full disk (``noSpace(_:)``) apart from another
-/// failure of the storage. (A request the queue cannot write is not kept: its call fails with
-/// its own error, and `enqueue(_:through:)` with `.invalidRequest`.)
-public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+/// failure of the storage.
+///
+/// A request the journal cannot write is not kept, and its caller hears why: the call fails with
+/// ``NotQueuedOffline``, whose ``NotQueuedOffline/storageFailure`` is this error (its
+/// ``NotQueuedOffline/failure`` is the call's own), and `enqueue(_:through:)` with this error as
+/// a custom error named by ``name``: read it with `error.customError(as: OfflineQueueError.self)`.
+public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, CustomRepositoryErrorType {
     /// Another process (or another queue in this one) has the folder at this path open: one
     /// folder serves one queue at a time.
     case folderInUse(String)
@@ -33,6 +37,12 @@ public enum OfflineQueueError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The ``description``, so that `localizedDescription` says what happened too.
     public var errorDescription: String? { description }
+
+    /// `offlineQueueStorage`, the name of the custom error `enqueue(_:through:)` fails with.
+    public var name: String { "offlineQueueStorage" }
+
+    /// Says the request was not kept, and why.
+    public var explanation: String? { "not queued offline: \(description)." }
 
     /// The error for a failed system call on the journal: `.noSpace` for `ENOSPC` and `EDQUOT`.
     static func system(_ what: String, errno code: Int32) -> OfflineQueueError {
@@ -59,7 +69,7 @@ public struct QueuedOffline: CustomRepositoryErrorType, Hashable {
 /// A call the offline queue would have kept, but could not keep safely: a signed request whose
 /// session names no user, or one that carries a credential of its own (an `Authorization` that
 /// is neither the session's nor the configuration's default), which the queue never writes to
-/// disk. The call fails with this error, named `notQueuedOffline`, whose context is the call's
+/// disk; or one its journal could not write (``storageFailure``). The call fails with this error, named `notQueuedOffline`, whose context is the call's
 /// own failure's (with the server's answer, when there was one): read it with
 /// `error.customError(as: NotQueuedOffline.self)`.
 public struct NotQueuedOffline: CustomRepositoryErrorType {
@@ -68,6 +78,9 @@ public struct NotQueuedOffline: CustomRepositoryErrorType {
     /// How the call failed, which made it one to keep: the lost connection, the status the queue
     /// keeps (a 503), or earlier requests waiting to be sent.
     public let failure: RepositoryError
+    /// The journal's failure, when that is why the request was not kept (a full disk, say), so an
+    /// app can tell its user; `nil` when the queue refused the request itself.
+    public let storageFailure: OfflineQueueError?
     /// `failure` in a few words, for the explanation (the call's error names the request already).
     let whyNotSent: String
 
