@@ -466,6 +466,29 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.last?.timeout == .infinity)
     }
 
+    @Test("A write made through a repository without a session is kept unsigned: a flush never signs it with the user's token")
+    func sessionlessRepositoryStaysUnsigned() async throws {
+        let setup = try Self.setUp(answer: Self.status(401))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [setup.queue]
+        let bare = APIRepository(configuration: configuration, transport: setup.transport)
+        guard case .queued(let queued) = await setup.queue.perform(Endpoint<Void>(.post, "notes", parameters: ["n": 1]), with: bare),
+            case .success(let enqueued) = await setup.queue.enqueue(Endpoint<Void>(.post, "notes", parameters: ["n": 2]), through: bare)
+        else {
+            Issue.record("expected both writes to be kept")
+            return
+        }
+        #expect(try OfflineJournal.liveItems(in: setup.folder).map(\.requiresSession) == [false, false])
+        setup.online.turnOn()
+        // Through the queue's own repository, which has Ann's session.
+        let report = await setup.queue.flush()
+        let flushed = setup.transport.requests.suffix(2)
+        #expect(flushed.count == 2 && flushed.allSatisfy { $0.headers["Authorization"] == nil })
+        #expect(report.rejected.map(\.ticket) == [queued.ticket, enqueued], "a 401 is the answer for good, never a retry")
+        #expect(report.remaining == 0)
+    }
+
     @Test("A request with an Authorization of its own is not queued (it would be sent without it); the default header's is")
     func ownCredentialIsNotQueued() async throws {
         let setup = try Self.setUp(answer: Self.status(201))
