@@ -58,6 +58,43 @@ struct BatchClientIntegrationTests {
         #expect(journal.entries.allSatisfy { $0.userId == 1 }, "items inherit the batch's Authorization")
     }
 
+    /// What the test API's `/echo` says of the request it got.
+    struct Echo: Decodable, Sendable {
+        let method: String
+        let headers: [String: String]
+        let json: [String: Int]?
+    }
+
+    @Test("An item answered with a redirect is followed on its own, as its call would be: 307 and 308 keep the write, 303 reads")
+    func redirectedItemsAreFollowed() async throws {
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        let api = try #require(URLComponents(url: try OfflineTestServers.apiURL(), resolvingAgainstBaseURL: false))
+        var batch = Batch()
+        let moved = [307, 308].map { status in
+            batch.add(
+                Endpoint<Created>(.post, "redirect/\(status)", parameters: ["n": status], query: ["to": "/api/v1/journal/\(stream)"]))
+        }
+        let seeOther = batch.add(Endpoint<Echo>(.post, "redirect/303", parameters: ["n": 303]))
+        // The test API under another name: another origin, where the user's token must not go.
+        let elsewhere = batch.add(
+            Endpoint<Echo>(
+                .post, "echo", parameters: ["n": 1], headers: ["X-Move-To": "http://localhost:\(api.port ?? 0)", "X-Move-Status": "307"]))
+        let plain = batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": 2]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        // The plain write ran in the batch; the moved ones after it, where they were sent.
+        #expect(try results[plain].get().index == 0)
+        #expect(try moved.map { try results[$0].get().index } == [1, 2])
+        let journal = try await repository.journal(stream)
+        #expect(journal.entries.map { $0.body["n"] } == [2, 307, 308])
+        #expect(journal.entries.allSatisfy { $0.userId == 1 }, "a redirect on the same origin is signed")
+        let read = try results[seeOther].get()
+        #expect(read.method == "GET" && read.json == nil)
+        let echoed = try results[elsewhere].get()
+        #expect(echoed.method == "POST" && echoed.json == ["n": 1])
+        #expect(!echoed.headers.keys.contains { $0.lowercased() == "authorization" }, "\(echoed.headers)")
+    }
+
     /// Logs in again for a new token: the test API's stand-in for a refresh.
     struct LoginAgain: TokenRefresher {
         let base: URL

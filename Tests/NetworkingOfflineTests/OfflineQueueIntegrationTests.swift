@@ -111,6 +111,27 @@ struct OfflineQueueIntegrationTests {
         #expect(journal.entries.map { $0.body["n"] } == [2])
     }
 
+    @Test("Through a batch endpoint, a queued write answered 307 or 308 inside the batch is sent where it points, not dropped")
+    func redirectedBatchItemIsDelivered() async throws {
+        let setup = try await Self.setUp(batch: ("batch", 10))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        var tickets: [OfflineTicket] = []
+        for status in [307, 308] {
+            let moved = Endpoint<Void>(
+                .post, "redirect/\(status)", parameters: ["n": status], query: ["to": "/api/v1/journal/\(setup.stream)"])
+            guard case .queued(let queued) = await setup.queue.perform(moved, with: setup.repository) else {
+                Issue.record("expected queued")
+                return
+            }
+            tickets.append(queued.ticket)
+        }
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == tickets && report.rejected.isEmpty, "\(report)")
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [307, 308])
+    }
+
     @Test(
         "A queued write whose API moved (a 301 or 302 to the same path elsewhere) is sent there as the same POST with its body; one answered by Post/Redirect/Get is delivered with the GET's answer"
     )

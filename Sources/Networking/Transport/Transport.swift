@@ -10,6 +10,10 @@
 /// - honour ``TransportRequest/security`` or fail with ``TransportError/pinningUnsupported(transport:)``;
 /// - be safe to call from many tasks at once.
 ///
+/// Redirects are the transport's to follow, or to return as they are; one that follows them
+/// itself can do it as the built-in ones do with ``TransportRequest/redirected(by:)``, in a loop
+/// bounded by a limit of its own.
+///
 /// Bodies stream both ways when the transport can: a request's ``RequestBody`` is read as it is
 /// sent, and a response body goes to the request's ``TransportRequest/responseBodySink`` as it
 /// arrives. A transport that cannot (``streamsBodies`` is `false`, the default) gets request

@@ -14,7 +14,9 @@ import Networking
 ///   (see ``sendRaw(_:requiresSession:options:)``).
 /// - The batch request goes through the repository's chain (so the session signs it once, and
 ///   items inherit its `Authorization`); each item is read as its own call would be — its own
-///   status, custom errors and decoding (`AbstractRepository.interpret(_:to:for:)`).
+///   status, custom errors and decoding (`AbstractRepository.interpret(_:to:for:)`). An item
+///   answered with a redirect is followed on its own afterwards, as its call's transport would
+///   have followed it (the batch endpoint does not).
 /// - Answers are matched to calls by position, after checking that there are as many answers as
 ///   calls.
 /// - A failure of the batch call itself (network, 5xx, an answer that is not a JSON array of as
@@ -223,14 +225,38 @@ public struct BatchClient: Sendable {
             // `exchange` checked that there is one answer per item sent.
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
-                answers[position] = answer.map { item in
-                    var item = item
-                    item.url = original.url
-                    return item
-                }
+                answers[position] = await followingRedirect(answer, of: original, requiresSession: requiresSession, options: options)
             }
             return (answers, .answered)
         }
+    }
+
+    /// An item's answer, as its own call would have had it: the batch endpoint runs items without
+    /// following redirects, so an item answered 301, 302, 303, 307 or 308 with a `Location` is sent
+    /// again on its own, where it points, as the transport would have followed it
+    /// (`TransportRequest.redirected(by:)`: 307 and 308 keep the write, a 303 reads the answer
+    /// with a `GET`), and its answer is the item's. It is signed only when the batch was and the
+    /// redirect stays on the same origin; further redirects the transport follows itself.
+    private func followingRedirect(
+        _ answer: Result<TransportResponse, RepositoryError>, of original: TransportRequest, requiresSession: Bool,
+        options: RequestOptions
+    ) async -> Result<TransportResponse, RepositoryError> {
+        guard case .success(var response) = answer else { return answer }
+        response.url = original.url
+        var request = original
+        // A write moved elsewhere stays a write, as in the batch request itself.
+        request.keepsMethodOnRedirect = true
+        let next: TransportRequest
+        do throws(TransportError) {
+            guard let target = try request.redirected(by: response) else { return .success(response) }
+            next = target
+        } catch {
+            return .failure(
+                .invalidResponse(reason: "\(error)", context: ErrorContext(request: original.summary, response: response)))
+        }
+        let signed = requiresSession && Self.origin(of: next.url) == Self.origin(of: original.url)
+        return await repository.send(
+            next, context: RequestContext(requiresSession: signed, name: "batch", options: options, session: repository.sessionManager))
     }
 
     /// Items answered 401 in a signed batch, as the session treats a call's 401: the session

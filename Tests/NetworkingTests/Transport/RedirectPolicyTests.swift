@@ -19,6 +19,20 @@ struct RedirectPolicyTests {
         TransportResponse(statusCode: status, headers: location.map { ["Location": $0] } ?? [:])
     }
 
+    @Test("TransportRequest.redirected(by:), for redirects a transport did not follow, applies the same rules; nil when final")
+    func publicRedirectFollowsThePolicy() throws {
+        let post = request(.post)
+        #expect(try post.redirected(by: redirect(200, to: "/v2/items")) == nil)
+        #expect(try post.redirected(by: redirect(307, to: nil)) == nil, "no Location: final")
+        let moved = try #require(try post.redirected(by: redirect(307, to: "/v2/items")))
+        #expect(moved.url.absoluteString == "https://api.example.com/v2/items" && moved.method == .post && moved.body == post.body)
+        #expect(moved.headers["Authorization"] == "Bearer t")
+        let elsewhere = try #require(try post.redirected(by: redirect(308, to: "https://other.example.net/items")))
+        #expect(elsewhere.headers["Authorization"] == nil && elsewhere.headers["Cookie"] == nil && elsewhere.method == .post)
+        #expect(try post.redirected(by: redirect(303, to: "/done"))?.method == .get)
+        #expect(throws: TransportError.self) { try post.redirected(by: redirect(307, to: "ftp://files.example.com/x")) }
+    }
+
     @Test("A redirect that drops the body drops every field that described it (RFC 9110 §15.4), and keeps the others")
     func bodyFieldsGoWithTheBody() throws {
         var post = request(.post)

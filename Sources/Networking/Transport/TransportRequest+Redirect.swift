@@ -1,0 +1,22 @@
+import Foundation
+
+extension TransportRequest {
+    /// The request a redirect answer asks for, by the rules every transport of the library
+    /// follows (see `LibcurlTransport` and `URLSessionTransport`): 307 and 308 keep the method
+    /// and body, 303 (and 301 or 302 to a `POST`, unless ``keepsMethodOnRedirect`` and the same
+    /// resource moved) becomes a body-less `GET`, a relative `Location` is resolved against
+    /// ``url``, and `Authorization`, `Cookie` and other credentials are dropped when the origin
+    /// changes. For a redirect the transport did not follow itself — one inside a batch answer,
+    /// or in a ``Transport`` of your own — so it is followed the same way.
+    ///
+    /// Cookies are the caller's: a ``cookieStorage`` is neither filled nor read here.
+    ///
+    /// - Returns: `nil` when `response` is not a redirect to follow: not 301, 302, 303, 307 or
+    ///   308, or without a `Location`.
+    /// - Throws: ``TransportError/invalidResponse(_:)`` for a `Location` that is not an `http` or
+    ///   `https` URL, or one that would take a pinned request (or one with a client certificate)
+    ///   off `https`.
+    public func redirected(by response: TransportResponse) throws(TransportError) -> TransportRequest? {
+        try RedirectPolicy(maximumRedirects: 1).nextRequest(after: response, to: self, redirectsSoFar: 0)
+    }
+}
