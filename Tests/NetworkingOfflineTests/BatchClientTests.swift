@@ -91,6 +91,24 @@ struct BatchClientTests {
         #expect(transport.requests.allSatisfy { $0.url.path.hasSuffix("batch") })
     }
 
+    @Test("A handle read from another batch's results is refused, even when that batch has a call of its type at its position")
+    func handleOfAnotherBatchIsRefused() async throws {
+        let (repository, _) = try Self.repository(ScriptedBatch([Self.created([7]), Self.created([8])]))
+        var first = Batch()
+        let mine = first.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))
+        var second = Batch()
+        let theirs = second.add(Endpoint<Created>.post("notes", parameters: ["n": 2]))
+        let client = BatchClient(repository: repository)
+        let firstResults = try await client.send(first).get()
+        let secondResults = try await client.send(second).get()
+        #expect(try firstResults[mine].get().index == 7 && secondResults[theirs].get().index == 8)
+        guard case .failure(.invalidRequest(let reason, _)) = secondResults[mine] else {
+            Issue.record("expected the handle to be refused")
+            return
+        }
+        #expect(reason.contains("another batch"))
+    }
+
     @Test("A batch request failing before any was answered fails the call as a whole: nothing ran")
     func firstBatchRequestFails() async throws {
         // Given a batch endpoint that answers 503 from the start.

@@ -54,4 +54,15 @@ struct BatchWireTests {
         #expect(throws: RepositoryError.self) { try items[1].get() }
         #expect(throws: RepositoryError.self) { try items[2].get() }
     }
+
+    @Test("An item's headers are read in either form endpoints answer with: a list of name and value, or an object")
+    func headersAsAnObject() throws {
+        let request = TransportRequest(method: .post, url: try #require(URL(string: "http://api.test/api/v1/batch")))
+        let answer = TransportResponse(
+            statusCode: 200,
+            body: Data(#"[{"code": 307, "headers": {"Location": "/api/v1/books/2", "Retry-After": 5}, "body": null}]"#.utf8))
+        let item = try BatchWire.responses(in: answer, expected: 1, request: request).get()[0].get()
+        #expect(item.headers["Location"] == "/api/v1/books/2")
+        #expect(item.headers["Retry-After"] == nil, "only text values")
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import Synchronization
 
 /// Calls to send together in one request to a Facebook-style `/batch` endpoint, each with its own
 /// response type; build it, send it with a ``BatchClient``, read each call's result by its handle.
@@ -35,6 +36,12 @@ public struct Batch: Sendable {
     }
 
     private(set) var items: [Item] = []
+    /// Which batch this is, so that a handle from another batch is refused rather than read as
+    /// the call at its position here (copies of a batch share it).
+    let id = Batch.nextID.add(1, ordering: .relaxed).oldValue
+
+    /// The identity the next batch gets.
+    private static let nextID = Atomic<UInt64>(0)
 
     /// An empty batch.
     public init() {}
@@ -47,7 +54,7 @@ public struct Batch: Sendable {
     public mutating func add<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) -> BatchHandle<T> {
         items.append(
             Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
-        return BatchHandle(index: items.count - 1)
+        return BatchHandle(batch: id, index: items.count - 1)
     }
 
     /// Adds a call whose answer's body is ignored.
@@ -55,23 +62,28 @@ public struct Batch: Sendable {
     public mutating func add(_ endpoint: Endpoint<Void>) -> BatchHandle<Void> {
         items.append(
             Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
-        return BatchHandle(index: items.count - 1)
+        return BatchHandle(batch: id, index: items.count - 1)
     }
 }
 
 /// Reads one call's result from ``BatchResults``.
 public struct BatchHandle<Value: Sendable>: Sendable, Hashable {
+    /// The ``Batch`` the call was added to.
+    let batch: UInt64
+    /// The call's position in it.
     let index: Int
 }
 
 /// The results of a sent ``Batch``, one per call.
 public struct BatchResults: Sendable {
+    /// The ``Batch`` these are the results of.
+    let batch: UInt64
     let results: [Result<any Sendable, RepositoryError>]
 
     /// The result of the call `handle` stands for: its decoded answer, or its own error (the
     /// item's status mapped like any call's, custom errors included).
     public subscript<Value: Sendable>(handle: BatchHandle<Value>) -> Result<Value, RepositoryError> {
-        guard results.indices.contains(handle.index) else {
+        guard handle.batch == batch, results.indices.contains(handle.index) else {
             return .failure(.invalidRequest(reason: "this handle belongs to another batch", request: nil))
         }
         return results[handle.index].flatMap { value in

@@ -3,7 +3,8 @@ import Networking
 
 /// Sends many calls in one request to a Facebook Graph-style batch endpoint: `POST <path>` with
 /// `{"batch": [{"method", "relative_url", "headers": [{"name", "value"}], "body"}]}`, answered
-/// with `[{"code", "headers": [{"name", "value"}], "body"}]` (or `null` for an item that did not run).
+/// with `[{"code", "headers": [{"name", "value"}], "body"}]` (or `null` for an item that did not run;
+/// `headers` may also be an object of names and values, as older endpoints answer).
 ///
 /// - Calls are split into batches of at most ``limit`` items, sent one after another. A batch the
 ///   endpoint refuses as too large (413 Content Too Large: none of its items ran) is sent again in
@@ -66,6 +67,7 @@ public struct BatchClient: Sendable {
         let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
         return answers.map { responses in
             BatchResults(
+                batch: batch.id,
                 results: zip(batch.items, zip(requests, responses)).map { item, pair in
                     let (request, response) = pair
                     return request.flatMap { request in response.flatMap { item.interpret(repository, $0, request) } }

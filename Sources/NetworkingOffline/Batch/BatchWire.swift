@@ -76,12 +76,19 @@ enum BatchWire {
                         return .failure(.invalidResponse(reason: noCodeReason, context: context))
                     }
                     var headers = HTTPHeaders()
-                    if case .array(let list)? = fields["headers"] {
+                    switch fields["headers"] {
+                    case .array(let list)?:
                         for header in list {
                             if let name = header["name"]?.stringValue, let value = header["value"]?.stringValue {
                                 headers.add(name: name, value: value)
                             }
                         }
+                    case .object(let map)?:
+                        // The older form some endpoints answer with: `{"Content-Type": "…"}`.
+                        for (name, value) in map.sorted(by: { $0.key < $1.key }) {
+                            if let value = value.stringValue { headers.add(name: name, value: value) }
+                        }
+                    default: break
                     }
                     let body: Data
                     switch fields["body"] {
