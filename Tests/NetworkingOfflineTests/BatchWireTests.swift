@@ -13,7 +13,7 @@ struct BatchWireTests {
             method: .post, url: try #require(URL(string: "http://api.test/api/v1/books?x=1")),
             headers: ["Content-Type": "application/json", "Authorization": "Bearer t", "Idempotency-Key": "k1"],
             body: Data(#"{"a":1}"#.utf8))
-        let item = try BatchWire.item(for: request, baseURL: base).get()
+        let item = try BatchWire.item(for: request, baseURL: base, defaults: ["Authorization": "Bearer t"]).get()
         #expect(item["method"] == "POST")
         #expect(item["relative_url"] == "books?x=1")
         #expect(item["body"] == #"{"a":1}"#)
@@ -30,7 +30,7 @@ struct BatchWireTests {
         #expect(item["headers"] == [["name": "X-Api-Key", "value": "k3y"]])
     }
 
-    @Test("A request to another host, or with a body that is not text in memory, cannot go in a batch")
+    @Test("A request to another host, with a body that is not text in memory, or with its own Authorization cannot go in a batch")
     func refusals() throws {
         let base = try #require(URL(string: "http://api.test/api/v1"))
         let other = TransportRequest(method: .get, url: try #require(URL(string: "http://other.test/x")))
@@ -38,6 +38,11 @@ struct BatchWireTests {
         let file = TransportRequest(
             method: .post, url: try #require(URL(string: "http://api.test/api/v1/x")), body: .file(URL(fileURLWithPath: "/etc/hostname")))
         #expect(throws: RepositoryError.self) { try BatchWire.item(for: file, baseURL: base).get() }
+        // A credential of its own would be replaced by the batch request's without a word.
+        let own = TransportRequest(
+            method: .get, url: try #require(URL(string: "http://api.test/api/v1/x")), headers: ["Authorization": "Basic YTpi"])
+        #expect(throws: RepositoryError.self) { try BatchWire.item(for: own, baseURL: base, defaults: ["Authorization": "ApiKey k"]).get() }
+        #expect(throws: Never.self) { try BatchWire.item(for: own, baseURL: base, defaults: ["Authorization": "Basic YTpi"]).get() }
     }
 
     @Test("Answers are checked: a count that differs, a null item, a missing code")

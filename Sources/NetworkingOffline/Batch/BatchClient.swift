@@ -153,7 +153,7 @@ public struct BatchClient: Sendable {
                     case .success(let request):
                         // One that could not go in a batch anyway keeps that failure, as documented.
                         if case .failure(let own) = BatchWire.item(
-                            for: request, baseURL: repository.configuration.baseURL)
+                            for: request, baseURL: repository.configuration.baseURL, defaults: repository.configuration.defaultHeaders)
                         {
                             answers.append(.failure(own))
                         } else {
@@ -209,7 +209,7 @@ public struct BatchClient: Sendable {
         for (position, request) in requests.enumerated() {
             guard case .success(let request) = request else { continue }
             switch BatchWire.item(
-                for: request, baseURL: repository.configuration.baseURL)
+                for: request, baseURL: repository.configuration.baseURL, defaults: repository.configuration.defaultHeaders)
             {
             case .success(let item):
                 wire.append(item)

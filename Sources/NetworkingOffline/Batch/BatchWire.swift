@@ -27,8 +27,22 @@ enum BatchWire {
         "authorization", "proxy-authorization", "content-length", "host", "accept-encoding", "connection", "cookie",
     ]
 
-    /// An item of the `batch` array, or why the request cannot go in a batch.
-    static func item(for request: TransportRequest, baseURL: URL) -> Result<JSONValue, RepositoryError> {
+    /// The credentials an item may not carry for itself: it goes with the batch request's
+    /// `Authorization` (and cookies), so its own would be replaced without a word.
+    static let ownCredentials = ["Authorization", "Cookie"]
+
+    /// An item of the `batch` array, or why the request cannot go in a batch: one that is not
+    /// under the base URL, whose body is not text in memory, or that carries an `Authorization`
+    /// or `Cookie` of its own (not the configuration's default, `defaults`, which the batch
+    /// request carries too).
+    static func item(for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
+        if let name = ownCredentials.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false }) {
+            return .failure(
+                .invalidRequest(
+                    reason:
+                        "\(request.summary) carries its own \(name) header, so it cannot go in a batch: its items go with the batch request's",
+                    request: request.summary))
+        }
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let target = request.url.absoluteString
         guard target.hasPrefix(base) else {
