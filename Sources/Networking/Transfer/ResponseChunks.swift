@@ -90,6 +90,22 @@ final class ChunkSink: ResponseBodySink {
         /// Whether any body byte was taken (a retry from then on would repeat bytes).
         var delivered = false
         var startWaiter: CheckedContinuation<Start, Never>?
+        /// When the transport last handed over a head, bytes or the end.
+        var lastActivity = ContinuousClock.now
+        /// The idle watch of a reader waiting with a limit (``next(idleLimit:timeout:)``).
+        var idle: IdleWatch?
+    }
+
+    /// A reader's limit on silence, and the one timer that checks it: armed when a reader starts
+    /// to wait with none running, it re-arms itself while bytes keep coming or the reader came
+    /// later, and is dropped when it finds nobody waiting. A stream that reads many chunks starts
+    /// a timer once per limit, not once per chunk.
+    fileprivate struct IdleWatch {
+        var limit: Duration
+        var timeout: RepositoryError
+        /// When the waiting reader began to wait.
+        var since: ContinuousClock.Instant
+        var timer: DeadlineTimer?
     }
 
     /// Unread bytes beyond which the transport is asked to pause.
@@ -116,6 +132,7 @@ final class ChunkSink: ResponseBodySink {
         let (waiter, reader, failure) = state.withLock {
             state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?, RepositoryError?) in
             state.resume = canPause ? resume : nil
+            state.lastActivity = .now
             guard state.head == nil else {
                 // A retry after bytes of this body were taken: its bytes would follow them and
                 // repeat them, so the sequence fails instead (and refuses the bytes).
@@ -148,9 +165,11 @@ final class ChunkSink: ResponseBodySink {
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         wire.bump()
         let chunk = Data(bytes)
+        let now = ContinuousClock.now
         let (status, reader) = state.withLock {
             state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             if state.ended { return (.failed(.cancelled), nil) }
+            state.lastActivity = now
             if state.resume != nil, state.buffered >= Self.highWater {
                 state.paused = true
                 return (.paused, nil)
@@ -203,8 +222,12 @@ final class ChunkSink: ResponseBodySink {
         }
     }
 
-    /// The next chunk, `nil` at the end; a failure when another reader is already waiting.
-    func next() async -> Result<Data?, RepositoryError> {
+    /// The next chunk, `nil` at the end; a failure when another reader is already waiting. With
+    /// `idleLimit`, a wait with no head, bytes or end from the transport for that long ends the
+    /// body with `timeout` (the reader gets it, later chunks are refused): decided under the
+    /// sink's lock, so a chunk that arrives in time is never lost to the timer, and without the
+    /// reading task, which the transport or a busy pool may keep from running.
+    func next(idleLimit: Duration? = nil, timeout: RepositoryError? = nil) async -> Result<Data?, RepositoryError> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, RepositoryError>, Never>) in
             let (ready, resume) = state.withLock { state -> (Result<Data?, RepositoryError>?, (@Sendable () -> Void)?) in
                 if let chunk = state.takeFirst() {
@@ -217,6 +240,13 @@ final class ChunkSink: ResponseBodySink {
                     return (.failure(.invalidRequest(reason: "a ResponseChunks is read by one task at a time", request: nil)), nil)
                 }
                 state.reader = continuation
+                if let idleLimit, let timeout {
+                    let timer = state.idle?.timer
+                    state.idle = IdleWatch(limit: idleLimit, timeout: timeout, since: .now, timer: timer)
+                    if timer == nil { state.idle?.timer = armIdleTimer(after: idleLimit) }
+                } else {
+                    state.idle = nil
+                }
                 guard state.paused else { return (nil, nil) }
                 state.paused = false
                 return (nil, state.resume)
@@ -224,6 +254,36 @@ final class ChunkSink: ResponseBodySink {
             resume?()
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+}
+
+extension ChunkSink {
+    /// A timer that checks the waiting reader's silence after `delay`.
+    private func armIdleTimer(after delay: Duration) -> DeadlineTimer {
+        DeadlineTimer(after: delay.seconds) { [weak self] in self?.checkIdle() }
+    }
+
+    /// The idle timer fired: the waiting reader times out when the transport has been silent for
+    /// its limit since it began to wait; otherwise the timer waits out the rest, or goes.
+    private func checkIdle() {
+        let now = ContinuousClock.now
+        let timedOut = state.withLock { state -> (CheckedContinuation<Result<Data?, RepositoryError>, Never>, RepositoryError)? in
+            guard let idle = state.idle, let reader = state.reader, !state.ended else {
+                state.idle?.timer = nil
+                return nil
+            }
+            let due = max(idle.since, state.lastActivity) + idle.limit
+            guard due <= now else {
+                state.idle?.timer = armIdleTimer(after: now.duration(to: due))
+                return nil
+            }
+            state.idle = nil
+            state.reader = nil
+            state.ended = true
+            state.failure = idle.timeout
+            return (reader, idle.timeout)
+        }
+        if let (reader, timeout) = timedOut { reader.resume(returning: .failure(timeout)) }
     }
 }
 

@@ -155,7 +155,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// `operation`'s result, or ``RepositoryError/timeout(_:)`` (and `operation` cancelled) when
-    /// `limit` passes first: the wait for an answer or for the next bytes. When `wire` (the
+    /// `limit` passes first: the wait for an answer (the next bytes are watched by their sink,
+    /// ``ChunkSink/next(idleLimit:timeout:)``). When `wire` (the
     /// call's) saw a head, bytes or the end meanwhile, they came in time and only the task was
     /// slow to run (a busy cooperative pool): the timer starts over instead. The wait for an
     /// answer counts from its request's sending: steps before it (the pipeline's, a busy pool's)
@@ -295,16 +296,14 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     try await reconnect()
                     continue
                 }
-                let nextChunk: @Sendable () async -> Result<Data?, RepositoryError> = {
-                    var reader = chunks.makeAsyncIterator()
-                    do throws(RepositoryError) {
-                        return .success(try await reader.next())
-                    } catch {
-                        return .failure(error)
-                    }
+                // The sink watches the silence itself: one timer per connection, not a task per chunk.
+                let timeout = RepositoryError.timeout(ErrorContext(request: events.request))
+                let idleTimeout = events.idleTimeout
+                let read = await withTaskCancellationHandler {
+                    await chunks.sink.next(idleLimit: idleTimeout, timeout: timeout)
+                } onCancel: {
+                    chunks.cancel()
                 }
-                let read = await ServerSentEvents.within(
-                    events.idleTimeout, request: events.request, wire: chunks.sink.wire, nextChunk)
                 let chunk: Data?
                 switch read {
                 case .success(let data): chunk = data

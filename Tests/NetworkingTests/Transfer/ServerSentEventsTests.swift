@@ -283,6 +283,53 @@ struct ServerSentEventsTests {
         }
     }
 
+    @Test("A silent connection times out by the idle limit even when nothing ends its transfer (a transport ignoring cancellation)")
+    func idleTimeoutNeedsNoTransport() async throws {
+        // No transfer drives these chunks: cancelling them ends nothing, as with a transport that
+        // ignores cancellation.
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        let events = ServerSentEvents(
+            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
+            reconnection: nil, idleTimeout: .milliseconds(200), startingEventID: "", healthyConnection: .seconds(30), clock: .live,
+            connect: { _, _ in .success(nil) })
+        Data("data: a\n\n".utf8).withUnsafeBytes { _ = chunks.sink.receive($0) }
+        guard let (read, error) = await Task(operation: { await readAll(events) }).value(within: .seconds(20)) else {
+            Issue.record("the reader hung on a silent connection")
+            return
+        }
+        #expect(read == [ServerSentEvent(data: "a")])
+        guard case .timeout? = error else {
+            Issue.record("expected timeout, got \(String(describing: error))")
+            return
+        }
+        // The timed-out body takes no more bytes: the transport stops.
+        let later = Data("data: b\n\n".utf8).withUnsafeBytes { chunks.sink.receive($0) }
+        guard case .failed = later else {
+            Issue.record("expected the bytes to be refused")
+            return
+        }
+    }
+
+    @Test("Chunks that keep coming within the idle limit never time out, however long the stream runs in all")
+    func steadyStreamDoesNotTimeOut() async throws {
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        let events = ServerSentEvents(
+            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
+            reconnection: nil, idleTimeout: .milliseconds(1500), startingEventID: "", healthyConnection: .seconds(30), clock: .live,
+            connect: { _, _ in .success(nil) })
+        // Fed from a thread of its own, so a busy cooperative pool cannot make the feed late.
+        Thread.detachNewThread {
+            for number in 0..<8 {
+                Thread.sleep(forTimeInterval: 0.3)
+                Data("data: \(number)\n\n".utf8).withUnsafeBytes { _ = chunks.sink.receive($0) }
+            }
+            chunks.sink.end(nil)
+        }
+        let (read, error) = await readAll(events)
+        #expect(read.map(\.data) == (0..<8).map(String.init))
+        #expect(error == nil, "2.4 s in all, 0.3 s between chunks, against a 1.5 s idle limit")
+    }
+
     @Test("Over a named route, the stream takes the route's timeout and headers, and its errors name the route's URL")
     func namedRoute() async throws {
         let feed = try Route(
