@@ -46,6 +46,13 @@ struct ServerSentEventParser {
     /// Reads the next bytes; returns the events they complete, in order.
     mutating func parse(_ bytes: some Sequence<UInt8>) throws(Failure) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
+        try parse(bytes, into: &events)
+        return events
+    }
+
+    /// Reads the next bytes, appending the events they complete to `events`: when it throws,
+    /// the events completed before the failure are there, to be delivered before it.
+    mutating func parse(_ bytes: some Sequence<UInt8>, into events: inout [ServerSentEvent]) throws(Failure) {
         for byte in bytes {
             switch byte {
             case Self.cr:
@@ -63,7 +70,6 @@ struct ServerSentEventParser {
                 line.append(byte)
             }
         }
-        return events
     }
 
     /// The connection ended: an event without its blank line is dropped (as the specification

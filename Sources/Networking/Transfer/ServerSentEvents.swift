@@ -269,6 +269,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private let owner: Owner?
         /// Why this iterator yields nothing (the sequence was iterated before).
         private let refusal: RepositoryError?
+        /// The error that ends the sequence once the pending events are read.
+        private var failure: RepositoryError?
 
         fileprivate init(events: ServerSentEvents, isFirst: Bool) {
             self.events = events
@@ -288,6 +290,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 if nextPending < pending.count {
                     defer { nextPending += 1 }
                     return pending[nextPending]
+                }
+                if let failure {
+                    self.failure = nil
+                    throw failure
                 }
                 if finished { return nil }
                 let current = events.current
@@ -320,12 +326,15 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     continue
                 }
                 if !chunk.isEmpty { lastBytesAt = .now }
+                pending.removeAll(keepingCapacity: true)
+                nextPending = 0
                 do throws(ServerSentEventParser.Failure) {
-                    pending = try parser.parse(chunk)
-                    nextPending = 0
+                    try parser.parse(chunk, into: &pending)
                 } catch {
+                    // The events the chunk completed before the one too large are delivered first.
                     chunks.cancel()
-                    try fail(.responseTooLarge(limit: ServerSentEvents.maximumEventSize, context: ErrorContext(request: events.request)))
+                    finish()
+                    failure = .responseTooLarge(limit: ServerSentEvents.maximumEventSize, context: ErrorContext(request: events.request))
                 }
                 if !pending.isEmpty {
                     failedAttempts = 0

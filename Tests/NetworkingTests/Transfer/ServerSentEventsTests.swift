@@ -310,6 +310,23 @@ struct ServerSentEventsTests {
         }
     }
 
+    @Test("An event too large ends the sequence after the events its chunk completed before it, which are not lost")
+    func eventsBeforeOneTooLargeAreDelivered() async throws {
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        let events = ServerSentEvents(
+            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
+            reconnection: nil, idleTimeout: nil, startingEventID: "", healthyConnection: .seconds(30), clock: .live,
+            connect: { _, _ in .success(nil) })
+        let chunk = Data("id: 7\ndata: a\n\ndata: ".utf8) + Data(repeating: UInt8(ascii: "x"), count: ServerSentEvents.maximumEventSize)
+        chunk.withUnsafeBytes { _ = chunks.sink.receive($0) }
+        let (read, error) = await readAll(events)
+        #expect(read == [ServerSentEvent(data: "a", id: "7")])
+        guard case .responseTooLarge? = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+    }
+
     @Test("Chunks that keep coming within the idle limit never time out, however long the stream runs in all")
     func steadyStreamDoesNotTimeOut() async throws {
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
