@@ -91,6 +91,71 @@ struct BatchClientTests {
         #expect(transport.requests.allSatisfy { $0.url.path.hasSuffix("batch") })
     }
 
+    @Test("A redirected item is followed on its own: signed on the same origin or an upgrade to https, never on another port")
+    func redirectedItemsKeepTheCredentialRules() async throws {
+        let moves = [
+            (307, "/moved/a"), (308, "http://api.test:8080/moved/b"), (307, "https://api.test/moved/c"), (307, "ftp://files.test/d"),
+            (303, "/moved/e"),
+        ]
+        let items = moves.map { status, location in
+            #"{"code": \#(status), "headers": [{"name": "Location", "value": "\#(location)"}], "body": ""}"#
+        }
+        let script = ScriptedBatch(["[" + items.joined(separator: ", ") + "]"])
+        let created = { @Sendable (request: TransportRequest) throws(TransportError) -> TransportResponse in
+            TransportResponse(
+                statusCode: request.method == .get ? 200 : 201, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"index": \#(request.url.lastPathComponent.utf8.first ?? 0)}"#.utf8), url: request.url)
+        }
+        let transport = StubTransport(
+            routes: [StubTransport.Route(.post, "batch") { request in script.answer(request) }]
+                + ["a", "b", "c"].map { StubTransport.Route(.post, "moved/\($0)", respond: created) }
+                + [StubTransport.Route(.get, "moved/e", respond: created)])
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5), sessionManager: session,
+            transport: transport)
+        var batch = Batch()
+        let handles = (0..<moves.count).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(try handles.enumerated().filter { $0.offset != 3 }.map { try results[$0.element].get().index } == [97, 98, 99, 101])
+        guard case .failure(.invalidResponse) = results[handles[3]] else {
+            Issue.record("expected a Location that cannot be followed to fail the item")
+            return
+        }
+        let followed = Dictionary(uniqueKeysWithValues: transport.requests.dropFirst().map { ($0.url.absoluteString, $0) })
+        #expect(followed["http://api.test/moved/a"]?.headers["Authorization"] == "Bearer ann-token")
+        #expect(followed["http://api.test/moved/a"]?.body?.inMemoryData.map { String(decoding: $0, as: UTF8.self) } == #"{"n":0}"#)
+        #expect(followed["http://api.test:8080/moved/b"].map { $0.headers["Authorization"] == nil && $0.method == .post } == true)
+        #expect(followed["https://api.test/moved/c"]?.headers["Authorization"] == "Bearer ann-token")
+        #expect(followed["http://api.test/moved/e"].map { $0.method == .get && $0.body == nil } == true)
+        #expect(followed.count == 4)
+    }
+
+    @Test("A redirected item is never signed for another user who logged in after the batch was signed")
+    func redirectedItemKeepsToTheBatchUser() async throws {
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let moved = #"[{"code": 307, "headers": [{"name": "Location", "value": "/moved/a"}], "body": ""}]"#
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "batch") { request throws(TransportError) in
+                // Ann logs out and Bob logs in while the batch is answered.
+                try? session.logout()
+                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
+                return TransportResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(moved.utf8), url: request.url)
+            },
+            StubTransport.Route.json(.post, "moved/a", status: 201, #"{"index": 1}"#),
+        ])
+        let repository = APIRepository(
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5), sessionManager: session,
+            transport: transport)
+        var batch = Batch()
+        let note = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(!transport.requests.contains { $0.headers["Authorization"] == "Bearer bob-token" })
+        #expect((try? results[note].get()) == nil, "Ann's write does not run as Bob")
+    }
+
     @Test("A handle read from another batch's results is refused, even when that batch has a call of its type at its position")
     func handleOfAnotherBatchIsRefused() async throws {
         let (repository, _) = try Self.repository(ScriptedBatch([Self.created([7]), Self.created([8])]))

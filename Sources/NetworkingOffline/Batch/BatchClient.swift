@@ -227,7 +227,8 @@ public struct BatchClient: Sendable {
             // `exchange` checked that there is one answer per item sent.
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
-                answers[position] = await followingRedirect(answer, of: original, requiresSession: requiresSession, options: options)
+                answers[position] = await followingRedirect(
+                    answer, of: original, signed: requiresSession, by: exchanged.identity, options: options)
             }
             return (answers, .answered)
         }
@@ -237,11 +238,13 @@ public struct BatchClient: Sendable {
     /// following redirects, so an item answered 301, 302, 303, 307 or 308 with a `Location` is sent
     /// again on its own, where it points, as the transport would have followed it
     /// (`TransportRequest.redirected(by:)`: 307 and 308 keep the write, a 303 reads the answer
-    /// with a `GET`), and its answer is the item's. It is signed only when the batch was and the
-    /// redirect stays on the same origin; further redirects the transport follows itself.
+    /// with a `GET`), and its answer is the item's. It is signed only when the batch was, for the
+    /// user whose session signed the batch (`identity`: never for another who logged in since),
+    /// and when the redirect keeps the credential (the same origin, or the same host moved from
+    /// `http` to `https`); further redirects the transport follows itself.
     private func followingRedirect(
-        _ answer: Result<TransportResponse, RepositoryError>, of original: TransportRequest, requiresSession: Bool,
-        options: RequestOptions
+        _ answer: Result<TransportResponse, RepositoryError>, of original: TransportRequest, signed batchSigned: Bool,
+        by identity: String?, options: RequestOptions
     ) async -> Result<TransportResponse, RepositoryError> {
         guard case .success(var response) = answer else { return answer }
         response.url = original.url
@@ -256,9 +259,20 @@ public struct BatchClient: Sendable {
             return .failure(
                 .invalidResponse(reason: "\(error)", context: ErrorContext(request: original.summary, response: response)))
         }
-        let signed = requiresSession && Self.origin(of: next.url) == Self.origin(of: original.url)
+        let signed = batchSigned && Self.keepsCredential(original.url, next.url)
+        var pinned = options
+        if signed, pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = identity }
         return await repository.send(
-            next, context: RequestContext(requiresSession: signed, name: "batch", options: options, session: repository.sessionManager))
+            next, context: RequestContext(requiresSession: signed, name: "batch", options: pinned, session: repository.sessionManager))
+    }
+
+    /// Whether a redirect from `source` to `target` keeps the session's credential, as the
+    /// transports' redirect rules do: the same origin, or the same host moved from `http` on its
+    /// default port to `https` on its own.
+    private static func keepsCredential(_ source: URL, _ target: URL) -> Bool {
+        let (from, to) = (origin(of: source), origin(of: target))
+        let host = source.host?.lowercased() ?? ""
+        return from == to || (from == "http://\(host):80" && to == "https://\(host):443")
     }
 
     /// Items answered 401 in a signed batch, as the session treats a call's 401: the session
@@ -287,7 +301,7 @@ public struct BatchClient: Sendable {
             return items
         }
         guard let replay else { return items }
-        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?)
+        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?)
         switch await exchange(refused.map { wire[$0] }, requiresSession: true, options: pinned) {
         case .success(let answers): again = answers
         case .failure(let error):
@@ -303,11 +317,11 @@ public struct BatchClient: Sendable {
         return replayed
     }
 
-    /// Sends one batch request carrying `wire` and returns one answer per item and the
-    /// `Authorization` the request went with, or the failure of the batch request itself
-    /// (network, a non-2xx status, an answer that does not fit).
+    /// Sends one batch request carrying `wire` and returns one answer per item, the
+    /// `Authorization` the request went with and whose session signed it, or the failure of the
+    /// batch request itself (network, a non-2xx status, an answer that does not fit).
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
-        -> Result<(items: [Result<TransportResponse, RepositoryError>], authorization: String?), RepositoryError>
+        -> Result<(items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?), RepositoryError>
     {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         var batchRequest: TransportRequest
@@ -334,7 +348,7 @@ public struct BatchClient: Sendable {
         // led to another origin, where the transport did not send it.
         let fromOrigin = response.url.map { Self.origin(of: $0) == Self.origin(of: batchRequest.url) } ?? true
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
-            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil)
+            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil, context.signedSessionIdentity)
         }
     }
 
