@@ -576,6 +576,26 @@ struct OfflineQueueFlushTests {
         #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
     }
 
+    @Test("A write over the journal's record size is refused as the queue's own refusal, not reported as a failing disk")
+    func oversizedRequestIsNotAStorageFailure() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        // 50 MiB, kept as Base64 in a record over the journal's 64 MiB.
+        let endpoint = Endpoint<Void>(.post, "notes").uploading(.data(Data(count: 50 * 1024 * 1024)))
+        guard case .failed(let error) = await setup.queue.perform(endpoint, with: setup.repository),
+            let refusal = error.customError(as: NotQueuedOffline.self)
+        else {
+            Issue.record("expected notQueuedOffline")
+            return
+        }
+        #expect(refusal.storageFailure == nil && refusal.reason.contains("too large"))
+        guard case .failure(.invalidRequest(let reason, _)) = await setup.queue.enqueue(endpoint, through: setup.repository) else {
+            Issue.record("expected enqueue to refuse it")
+            return
+        }
+        #expect(reason.contains("not queued offline") && reason.contains("too large"))
+    }
+
     @Test("Requests discarded while the journal cannot record it are recorded at the next flush, before anything is sent")
     func discardedWhileTheJournalFails() async throws {
         let setup = try Self.setUp(othersRequests: .discard, answer: Self.status(201))

@@ -407,20 +407,21 @@ public final class OfflineQueue: Interceptor {
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name)
-        let ticket = try await store(item, response: failure.context?.response, notKept: { notQueued($0.description, storage: $0) })
+        let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
             context: ErrorContext(request: request.summary, response: failure.context?.response))
     }
 
     /// Admits and journals an item; `response` is the answer that made it one to keep, if any,
-    /// and `notKept` the error for a journal that cannot take it.
+    /// and `notKept` the error for one that cannot be kept: why, and the journal's failure when it
+    /// could not write it (`nil` for a request it cannot encode or that is over the record size).
     private func store(
-        _ item: OfflineItem, response: TransportResponse?, notKept: (OfflineQueueError) -> RepositoryError
+        _ item: OfflineItem, response: TransportResponse?, notKept: (String, OfflineQueueError?) -> RepositoryError
     ) async throws(RepositoryError) -> OfflineTicket {
         // Framed first: its record's size is what it takes in the queue.
         let framed: OfflineJournal.Framed
-        do { framed = try await journal.framedOffThread(.add(item)) } catch { throw notKept(error) }
+        do { framed = try await journal.framedOffThread(.add(item)) } catch { throw notKept(error.description, nil) }
         let journal = journal
         let admission = await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
             let refusal = state.withLock { state -> OfflineQueueFull? in
@@ -453,7 +454,7 @@ public final class OfflineQueue: Interceptor {
             try written.get()
         } catch {
             // Not on disk, so not queued: the caller hears why.
-            let failure = notKept(error)
+            let failure = notKept(error.description, error)
             let waiters = state.withLock { state in
                 state.items[item.id] = nil
                 _ = state.machine.remove(item.id)
@@ -544,8 +545,8 @@ public final class OfflineQueue: Interceptor {
 
     /// Keeps a request without trying to send it now ("send later"); it goes with the next flush.
     ///
-    /// - Returns: its ticket, or why it cannot be kept: an invalid endpoint or a streamed body
-    ///   (`.invalidRequest`), a full queue (``OfflineQueueFull``), or a journal that cannot write
+    /// - Returns: its ticket, or why it cannot be kept: an invalid endpoint, a streamed body or
+    ///   one over the journal's 64 MiB record size (`.invalidRequest`), a full queue (``OfflineQueueFull``), or a journal that cannot write
     ///   it (``OfflineQueueError``, a custom error: a full disk is ``OfflineQueueError/noSpace(_:)``).
     public func enqueue<Response>(_ endpoint: Endpoint<Response>, through repository: AbstractRepository) async
         -> Result<OfflineTicket, RepositoryError>
@@ -567,8 +568,9 @@ public final class OfflineQueue: Interceptor {
                 request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name)
             let summary = request.summary
             return .success(
-                try await store(item, response: nil) { error in
-                    .customError(name: error.name, error: error, context: ErrorContext(request: summary))
+                try await store(item, response: nil) { reason, storage in
+                    guard let storage else { return .invalidRequest(reason: "not queued offline: \(reason)", request: summary) }
+                    return .customError(name: storage.name, error: storage, context: ErrorContext(request: summary))
                 })
         } catch {
             return .failure(error)

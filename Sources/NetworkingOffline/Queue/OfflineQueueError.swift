@@ -79,7 +79,8 @@ public struct NotQueuedOffline: CustomRepositoryErrorType {
     /// keeps (a 503), or earlier requests waiting to be sent.
     public let failure: RepositoryError
     /// The journal's failure, when that is why the request was not kept (a full disk, say), so an
-    /// app can tell its user; `nil` when the queue refused the request itself.
+    /// app can tell its user; `nil` when the queue refused the request itself (a credential of
+    /// its own, a request over the journal's 64 MiB record size).
     public let storageFailure: OfflineQueueError?
     /// `failure` in a few words, for the explanation (the call's error names the request already).
     let whyNotSent: String
