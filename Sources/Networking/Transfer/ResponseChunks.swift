@@ -49,6 +49,13 @@ public final class ResponseChunks: AsyncSequence, Sendable {
         transfer.withLock { $0 }?.cancel()
     }
 
+    /// Cancels the transfer and ends the body with `error` at once: a reader waiting for a chunk
+    /// gets it without waiting for the transport to notice.
+    func cancel(waking error: RepositoryError) {
+        cancel()
+        sink.end(error)
+    }
+
     public func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
 
     /// Reads the chunks in order.
@@ -106,6 +113,8 @@ final class ChunkSink: ResponseBodySink {
         /// When the waiting reader began to wait.
         var since: ContinuousClock.Instant
         var timer: DeadlineTimer?
+        /// When the timer fires.
+        var firesAt: ContinuousClock.Instant
     }
 
     /// Unread bytes beyond which the transport is asked to pause.
@@ -199,6 +208,7 @@ final class ChunkSink: ResponseBodySink {
             // A failure found by the sink itself (see `begin`) stays the one the reader sees.
             if !state.ended { state.failure = error }
             state.ended = true
+            state.idle = nil
             defer {
                 state.reader = nil
                 state.startWaiter = nil
@@ -241,9 +251,14 @@ final class ChunkSink: ResponseBodySink {
                 }
                 state.reader = continuation
                 if let idleLimit, let timeout {
-                    let timer = state.idle?.timer
-                    state.idle = IdleWatch(limit: idleLimit, timeout: timeout, since: .now, timer: timer)
-                    if timer == nil { state.idle?.timer = armIdleTimer(after: idleLimit) }
+                    let now = ContinuousClock.now
+                    // The running timer serves when it fires by this wait's limit; else a new one.
+                    if let idle = state.idle, idle.timer != nil, idle.firesAt <= now + idleLimit {
+                        state.idle = IdleWatch(limit: idleLimit, timeout: timeout, since: now, timer: idle.timer, firesAt: idle.firesAt)
+                    } else {
+                        state.idle = IdleWatch(
+                            limit: idleLimit, timeout: timeout, since: now, timer: armIdleTimer(after: idleLimit), firesAt: now + idleLimit)
+                    }
                 } else {
                     state.idle = nil
                 }
@@ -275,6 +290,7 @@ extension ChunkSink {
             let due = max(idle.since, state.lastActivity) + idle.limit
             guard due <= now else {
                 state.idle?.timer = armIdleTimer(after: now.duration(to: due))
+                state.idle?.firesAt = due
                 return nil
             }
             state.idle = nil

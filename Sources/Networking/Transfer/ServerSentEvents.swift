@@ -107,7 +107,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             state.cancelled = true
             return (state.chunks, state.pending)
         }
-        chunks?.cancel()
+        chunks?.cancel(waking: .cancelled(ErrorContext(request: request)))
         pending?()
     }
 
@@ -305,10 +305,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 // The sink watches the silence itself: one timer per connection, not a task per chunk.
                 let timeout = RepositoryError.timeout(ErrorContext(request: events.request))
                 let idleTimeout = events.idleTimeout
+                let cancelled = RepositoryError.cancelled(ErrorContext(request: events.request))
                 let read = await withTaskCancellationHandler {
                     await chunks.sink.next(idleLimit: idleTimeout, timeout: timeout)
                 } onCancel: {
-                    chunks.cancel()
+                    chunks.cancel(waking: cancelled)
                 }
                 let chunk: Data?
                 switch read {

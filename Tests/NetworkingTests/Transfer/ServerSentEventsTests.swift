@@ -283,15 +283,37 @@ struct ServerSentEventsTests {
         }
     }
 
+    /// A sequence over `chunks` that no transfer drives (cancelling ends nothing, as with a
+    /// transport that ignores cancellation), without reconnection.
+    static func events(over chunks: ResponseChunks, idleTimeout: Duration?) throws -> ServerSentEvents {
+        ServerSentEvents(
+            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
+            reconnection: nil, idleTimeout: idleTimeout, startingEventID: "", healthyConnection: .seconds(30), clock: .live,
+            connect: { _, _ in .success(nil) })
+    }
+
+    @Test("cancel() ends a reader waiting on a connection at once, even when nothing ends its transfer")
+    func cancelNeedsNoTransport() async throws {
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        let events = try Self.events(over: chunks, idleTimeout: nil)
+        let reading = Task { await readAll(events) }
+        while !chunks.sink.hasWaitingReader { try await Task.sleep(for: .milliseconds(5)) }
+        events.cancel()
+        guard let (read, error) = await reading.value(within: .seconds(20)) else {
+            Issue.record("the reader hung after cancel()")
+            return
+        }
+        #expect(read.isEmpty)
+        guard case .cancelled? = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+
     @Test("A silent connection times out by the idle limit even when nothing ends its transfer (a transport ignoring cancellation)")
     func idleTimeoutNeedsNoTransport() async throws {
-        // No transfer drives these chunks: cancelling them ends nothing, as with a transport that
-        // ignores cancellation.
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
-        let events = ServerSentEvents(
-            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
-            reconnection: nil, idleTimeout: .milliseconds(200), startingEventID: "", healthyConnection: .seconds(30), clock: .live,
-            connect: { _, _ in .success(nil) })
+        let events = try Self.events(over: chunks, idleTimeout: .milliseconds(200))
         Data("data: a\n\n".utf8).withUnsafeBytes { _ = chunks.sink.receive($0) }
         guard let (read, error) = await Task(operation: { await readAll(events) }).value(within: .seconds(20)) else {
             Issue.record("the reader hung on a silent connection")
@@ -313,10 +335,7 @@ struct ServerSentEventsTests {
     @Test("An event too large ends the sequence after the events its chunk completed before it, which are not lost")
     func eventsBeforeOneTooLargeAreDelivered() async throws {
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
-        let events = ServerSentEvents(
-            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
-            reconnection: nil, idleTimeout: nil, startingEventID: "", healthyConnection: .seconds(30), clock: .live,
-            connect: { _, _ in .success(nil) })
+        let events = try Self.events(over: chunks, idleTimeout: nil)
         let chunk = Data("id: 7\ndata: a\n\ndata: ".utf8) + Data(repeating: UInt8(ascii: "x"), count: ServerSentEvents.maximumEventSize)
         chunk.withUnsafeBytes { _ = chunks.sink.receive($0) }
         let (read, error) = await readAll(events)
@@ -330,10 +349,7 @@ struct ServerSentEventsTests {
     @Test("Chunks that keep coming within the idle limit never time out, however long the stream runs in all")
     func steadyStreamDoesNotTimeOut() async throws {
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
-        let events = ServerSentEvents(
-            first: chunks, request: RequestSummary(method: .get, url: try #require(URL(string: "http://127.0.0.1:9/events"))),
-            reconnection: nil, idleTimeout: .milliseconds(1500), startingEventID: "", healthyConnection: .seconds(30), clock: .live,
-            connect: { _, _ in .success(nil) })
+        let events = try Self.events(over: chunks, idleTimeout: .milliseconds(1500))
         // Fed from a thread of its own, so a busy cooperative pool cannot make the feed late.
         Thread.detachNewThread {
             for number in 0..<8 {
