@@ -113,7 +113,8 @@ struct BatchClientTests {
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
         let repository = APIRepository(
-            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5), sessionManager: session,
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5),
+            sessionManager: session,
             transport: transport)
         var batch = Batch()
         let handles = (0..<moves.count).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
@@ -142,12 +143,14 @@ struct BatchClientTests {
                 // Ann logs out and Bob logs in while the batch is answered.
                 try? session.logout()
                 try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob-token")
-                return TransportResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(moved.utf8), url: request.url)
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(moved.utf8), url: request.url)
             },
             StubTransport.Route.json(.post, "moved/a", status: 201, #"{"index": 1}"#),
         ])
         let repository = APIRepository(
-            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5), sessionManager: session,
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5),
+            sessionManager: session,
             transport: transport)
         var batch = Batch()
         let note = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))

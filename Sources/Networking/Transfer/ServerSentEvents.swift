@@ -45,8 +45,8 @@ import Synchronization
 /// waits, and dropping the sequence or its iterator (leaving the loop), or cancelling the reading
 /// task, cancels the transfer. An open stream counts as a call in flight for
 /// ``NetworkActivity`` while its body is read. An event (its data and the line being read) may
-/// hold at most ``maximumEventSize`` bytes: a larger one ends the sequence with
-/// ``RepositoryError/responseTooLarge(limit:context:)``.
+/// hold at most ``maximumEventSize`` bytes: a larger one ends the sequence, after the events
+/// before it, with ``RepositoryError/responseTooLarge(limit:context:)`` (it does not reconnect).
 public final class ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
     public typealias Failure = RepositoryError

@@ -12,7 +12,10 @@
 ///
 /// Redirects are the transport's to follow, or to return as they are; one that follows them
 /// itself can do it as the built-in ones do with ``TransportRequest/redirected(by:)``, in a loop
-/// bounded by a limit of its own.
+/// bounded by a limit of its own (theirs is 10), giving each hop only the time left of the
+/// request's ``TransportRequest/timeout``, and setting the final response's
+/// ``TransportResponse/url`` to the last hop's URL (the session reads it to tell whether a 401
+/// came from where its credential went).
 ///
 /// Bodies stream both ways when the transport can: a request's ``RequestBody`` is read as it is
 /// sent, and a response body goes to the request's ``TransportRequest/responseBodySink`` as it

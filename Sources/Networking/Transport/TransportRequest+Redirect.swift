@@ -4,10 +4,13 @@ extension TransportRequest {
     /// The request a redirect answer asks for, by the rules every transport of the library
     /// follows (see `LibcurlTransport` and `URLSessionTransport`): 307 and 308 keep the method
     /// and body, 303 (and 301 or 302 to a `POST`, unless ``keepsMethodOnRedirect`` and the same
-    /// resource moved) becomes a body-less `GET`, a relative `Location` is resolved against
-    /// ``url``, and `Authorization`, `Cookie` and other credentials are dropped when the origin
-    /// changes. For a redirect the transport did not follow itself — one inside a batch answer,
-    /// or in a ``Transport`` of your own — so it is followed the same way.
+    /// resource moved) becomes a body-less `GET` (the fields that described the body go with
+    /// it), and a relative `Location` is resolved against ``url``. `Authorization` and `Cookie`
+    /// are dropped when the scheme, host or port changes, except for a move from `http` to
+    /// `https` on the same host and default ports; other fields named like a credential
+    /// (`X-Api-Key`, `X-Auth-Token`) only for a host that is neither the same nor under it, or a
+    /// move to plain `http`. For a redirect the transport did not follow itself — one inside a
+    /// batch answer, or in a ``Transport`` of your own — so it is followed the same way.
     ///
     /// Cookies are the caller's: a ``cookieStorage`` is neither filled nor read here.
     ///

@@ -76,7 +76,8 @@ public struct BatchClient: Sendable {
     }
 
     /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and
-    /// returns each one's raw answer, or the failure of a batch request when no item has an answer.
+    /// returns each one's raw answer (an item answered with a redirect: the answer where it led),
+    /// or the failure of a batch request when no item has an answer.
     ///
     /// The requests go in batches of at most ``limit``, one after another (smaller after a 413,
     /// as the type's overview says). When a batch request
@@ -94,7 +95,8 @@ public struct BatchClient: Sendable {
     ///   context naming the item's own request.
     ///
     /// A request that could not be made, or cannot go in a batch (not under the base URL, a body
-    /// that is not UTF-8 text in memory), keeps its own failure wherever it is.
+    /// that is not UTF-8 text in memory, an `Authorization` or `Cookie` of its own), keeps its own
+    /// failure wherever it is; the other items are sent.
     ///
     /// - Parameters:
     ///   - requests: the requests, in order; a failure (a request that could not be made) is

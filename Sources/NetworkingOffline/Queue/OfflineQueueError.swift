@@ -134,7 +134,8 @@ public enum OfflineOutcome<Value: Sendable>: Sendable {
     case sent(Value)
     /// Kept to send later: await ``QueuedRequest/result()``.
     case queued(QueuedRequest<Value>)
-    /// Failed, and not kept (a 4xx, an invalid request, a full queue).
+    /// Failed, and not kept (a 4xx, an invalid request, a full queue, or a request the queue
+    /// could not keep: ``NotQueuedOffline``, a full disk included).
     case failed(RepositoryError)
 }
 
