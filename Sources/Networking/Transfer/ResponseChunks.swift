@@ -97,20 +97,19 @@ final class ChunkSink: ResponseBodySink {
         /// Whether any body byte was taken (a retry from then on would repeat bytes).
         var delivered = false
         var startWaiter: CheckedContinuation<Start, Never>?
-        /// When the transport last handed over a head, bytes or the end.
-        var lastActivity = ContinuousClock.now
         /// The idle watch of a reader waiting with a limit (``next(idleLimit:timeout:)``).
         var idle: IdleWatch?
     }
 
     /// A reader's limit on silence, and the one timer that checks it: armed when a reader starts
-    /// to wait with none running, it re-arms itself while bytes keep coming or the reader came
+    /// to wait with none running, it re-arms itself when the wait began (or a retry's head came)
     /// later, and is dropped when it finds nobody waiting. A stream that reads many chunks starts
     /// a timer once per limit, not once per chunk.
     fileprivate struct IdleWatch {
         var limit: Duration
         var timeout: RepositoryError
-        /// When the waiting reader began to wait.
+        /// When the waiting reader began to wait, or the transport last gave a sign of life
+        /// since (a retry's head: bytes or the end hand themselves to the reader, ending the wait).
         var since: ContinuousClock.Instant
         var timer: DeadlineTimer?
         /// When the timer fires.
@@ -141,7 +140,7 @@ final class ChunkSink: ResponseBodySink {
         let (waiter, reader, failure) = state.withLock {
             state -> (CheckedContinuation<Start, Never>?, CheckedContinuation<Result<Data?, RepositoryError>, Never>?, RepositoryError?) in
             state.resume = canPause ? resume : nil
-            state.lastActivity = .now
+            state.idle?.since = .now
             guard state.head == nil else {
                 // A retry after bytes of this body were taken: its bytes would follow them and
                 // repeat them, so the sequence fails instead (and refuses the bytes).
@@ -174,11 +173,9 @@ final class ChunkSink: ResponseBodySink {
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         wire.bump()
         let chunk = Data(bytes)
-        let now = ContinuousClock.now
         let (status, reader) = state.withLock {
             state -> (ResponseBodySinkStatus, CheckedContinuation<Result<Data?, RepositoryError>, Never>?) in
             if state.ended { return (.failed(.cancelled), nil) }
-            state.lastActivity = now
             if state.resume != nil, state.buffered >= Self.highWater {
                 state.paused = true
                 return (.paused, nil)
@@ -287,7 +284,7 @@ extension ChunkSink {
                 state.idle?.timer = nil
                 return nil
             }
-            let due = max(idle.since, state.lastActivity) + idle.limit
+            let due = idle.since + idle.limit
             guard due <= now else {
                 state.idle?.timer = armIdleTimer(after: now.duration(to: due))
                 state.idle?.firesAt = due
