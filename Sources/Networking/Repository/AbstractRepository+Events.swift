@@ -9,6 +9,8 @@ extension AbstractRepository {
     /// configuration's) is an idle
     /// timeout: it bounds the wait for the answer from the request's sending (a retry's wait
     /// counts; its sending starts the wait over) and each silence of the body, not the stream.
+    /// The configuration's ``NetworkingConfiguration/idleTimeout`` does not apply; the endpoint's
+    /// own ``Endpoint/idleTimeout``, when set, also bounds each silence (the shorter one wins).
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
     /// (``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``) goes through the

@@ -27,7 +27,9 @@ import Synchronization
 /// On Linux, ``LibcurlTransport`` is the default (``DefaultTransport/shared``): it is several
 /// times faster and can pin. This type stays available there for comparison.
 ///
-/// Cookies are neither stored nor sent, and nothing is cached. One instance owns one `URLSession`,
+/// URLSession's own cookie handling and cache are off: a request's `Cookie` field is sent as
+/// given, and only a request with a ``TransportRequest/cookieStorage`` has the `Set-Cookie` fields
+/// of the redirects followed here kept there and the next hop's `Cookie` chosen from it. One instance owns one `URLSession`,
 /// and one more for each distinct ``TransportSecurity`` its requests carry (URLSession checks a
 /// server's trust once per connection, so a connection opened without pins must never carry a
 /// pinned request). Those sessions live as long as the transport: an app that changes its pins

@@ -37,7 +37,10 @@
     ///   trusted *and* its SubjectPublicKeyInfo must hash to one of the pins; otherwise the
     ///   handshake stops before any byte of the request (headers, token or body) is sent.
     ///   ``TransportSecurity/certificateAuthorityFile`` replaces the system's authorities.
-    /// - Cookies are neither stored nor sent and nothing is cached, as with ``URLSessionTransport``;
+    /// - The transport keeps no cookies of its own and caches nothing, as with
+    ///   ``URLSessionTransport``: a request's `Cookie` field is sent as given, and only a request
+    ///   with a ``TransportRequest/cookieStorage`` has the `Set-Cookie` fields of the redirects
+    ///   followed inside the transport kept there and the next hop's `Cookie` chosen from it;
     ///   connections go through ``proxy`` when one is given, else through the proxy the
     ///   environment variables curl reads name (`http_proxy`, `https_proxy`, `all_proxy`,
     ///   `no_proxy`), unless ``readsProxyEnvironment`` is `false`.
