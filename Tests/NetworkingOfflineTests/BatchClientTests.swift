@@ -177,6 +177,24 @@ struct BatchClientTests {
         #expect(reason.contains("another batch"))
     }
 
+    @Test("Copies of a batch share the calls added before the copy: a handle of a call added to one copy is refused by the other's results")
+    func handleOfACopyIsRefused() async throws {
+        let (repository, _) = try Self.repository(ScriptedBatch([Self.created([7, 8])]))
+        var base = Batch()
+        let shared = base.add(Endpoint<Created>.post("notes", parameters: ["n": 0]))
+        var one = base
+        let mine = one.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))
+        var other = base
+        other.add(Endpoint<Created>.post("notes", parameters: ["n": 2]))
+        let results = try await BatchClient(repository: repository).send(other).get()
+        #expect(try results[shared].get().index == 7, "the same call in both copies")
+        guard case .failure(.invalidRequest(let reason, _)) = results[mine] else {
+            Issue.record("expected the handle to be refused, got \(results[mine])")
+            return
+        }
+        #expect(reason.contains("another batch"))
+    }
+
     @Test("A batch request failing before any was answered fails the call as a whole: nothing ran")
     func firstBatchRequestFails() async throws {
         // Given a batch endpoint that answers 503 from the start.

@@ -147,16 +147,28 @@ struct OfflineQueueStateTests {
         }
     }
 
-    @Test("A request taken out can be put back where it was")
-    func reinsert() {
+    @Test("A request being removed stops a flush before it; it leaves once its removal is recorded, else stays where it was")
+    func removal() {
         var state = OfflineQueueState(capacity: 10)
-        state.restore([a, b, anyone])
-        _ = state.remove(b.id)
-        state.reinsert(b, at: 1)
-        #expect(state.items == [a, b, anyone])
-        _ = state.remove(b.id)
-        state.reinsert(b, at: 99)
-        #expect(state.items == [a, anyone, b])
+        state.restore([a, anyone, b])
+        let started = state.beginRemoval(anyone.id)
+        let again = state.beginRemoval(anyone.id)
+        #expect(started && !again, "already being removed")
+        // Only `a` goes: `b` must not overtake a request whose removal may still fail.
+        let bobs = state.beginFlush(for: "bob")
+        let anns = state.beginFlush(for: "ann")
+        #expect(bobs == nil && anns == [a])
+        _ = state.record(a.id, .delivered)
+        _ = state.endFlush(for: "ann", stopped: false, base: 1, maximum: 1)
+        state.endRemoval(anyone.id, recorded: false)
+        #expect(state.items == [anyone, b])
+        let restarted = state.beginRemoval(anyone.id)
+        #expect(restarted)
+        state.endRemoval(anyone.id, recorded: true)
+        #expect(state.items == [b])
+        _ = state.beginFlush(for: "bob")
+        let duringFlush = state.beginRemoval(b.id)
+        #expect(!duringFlush, "not while a flush runs")
     }
 
     @Test("Other users' requests are discarded on demand; restore puts requests back in order")

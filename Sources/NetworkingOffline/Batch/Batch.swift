@@ -15,6 +15,10 @@ import Synchronization
 public struct Batch: Sendable {
     /// One call of the batch: its request, and how to read its answer.
     struct Item: Sendable {
+        /// Which call this is, so that a handle is read only in the results of a batch holding
+        /// this very call at its position (copies of a batch share the calls added before the
+        /// copy, and nothing else).
+        let call = Batch.nextCall.add(1, ordering: .relaxed).oldValue
         let interpret: @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
         /// The call's request, and whether it is signed with the session (then so is the batch
         /// request): its route's word, once the repository has resolved it.
@@ -36,12 +40,9 @@ public struct Batch: Sendable {
     }
 
     private(set) var items: [Item] = []
-    /// Which batch this is, so that a handle from another batch is refused rather than read as
-    /// the call at its position here (copies of a batch share it).
-    let id = Batch.nextID.add(1, ordering: .relaxed).oldValue
 
-    /// The identity the next batch gets.
-    private static let nextID = Atomic<UInt64>(0)
+    /// The identity the next call added to a batch gets.
+    private static let nextCall = Atomic<UInt64>(0)
 
     /// An empty batch.
     public init() {}
@@ -54,7 +55,7 @@ public struct Batch: Sendable {
     public mutating func add<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) -> BatchHandle<T> {
         items.append(
             Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
-        return BatchHandle(batch: id, index: items.count - 1)
+        return BatchHandle(call: items[items.count - 1].call, index: items.count - 1)
     }
 
     /// Adds a call whose answer's body is ignored.
@@ -62,28 +63,28 @@ public struct Batch: Sendable {
     public mutating func add(_ endpoint: Endpoint<Void>) -> BatchHandle<Void> {
         items.append(
             Item(endpoint) { repository, response, request in repository.interpret(response, to: request, for: endpoint).map { $0 } })
-        return BatchHandle(batch: id, index: items.count - 1)
+        return BatchHandle(call: items[items.count - 1].call, index: items.count - 1)
     }
 }
 
 /// Reads one call's result from ``BatchResults``.
 public struct BatchHandle<Value: Sendable>: Sendable, Hashable {
-    /// The ``Batch`` the call was added to.
-    let batch: UInt64
+    /// The call it stands for.
+    let call: UInt64
     /// The call's position in it.
     let index: Int
 }
 
 /// The results of a sent ``Batch``, one per call.
 public struct BatchResults: Sendable {
-    /// The ``Batch`` these are the results of.
-    let batch: UInt64
+    /// The calls of the ``Batch`` these are the results of.
+    let calls: [UInt64]
     let results: [Result<any Sendable, RepositoryError>]
 
     /// The result of the call `handle` stands for: its decoded answer, or its own error (the
     /// item's status mapped like any call's, custom errors included).
     public subscript<Value: Sendable>(handle: BatchHandle<Value>) -> Result<Value, RepositoryError> {
-        guard handle.batch == batch, results.indices.contains(handle.index) else {
+        guard calls.indices.contains(handle.index), calls[handle.index] == handle.call, results.indices.contains(handle.index) else {
             return .failure(.invalidRequest(reason: "this handle belongs to another batch", request: nil))
         }
         return results[handle.index].flatMap { value in

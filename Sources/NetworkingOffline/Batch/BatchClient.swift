@@ -67,7 +67,7 @@ public struct BatchClient: Sendable {
         let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
         return answers.map { responses in
             BatchResults(
-                batch: batch.id,
+                calls: batch.items.map(\.call),
                 results: zip(batch.items, zip(requests, responses)).map { item, pair in
                     let (request, response) = pair
                     return request.flatMap { request in response.flatMap { item.interpret(repository, $0, request) } }

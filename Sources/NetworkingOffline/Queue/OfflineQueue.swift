@@ -617,22 +617,19 @@ public final class OfflineQueue: Interceptor {
     ///   (the request stays queued rather than come back after a restart).
     @discardableResult
     public func remove(_ ticket: OfflineTicket) async -> Bool {
-        // Taken out at once, under the same lock as the check: a flush starting meanwhile never sees it.
-        let taken = state.withLock { state -> (item: OfflineQueueState.Item, index: Int)? in
-            guard !state.machine.isFlushing, let index = state.machine.items.firstIndex(where: { $0.id == ticket.id && $0.isStored })
-            else { return nil }
-            let item = state.machine.items[index]
-            _ = state.machine.remove(ticket.id)
-            return (item, index)
-        }
-        guard let taken else { return false }
+        // Marked under the same lock as the check: a flush starting meanwhile stops before it, so
+        // nothing queued after it is sent first should its removal fail to reach the disk.
+        guard state.withLock({ $0.machine.beginRemoval(ticket.id) }) else { return false }
+        let recorded: Bool
         do {
             try await journal.append([.done(ticket.id)])
+            recorded = true
         } catch {
             // Not removed on disk, so not removed: it would come back after a restart.
-            state.withLock { $0.machine.reinsert(taken.item, at: taken.index) }
-            return false
+            recorded = false
         }
+        state.withLock { $0.machine.endRemoval(ticket.id, recorded: recorded) }
+        guard recorded else { return false }
         let waiters = state.withLock { $0.leave(ticket.id, with: .failure(.cancelled(nil))) }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(.cancelled(nil))) }
         return true

@@ -23,7 +23,8 @@ import Foundation
 ///   (capped at `maximum`) for the n-th flush in a row that stopped so; a flush that completes
 ///   resets it, and when requests were queued while it ran, the next one starts at once.
 struct OfflineQueueState: Sendable, Hashable {
-    /// A waiting request: its identity, its user, and whether its journal record is on disk.
+    /// A waiting request: its identity, its user, and whether its journal record is on disk (not
+    /// while it is being admitted or removed: flushes stop before it then).
     struct Item: Sendable, Hashable {
         let id: UUID
         let user: String?
@@ -152,10 +153,18 @@ struct OfflineQueueState: Sendable, Hashable {
         configured.isNaN ? 1 : max(configured, minimumRetryDelay)
     }
 
-    /// Puts back a request taken out by ``remove(_:)`` (its removal could not be recorded), at
-    /// `index` or the end.
-    mutating func reinsert(_ item: Item, at index: Int) {
-        items.insert(item, at: min(max(index, 0), items.count))
+    /// Starts removing a stored request for good: until ``endRemoval(_:recorded:)`` it counts as
+    /// not stored, so a flush stops before it (a request after it must not overtake it if its
+    /// removal cannot be recorded). `false` while a flush runs or when no stored request has `id`.
+    mutating func beginRemoval(_ id: UUID) -> Bool {
+        guard !isFlushing, let index = items.firstIndex(where: { $0.id == id && $0.isStored }) else { return false }
+        items[index].isStored = false
+        return true
+    }
+
+    /// Ends a removal: the request leaves when its removal is on disk, else it stays where it was.
+    mutating func endRemoval(_ id: UUID, recorded: Bool) {
+        if recorded { _ = remove(id) } else { stored(id) }
     }
 
     /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.
