@@ -42,7 +42,10 @@ let package = Package(
         // The child process of the offline queue's crash test (kill -9 at random moments).
         .executableTarget(
             name: "OfflineStressWorker", dependencies: ["Networking", "NetworkingOffline"], path: "Tests/OfflineStressWorker"),
-        .testTarget(name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingTestSupport"]),
+        // The offline queue and the batch client too: writes they send outside the cache's chain
+        // are reported to it (test-only: the two libraries stay independent).
+        .testTarget(
+            name: "NetworkingCacheTests", dependencies: ["NetworkingCache", "Networking", "NetworkingOffline", "NetworkingTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,18 +14,7 @@ extension ResponseCache {
         guard request.method == .get else {
             if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
             let response = try await next(request)
-            if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
-                (200..<400).contains(response.statusCode)
-            {
-                // RFC 9111 §4.4: a write answered with a non-error status makes stored reads of its
-                // URL obsolete — everybody's, since it changed the resource, not one user's view of
-                // it — and of the URLs its Location and Content-Location name on the same origin
-                // (a POST that created or changed the resource it points to).
-                let resources = Set(
-                    Self.invalidatedURLs(by: response, of: request).map { StoreName.tag(forResource: CacheKey.resource(of: $0)) })
-                remove { resources.contains($0.resource) }
-            }
-            invalidateRoutes(after: response, call: call)
+            invalidate(after: response, call: call)
             return response
         }
         guard let key = call.key else {
@@ -45,6 +34,35 @@ extension ResponseCache {
         case .fetch(let conditional):
             return try await exchange(call, key: key, entry: entry, conditional: conditional, next: next)
         }
+    }
+
+    /// Drops what an exchange made outside the chain (a batch item, a write an offline queue
+    /// delivered) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
+    /// answer itself is not stored.
+    public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
+        let call = Call(request: request, context: context, cache: self)
+        if request.method == .get {
+            invalidateRoutes(after: response, call: call)
+        } else {
+            invalidate(after: response, call: call)
+        }
+    }
+
+    /// What a write's answer makes stale. RFC 9111 §4.4: a write answered with a non-error status
+    /// makes stored reads of its URL obsolete — everybody's, since it changed the resource, not
+    /// one user's view of it — and of the URLs its Location and Content-Location name on the same
+    /// origin (a POST that created or changed the resource it points to). Then the routes the
+    /// call names, for its discriminator, after a success.
+    private func invalidate(after response: TransportResponse, call: Call) {
+        let request = call.request
+        if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
+            (200..<400).contains(response.statusCode)
+        {
+            let resources = Set(
+                Self.invalidatedURLs(by: response, of: request).map { StoreName.tag(forResource: CacheKey.resource(of: $0)) })
+            remove { resources.contains($0.resource) }
+        }
+        invalidateRoutes(after: response, call: call)
     }
 
     /// ``exchange(_:key:entry:conditional:escapingNext:)`` with the chain's `next`, which the

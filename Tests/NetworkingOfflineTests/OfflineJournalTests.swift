@@ -39,6 +39,32 @@ struct OfflineJournalTests {
         #expect(try OfflineJournal.framed(.add(items[0])).frame.count == Self.frame(items[0]).count)
     }
 
+    @Test("A record written before route cache settings were kept loads with none; settings kept now survive reopening")
+    func recordsWithoutCacheSettings() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // An `add` record as the journal wrote it before (the synthesized form, no `cacheSettings`).
+        let old = #"""
+            {"add":{"_0":{"user":"user:1","enqueuedAt":-978307199,"request":{"body":{"segments":[{"data":"eyJuIjoxfQ=="}],"gzip":false},\#
+            "url":"http:\/\/api.test\/notes","security":{"pinnedPublicKeys":[]},"method":"POST","headers":{"fields":\#
+            [{"name":"Idempotency-Key","value":"k1"}]},"timeout":75},"requiresSession":true,"name":"note",\#
+            "id":"6858A937-185A-4C16-8441-98E656D6E1A2"}}}
+            """#
+        try OfflineJournal.frame(Data(old.utf8)).write(to: folder.appendingPathComponent("queue.log"))
+        var kept = try Self.item(2)
+        kept.cacheSettings = RouteCacheSettings(invalidatesRouteNames: ["notes"])
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            let loaded = try journal.load()
+            #expect(loaded.map(\.id) == [try #require(UUID(uuidString: "6858A937-185A-4C16-8441-98E656D6E1A2"))])
+            #expect(loaded.first?.cacheSettings == nil)
+            #expect(loaded.first?.request == (try Self.item(1)).request)
+            try await journal.append([.add(kept)])
+        }
+        let reopened = try OfflineJournal(folder: folder).load()
+        #expect(reopened.last == kept)
+    }
+
     @Test("A journal closed right after an append releases its lock at once: reopening never finds it taken")
     func lockReleasedOnClose() async throws {
         let folder = try temporaryFolder()

@@ -88,6 +88,23 @@ extension AbstractRepository {
         }
     }
 
+    /// Tells the interceptors of this repository that are ``ExchangeObserver``s, in the chain's
+    /// order, about an exchange made for a call outside the chain: an item of a batch request
+    /// (a `BatchClient` reports each), a write an offline queue delivered later. A response cache
+    /// drops the stored answers the write made stale, and the cached routes its options name.
+    ///
+    /// - Parameters:
+    ///   - request: the call's own request (not the batch request that carried it).
+    ///   - response: its answer, whatever its status.
+    ///   - context: the context the call would have had in the chain: its name and options
+    ///     (a route's ``RouteCacheSettingsKey``, say). A required option no observer handles is
+    ///     not an error here: the exchange happened already.
+    public func report(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
+        for case let observer as any ExchangeObserver in pipeline.interceptors {
+            await observer.observe(request, answeredBy: response, context: context)
+        }
+    }
+
     /// Reads a response as the answer to `endpoint`, exactly as ``performRequest(_:)-3hmh1``
     /// would: a 401 or another non-2xx status becomes the matching error (custom errors
     /// included), a 2xx body is decoded (key path, decoding step, mapping step), and failures

@@ -21,8 +21,9 @@ public struct Batch: Sendable {
         let call = Batch.nextCall.add(1, ordering: .relaxed).oldValue
         let interpret: @Sendable (AbstractRepository, TransportResponse, TransportRequest) -> Result<any Sendable, RepositoryError>
         /// The call's request, and whether it is signed with the session (then so is the batch
-        /// request): its route's word, once the repository has resolved it.
-        let build: @Sendable (AbstractRepository) -> Result<(request: TransportRequest, requiresSession: Bool), RepositoryError>
+        /// request): its route's word, once the repository has resolved it. Its name and options
+        /// are what its answer is reported with (`AbstractRepository.report`).
+        let build: @Sendable (AbstractRepository) -> Result<Built, RepositoryError>
 
         init<T>(
             _ endpoint: Endpoint<T>,
@@ -33,10 +34,19 @@ public struct Batch: Sendable {
             build = { repository in
                 Result { () throws(RepositoryError) in
                     let resolved = try repository.resolve(endpoint)
-                    return (try repository.makeRequest(for: resolved), resolved.requiresSession)
+                    let context = RequestContext(
+                        requiresSession: resolved.requiresSession, name: resolved.name, options: resolved.options,
+                        session: repository.sessionManager)
+                    return Built(request: try repository.makeRequest(for: resolved), context: context)
                 }
             }
         }
+    }
+
+    /// A call made by a repository: its request, and the context its answer is reported with.
+    struct Built: Sendable {
+        let request: TransportRequest
+        let context: RequestContext
     }
 
     private(set) var items: [Item] = []

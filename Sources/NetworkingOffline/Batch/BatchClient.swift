@@ -48,7 +48,9 @@ public struct BatchClient: Sendable {
         self.query = query
     }
 
-    /// Sends every call of `batch`; the results are read by handle.
+    /// Sends every call of `batch`; the results are read by handle. Each answered call is
+    /// reported to the repository's `ExchangeObserver`s with its name and options (a response
+    /// cache drops what a write made stale), since the chain sees only the batch request.
     ///
     /// - Returns: the failure of the batch request when no item has an answer, else every item's own
     ///   result. With more items than ``limit``, a batch request that fails after an earlier one
@@ -63,8 +65,16 @@ public struct BatchClient: Sendable {
         // A call that could not be made is not sent: it takes the kind of the one before, so it
         // never splits a run of one kind into two batch requests.
         var signed: [Bool] = []
-        for item in built { signed.append((try? item.get())?.requiresSession ?? signed.last ?? true) }
+        for item in built { signed.append((try? item.get())?.context.requiresSession ?? signed.last ?? true) }
         let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
+        // The chain saw only the batch request: its observers (a response cache) hear of each
+        // answered call as it would have seen it.
+        if case .success(let responses) = answers {
+            for (item, response) in zip(built, responses) {
+                guard case .success(let call) = item, case .success(let response) = response else { continue }
+                await repository.report(call.request, answeredBy: response, context: call.context)
+            }
+        }
         return answers.map { responses in
             BatchResults(
                 calls: batch.items.map(\.call),
@@ -93,6 +103,9 @@ public struct BatchClient: Sendable {
     /// - each item after it is not sent and gets `RepositoryError.invalidResponse(reason:context:)`
     ///   with the same reason as an item the server answered `null` (it did not run), its
     ///   context naming the item's own request.
+    ///
+    /// Nothing is reported to the repository's observers: report each answer with
+    /// `AbstractRepository.report(_:answeredBy:context:)` to have a response cache act on it.
     ///
     /// A request that could not be made, or cannot go in a batch (not under the base URL, a body
     /// that is not UTF-8 text in memory, an `Authorization` or `Cookie` of its own), keeps its own

@@ -406,7 +406,8 @@ public final class OfflineQueue: Interceptor {
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             // Made without a session (a repository that has none): never signed at the flush.
-            requiresSession: context.requiresSession && context.session != nil, name: context.name)
+            requiresSession: context.requiresSession && context.session != nil, name: context.name,
+            cacheSettings: context.options[RouteCacheSettingsKey.self])
         let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
@@ -565,7 +566,8 @@ public final class OfflineQueue: Interceptor {
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name)
+                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
+                cacheSettings: endpoint.options[RouteCacheSettingsKey.self])
             let summary = request.summary
             return .success(
                 try await store(item, response: nil) { reason, storage in
@@ -815,7 +817,9 @@ public final class OfflineQueue: Interceptor {
             // other); items inherit the signature.
             let requiresSession = items.contains { $0?.requiresSession ?? false }
             switch await client.sendWhole(requests, requiresSession: requiresSession, options: marker) {
-            case .success(let answers): return .answers(answers)
+            case .success(let answers):
+                await report(answers, of: items, requests: requests, through: repository, marker: marker, inChain: false)
+                return .answers(answers)
             case .failure(let error): return .batchFailed(error)
             }
         }
@@ -834,7 +838,30 @@ public final class OfflineQueue: Interceptor {
                     return answered
                 })
         }
+        await report(results, of: items, requests: requests, through: repository, marker: marker, inChain: true)
         return .answers(results)
+    }
+
+    /// Reports the answers of sent items to the repository's observers with their routes' cache
+    /// settings, so that a response cache drops what the writes made stale as it would have had
+    /// they gone through the chain when they were made: the routes they name, and the URLs of a
+    /// batch's items (one sent through the chain (`inChain`) had its URL seen there, and is
+    /// reported only for its routes).
+    private func report(
+        _ answers: [Result<TransportResponse, RepositoryError>], of items: [OfflineItem?],
+        requests: [Result<TransportRequest, RepositoryError>], through repository: AbstractRepository, marker: RequestOptions,
+        inChain: Bool
+    ) async {
+        for (answer, (item, request)) in zip(answers, zip(items, requests)) {
+            guard let item, !inChain || item.cacheSettings != nil, case .success(let response) = answer,
+                case .success(let request) = request
+            else { continue }
+            var options = marker
+            options[RouteCacheSettingsKey.self] = item.cacheSettings
+            let context = RequestContext(
+                requiresSession: item.requiresSession, name: item.name, options: options, session: repository.sessionManager)
+            await repository.report(request, answeredBy: response, context: context)
+        }
     }
 
     /// Whether a failure is the server's word: a batch item's answer (not run, or unreadable),

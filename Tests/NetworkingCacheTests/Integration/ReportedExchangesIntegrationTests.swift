@@ -1,0 +1,92 @@
+import Foundation
+import Networking
+import NetworkingOffline
+import NetworkingTestSupport
+import Testing
+
+@testable import NetworkingCache
+
+/// Writes that reach the test API outside the cache's chain — items of a batch request, writes
+/// an offline queue delivers later — make stale what they would have made stale going through
+/// it: the server's hit counters prove the next read went to the network.
+@Suite(.serialized) struct ReportedExchangesIntegrationTests {
+    let servers: TestServers
+
+    init() throws {
+        servers = try TestServers.require()
+    }
+
+    /// A cached read route and a write route that invalidates it, on `base` (a proxy, say).
+    static func routes() throws -> RouteTable {
+        try RouteTable([
+            Route(name: "resource", path: "cache/resource/{key}", requiresSession: false, cacheTTL: 600),
+            Route(
+                name: "touch", method: .post, path: "cache/resource/{key}/touch", requiresSession: false,
+                invalidatesCachedRouteNames: ["resource"], offline: true),
+            Route(name: "fail", method: .post, path: "status/404", requiresSession: false, invalidatesCachedRouteNames: ["resource"]),
+        ])
+    }
+
+    static func succeeded(_ result: Result<Void, RepositoryError>) -> Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    static func read(_ key: String) -> Endpoint<RepositoryResponse<CacheFixtures.Resource>> {
+        .route("resource", pathVariables: ["key": key])
+    }
+
+    @Test("A batch's items invalidate the routes they name, as the same writes sent alone would; a refused item leaves the cache alone")
+    func batchItemsInvalidateRoutes() async throws {
+        let cache = try ResponseCache()
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.routes = try Self.routes()
+        let api = CacheFixtures.Repository(configuration: configuration)
+        let key = CacheFixtures.uniqueKey("batch")
+        _ = try await api.performRequest(Self.read(key)).get()
+        #expect(try await api.performRequest(Self.read(key)).get().source == .cache)
+        let client = BatchClient(repository: api, path: "batch")
+        // Answered 404: a write that changed nothing makes nothing stale.
+        var failing = Batch()
+        let refused = failing.add(Endpoint<Void>.route("fail"))
+        #expect(Self.succeeded(try await client.send(failing).get()[refused]) == false)
+        #expect(try await api.performRequest(Self.read(key)).get().source == .cache)
+        var batch = Batch()
+        let touch = batch.add(Endpoint<Void>.route("touch", pathVariables: ["key": key]))
+        #expect(Self.succeeded(try await client.send(batch).get()[touch]))
+        let after = try await api.performRequest(Self.read(key)).get()
+        #expect((after.source, after.value.version) == (.network, 2))
+    }
+
+    @Test(
+        "A write queued offline invalidates its routes when the flush delivers it, through the chain or a batch", arguments: [false, true])
+    func flushedWritesInvalidateRoutes(batched: Bool) async throws {
+        let base = try #require(URL(string: servers.apiURL))
+        let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(
+            OfflineQueue.Configuration(folder: folder, retryDelay: 3600, batch: batched ? (path: "batch", limit: 10) : nil))
+        let cache = try ResponseCache()
+        var proxied = URLComponents(string: servers.apiURL)
+        proxied?.port = proxy.port
+        var configuration = try TestServers.configuration(try #require(proxied?.string), interceptors: [cache, queue])
+        configuration.routes = try Self.routes()
+        let api = CacheFixtures.Repository(configuration: configuration)
+        queue.connect(api)
+        let key = CacheFixtures.uniqueKey(batched ? "flush-batched" : "flush")
+        _ = try await api.performRequest(Self.read(key)).get()
+        proxy.goDown()
+        let outcome = await queue.perform(Endpoint<Void>.route("touch", pathVariables: ["key": key]), with: api)
+        guard case .queued = outcome else {
+            Issue.record("expected the write to be queued, got \(outcome)")
+            return
+        }
+        #expect(try await api.performRequest(Self.read(key)).get().source == .cache, "not delivered yet")
+        try proxy.comeUp()
+        let report = await queue.flush()
+        #expect(report.delivered.count == 1)
+        let after = try await api.performRequest(Self.read(key)).get()
+        #expect((after.source, after.value.version) == (.network, 2))
+    }
+}
