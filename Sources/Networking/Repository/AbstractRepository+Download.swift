@@ -73,7 +73,7 @@ extension AbstractRepository {
         if !options.resumable { files.removePartial() }
         // One call, however many times it starts over: a restart keeps to the first exchange's session.
         let call = callContext(for: endpoint)
-        for _ in 0..<2 {
+        restarts: for _ in 0..<2 {
             let start =
                 options.resumable
                 ? DownloadStateMachine.start(partialSize: files.partialSize, resumption: files.resumption, url: requestURL) : .fresh
@@ -90,48 +90,66 @@ extension AbstractRepository {
             attempt.headers.setIfAbsent("Accept-Encoding", "identity")
             attempt.responseBodySink = sink
             attempt.progress = nil
-            let response: TransportResponse
-            let request: TransportRequest
-            do throws(RepositoryError) {
-                (request, response) = try await exchange(attempt, in: call)
-                // An interceptor answered without the transport (a stub, a mock): its body goes
-                // to the file as a transport's would.
-                if sink.head == nil { try RequestPipeline.feedAnswer(response, to: sink, request: request.summary) }
-            } catch {
-                // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
-                if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
-                    return try await finalize(sink: sink, files: files, options: options, context: context, complete: true)
+            // Parts of less than 64 KiB a server capping its ranges sent: past `maximumSmallParts`
+            // of them, the call ends with the file incomplete (and kept), rather than crawl.
+            var smallParts = 0
+            while true {
+                let response: TransportResponse
+                let request: TransportRequest
+                do throws(RepositoryError) {
+                    (request, response) = try await exchange(attempt, in: call)
+                    // An interceptor answered without the transport (a stub, a mock): its body goes
+                    // to the file as a transport's would.
+                    if sink.head == nil { try RequestPipeline.feedAnswer(response, to: sink, request: request.summary) }
+                } catch {
+                    // A 416 that says the partial file is whole, whatever error a custom mapping made of it.
+                    if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
+                        return try await finalize(sink: sink, files: files, options: options, context: context, complete: true)
+                    }
+                    if case .restart? = sink.decision {
+                        files.removePartial()
+                        continue restarts
+                    }
+                    // Whatever the partial file holds stays to resume from: the bytes of this attempt,
+                    // or those kept before when it failed without touching them (no network, a 503, a
+                    // cancellation before the head).
+                    files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
+                    if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
+                    throw error
                 }
                 if case .restart? = sink.decision {
                     files.removePartial()
+                    continue restarts
+                }
+                if case .notADownload? = sink.decision {
+                    // A 202 (not ready yet), or no content: not the file, and the kept bytes stay.
+                    files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
+                    throw .invalidResponse(
+                        reason: "the server answered \(response.statusCode) without the file",
+                        context: ErrorContext(request: request.summary, response: response))
+                }
+                if case .appendPart(let offset, let end, _)? = sink.decision, end - offset < Self.smallPartBytes {
+                    smallParts += 1
+                }
+                // A server that caps its ranges sent a part: ask for the rest, as it was asked for.
+                if smallParts <= Self.maximumSmallParts, let next = sink.continuing() {
+                    for field in DownloadStateMachine.headers(for: next) { attempt.headers[field.name] = field.value }
                     continue
                 }
-                // Whatever the partial file holds stays to resume from: the bytes of this attempt,
-                // or those kept before when it failed without touching them (no network, a 503, a
-                // cancellation before the head).
-                files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
-                if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
-                throw error
+                return try await finalize(
+                    sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
+                    complete: false)
             }
-            if case .restart? = sink.decision {
-                files.removePartial()
-                continue
-            }
-            if case .notADownload? = sink.decision {
-                // A 202 (not ready yet), or no content: not the file, and the kept bytes stay.
-                files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
-                throw .invalidResponse(
-                    reason: "the server answered \(response.statusCode) without the file",
-                    context: ErrorContext(request: request.summary, response: response))
-            }
-            return try await finalize(
-                sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
-                complete: false)
         }
         throw .invalidResponse(
             reason: "the server keeps answering with ranges that do not fit the file",
             context: ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
     }
+
+    /// A part of a capped range smaller than this counts against ``maximumSmallParts``.
+    static let smallPartBytes: Int64 = 64 * 1024
+    /// The most parts smaller than ``smallPartBytes`` one call asks for after the first answer.
+    static let maximumSmallParts = 64
 
     /// Checks the finished partial file and moves it into place.
     private func finalize(
@@ -169,7 +187,8 @@ extension AbstractRepository {
             throw .downloadFailed(.fileSystem(failure), context)
         }
         // What the kept partial file contributed: nothing when the answer started over (200).
-        let resumedFrom: Int64 = if case .append(let from, _)? = sink.decision { from } else { 0 }
+        let resumedFrom: Int64 =
+            if let first = sink.resumedFrom { first } else if case .append(let from, _)? = sink.decision { from } else { 0 }
         return DownloadedFile(
             url: files.destination, size: size, resumedFrom: complete ? size : resumedFrom, sha256: sha256,
             statusCode: context.statusCode ?? 200, headers: context.response?.headers ?? [:])

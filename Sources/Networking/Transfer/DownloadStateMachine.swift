@@ -8,11 +8,12 @@ import Foundation
 ///   ETag, weak ones included, and only a date at least 60 s before the answer's `Date`).
 /// - An answer with a `Content-Encoding` is written as the transport decodes it, so its length
 ///   says nothing of the file: it has no known total and is never resumed (ranges count encoded bytes).
-/// - `206` starting exactly where the partial file ends and running to the file's end (when it
-///   says the total), with the validator the request sent (or none) and the total recorded with
-///   the partial file (or none): append. Any other `206`: start over (a server that ignores
-///   `If-Range` would otherwise join an old file's start to a new file's end, and a range short
-///   of the end would leave a hole).
+/// - `206` starting exactly where the partial file ends, with the validator the request sent
+///   (or none) and the total recorded with the partial file (or none): append. When it stops
+///   short of the file's end (a server that caps the size of a range), append that part, then
+///   ask for the rest with the same validator (``continuation(after:written:validator:)``). Any
+///   other `206`: start over (a server that ignores `If-Range` would otherwise join an old file's
+///   start to a new file's end).
 /// - `200` (the server ignored the range, or `If-Range` found the file changed), or another 2xx:
 ///   write from the start. But `202` (accepted, not ready) is not the file, nor is `204` or `205`
 ///   (no content): the kept bytes, and a file already at the destination, stay.
@@ -45,12 +46,23 @@ enum DownloadStateMachine {
         case writeFromStart(total: Int64?)
         /// Append the body after the partial file's `offset` bytes.
         case append(at: Int64, total: Int64?)
+        /// Append the body, the bytes from `offset` up to `end`, of a file of `total` bytes; then
+        /// ask for the rest.
+        case appendPart(at: Int64, end: Int64, total: Int64)
         /// The partial file is the whole file already (`total` bytes).
         case alreadyComplete(total: Int64)
         /// The answer does not fit the partial file: drop it and download again from the start.
         case restart(reason: String)
         /// Not a download (an error status): the body is collected for the error.
         case notADownload
+
+        /// Whether the body goes after the partial file's bytes.
+        var appends: Bool {
+            switch self {
+            case .append, .appendPart: true
+            default: false
+            }
+        }
     }
 
     /// Whether to resume: only a non-empty partial file kept for this URL with a validator.
@@ -68,6 +80,16 @@ enum DownloadStateMachine {
         return ["Range": "bytes=\(from)-", "If-Range": validator]
     }
 
+    /// How to go on once a part (``Decision/appendPart(at:end:total:)``) is written: ask for the
+    /// bytes after it, if it came whole and the file can still be named (`validator`), else
+    /// `nil` (the file is incomplete).
+    static func continuation(after decision: Decision?, written: Int64, validator: String?) -> Start? {
+        guard case .appendPart(_, let end, let total)? = decision, written == end, let validator, !validator.isEmpty else {
+            return nil
+        }
+        return .resume(from: end, validator: validator, total: total)
+    }
+
     /// What to do with a response head, given how the download started.
     static func decide(status: Int, headers: HTTPHeaders, start: Start) -> Decision {
         let encoded = isEncoded(headers)
@@ -82,8 +104,8 @@ enum DownloadStateMachine {
                 guard matches(validator, headers), recorded == nil || range.total == nil || range.total == recorded else {
                     return .restart(reason: "the file changed since the partial file was written")
                 }
-                if let total = range.total, range.last != total - 1 {
-                    return .restart(reason: "the server sent bytes \(range.first)-\(range.last) of \(total), not the rest of the file")
+                if let total = range.total, range.last < total - 1 {
+                    return .appendPart(at: from, end: range.last + 1, total: total)
                 }
                 return .append(at: from, total: end(of: range))
             }

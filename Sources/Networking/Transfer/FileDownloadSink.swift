@@ -73,11 +73,15 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             guard open(truncatingTo: offset) else { return true }
             hasher = prefixHasher
             self.total = total
+        case .appendPart(let offset, _, let total):
+            guard open(truncatingTo: offset) else { return true }
+            hasher = prefixHasher
+            self.total = total
         }
         // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
         // even a weak one, rules a date out).
         let sent: String? =
-            if case .resume(_, let validator, _) = start, case .append = decision, head.headers["ETag"] == nil { validator } else { nil }
+            if case .resume(_, let validator, _) = start, decision.appends, head.headers["ETag"] == nil { validator } else { nil }
         validator = DownloadStateMachine.validator(in: head.headers) ?? sent
         if let resumptionURL {
             if let validator {
@@ -94,10 +98,14 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         switch decision {
-        case .writeFromStart?, .append?:
+        case .writeFromStart?, .append?, .appendPart?:
             // After a failed write, nothing more: a later byte would leave a hole in the file.
             guard failure == nil, descriptor >= 0 else {
                 return .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
+            }
+            // A part longer than its range would put the next part's bytes in the wrong place.
+            if case .appendPart(_, let end, _)? = decision, Int64(bytes.count) > end - written {
+                return .failed(.invalidRequest("the server sent more than the range its Content-Range named"))
             }
             return write(bytes)
         default:
@@ -127,7 +135,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     /// answer, an error status) is asked for as before.
     func retrying(_ request: TransportRequest) -> TransportRequest {
         switch decision {
-        case .writeFromStart?, .append?:
+        case .writeFromStart?, .append?, .appendPart?:
             closeFile()
             if resumptionURL != nil, failure == nil, let validator, written > 0 {
                 start = .resume(from: written, validator: validator, total: total)
@@ -146,6 +154,25 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         next.headers["Range"] = nil
         next.headers["If-Range"] = nil
         for field in DownloadStateMachine.headers(for: start) { next.headers[field.name] = field.value }
+        return next
+    }
+
+    /// Where the call's first answer appended to a kept partial file, once a part of it was
+    /// followed by a request for the rest (``continuing()``).
+    private(set) var resumedFrom: Int64?
+
+    /// The start of the request for the rest of the file after a part written whole (a server
+    /// that caps the size of a range), and this sink made ready to append it; `nil` when there is
+    /// no rest to ask for, or the part did not come whole.
+    func continuing() -> DownloadStateMachine.Start? {
+        guard failure == nil, let next = DownloadStateMachine.continuation(after: decision, written: written, validator: validator)
+        else { return nil }
+        if resumedFrom == nil, case .appendPart(let offset, _, _)? = decision { resumedFrom = offset }
+        closeFile()
+        start = next
+        prefixHasher = hasher
+        head = nil
+        decision = nil
         return next
     }
 

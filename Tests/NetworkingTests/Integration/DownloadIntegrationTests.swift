@@ -326,27 +326,60 @@ struct DownloadIntegrationTests {
         #expect(try permissions(temporary.url) == 0o600)
     }
 
-    @Test("A 206 that stops short of the file's end starts over for the whole file, rather than leave a hole")
-    func aShortRangeStartsOver() async throws {
+    @Test(
+        "A 206 that stops short of the file's end (a server capping its ranges) is appended, and the rest asked for, part by part, with the same If-Range"
+    )
+    func aShortRangeAsksForTheRest() async throws {
         let servers = try TestServers.require()
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL))
+        var configuration = try TestServers.configuration(servers.apiURL)
+        let sent = SentHeaders()
+        configuration.interceptors = [sent]
+        let repository = TestAPI.Repository(configuration: configuration)
         let destination = folder.appendingPathComponent("capped.bin")
         let digest: Digest = try await repository.performRequest(
             .get("files/capped/sha256", parameters: ["size": 300_000, "version": 1])
         ).get()
-        // A first call is cut at 100,000 bytes and keeps them; the server caps each range at 1,000 bytes.
-        let parameters: Parameters = ["size": 300_000, "cut_once": UUID().uuidString, "cut_after": 100_000, "range_limit": 1000]
+        // A first call is cut at 100,000 bytes and keeps them; the server caps each range at 70,000 bytes.
+        let parameters: Parameters = ["size": 300_000, "cut_once": UUID().uuidString, "cut_after": 100_000, "range_limit": 70_000]
         let endpoint = Endpoint<DownloadedFile>.get("files/capped", parameters: parameters)
             .downloading(to: destination, resumable: true, expectedSHA256: digest.sha256)
         let cut = await repository.performRequest(endpoint)
         #expect(cut.failure != nil)
         #expect(DownloadFiles(destination: destination).partialSize == 100_000)
-        // The rest is asked for, 1,000 bytes come: the call starts over and gets the whole file.
         let file = try await repository.performRequest(endpoint).get()
-        #expect(file.statusCode == 200 && file.resumedFrom == 0 && file.size == 300_000)
+        #expect(file.statusCode == 206 && file.resumedFrom == 100_000 && file.size == 300_000)
         #expect(try Self.sha256(of: destination) == digest.sha256)
+        let ranges = sent.all.dropFirst(2).map { $0["Range"] }
+        #expect(ranges == ["bytes=100000-", "bytes=170000-", "bytes=240000-"])
+        #expect(Set(sent.all.dropFirst(2).map { $0["If-Range"] }).count == 1)
+        #expect(Self.contents(of: folder) == ["capped.bin"])
+    }
+
+    @Test(
+        "A server capping its ranges at a few bytes gets a bounded number of requests: the call fails incomplete and keeps what came; the next goes on"
+    )
+    func tinyPartsAreBounded() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL))
+        let destination = folder.appendingPathComponent("crawl.bin")
+        let parameters: Parameters = ["size": 300_000, "cut_once": UUID().uuidString, "cut_after": 100_000, "range_limit": 1000]
+        let endpoint = Endpoint<DownloadedFile>.get("files/crawl", parameters: parameters)
+            .downloading(to: destination, resumable: true)
+        #expect(await repository.performRequest(endpoint).failure != nil)
+        // The first answer's part and 64 more small ones.
+        for kept in [165_000, 230_000] {
+            let crawl = await repository.performRequest(endpoint)
+            guard case .failure(.downloadFailed(.incomplete(let received, let expected), _)) = crawl else {
+                Issue.record("expected an incomplete download, got \(crawl)")
+                return
+            }
+            #expect(received == Int64(kept) && expected == 300_000)
+            #expect(DownloadFiles(destination: destination).partialSize == Int64(kept))
+        }
     }
 
     @Test("With retries on, a resumable download cut midway asks for the rest within the same call, not for the whole file again")
@@ -631,6 +664,7 @@ final class SentHeaders: Interceptor {
     private let seen = Mutex<[HTTPHeaders]>([])
     var position: InterceptorPosition { .nextToWire }
     var last: HTTPHeaders? { seen.withLock { $0.last } }
+    var all: [HTTPHeaders] { seen.withLock { $0 } }
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {

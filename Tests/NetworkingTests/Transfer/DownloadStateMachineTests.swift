@@ -55,11 +55,29 @@ struct DownloadStateMachineTests {
             Issue.record("a 206 with a backwards range must start over")
             return
         }
-        guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/5000"], start: resume) else {
-            Issue.record("a 206 that stops short of the file's end must start over, not append a range and leave a hole")
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/5000"], start: resume)
+                == .appendPart(at: 1000, end: 2000, total: 5000), "a capped range: append it, then ask for the rest")
+        let recorded = Machine.Start.resume(from: 1000, validator: "\"v1\"", total: 5000)
+        guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/6000"], start: recorded) else {
+            Issue.record("a part of a file whose size changed must start over")
             return
         }
         #expect(Machine.decide(status: 206, headers: ["Content-Range": "bytes 0-99/100"], start: .fresh) == .writeFromStart(total: 100))
+    }
+
+    @Test(
+        "A part written whole is followed by a request for the rest with the same validator; a part cut short, or without a validator, is not"
+    )
+    func continuation() {
+        let part = Machine.Decision.appendPart(at: 1000, end: 2000, total: 5000)
+        #expect(
+            Machine.continuation(after: part, written: 2000, validator: "\"v1\"") == .resume(from: 2000, validator: "\"v1\"", total: 5000))
+        #expect(Machine.headers(for: .resume(from: 2000, validator: "\"v1\"", total: 5000))["Range"] == "bytes=2000-")
+        #expect(Machine.continuation(after: part, written: 1999, validator: "\"v1\"") == nil)
+        #expect(Machine.continuation(after: part, written: 2000, validator: nil) == nil)
+        #expect(Machine.continuation(after: .append(at: 1000, total: 5000), written: 5000, validator: "\"v1\"") == nil)
+        #expect(Machine.continuation(after: nil, written: 0, validator: "\"v1\"") == nil)
     }
 
     @Test("200 while resuming (range ignored, or If-Range found the file changed) writes from the start")
