@@ -40,7 +40,10 @@ extension ResponseCache {
     /// delivered) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
-        let call = Call(request: request, context: context, cache: self)
+        var call = Call(request: request, context: context, cache: self)
+        // Whose call it was, when the reporter pins it (an offline queue's flush): the session
+        // may name someone else by the time it reports.
+        if configuration.discriminator == nil, let user = context.options[SessionIdentityKey.self] { call.discriminator = user }
         if request.method == .get {
             invalidateRoutes(after: response, call: call)
         } else {
@@ -82,7 +85,7 @@ extension ResponseCache {
         let request: TransportRequest
         let policy: EffectivePolicy
         let requestDirectives: CacheControl
-        let discriminator: String?
+        var discriminator: String?
         /// The discriminator now: a user who logged out while the request was under way (another
         /// may have logged in and signed it) leaves the answer unstored.
         let currentDiscriminator: @Sendable () -> String?

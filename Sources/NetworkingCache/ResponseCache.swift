@@ -27,10 +27,9 @@ import Networking
 /// `ResponseChunks`), ask for a range, or carry their own `If-None-Match` / `If-Modified-Since`
 /// pass through untouched.
 ///
-/// Calls that go another way — items of a batch request, writes an offline queue delivers
-/// later — make stale what they would have made stale here once reported
-/// (`AbstractRepository.report(_:answeredBy:context:)`, which `BatchClient` and `OfflineQueue`
-/// call); their answers are neither served nor stored.
+/// Calls that reach the server outside its chain — items of a batch request — make stale what
+/// they would have made stale here once reported (`AbstractRepository.report(_:answeredBy:context:)`,
+/// which `BatchClient` and `OfflineQueue` call); their answers are neither served nor stored.
 ///
 /// Thread-safe; share one cache among repositories. Several processes may share one disk folder.
 public final class ResponseCache: ExchangeObserver, Sendable {

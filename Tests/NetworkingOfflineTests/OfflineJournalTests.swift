@@ -39,7 +39,7 @@ struct OfflineJournalTests {
         #expect(try OfflineJournal.framed(.add(items[0])).frame.count == Self.frame(items[0]).count)
     }
 
-    @Test("A record written before route cache settings were kept loads with none; settings kept now survive reopening")
+    @Test("A record written before invalidated routes were kept loads with none; those kept now survive reopening")
     func recordsWithoutCacheSettings() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -52,12 +52,12 @@ struct OfflineJournalTests {
             """#
         try OfflineJournal.frame(Data(old.utf8)).write(to: folder.appendingPathComponent("queue.log"))
         var kept = try Self.item(2)
-        kept.cacheSettings = RouteCacheSettings(invalidatesRouteNames: ["notes"])
+        kept.invalidatesRouteNames = ["notes"]
         do {
             let journal = try OfflineJournal(folder: folder)
             let loaded = try journal.load()
             #expect(loaded.map(\.id) == [try #require(UUID(uuidString: "6858A937-185A-4C16-8441-98E656D6E1A2"))])
-            #expect(loaded.first?.cacheSettings == nil)
+            #expect(loaded.first?.invalidatesRouteNames == nil)
             #expect(loaded.first?.request == (try Self.item(1)).request)
             try await journal.append([.add(kept)])
         }

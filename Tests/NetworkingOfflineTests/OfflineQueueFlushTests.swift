@@ -550,6 +550,19 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sent + 2)
     }
 
+    @Test("A kept write naming cached routes to invalidate is delivered through a repository with no response cache: nothing asks for one")
+    func invalidatedRoutesNeedNoCache() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": 1])
+            .with(RouteCacheSettingsKey.self, RouteCacheSettings(invalidatesRouteNames: ["notes"]))
+        let ticket = try await setup.queue.enqueue(endpoint, through: setup.repository).get()
+        #expect(try OfflineJournal.liveItems(in: setup.folder).first?.invalidatesRouteNames == ["notes"])
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == [ticket])
+    }
+
     @Test("A write the journal cannot keep (a full disk) is not queued, and its caller hears why: the call and enqueue alike")
     func unwritableRequestSaysWhy() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

@@ -107,8 +107,8 @@ public struct NetworkingConfiguration: Sendable {
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
     /// and the repositories' object methods. Default none.
     public var routes = RouteTable.empty
-    /// Where cookies are kept between requests, or `nil` (the default) to neither send nor keep
-    /// any. Give several configurations the same ``CookieStorage`` to share cookies.
+    /// Where cookies are kept between requests, or `nil` (the default): none are kept or added
+    /// (a `Cookie` field a call sets itself is sent as it is). Give several configurations the same ``CookieStorage`` to share cookies.
     public var cookieStorage: CookieStorage?
 
     // MARK: Bodies

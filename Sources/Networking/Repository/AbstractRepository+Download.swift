@@ -22,7 +22,10 @@ extension AbstractRepository {
     ///   `resumable`: then the partial file (hidden beside the destination) and its validator are
     ///   kept, and the next download to the same destination asks only for the rest (`Range` with
     ///   `If-Range`), as does a retry of the same call. When the server ignores the range (200),
-    ///   or the file changed, it starts over. A `Range` or `If-Range` of the caller's is refused.
+    ///   or the file changed, it starts over. A server that caps the size of a range answers a
+    ///   resumed call with parts: each is appended and the rest asked for within the call, up to
+    ///   64 parts under 64 KiB (then it fails with ``DownloadFailure/incomplete(received:expected:)``
+    ///   and keeps them for the next call). A `Range` or `If-Range` of the caller's is refused.
     /// - With `expectedSHA256`, a file whose digest differs fails with
     ///   ``RepositoryError/downloadFailed(_:_:)`` and is removed.
     /// - Progress (``Endpoint/reportingProgress(_:)``) counts the bytes in the file, resumed ones
@@ -132,7 +135,7 @@ extension AbstractRepository {
                     smallParts += 1
                 }
                 // A server that caps its ranges sent a part: ask for the rest, as it was asked for.
-                if smallParts <= Self.maximumSmallParts, let next = sink.continuing() {
+                if smallParts < Self.maximumSmallParts, let next = sink.continuing() {
                     for field in DownloadStateMachine.headers(for: next) { attempt.headers[field.name] = field.value }
                     continue
                 }
@@ -148,7 +151,7 @@ extension AbstractRepository {
 
     /// A part of a capped range smaller than this counts against ``maximumSmallParts``.
     static let smallPartBytes: Int64 = 64 * 1024
-    /// The most parts smaller than ``smallPartBytes`` one call asks for after the first answer.
+    /// The most parts smaller than ``smallPartBytes`` one call appends, its first answer's included.
     static let maximumSmallParts = 64
 
     /// Checks the finished partial file and moves it into place.

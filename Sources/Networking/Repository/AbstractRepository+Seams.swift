@@ -88,10 +88,19 @@ extension AbstractRepository {
         }
     }
 
+    /// Whether an interceptor of this repository handles `key` (lists it in
+    /// ``Interceptor/handledOptions``): a feature that sends requests for its callers (an
+    /// offline queue) adds an option that must be handled only where it will be, rather than
+    /// have the call refused.
+    public func handles(_ key: any RequestOptionKey.Type) -> Bool {
+        pipeline.handledOptions.contains(ObjectIdentifier(key))
+    }
+
     /// Tells the interceptors of this repository that are ``ExchangeObserver``s, in the chain's
-    /// order, about an exchange made for a call outside the chain: an item of a batch request
-    /// (a `BatchClient` reports each), a write an offline queue delivered later. A response cache
-    /// drops the stored answers the write made stale, and the cached routes its options name.
+    /// order, about an exchange made for a call outside the chain: an item of a batch request (a
+    /// `BatchClient` reports each; so does an offline queue flushing through a batch endpoint). A
+    /// response cache drops the stored answers the write made stale, and the cached routes its
+    /// options name. See ``ExchangeObserver/observe(_:answeredBy:context:)`` for what observers get.
     ///
     /// - Parameters:
     ///   - request: the call's own request (not the batch request that carried it).

@@ -3,9 +3,8 @@ import Foundation
 /// What a route asks of the response cache (its `cacheTTL`, `invalidatesCachedRouteNames` and
 /// `cacheIgnoreQueryParameters` keys), carried to the interceptors in ``RequestContext/options``
 /// under ``RouteCacheSettingsKey``. A cache product acts on it; without one, a call carrying it
-/// fails rather than silently going uncached. It is `Codable`, so a request kept for later (the
-/// offline queue's) keeps them: a key missing when decoded takes its default.
-public struct RouteCacheSettings: Sendable, Hashable, Codable {
+/// fails rather than silently going uncached.
+public struct RouteCacheSettings: Sendable, Hashable {
     /// How long a successful answer may be served without asking the server, in seconds.
     public var timeToLive: TimeInterval?
     /// Routes whose cached answers a successful call of this route removes.
@@ -18,18 +17,6 @@ public struct RouteCacheSettings: Sendable, Hashable, Codable {
         self.timeToLive = timeToLive
         self.invalidatesRouteNames = invalidatesRouteNames
         self.ignoresQueryParameters = ignoresQueryParameters
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case timeToLive, invalidatesRouteNames, ignoresQueryParameters
-    }
-
-    /// Decodes settings; a missing key takes its default.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        timeToLive = try container.decodeIfPresent(TimeInterval.self, forKey: .timeToLive)
-        invalidatesRouteNames = try container.decodeIfPresent([String].self, forKey: .invalidatesRouteNames) ?? []
-        ignoresQueryParameters = try container.decodeIfPresent(Bool.self, forKey: .ignoresQueryParameters) ?? false
     }
 }
 

@@ -104,10 +104,11 @@ enum DownloadStateMachine {
                 guard matches(validator, headers), recorded == nil || range.total == nil || range.total == recorded else {
                     return .restart(reason: "the file changed since the partial file was written")
                 }
-                if let total = range.total, range.last < total - 1 {
-                    return .appendPart(at: from, end: range.last + 1, total: total)
-                }
-                return .append(at: from, total: end(of: range))
+                // A range with no total (`/*`) is still a part of the size recorded, if one was.
+                guard let total = range.total ?? recorded else { return .append(at: from, total: end(of: range)) }
+                guard range.last < total else { return .restart(reason: "the server sent bytes past the file's recorded end") }
+                if range.last < total - 1 { return .appendPart(at: from, end: range.last + 1, total: total) }
+                return .append(at: from, total: total)
             }
             if case .fresh = start, range.first == 0 { return .writeFromStart(total: encoded ? nil : end(of: range)) }
             return .restart(reason: "the server sent bytes from \(range.first), not from where the partial file ends")

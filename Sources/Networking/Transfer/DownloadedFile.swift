@@ -6,9 +6,10 @@ public struct DownloadedFile: Sendable, Hashable {
     public let url: URL
     /// Its size in bytes.
     public let size: Int64
-    /// How many bytes the file held before the last answer, which added the rest: a partial file
-    /// kept by an earlier call, or what an earlier attempt of this call wrote before a retry
-    /// (0 when the file came whole in one answer).
+    /// How many bytes the file held when this call's answers began to add to them: a partial file
+    /// kept by an earlier call, or what an earlier attempt of this call wrote before a retry (0
+    /// when the file came whole from its first byte). With a server that caps its ranges, where
+    /// the first part went; ``statusCode`` and ``headers`` are then the last part's.
     public let resumedFrom: Int64
     /// The hex SHA-256 of the file, when a checksum was asked for (and matched).
     public let sha256: String?
@@ -48,7 +49,8 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
     case fileSystem(String)
     /// The file's SHA-256 is not the expected one; it was removed.
     case checksumMismatch(expected: String, actual: String)
-    /// The body ended before the announced size.
+    /// The file is shorter than its announced size: the body ended early, or a server capping
+    /// its ranges sent too many small parts for one call (call again to go on, when resumable).
     case incomplete(received: Int64, expected: Int64)
     /// Another download to the same destination is running, in this process or another: this
     /// one sent nothing and left that one's files alone.
@@ -59,7 +61,7 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
         case .fileSystem(let reason): reason
         case .checksumMismatch(let expected, let actual):
             "the file's SHA-256 is \(actual), not the expected \(expected); it was removed"
-        case .incomplete(let received, let expected): "the body ended after \(received) of \(expected) bytes"
+        case .incomplete(let received, let expected): "the file is incomplete: \(received) of \(expected) bytes came"
         case .destinationInUse(let path): "another download to \(path) is running"
         }
     }

@@ -66,6 +66,8 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         case .notADownload, .alreadyComplete: return false
         case .restart: return true
         case .writeFromStart(let total):
+            // The file starts over (it changed since the parts before): nothing was resumed.
+            resumedFrom = nil
             guard open(truncatingTo: 0) else { return true }
             hasher = prefixHasher == nil ? nil : SHA256()
             self.total = total

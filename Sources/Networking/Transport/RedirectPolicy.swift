@@ -12,7 +12,7 @@ import Foundation
 /// - 307 and 308 keep the method and the body;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
-/// - `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an
+/// - the request's own `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an
 ///   upgrade from `http` to `https` on the same host and default ports), and every
 ///   other field named like a credential (`X-Api-Key`, `X-Auth-Token`: the built-in names logs
 ///   redact, not the configuration's `secretFields`) when the host changes to one that is not

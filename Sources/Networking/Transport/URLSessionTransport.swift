@@ -13,8 +13,9 @@ import Synchronization
 ///   (``LibcurlTransport`` too): 307 and 308 keep the method and the body (Linux would drop the
 ///   body), 301/302 turn `POST` into `GET` (unless ``TransportRequest/keepsMethodOnRedirect``),
 ///   303 turns everything but `HEAD` into `GET`, and
-///   `Authorization` and `Cookie` are not sent to another origin, nor other credential fields to
-///   another host (see `RedirectPolicy`);
+///   the request's own `Authorization` and `Cookie` are not sent to another origin, nor other
+///   credential fields to another host (with a ``TransportRequest/cookieStorage``, each hop gets
+///   the storage's cookies for its URL; see `RedirectPolicy`);
 /// - the timeout covers the whole exchange, not only idle time;
 /// - public-key pinning and a custom certificate authority need server-trust callbacks, which Linux
 ///   never delivers, so such requests fail there with ``TransportError/pinningUnsupported(transport:)``;

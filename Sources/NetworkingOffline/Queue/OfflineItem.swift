@@ -11,9 +11,9 @@ struct OfflineItem: Codable, Sendable, Hashable {
     let request: TransportRequest
     let requiresSession: Bool
     let name: String?
-    /// Its route's cache settings, reported with its answer so that a response cache drops what
-    /// the write made stale (`nil` in records written before they were kept).
-    var cacheSettings: RouteCacheSettings?
+    /// The cached routes its route invalidates (`invalidatesCachedRouteNames`), handed to a
+    /// response cache with its answer; `nil` when none, and in records written before they were kept.
+    var invalidatesRouteNames: [String]?
 
     /// The header fields never kept on disk: the session signs the request again when it is sent.
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]

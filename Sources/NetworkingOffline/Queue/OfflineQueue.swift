@@ -407,7 +407,7 @@ public final class OfflineQueue: Interceptor {
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
-            cacheSettings: context.options[RouteCacheSettingsKey.self])
+            invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
         let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
@@ -567,7 +567,7 @@ public final class OfflineQueue: Interceptor {
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
                 request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
-                cacheSettings: endpoint.options[RouteCacheSettingsKey.self])
+                invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
             return .success(
                 try await store(item, response: nil) { reason, storage in
@@ -630,7 +630,8 @@ public final class OfflineQueue: Interceptor {
             // Not removed on disk, so not removed: it would come back after a restart.
             recorded = false
         }
-        state.withLock { $0.machine.endRemoval(ticket.id, recorded: recorded) }
+        // A flush that started meanwhile stopped before it: the requests after it go now.
+        if state.withLock({ $0.machine.endRemoval(ticket.id, recorded: recorded) }) { scheduleRetry(after: 0, replacingLater: false) }
         guard recorded else { return false }
         let waiters = state.withLock { $0.leave(ticket.id, with: .failure(.cancelled(nil))) }
         for waiter in waiters { waiter.continuation.resume(returning: .failure(.cancelled(nil))) }
@@ -818,7 +819,7 @@ public final class OfflineQueue: Interceptor {
             let requiresSession = items.contains { $0?.requiresSession ?? false }
             switch await client.sendWhole(requests, requiresSession: requiresSession, options: marker) {
             case .success(let answers):
-                await report(answers, of: items, requests: requests, through: repository, marker: marker, inChain: false)
+                await report(answers, of: items, requests: requests, through: repository, marker: marker)
                 return .answers(answers)
             case .failure(let error): return .batchFailed(error)
             }
@@ -829,8 +830,11 @@ public final class OfflineQueue: Interceptor {
                 results.append(.failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil)))
                 continue
             }
+            // The routes it invalidates go to a response cache in the chain (there is none to
+            // honour them otherwise: the call was made through a repository that had one).
+            let options = repository.handles(RouteCacheSettingsKey.self) ? Self.cacheOptions(of: item, adding: marker) : marker
             let context = RequestContext(
-                requiresSession: item.requiresSession, name: item.name, options: marker, session: repository.sessionManager)
+                requiresSession: item.requiresSession, name: item.name, options: options, session: repository.sessionManager)
             results.append(
                 await repository.send(request, context: context).map { response in
                     var answered = response
@@ -838,28 +842,34 @@ public final class OfflineQueue: Interceptor {
                     return answered
                 })
         }
-        await report(results, of: items, requests: requests, through: repository, marker: marker, inChain: true)
         return .answers(results)
     }
 
-    /// Reports the answers of sent items to the repository's observers with their routes' cache
-    /// settings, so that a response cache drops what the writes made stale as it would have had
-    /// they gone through the chain when they were made: the routes they name, and the URLs of a
-    /// batch's items (one sent through the chain (`inChain`) had its URL seen there, and is
-    /// reported only for its routes).
+    /// The cached routes a call's route invalidates, to keep with it; `nil` when none.
+    static func invalidatedRoutes(in options: RequestOptions) -> [String]? {
+        guard let names = options[RouteCacheSettingsKey.self]?.invalidatesRouteNames, !names.isEmpty else { return nil }
+        return names
+    }
+
+    /// The options a delivered item's route adds for a response cache: the routes it invalidates.
+    private static func cacheOptions(of item: OfflineItem, adding marker: RequestOptions) -> RequestOptions {
+        var options = marker
+        if let names = item.invalidatesRouteNames { options[RouteCacheSettingsKey.self] = RouteCacheSettings(invalidatesRouteNames: names) }
+        return options
+    }
+
+    /// Reports the answers of items sent in a batch request to the repository's observers, with
+    /// the routes they invalidate, so that a response cache drops what the writes made stale as it
+    /// would have had they gone through the chain: the chain saw only the batch request.
     private func report(
         _ answers: [Result<TransportResponse, RepositoryError>], of items: [OfflineItem?],
-        requests: [Result<TransportRequest, RepositoryError>], through repository: AbstractRepository, marker: RequestOptions,
-        inChain: Bool
+        requests: [Result<TransportRequest, RepositoryError>], through repository: AbstractRepository, marker: RequestOptions
     ) async {
         for (answer, (item, request)) in zip(answers, zip(items, requests)) {
-            guard let item, !inChain || item.cacheSettings != nil, case .success(let response) = answer,
-                case .success(let request) = request
-            else { continue }
-            var options = marker
-            options[RouteCacheSettingsKey.self] = item.cacheSettings
+            guard let item, case .success(let response) = answer, case .success(let request) = request else { continue }
             let context = RequestContext(
-                requiresSession: item.requiresSession, name: item.name, options: options, session: repository.sessionManager)
+                requiresSession: item.requiresSession, name: item.name, options: Self.cacheOptions(of: item, adding: marker),
+                session: repository.sessionManager)
             await repository.report(request, answeredBy: response, context: context)
         }
     }

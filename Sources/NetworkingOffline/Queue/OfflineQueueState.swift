@@ -57,6 +57,9 @@ struct OfflineQueueState: Sendable, Hashable {
     let maximumBytes: Int
     private(set) var items: [Item] = []
     private(set) var isFlushing = false
+    /// Whether a flush found nothing to send because its first request was not stored (being
+    /// admitted, or removed).
+    private var flushWaits = false
     /// Flushes in a row that stopped on a deferred request.
     private(set) var stoppedFlushes = 0
 
@@ -96,8 +99,13 @@ struct OfflineQueueState: Sendable, Hashable {
     /// yet; `nil` when a flush runs already or none of this user's can go.
     mutating func beginFlush(for user: String?) -> [Item]? {
         guard !isFlushing else { return nil }
-        let sendable = Array(items.lazy.filter { $0.user == nil || $0.user == user }.prefix { $0.isStored })
-        guard !sendable.isEmpty else { return nil }
+        let waiting = items.lazy.filter { $0.user == nil || $0.user == user }
+        let sendable = Array(waiting.prefix { $0.isStored })
+        guard !sendable.isEmpty else {
+            // The first is being admitted or removed: the end of that starts the flush again.
+            if !waiting.isEmpty { flushWaits = true }
+            return nil
+        }
         isFlushing = true
         return sendable
     }
@@ -163,8 +171,12 @@ struct OfflineQueueState: Sendable, Hashable {
     }
 
     /// Ends a removal: the request leaves when its removal is on disk, else it stays where it was.
-    mutating func endRemoval(_ id: UUID, recorded: Bool) {
+    /// Returns whether a flush found nothing to send meanwhile because of it (or of another not
+    /// stored yet) while requests wait: then a flush is due.
+    mutating func endRemoval(_ id: UUID, recorded: Bool) -> Bool {
         if recorded { _ = remove(id) } else { stored(id) }
+        defer { flushWaits = false }
+        return flushWaits && !items.isEmpty
     }
 
     /// Removes the requests of users other than `user` (logout policy `.discard`); returns them.

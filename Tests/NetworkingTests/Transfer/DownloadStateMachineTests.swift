@@ -59,6 +59,15 @@ struct DownloadStateMachineTests {
             Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/5000"], start: resume)
                 == .appendPart(at: 1000, end: 2000, total: 5000), "a capped range: append it, then ask for the rest")
         let recorded = Machine.Start.resume(from: 1000, validator: "\"v1\"", total: 5000)
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/*"], start: recorded)
+                == .appendPart(at: 1000, end: 2000, total: 5000), "no total said: still a part of the size recorded")
+        #expect(
+            Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-4999/*"], start: recorded) == .append(at: 1000, total: 5000))
+        guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-5999/*"], start: recorded) else {
+            Issue.record("bytes past the recorded end must start over")
+            return
+        }
         guard case .restart = Machine.decide(status: 206, headers: ["Content-Range": "bytes 1000-1999/6000"], start: recorded) else {
             Issue.record("a part of a file whose size changed must start over")
             return

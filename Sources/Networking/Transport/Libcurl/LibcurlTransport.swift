@@ -17,7 +17,7 @@
     /// - Redirects follow the same rules as every transport (see ``URLSessionTransport``): 307
     ///   and 308 keep the method and the body, 301/302 turn `POST` into `GET` (unless
     ///   ``TransportRequest/keepsMethodOnRedirect``), 303 turns
-    ///   everything but `HEAD` into `GET`, and `Authorization`, `Cookie` and other credential fields stay on their origin (see `RedirectPolicy`).
+    ///   everything but `HEAD` into `GET`, and the request's own `Authorization`, `Cookie` and other credential fields stay on their origin (with a ``TransportRequest/cookieStorage``, each hop gets the storage's cookies for its URL; see `RedirectPolicy`).
     /// - ``TransportRequest/timeout`` bounds the whole exchange, redirects included; the connection
     ///   phase of each hop is also bounded by ``connectTimeout``.
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
