@@ -36,12 +36,11 @@ extension ResponseCache {
         }
     }
 
-    /// Drops what an exchange made outside the chain (a batch item, a write an offline queue
-    /// delivered) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
+    /// Drops what an exchange made outside the chain (a batch item) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
         var call = Call(request: request, context: context, cache: self)
-        // Whose call it was, when the reporter pins it (an offline queue's flush): the session
+        // Whose call it was, when the reporter pins it (an offline queue's batch flush): the session
         // may name someone else by the time it reports.
         if configuration.discriminator == nil, let user = context.options[SessionIdentityKey.self] { call.discriminator = user }
         if request.method == .get {

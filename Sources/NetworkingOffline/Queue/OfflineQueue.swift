@@ -830,8 +830,8 @@ public final class OfflineQueue: Interceptor {
                 results.append(.failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil)))
                 continue
             }
-            // The routes it invalidates go to a response cache in the chain (there is none to
-            // honour them otherwise: the call was made through a repository that had one).
+            // The routes it invalidates go to the response cache in the chain; a repository
+            // without one would refuse the option, and has nothing to invalidate.
             let options = repository.handles(RouteCacheSettingsKey.self) ? Self.cacheOptions(of: item, adding: marker) : marker
             let context = RequestContext(
                 requiresSession: item.requiresSession, name: item.name, options: options, session: repository.sessionManager)
