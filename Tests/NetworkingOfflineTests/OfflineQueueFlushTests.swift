@@ -563,6 +563,34 @@ struct OfflineQueueFlushTests {
         #expect(report.delivered == [ticket])
     }
 
+    @Test(
+        "Before a repository is connected, enqueue takes a write signed by its own repository's default credential, and the flush sends it again"
+    )
+    func defaultCredentialBeforeConnecting() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "notes", respond: Self.status(201))])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        configuration.defaultHeaders["Authorization"] = "Key k"
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        let endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession()
+        let ticket = try await queue.enqueue(endpoint, through: repository).get()
+        // A header of its own is still refused, and says why.
+        var ownCookie = endpoint
+        ownCookie.headers["Cookie"] = "c=1"
+        guard case .failure(.invalidRequest(let reason, _)) = await queue.enqueue(ownCookie, through: repository) else {
+            Issue.record("expected a request with its own Cookie to be refused")
+            return
+        }
+        #expect(reason.contains("its own Cookie header"))
+        queue.connect(repository)
+        let report = await queue.flush()
+        #expect(report.delivered == [ticket])
+        #expect(transport.requests.last?.headers["Authorization"] == "Key k")
+    }
+
     @Test("A write the journal cannot keep (a full disk) is not queued, and its caller hears why: the call and enqueue alike")
     func unwritableRequestSaysWhy() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

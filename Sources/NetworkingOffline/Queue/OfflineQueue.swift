@@ -531,16 +531,25 @@ public final class OfflineQueue: Interceptor {
     /// credential of its own — an `Authorization`, say, that is not the configuration's default
     /// (which a flush adds again) nor the session's (added after the queue). The queue never
     /// writes one to disk, so the request would go out without it.
+    /// - Parameter caller: the repository the request was made through, when known (`enqueue`):
+    ///   its defaults stand for those of the repository a flush will use until one is connected.
     private func refusal(
-        of request: TransportRequest, requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?
+        of request: TransportRequest, requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?,
+        caller: AbstractRepository? = nil
     ) -> String? {
         if requiresSession, session != nil, identity == nil {
             return
                 "nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
         }
-        let defaults = state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]
+        // A flush sends the connected repository's defaults again: those are not the request's own.
+        let flushing = state.withLock { $0.repository } ?? caller
+        let defaults = flushing?.configuration.defaultHeaders ?? [:]
         guard let name = OfflineItem.credentialHeaders.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false })
         else { return nil }
+        guard flushing != nil else {
+            return
+                "the request carries the field \(name), which the queue never writes to disk, and no repository is connected (OfflineQueue.connect) to send it again as its default"
+        }
         return "the request carries its own \(name) header, which the queue never writes to disk"
     }
 
@@ -560,7 +569,9 @@ public final class OfflineQueue: Interceptor {
             if request.headers["Idempotency-Key"] == nil { request.headers["Idempotency-Key"] = UUID().uuidString }
             let session = repository.sessionManager
             let identity = session?.sessionIdentity
-            if let refusal = refusal(of: request, requiresSession: endpoint.requiresSession, session: session, identity: identity) {
+            if let refusal = refusal(
+                of: request, requiresSession: endpoint.requiresSession, session: session, identity: identity, caller: repository)
+            {
                 throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
             }
             let item = OfflineItem(
