@@ -56,11 +56,13 @@ enum DownloadStateMachine {
         /// Not a download (an error status): the body is collected for the error.
         case notADownload
 
-        /// Whether the body goes after the partial file's bytes.
-        var appends: Bool {
+        /// Where the body goes after the partial file's bytes, and the file's size once written;
+        /// `nil` when it does not append.
+        var appending: (offset: Int64, total: Int64?)? {
             switch self {
-            case .append, .appendPart: true
-            default: false
+            case .append(let offset, let total): (offset, total)
+            case .appendPart(let offset, _, let total): (offset, total)
+            default: nil
             }
         }
     }

@@ -71,19 +71,15 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             guard open(truncatingTo: 0) else { return true }
             hasher = prefixHasher == nil ? nil : SHA256()
             self.total = total
-        case .append(let offset, let total):
-            guard open(truncatingTo: offset) else { return true }
+        case .append, .appendPart:
+            guard let appending = decision.appending, open(truncatingTo: appending.offset) else { return true }
             hasher = prefixHasher
-            self.total = total
-        case .appendPart(let offset, _, let total):
-            guard open(truncatingTo: offset) else { return true }
-            hasher = prefixHasher
-            self.total = total
+            total = appending.total
         }
         // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
         // even a weak one, rules a date out).
         let sent: String? =
-            if case .resume(_, let validator, _) = start, decision.appends, head.headers["ETag"] == nil { validator } else { nil }
+            if case .resume(_, let validator, _) = start, decision.appending != nil, head.headers["ETag"] == nil { validator } else { nil }
         validator = DownloadStateMachine.validator(in: head.headers) ?? sent
         if let resumptionURL {
             if let validator {
