@@ -88,10 +88,11 @@ extension ResponseCache {
         /// The discriminator now: a user who logged out while the request was under way (another
         /// may have logged in and signed it) leaves the answer unstored.
         let currentDiscriminator: @Sendable () -> String?
-        /// Whose session signed the request, once it was (with the session's identity as the key,
-        /// a switch of users and back meanwhile leaves ``currentDiscriminator`` unchanged), or
-        /// `nil` when an app's discriminator keys the call: only it knows whose answer it is.
-        let signer: @Sendable () -> String?
+        /// Whether, once the request was signed, another user's session signed it than the one
+        /// logged in when the call was keyed: a switch of users and back meanwhile leaves
+        /// ``currentDiscriminator`` unchanged, with the session's identity as the key or an
+        /// app's discriminator.
+        let signedByAnother: @Sendable () -> Bool
         /// Whether the request leaves with credentials: signed by the session, or its own (see
         /// ``CacheKey/credential(of:)``).
         let isAuthorized: Bool
@@ -115,7 +116,8 @@ extension ResponseCache {
             let discriminator = currentDiscriminator()
             self.discriminator = discriminator
             self.currentDiscriminator = currentDiscriminator
-            signer = { @Sendable in configured == nil ? context.signedSessionIdentity : nil }
+            let keyedFor = context.session?.sessionIdentity
+            signedByAnother = { @Sendable in context.signedSessionIdentity.map { $0 != keyedFor } ?? false }
             isSigned = context.requiresSession && context.session != nil
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
@@ -188,7 +190,7 @@ extension ResponseCache {
         // another user's session signed it: it is stored under nobody's key, nor does a 304
         // refresh the one stored before.
         let ownerChanged =
-            call.currentDiscriminator() != call.discriminator || call.signer().map { $0 != call.discriminator } ?? false
+            call.currentDiscriminator() != call.discriminator || call.signedByAnother()
 
         if response.statusCode == 304, sentConditionally, let entry {
             // RFC 9111 §4.3.4: a 304 naming another ETag does not select the stored answer — a

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingCache
+import NetworkingOffline
 import NetworkingTestSupport
 import Testing
 
@@ -70,10 +71,13 @@ import Testing
         }
     }
 
-    @Test("Users switched and switched back while a call was under way: the other user's answer is not stored as the first one's")
-    func aSwitchAndBackWhileUnderWay() async throws {
+    @Test(
+        "Users switched and switched back while a call was under way: the other user's answer is not stored as the first one's",
+        arguments: [false, true])
+    func aSwitchAndBackWhileUnderWay(ownDiscriminator: Bool) async throws {
         let session = StubSession(user: "alice")
-        let cache = try ResponseCache()
+        let own: @Sendable (RequestContext) -> String? = { context in context.session?.sessionIdentity.map { "own-" + $0 } }
+        let cache = try ResponseCache(configuration: .init(discriminator: ownDiscriminator ? own : nil))
         let count = Shared(0)
         var configuration = try CacheHarness.configuration(cache: cache)
         configuration.interceptors.append(SwitchBeforeSigning(session: session, user: "bob"))
@@ -268,5 +272,37 @@ import Testing
         // Removing a route for everybody reaches alice too.
         cache.removeEntries(ofRoutes: ["documentList"])
         #expect(try await repository.fetch(.route("documentList")).get().source == .network)
+    }
+
+    @Test("A batch item's write invalidates the routes of the user who signed the batch, not of one who logged in meanwhile")
+    func batchReportsForItsSigner() async throws {
+        let session = StubSession(user: "alice")
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            CacheHarness.counting("documents", count: count),
+            StubTransport.Route(.post, "batch") { _ throws(TransportError) in
+                // Alice's batch is answered after bob logged in.
+                session.logIn("bob")
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": 201, "body": "{}"}]"#.utf8))
+            },
+        ])
+        let routes = try RouteTable([
+            Route(name: "documentList", path: "documents", cacheTTL: 600),
+            Route(name: "createDocument", method: .post, path: "documents/drafts", invalidatesCachedRouteNames: ["documentList"]),
+        ])
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache, routes: routes), sessionManager: session, transport: transport)
+        session.logIn("bob")
+        _ = try await repository.fetch(.route("documentList")).get()
+        session.logIn("alice")
+        _ = try await repository.fetch(.route("documentList")).get()
+        var batch = Batch()
+        let create = batch.add(Endpoint<Void>.route("createDocument"))
+        try await BatchClient(repository: repository).send(batch).get()[create].get()
+        #expect(try await repository.fetch(.route("documentList")).get().source == .cache, "bob's list was dropped for alice's write")
+        session.logIn("alice")
+        #expect(try await repository.fetch(.route("documentList")).get().source == .network, "alice's list outlived her write")
     }
 }

@@ -44,7 +44,13 @@ public struct RetryPolicy: Sendable {
     /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s.
     public var maximumRetryAfter: TimeInterval
     /// A random number in `0..<1` for jitter; injected so tests are deterministic.
-    public var random: @Sendable () -> Double
+    public var random: @Sendable () -> Double {
+        didSet { randomFromConfiguration = false }
+    }
+    /// Whether a call takes ``random`` from the configuration's policy instead: set for a route
+    /// file's `retry` object, which cannot name one, so a test's injected jitter reaches routed
+    /// calls too. A change to another property keeps it; setting ``random`` clears it.
+    var randomFromConfiguration = false
 
     /// Creates a policy; every argument has the documented default.
     public init(

@@ -160,7 +160,7 @@ extension RouteTable {
         }
         if route.offline { resolved.options[OfflineQueueingKey.self] = true }
         if resolved.retryPolicy == nil, var policy = route.retryPolicy {
-            if route.jitterFromConfiguration { policy.random = configuration.retryPolicy.random }
+            if policy.randomFromConfiguration { policy.random = configuration.retryPolicy.random }
             resolved.retryPolicy = policy
         }
         if route.serialization == .raw, resolved.requestBody == nil, !Self.sendsParametersInQuery(route.method) {

@@ -57,15 +57,10 @@ public struct Route: Sendable {
     /// The route's own retry policy (its `retry` key), replacing the configuration's whole for its
     /// calls; `nil` for the configuration's. A call's own ``Endpoint/retrying(_:)`` wins. One
     /// from a route file's `retry` object takes its jitter (`random`) from the configuration's
-    /// ``NetworkingConfiguration/retryPolicy`` when a call is made; one set in code (setting
-    /// this property, a change to it included) keeps its own.
-    public var retryPolicy: RetryPolicy? {
-        didSet { jitterFromConfiguration = false }
-    }
-    /// Whether ``retryPolicy`` takes its `random` from the configuration's policy when a call is
-    /// made: a route file's `retry` object cannot name one, and a test's injected jitter must
-    /// reach routed calls too.
-    var jitterFromConfiguration = false
+    /// ``NetworkingConfiguration/retryPolicy`` when a call is made, also after a change to its
+    /// other properties in code; a policy created in code, or one whose `random` is set, keeps
+    /// its own.
+    public var retryPolicy: RetryPolicy?
 
     /// A step after decoding (WebApiClient's mapping blocks), set with ``RouteTable/setMapping(forRoute:_:)``.
     var mapping: RouteMapping?

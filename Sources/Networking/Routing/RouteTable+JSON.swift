@@ -99,7 +99,7 @@ private struct RouteFileEntry {
         }
         guard let path = try string("path") else { throw fail("path", "is missing: every route needs a path") }
         let method = HTTPMethod(try string("method") ?? "GET")
-        var route = try Route(
+        return try Route(
             name: name, method: method, path: path,
             headers: try headers(), serialization: try serialization(for: method), contentType: try string("contentType"),
             requestRootKey: try alias("requestRootKey", "dataMapperRequestRootKeyPath"),
@@ -111,8 +111,6 @@ private struct RouteFileEntry {
             invalidatesCachedRouteNames: try strings("invalidatesCachedRouteNames") ?? [],
             cacheIgnoreQueryParameters: try bool("cacheIgnoreQueryParameters") ?? false, offline: try bool("offline") ?? false,
             retryPolicy: try retryPolicy())
-        if case .object? = keys["retry"] { route.jitterFromConfiguration = true }
-        return route
     }
 
     /// The `retry` key: `false` for ``RetryPolicy/never``, or an object of ``RetryPolicy``'s
@@ -141,6 +139,7 @@ private struct RouteFileEntry {
             if let seconds = try entry.number("baseDelay") { policy.baseDelay = seconds }
             if let seconds = try entry.number("maximumDelay") { policy.maximumDelay = seconds }
             if let seconds = try entry.number("maximumRetryAfter") { policy.maximumRetryAfter = seconds }
+            policy.randomFromConfiguration = true
             return policy
         case let other?:
             throw fail(

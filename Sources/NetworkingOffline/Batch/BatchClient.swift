@@ -66,13 +66,17 @@ public struct BatchClient: Sendable {
         // never splits a run of one kind into two batch requests.
         var signed: [Bool] = []
         for item in built { signed.append((try? item.get())?.context.requiresSession ?? signed.last ?? true) }
-        let answers = await sendRaw(requests, signed: { signed[$0] }, options: RequestOptions(), halvesTooLarge: true)
+        // Signed for the user logged in now, or not at all: a switch of users while the batch is
+        // under way never signs its items for the next one, nor reports them as the next one's.
+        var pinned = RequestOptions()
+        pinned[SessionIdentityKey.self] = repository.sessionManager?.sessionIdentity
+        let answers = await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)
         // The chain saw only the batch request: its observers (a response cache) hear of each
         // answered call as it would have seen it.
         if case .success(let responses) = answers {
             for (item, response) in zip(built, responses) {
                 guard case .success(let call) = item, case .success(let response) = response else { continue }
-                await repository.report(call.request, answeredBy: response, context: call.context)
+                await repository.report(call.request, answeredBy: response, context: Self.pinning(call.context, to: pinned))
             }
         }
         return answers.map { responses in
@@ -83,6 +87,17 @@ public struct BatchClient: Sendable {
                     return request.flatMap { request in response.flatMap { item.interpret(repository, $0, request) } }
                 })
         }
+    }
+
+    /// `context` for a signed call, pinned to the user the batch was signed for, unless it names
+    /// one itself: a response cache then acts for that user, whoever is logged in at the report.
+    private static func pinning(_ context: RequestContext, to batch: RequestOptions) -> RequestContext {
+        guard context.requiresSession, context.options[SessionIdentityKey.self] == nil,
+            let user = batch[SessionIdentityKey.self]
+        else { return context }
+        var options = context.options
+        options[SessionIdentityKey.self] = user
+        return RequestContext(requiresSession: true, name: context.name, options: options, session: context.session)
     }
 
     /// Sends prepared requests (as `AbstractRepository.makeRequest(for:)` builds them) and

@@ -373,6 +373,25 @@ struct RouteCallTests {
         #expect(clock.sleeps == [.milliseconds(250), .milliseconds(500), .milliseconds(125)])
     }
 
+    @Test("A route file's retry policy changed in code keeps the configuration's jitter until its random is set")
+    func retryJitterAfterAChange() async throws {
+        let file = try RouteTable(json: Data(#"{"file": {"path": "x", "retry": {"maximumAttempts": 3}}}"#.utf8))
+        var fewer = try #require(file["file"])
+        fewer.retryPolicy?.maximumAttempts = 2
+        var own = fewer
+        own.name = "own"
+        own.retryPolicy?.random = { 0.25 }
+        var configuration = try routedConfiguration(RouteTable([fewer, own]))
+        configuration.retryPolicy = RetryPolicy(random: { 0.5 })
+        let clock = TestClock()
+        configuration.clock = clock.networkingClock
+        let repository = TestRepository(configuration: configuration, transport: AnsweringTransport(status: 503))
+        _ = await repository.performRequest(Endpoint<Void>.route("file"))
+        _ = await repository.performRequest(Endpoint<Void>.route("own"))
+        // Half of 0.5 s from the configuration's random, then a quarter of 0.5 s from the route's.
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(125)])
+    }
+
     @Test("An absolute route path is called as it is, outside the base URL")
     func absolutePath() async throws {
         let transport = AnsweringTransport()
