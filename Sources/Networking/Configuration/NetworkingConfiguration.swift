@@ -62,10 +62,13 @@ public struct NetworkingConfiguration: Sendable {
 
     // MARK: Time
 
-    /// The longest a request may take, in seconds (positive and finite). Default 75.
+    /// The longest a request may take, in seconds (positive and finite). Default 75. A file's
+    /// transfer (a download to a file, a body read from a file or a stream) with no timeout of
+    /// its own is bounded by ``idleTimeout`` instead, when there is one: it takes as long as the
+    /// link needs, as long as bytes keep moving.
     public var timeout: TimeInterval { didSet { updateProblems() } }
-    /// The longest an exchange with no time limit (an endpoint or route `timeout: .infinity`: a
-    /// large download or upload) may go with no byte arriving or leaving, in seconds (positive),
+    /// The longest an exchange with no time limit (a file's transfer, an endpoint or route
+    /// `timeout: .infinity`) may go with no byte arriving or leaving, in seconds (positive),
     /// or `nil` for no limit. Default 60, URLSession's idle timeout. A server that goes silent
     /// mid-body, or never answers, then fails the call with ``RepositoryError/timeout(_:)``
     /// instead of holding it until it is cancelled; a resumable download keeps its partial file

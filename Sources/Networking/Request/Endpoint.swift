@@ -54,7 +54,10 @@ public struct Endpoint<Response>: Sendable {
     public var requiresSession: Bool
     /// Custom errors for this call; tried before the repository's.
     public var customErrors: CustomErrorMapping
-    /// A timeout for this call, overriding the configuration's.
+    /// A timeout for this call's whole exchange, overriding the configuration's. `nil` (the
+    /// default) takes the configuration's ``NetworkingConfiguration/timeout``, except for a
+    /// file's transfer (a download to a file, a body read from a file or a stream), which has no
+    /// time limit and fails only after ``NetworkingConfiguration/idleTimeout`` of silence.
     public var timeout: TimeInterval?
     /// How long this call may go with no byte arriving or leaving, in seconds, whatever its
     /// `timeout`; `.infinity` for no such limit (a long poll with `timeout: .infinity`). `nil`
@@ -260,6 +263,22 @@ public struct Endpoint<Response>: Sendable {
     public func withContentDigests(_ digests: ContentDigests) -> Endpoint {
         var copy = self
         copy.contentDigests = digests
+        return copy
+    }
+
+    /// A copy with a timeout of its own for the whole exchange, in seconds (positive), replacing
+    /// the configuration's; `.infinity` for none (a stream that never ends, a long poll).
+    public func timingOut(after seconds: TimeInterval) -> Endpoint {
+        var copy = self
+        copy.timeout = seconds
+        return copy
+    }
+
+    /// A copy that fails with ``RepositoryError/timeout(_:)`` once nothing has arrived or left for
+    /// `seconds` (positive), whatever its ``timeout``; `.infinity` for no such limit.
+    public func timingOut(whenIdleFor seconds: TimeInterval) -> Endpoint {
+        var copy = self
+        copy.idleTimeout = seconds
         return copy
     }
 

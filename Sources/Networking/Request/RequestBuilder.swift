@@ -123,10 +123,17 @@ struct RequestBuilder {
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
         if let formContentType { headers["Content-Type"] = formContentType }
+        // A file's transfer (a download to a file, a body read from a file or a stream) with no
+        // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's
+        // timeout for the whole exchange: a large file takes as long as the link needs. Never
+        // with no idle limit either, nor for a stream's answer, which judges silence itself.
+        let boundedBySilence =
+            (Response.self == DownloadedFile.self || body?.isReadAsSent == true) && !(endpoint.responseBodySink is ChunkSink)
+            && (endpoint.idleTimeout ?? configuration.idleTimeout)?.isFinite == true
         var request = TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
-            timeout: endpoint.timeout ?? configuration.timeout, security: configuration.security,
-            progress: endpoint.progress)
+            timeout: endpoint.timeout ?? (boundedBySilence ? .infinity : configuration.timeout),
+            security: configuration.security, progress: endpoint.progress)
         request.responseBodySink = endpoint.responseBodySink
         if let idle = endpoint.idleTimeout {
             request.idleTimeout = idle.isFinite ? idle : nil

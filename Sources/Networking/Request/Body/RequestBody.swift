@@ -60,6 +60,15 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         return false
     }
 
+    /// Whether the body is read from a file or a stream as it is sent: a transfer whose length
+    /// the configuration's timeout was not meant for.
+    var isReadAsSent: Bool {
+        switch source {
+        case .stream: return true
+        case .segments(let segments): return segments.contains { if case .file = $0 { true } else { false } }
+        }
+    }
+
     /// The same body, compressed with gzip as it is sent (its length becomes unknown).
     public func gzipped() -> RequestBody {
         RequestBody(source: source, isGzipped: true)
