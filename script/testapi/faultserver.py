@@ -30,6 +30,9 @@ the request path:
   /trailers      200 chunked JSON body {"fault":"none"} followed by trailer
                  fields (Content-Type: text/html, Set-Cookie: trailer=1,
                  X-Checksum: 42), then close
+  /control-bytes 200 {"fault":"none"} whose ETag and Last-Modified lines end in
+                 a bare CR before the CRLF ("v1"<CR><CR><LF>), with
+                 Cache-Control: no-cache; the same on every request
   anything else  200 {"fault":"none"} with Connection: close
 Standard library only. Client disconnects are expected and never logged.
 """
@@ -236,6 +239,16 @@ async def trailers(client):
     )
 
 
+async def control_bytes(client):
+    body = b'{"fault":"none"}'
+    await client.send(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\n".encode()
+        + b'ETag: "v1"\r\r\nLast-Modified: Wed, 21 Oct 2015 07:28:00 GMT\r\r\n'
+        + b"Cache-Control: no-cache\r\nConnection: close\r\n\r\n" + body
+    )
+
+
 ROUTES = {
     "/garbage": garbage,
     "/close": close,
@@ -251,6 +264,7 @@ ROUTES = {
     "/cut-body": cut_body,
     "/quiet-events": quiet_events,
     "/trailers": trailers,
+    "/control-bytes": control_bytes,
 }
 
 

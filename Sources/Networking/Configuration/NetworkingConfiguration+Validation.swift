@@ -149,11 +149,25 @@ enum HeaderValidation {
             if !isToken(field.name) {
                 return "\"\(field.name)\" is not a valid header name"
             }
-            // CR, LF and NUL are single bytes in UTF-8, never part of another character.
-            if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            if field.value.utf8.contains(where: isBreaking) {
                 return "the value of \(field.name) contains a line break or NUL, which would split the request"
             }
         }
         return nil
+    }
+
+    /// Whether a byte is CR, LF or NUL, which no field value may hold (RFC 9110 §5.5). They are
+    /// single bytes in UTF-8, never part of another character.
+    static func isBreaking(_ byte: UInt8) -> Bool {
+        byte == 13 || byte == 10 || byte == 0
+    }
+
+    /// A received value with each CR, LF or NUL replaced by a space and trimmed again, as RFC
+    /// 9110 §5.5 lets a recipient do: sent back (an `ETag` as `If-None-Match`, a `Location`
+    /// followed) it would otherwise be refused, for good.
+    static func cleaned(_ value: String) -> String {
+        guard value.utf8.contains(where: isBreaking) else { return value }
+        let bytes = value.utf8.map { isBreaking($0) ? UInt8(ascii: " ") : $0 }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
     }
 }

@@ -70,10 +70,17 @@ enum DownloadStateMachine {
     /// Whether to resume: only a non-empty partial file kept for this URL with a validator.
     static func start(partialSize: Int64?, resumption: Resumption?, url: URL) -> Start {
         guard let partialSize, partialSize > 0, let resumption, resumption.url == url.absoluteString,
-            !resumption.validator.isEmpty
+            isSendable(resumption.validator)
         else { return .fresh }
         if let total = resumption.total, partialSize > total { return .fresh }
         return .resume(from: partialSize, validator: resumption.validator, total: resumption.total)
+    }
+
+    /// Whether a validator can be sent as `If-Range`: not empty, and no CR, LF or NUL (a record
+    /// written by hand would have every later call refused before it is sent, the partial file
+    /// kept for good).
+    static func isSendable(_ validator: String) -> Bool {
+        !validator.isEmpty && !validator.utf8.contains(where: HeaderValidation.isBreaking)
     }
 
     /// The header fields a start adds to the request.
@@ -136,7 +143,7 @@ enum DownloadStateMachine {
     static func validator(in headers: HTTPHeaders) -> String? {
         guard !isEncoded(headers) else { return nil }
         if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
-            return etag.hasPrefix("\"") && etag.count >= 2 ? etag : nil
+            return etag.hasPrefix("\"") && etag.count >= 2 && isSendable(etag) ? etag : nil
         }
         guard let text = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), let modified = HTTPDate.date(from: text)
         else { return nil }

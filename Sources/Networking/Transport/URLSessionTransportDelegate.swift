@@ -219,7 +219,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String else { continue }
+            guard let name = name as? String, let value = (value as? String).map(HeaderValidation.cleaned) else { continue }
             // URLSession joins repeated fields with ", ", which cannot be undone in general; for
             // Set-Cookie (whose dates hold commas) it is undone with the cookie grammar.
             if name.caseInsensitiveEquals("Set-Cookie") {

@@ -60,11 +60,18 @@ enum LookupDecision: Sendable, Hashable {
     }
 
     /// `If-None-Match` from the entry's `ETag` and `If-Modified-Since` from its `Last-Modified`
-    /// (RFC 9110 §13.1), sent as the server gave them.
+    /// (RFC 9110 §13.1), sent as the server gave them — unless a CR, LF or NUL in one (stored by
+    /// an older version, or by a transport of your own) would have the transport refuse every
+    /// later request of the URL: that one is left out.
     static func conditionalHeaders(for entry: CacheEntry) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        if let etag = entry.headers["ETag"] { headers["If-None-Match"] = etag }
-        if let lastModified = entry.headers["Last-Modified"] { headers["If-Modified-Since"] = lastModified }
+        if let etag = entry.headers["ETag"], isSendable(etag) { headers["If-None-Match"] = etag }
+        if let lastModified = entry.headers["Last-Modified"], isSendable(lastModified) { headers["If-Modified-Since"] = lastModified }
         return headers
+    }
+
+    /// Whether a field value holds no CR, LF or NUL.
+    private static func isSendable(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
     }
 }

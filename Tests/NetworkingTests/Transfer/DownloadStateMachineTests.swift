@@ -21,6 +21,9 @@ struct DownloadStateMachineTests {
         #expect(Machine.start(partialSize: 1000, resumption: record, url: other) == .fresh)
         let noValidator = Machine.Resumption(url: url.absoluteString, validator: "", total: 5000)
         #expect(Machine.start(partialSize: 1000, resumption: noValidator, url: url) == .fresh)
+        // A validator no transport would send (a record written by hand) starts over, never fails for good.
+        let unsendable = Machine.Resumption(url: url.absoluteString, validator: "\"v1\"\r", total: 5000)
+        #expect(Machine.start(partialSize: 1000, resumption: unsendable, url: url) == .fresh)
         #expect(Machine.start(partialSize: 6000, resumption: record, url: url) == .fresh)
     }
 
@@ -155,6 +158,7 @@ struct DownloadStateMachineTests {
         #expect(Machine.validator(in: ["Last-Modified": "yesterday", "Date": later]) == nil)
         #expect(Machine.validator(in: ["ETag": "\"abc\"", "Content-Encoding": "gzip"]) == nil, "ranges would count encoded bytes")
         #expect(Machine.validator(in: [:]) == nil)
+        #expect(Machine.validator(in: ["ETag": "\"abc\u{0}\""]) == nil, "a NUL could never be sent back")
     }
 
     @Test("A 206 whose validator differs from the one sent starts over; one without a validator, or the same, appends")

@@ -5,8 +5,10 @@
 /// the last counts. Lines after a head's end that start no new head are a chunked body's trailer
 /// fields: they are left out, never merged into the head (RFC 9110 §6.5.1 — a trailer must not
 /// replace `Content-Type` or add a `Set-Cookie`). Folded lines (obsolete, RFC 9112 §5.2) are joined
-/// to the field before them with one space. It runs once per response, so it works on the raw
-/// buffer.
+/// to the field before them with one space. A CR or NUL inside a value (a bare CR before the
+/// line's end), which libcurl passes on, becomes a space (RFC 9110 §5.5): sent back — an `ETag`
+/// as `If-None-Match` — it would be refused, for good. It runs once per response, so it works on
+/// the raw buffer.
 enum LibcurlHeaderParser {
     private static let colon = UInt8(ascii: ":")
     private static let space = UInt8(ascii: " ")
@@ -45,7 +47,7 @@ enum LibcurlHeaderParser {
             } else if first == space || first == tab {
                 guard !fields.isEmpty else { continue }
                 let (from, to) = trimmed(buffer, start, contentEnd)
-                if from < to { fields[fields.count - 1].value += " " + string(buffer, from, to) }
+                if from < to { fields[fields.count - 1].value += " " + value(buffer, from, to) }
             } else {
                 var separator = start
                 while separator < contentEnd, buffer[separator] != colon { separator += 1 }
@@ -53,7 +55,7 @@ enum LibcurlHeaderParser {
                 let (nameFrom, nameTo) = trimmed(buffer, start, separator)
                 guard nameFrom < nameTo else { continue }
                 let (valueFrom, valueTo) = trimmed(buffer, separator + 1, contentEnd)
-                fields.append(HTTPHeaders.Field(name: string(buffer, nameFrom, nameTo), value: string(buffer, valueFrom, valueTo)))
+                fields.append(HTTPHeaders.Field(name: string(buffer, nameFrom, nameTo), value: value(buffer, valueFrom, valueTo)))
             }
         }
         return fields
@@ -73,6 +75,16 @@ enum LibcurlHeaderParser {
         while from < to, buffer[from] == space || buffer[from] == tab { from += 1 }
         while to > from, buffer[to - 1] == space || buffer[to - 1] == tab { to -= 1 }
         return (from, to)
+    }
+
+    /// A value's text, each CR or NUL replaced with a space, trimmed again.
+    private static func value(_ buffer: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
+        guard buffer[from..<to].contains(where: HeaderValidation.isBreaking) else { return string(buffer, from, to) }
+        let bytes = buffer[from..<to].map { HeaderValidation.isBreaking($0) ? space : $0 }
+        return bytes.withUnsafeBufferPointer { cleaned in
+            let (from, to) = trimmed(cleaned, 0, cleaned.count)
+            return string(cleaned, from, to)
+        }
     }
 
     private static func string(_ buffer: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {

@@ -19,6 +19,8 @@ struct TestServers: Sendable {
     let httpbinURL: String
     /// nginx over plain HTTP: static files with real ETag / Last-Modified handling.
     let nginxURL: String
+    /// The fault server: misbehaving responses (`script/testapi/faultserver.py`).
+    let faultURL: String
 
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -45,8 +47,10 @@ struct TestServers: Sendable {
             return value
         }
         do throws(Unavailable) {
-            let servers = TestServers(apiURL: try value("API_URL"), httpbinURL: try value("HTTPBIN_URL"), nginxURL: try value("NGINX_URL"))
-            for url in [servers.apiURL, servers.httpbinURL, servers.nginxURL] where !isListening(url) {
+            let servers = TestServers(
+                apiURL: try value("API_URL"), httpbinURL: try value("HTTPBIN_URL"), nginxURL: try value("NGINX_URL"),
+                faultURL: try value("FAULT_URL"))
+            for url in [servers.apiURL, servers.httpbinURL, servers.nginxURL, servers.faultURL] where !isListening(url) {
                 throw Unavailable(description: "Nothing answers at \(url). \(hint)")
             }
             return .success(servers)

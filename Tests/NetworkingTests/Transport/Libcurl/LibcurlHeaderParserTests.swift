@@ -32,6 +32,15 @@ struct LibcurlHeaderParserTests {
         #expect(next.count == 1)
     }
 
+    @Test("A CR or NUL inside a value (a bare CR before the line's end) becomes a space; other control bytes stay")
+    func controlBytes() {
+        let headers = parse("HTTP/1.1 200 OK\r\nETag: \"v1\"\r\r\nX-Nul: a\u{0}b\r\nX-Tab: a\tb\u{1}\r\nX-Long: one\r\n two\r\r\n\r\n")
+        #expect(headers["ETag"] == "\"v1\"")
+        #expect(headers["X-Nul"] == "a b")
+        #expect(headers["X-Tab"] == "a\tb\u{1}")
+        #expect(headers["X-Long"] == "one two")
+    }
+
     @Test("Folded lines join the field before them; junk lines are skipped")
     func foldedAndJunk() {
         let headers = parse("HTTP/1.1 200 OK\r\nX-Long: one\r\n\t two\r\nno colon here\r\n: no name\r\nX-Bare: v\n\r\n")
