@@ -60,6 +60,21 @@ import Testing
         #expect(listCount.current == 2)
     }
 
+    @Test("An endpoint built in code and named is made stale by a write naming it; an unnamed one is not")
+    func namedEndpointsAreInvalidatedByName() async throws {
+        let cache = try ResponseCache()
+        let count = Shared(0)
+        let transport = StubTransport(routes: [CacheHarness.counting("books", count: count), .status(.put, "books/1", 200, json: "{}")])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport)
+        let named = Endpoint<RepositoryResponse<JSONValue>>.get("books").named("bookList").cached(for: 600)
+        let unnamed = Endpoint<RepositoryResponse<JSONValue>>.get("books").cached(for: 600)
+        _ = try await repository.fetch(named).get()
+        _ = try await repository.fetch(unnamed).get()
+        _ = try await repository.send(Endpoint<Void>.put("books/1").invalidatingCachedRoutes(["bookList"])).get()
+        #expect(try await repository.fetch(named).get().source == .network)
+        #expect(try await repository.fetch(unnamed).get().source == .cache)
+    }
+
     @Test func aReadThatInvalidatesOtherRoutesStillCachesItsOwnAnswer() async throws {
         // Given a feed cached for 10 minutes whose reading makes the stored badges obsolete
         let cache = try ResponseCache()

@@ -266,6 +266,15 @@ public struct Endpoint<Response>: Sendable {
         return copy
     }
 
+    /// A copy named `name`, as a route's calls are: interceptors see it as
+    /// ``RequestContext/name``, so a response cache keeps its answers under the name, and a write
+    /// can make them stale by naming it (its `invalidatesRouteNames`).
+    public func named(_ name: String) -> Endpoint {
+        var copy = self
+        copy.name = name
+        return copy
+    }
+
     /// A copy with a timeout of its own for the whole exchange, in seconds (positive), replacing
     /// the configuration's; `.infinity` for none (a stream that never ends, a long poll).
     public func timingOut(after seconds: TimeInterval) -> Endpoint {

@@ -43,7 +43,9 @@ public struct CachePolicy: Sendable, Hashable {
     /// Whether the query is left out of the key, so every query shares one entry. Default `false`.
     public var ignoresQueryParameters: Bool
     /// Routes whose stored answers — for the same discriminator — are removed after a
-    /// successful (2xx) answer to this call. Default none.
+    /// successful (2xx) answer to this call. Default none. A name matches a route's, or an
+    /// endpoint's `name` (`Endpoint.named(_:)`): an unnamed endpoint's answers are kept under no
+    /// name, so no write can name them.
     public var invalidatesRouteNames: [String]
     /// Whether a stored answer past its freshness may be used, marked `ResponseSource.stale`,
     /// when the server cannot be reached (`RepositoryError.isConnectivityFailure`);

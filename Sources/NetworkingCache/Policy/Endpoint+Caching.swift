@@ -20,6 +20,13 @@ extension Endpoint {
         updatingCachePolicy { $0.mode = .cacheOnly }
     }
 
+    /// A copy whose successful (2xx) answer removes the stored answers of the calls named `names`
+    /// — routes, or endpoints given a name with `Endpoint.named(_:)` — for the same
+    /// discriminator. Other settings of the endpoint's policy are kept.
+    public func invalidatingCachedRoutes(_ names: [String]) -> Endpoint {
+        updatingCachePolicy { $0.invalidatesRouteNames = names }
+    }
+
     /// A copy that may be answered with a stale stored answer, marked `ResponseSource.stale`,
     /// when the server cannot be reached (never for `must-revalidate` or `no-cache` responses).
     public func servingStaleOnConnectivityFailure(_ allowed: Bool = true) -> Endpoint {
