@@ -171,6 +171,8 @@ open class AbstractRepository: @unchecked Sendable {
     }
 
     /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
+    /// A status outside 2xx is a failure as for any call (a `304` to your own `If-None-Match`,
+    /// a `404`): the response is in its error's `context?.response`.
     public func performRawRequest(_ endpoint: Endpoint<TransportResponse>) async -> Result<TransportResponse, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> TransportResponse in try await self.exchange(endpoint).1 }
     }

@@ -85,7 +85,7 @@ enum GettingStartedArticle {
             await performRequest(.post("users/\(userID)/notifications/read_all"))
         }
 
-        // The raw response: status, headers and bytes.
+        // The raw response: status, headers and bytes (a non-2xx is a failure whose context holds it).
         func cover(id: Int) async -> Result<TransportResponse, RepositoryError> {
             await performRawRequest(.get("books/\(id)/cover", headers: ["Accept": "image/png"]))
         }
@@ -335,6 +335,13 @@ enum UploadsArticle {
                 print("\(progress.bytesReceived) of \(progress.totalBytesToReceive ?? -1) bytes")
             }
         _ = await books.performRequest(download)
+
+        // An upload's: bytes sent of the body's length. Handlers run on a transport's thread: hop to
+        // the main actor before touching the UI.
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("photo.jpg")
+        let upload = Endpoint<Void>.upload(.put, "photos/1", body: .file(photo))
+            .reportingProgress { progress in print("\((progress.uploadFraction ?? 0) * 100) % sent") }
+        _ = await books.performRequest(upload)
 
         // Cancelling the task cancels the request on the wire, its retries and its wait for a refresh.
         let call = Task { await books.book(id: 1) }
