@@ -24,7 +24,8 @@ struct TransferTimeoutIntegrationTests {
             Endpoint<DownloadedFile>.get("drip", parameters: drip).downloading(to: folder.appendingPathComponent("drip.bin")))
         async let uploaded = repository.performRequest(Endpoint.upload(.post, "delay/2", body: .file(upload)) as Endpoint<Void>)
         async let read = repository.performRequest(Endpoint<Data>.get("drip", parameters: drip))
-        async let posted = repository.performRequest(Endpoint.upload(.post, "delay/2", body: .data(Data(repeating: 7, count: 1_000))) as Endpoint<Void>)
+        async let posted = repository.performRequest(
+            Endpoint.upload(.post, "delay/2", body: .data(Data(repeating: 7, count: 1_000))) as Endpoint<Void>)
         // A transfer's own timeout still bounds it.
         async let limited = repository.performRequest(
             Endpoint<DownloadedFile>.get("drip", parameters: drip).downloading(to: folder.appendingPathComponent("limited.bin"))
