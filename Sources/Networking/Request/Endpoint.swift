@@ -56,8 +56,10 @@ public struct Endpoint<Response>: Sendable {
     public var customErrors: CustomErrorMapping
     /// A timeout for this call's whole exchange, overriding the configuration's. `nil` (the
     /// default) takes the configuration's ``NetworkingConfiguration/timeout``, except for a
-    /// file's transfer (a download to a file, a body read from a file or a stream), which has no
-    /// time limit and fails only after ``NetworkingConfiguration/idleTimeout`` of silence.
+    /// file's transfer (a download to a file, a body read from a file or a stream, a form with a
+    /// file from disk), which has no time limit and fails only after ``idleTimeout`` (or the
+    /// configuration's ``NetworkingConfiguration/idleTimeout``) of silence; with neither, it
+    /// keeps the configuration's timeout.
     public var timeout: TimeInterval?
     /// How long this call may go with no byte arriving or leaving, in seconds, whatever its
     /// `timeout`; `.infinity` for no such limit (a long poll with `timeout: .infinity`). `nil`
@@ -268,7 +270,9 @@ public struct Endpoint<Response>: Sendable {
 
     /// A copy named `name`, as a route's calls are: interceptors see it as
     /// ``RequestContext/name``, so a response cache keeps its answers under the name, and a write
-    /// can make them stale by naming it (its `invalidatesRouteNames`).
+    /// can make them stale by naming it (its `invalidatesRouteNames`). The name is part of the
+    /// cache's key: name every call of the same read alike, or they keep entries apart. A route's
+    /// call keeps the route's name.
     public func named(_ name: String) -> Endpoint {
         var copy = self
         copy.name = name
@@ -276,7 +280,8 @@ public struct Endpoint<Response>: Sendable {
     }
 
     /// A copy with a timeout of its own for the whole exchange, in seconds (positive), replacing
-    /// the configuration's; `.infinity` for none (a stream that never ends, a long poll).
+    /// the configuration's; `.infinity` for none (a stream that never ends; a long poll also
+    /// needs `timingOut(whenIdleFor: .infinity)`, or the configuration's idle timeout ends it).
     public func timingOut(after seconds: TimeInterval) -> Endpoint {
         var copy = self
         copy.timeout = seconds

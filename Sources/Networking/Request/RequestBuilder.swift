@@ -125,11 +125,12 @@ struct RequestBuilder {
         if let formContentType { headers["Content-Type"] = formContentType }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's
-        // timeout for the whole exchange: a large file takes as long as the link needs. Never
-        // with no idle limit either, nor for a stream's answer, which judges silence itself.
+        // timeout for the whole exchange: a large file takes as long as the link needs. Not when
+        // the configuration has no idle limit (the endpoint's own `.infinity` is its choice), nor
+        // for a stream's answer, which judges silence itself.
         let boundedBySilence =
             (Response.self == DownloadedFile.self || body?.isReadAsSent == true) && !(endpoint.responseBodySink is ChunkSink)
-            && (endpoint.idleTimeout ?? configuration.idleTimeout)?.isFinite == true
+            && (endpoint.idleTimeout != nil || configuration.idleTimeout != nil)
         var request = TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
             timeout: endpoint.timeout ?? (boundedBySilence ? .infinity : configuration.timeout),

@@ -31,7 +31,7 @@ public struct Route: Sendable {
     /// Whether calls need a logged-in session. Default `true`.
     public var requiresSession: Bool
     /// A timeout for the route's calls, overriding the configuration's; `.infinity` for no limit
-    /// (a large download).
+    /// (a stream that never ends; a file's transfer has none by default).
     public var timeout: TimeInterval?
     /// How long the route's calls may go without a byte either way before they fail with
     /// `.timeout`, whatever their timeout (see ``Endpoint/idleTimeout``); `.infinity` turns it

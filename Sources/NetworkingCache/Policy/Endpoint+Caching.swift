@@ -22,7 +22,8 @@ extension Endpoint {
 
     /// A copy whose successful (2xx) answer removes the stored answers of the calls named `names`
     /// — routes, or endpoints given a name with `Endpoint.named(_:)` — for the same
-    /// discriminator. Other settings of the endpoint's policy are kept.
+    /// discriminator. Other settings of the endpoint's policy are kept. A write the offline
+    /// queue keeps and sends later keeps only its route's names, not these.
     public func invalidatingCachedRoutes(_ names: [String]) -> Endpoint {
         updatingCachePolicy { $0.invalidatesRouteNames = names }
     }

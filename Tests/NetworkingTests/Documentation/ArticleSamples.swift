@@ -90,7 +90,7 @@ enum GettingStartedArticle {
             await performRawRequest(.get("books/\(id)/cover", headers: ["Accept": "image/png"]))
         }
 
-        // An array body and a per-call timeout.
+        // An array body and a per-call timeout (or `.post(…).timingOut(after: 120)`).
         func importBooks(_ books: [NewBook]) async -> Result<Void, RepositoryError> {
             await performRequest(Endpoint(.post, "books/import", body: books, timeout: 120))
         }

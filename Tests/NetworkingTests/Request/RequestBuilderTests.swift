@@ -335,6 +335,27 @@ struct RequestBuilderTests {
         }
     }
 
+    @Test("A file's transfer with no timeout of its own has no time limit and the idle timeout; other calls keep the configuration's")
+    func transferTimeouts() throws {
+        var configuration = try makeConfiguration()
+        let file = URL(fileURLWithPath: "/tmp/upload.bin")
+        func limits<R>(_ endpoint: Endpoint<R>) throws -> [TimeInterval?] {
+            let request = try build(endpoint, with: RequestBuilder(configuration: configuration))
+            return [request.timeout, request.idleTimeout]
+        }
+        #expect(try limits(Endpoint<DownloadedFile>.get("file")) == [.infinity, 60])
+        #expect(try limits(Endpoint<Void>.upload(.put, "file", body: .file(file))) == [.infinity, 60])
+        #expect(try limits(Endpoint<Void>.upload(.put, "file", body: .data(Data("a".utf8)))) == [75, nil])
+        #expect(try limits(Endpoint<DownloadedFile>.get("file").timingOut(after: 600)) == [600, nil])
+        #expect(try limits(Endpoint<DownloadedFile>.get("file").timingOut(whenIdleFor: 30)) == [.infinity, 30])
+        #expect(try limits(Endpoint<DownloadedFile>.get("file").timingOut(whenIdleFor: .infinity)) == [.infinity, nil])
+        var chunks = Endpoint<ResponseChunks>.upload(.post, "echo", body: .file(file))
+        chunks.responseBodySink = ResponseChunks(method: .post, unreadLimit: .max, wire: WireActivity()).sink
+        #expect(try limits(chunks) == [75, nil], "a stream's answer judges its silence itself")
+        configuration.idleTimeout = nil
+        #expect(try limits(Endpoint<DownloadedFile>.get("file")) == [75, nil], "never with no limit at all unless asked")
+    }
+
     @Test("Requests carry pins only when pinning is on")
     func security() throws {
         // Given
