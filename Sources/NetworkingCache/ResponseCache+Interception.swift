@@ -41,8 +41,15 @@ extension ResponseCache {
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
         var call = Call(request: request, context: context, cache: self)
         // Whose call it was, when the reporter pins it (an offline queue's batch flush): the session
-        // may name someone else by the time it reports.
-        if configuration.discriminator == nil, let user = context.options[SessionIdentityKey.self] { call.discriminator = user }
+        // may name someone else by the time it reports. An app's discriminator cannot be asked
+        // about a user who is gone: the routes the call names are then dropped for everybody.
+        if let user = context.options[SessionIdentityKey.self] {
+            if configuration.discriminator == nil {
+                call.discriminator = user
+            } else if user != context.session?.sessionIdentity {
+                call.invalidatesForEverybody = true
+            }
+        }
         if request.method == .get {
             invalidateRoutes(after: response, call: call)
         } else {
@@ -85,6 +92,9 @@ extension ResponseCache {
         let policy: EffectivePolicy
         let requestDirectives: CacheControl
         var discriminator: String?
+        /// Whether the routes the call names are dropped for every discriminator: a reported call
+        /// whose user logged out since, under an app's discriminator.
+        var invalidatesForEverybody = false
         /// The discriminator now: a user who logged out while the request was under way (another
         /// may have logged in and signed it) leaves the answer unstored.
         let currentDiscriminator: @Sendable () -> String?
@@ -116,8 +126,13 @@ extension ResponseCache {
             let discriminator = currentDiscriminator()
             self.discriminator = discriminator
             self.currentDiscriminator = currentDiscriminator
+            // With nobody named when the call was keyed (a session that names its user only as it
+            // signs), an app's discriminator alone says whose answer it is.
             let keyedFor = context.session?.sessionIdentity
-            signedByAnother = { @Sendable in context.signedSessionIdentity.map { $0 != keyedFor } ?? false }
+            signedByAnother = { @Sendable in
+                guard let keyedFor, let signer = context.signedSessionIdentity else { return false }
+                return signer != keyedFor
+            }
             isSigned = context.requiresSession && context.session != nil
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
@@ -363,7 +378,8 @@ extension ResponseCache {
         let tags = Set(call.policy.invalidatesRouteNames.map(StoreName.tag(forRoute:)))
         let owner = StoreName.tag(forDiscriminator: call.discriminator)
         let sparedName = spared?.storeName
-        remove { tags.contains($0.route) && $0.discriminator == owner && $0.base != sparedName }
+        let everybody = call.invalidatesForEverybody
+        remove { tags.contains($0.route) && (everybody || $0.discriminator == owner) && $0.base != sparedName }
     }
 
     /// The made-up answer of a cache-only call that found nothing: `504 Gateway Timeout`, as RFC

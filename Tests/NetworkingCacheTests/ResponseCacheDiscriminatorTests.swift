@@ -100,6 +100,17 @@ import Testing
         #expect(count.current == 1)
     }
 
+    @Test("A session that names its user only as it signs: an app's discriminator keys its answers, which are stored")
+    func aSignerNamedOnlyInTheAuthorization() async throws {
+        let session = StubSession(user: "alice", identifies: false, namesSigner: true)
+        let cache = try ResponseCache(configuration: .init(discriminator: { _ in "tenant" }))
+        let count = Shared(0)
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), sessionManager: session, transport: Self.transport(count: count))
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").cached(for: 600)
+        #expect(try await [repository.fetch(me).get(), repository.fetch(me).get()].map(\.source) == [.network, .cache])
+    }
+
     @Test func nobodyLoggedInOrAnAnonymousSessionIsNeverCached() async throws {
         let cache = try ResponseCache()
         let count = Shared(0)
@@ -274,10 +285,13 @@ import Testing
         #expect(try await repository.fetch(.route("documentList")).get().source == .network)
     }
 
-    @Test("A batch item's write invalidates the routes of the user who signed the batch, not of one who logged in meanwhile")
-    func batchReportsForItsSigner() async throws {
+    @Test(
+        "A batch item's write invalidates the routes of the user who signed the batch, not of one who logged in meanwhile",
+        arguments: [false, true])
+    func batchReportsForItsSigner(ownDiscriminator: Bool) async throws {
         let session = StubSession(user: "alice")
-        let cache = try ResponseCache()
+        let own: @Sendable (RequestContext) -> String? = { context in context.session?.sessionIdentity.map { "own-" + $0 } }
+        let cache = try ResponseCache(configuration: .init(discriminator: ownDiscriminator ? own : nil))
         let count = Shared(0)
         let transport = StubTransport(routes: [
             CacheHarness.counting("documents", count: count),
@@ -301,7 +315,10 @@ import Testing
         var batch = Batch()
         let create = batch.add(Endpoint<Void>.route("createDocument"))
         try await BatchClient(repository: repository).send(batch).get()[create].get()
-        #expect(try await repository.fetch(.route("documentList")).get().source == .cache, "bob's list was dropped for alice's write")
+        // An app's discriminator cannot be asked about alice once bob is in: the list goes for everybody.
+        #expect(
+            try await repository.fetch(.route("documentList")).get().source == (ownDiscriminator ? .network : .cache),
+            "bob's list was dropped for alice's write")
         session.logIn("alice")
         #expect(try await repository.fetch(.route("documentList")).get().source == .network, "alice's list outlived her write")
     }

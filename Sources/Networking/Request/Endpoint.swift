@@ -57,9 +57,9 @@ public struct Endpoint<Response>: Sendable {
     /// A timeout for this call's whole exchange, overriding the configuration's. `nil` (the
     /// default) takes the configuration's ``NetworkingConfiguration/timeout``, except for a
     /// file's transfer (a download to a file, a body read from a file or a stream, a form with a
-    /// file from disk), which has no time limit and fails only after ``idleTimeout`` (or the
-    /// configuration's ``NetworkingConfiguration/idleTimeout``) of silence; with neither, it
-    /// keeps the configuration's timeout.
+    /// file from disk) whose answer is not a stream, which has no time limit and fails only after
+    /// ``idleTimeout`` (or the configuration's ``NetworkingConfiguration/idleTimeout``) of
+    /// silence; with neither, it keeps the configuration's timeout.
     public var timeout: TimeInterval?
     /// How long this call may go with no byte arriving or leaving, in seconds, whatever its
     /// `timeout`; `.infinity` for no such limit (a long poll with `timeout: .infinity`). `nil`

@@ -130,7 +130,7 @@ struct RequestBuilder {
         // for a stream's answer, which judges silence itself.
         let boundedBySilence =
             (Response.self == DownloadedFile.self || body?.isReadAsSent == true) && !(endpoint.responseBodySink is ChunkSink)
-            && (endpoint.idleTimeout != nil || configuration.idleTimeout != nil)
+            && (endpoint.idleTimeout != nil || configuration.idleTimeout?.isFinite == true)
         var request = TransportRequest(
             method: endpoint.method, url: url, headers: headers, body: body,
             timeout: endpoint.timeout ?? (boundedBySilence ? .infinity : configuration.timeout),

@@ -5,20 +5,25 @@ import NetworkingTestSupport
 import Synchronization
 
 /// A session for tests: signs with `Bearer <user>` and names its user `user:<user>`; `nil` when
-/// logged out. `identifies: false` plays a session that does not say whose it is.
+/// logged out. `identifies: false` plays a session that does not say whose it is, `namesSigner`
+/// one that says so only in each authorization it signs with.
 final class StubSession: SessionAuthorizing {
     private let user: Mutex<String?>
     private let identifies: Bool
+    private let namesSigner: Bool
 
-    init(user: String?, identifies: Bool = true) {
+    init(user: String?, identifies: Bool = true, namesSigner: Bool = false) {
         self.user = Mutex(user)
         self.identifies = identifies
+        self.namesSigner = namesSigner
     }
 
     func logIn(_ name: String?) { user.withLock { $0 = name } }
 
     func authorize() async throws(RepositoryError) -> SessionAuthorization? {
-        user.withLock { $0 }.map { SessionAuthorization(headerValue: "Bearer \($0)", version: 1) }
+        user.withLock { $0 }.map {
+            SessionAuthorization(headerValue: "Bearer \($0)", version: 1, sessionIdentity: namesSigner ? "user:\($0)" : nil)
+        }
     }
 
     func authorizationRejected(_ authorization: SessionAuthorization) async throws(RepositoryError) -> SessionAuthorization? { nil }
