@@ -1,9 +1,17 @@
 import Foundation
-import Networking
 import Testing
+
+@testable import Networking
 
 @Suite("HTTPHeaders")
 struct HTTPHeadersTests {
+    @Test("A received value's CR, LF and NUL become spaces, trimmed at the ends; other values are kept as they are")
+    func cleanedValues() {
+        #expect(HeaderValidation.cleaned("\"v1\"\r") == "\"v1\"")
+        #expect(HeaderValidation.cleaned("a\u{0}b\nc") == "a b c")
+        #expect(HeaderValidation.cleaned(" a\tb ") == " a\tb ")
+    }
+
     @Test("Names are compared case-insensitively")
     func caseInsensitive() {
         // Given
