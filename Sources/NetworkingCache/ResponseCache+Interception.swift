@@ -50,21 +50,17 @@ extension ResponseCache {
                 call.invalidatesForEverybody = true
             }
         }
-        if request.method == .get {
-            invalidateRoutes(after: response, call: call)
-        } else {
-            invalidate(after: response, call: call)
-        }
+        invalidate(after: response, call: call)
     }
 
-    /// What a write's answer makes stale. RFC 9111 §4.4: a write answered with a non-error status
-    /// makes stored reads of its URL obsolete — everybody's, since it changed the resource, not
-    /// one user's view of it — and of the URLs its Location and Content-Location name on the same
-    /// origin (a POST that created or changed the resource it points to). Then the routes the
-    /// call names, for its discriminator, after a success.
+    /// What an answer makes stale. RFC 9111 §4.4: a write (any unsafe method) answered with a
+    /// non-error status makes stored reads of its URL obsolete — everybody's, since it changed
+    /// the resource, not one user's view of it — and of the URLs its Location and
+    /// Content-Location name on the same origin (a POST that created or changed the resource it
+    /// points to). Then the routes the call names, for its discriminator, after a success.
     private func invalidate(after response: TransportResponse, call: Call) {
         let request = call.request
-        if ![HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
+        if ![HTTPMethod.get, HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
             (200..<400).contains(response.statusCode)
         {
             let resources = Set(

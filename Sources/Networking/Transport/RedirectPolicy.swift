@@ -91,7 +91,7 @@ struct RedirectPolicy: Sendable {
             // encoding left on a GET without a body would have a server refuse the GET.
             for name in Self.bodyFields { next.headers[name] = nil }
         }
-        if !Self.sameOrigin(request.url, target), !Self.isUpgradeToHTTPS(request.url, target) {
+        if !request.keepsCredentials(redirectedTo: target) {
             next.headers["Authorization"] = nil
             next.headers["Cookie"] = nil
             // Other fields named like a credential (`X-Api-Key`, `X-Auth-Token`) go on to the same

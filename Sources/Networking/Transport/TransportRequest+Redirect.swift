@@ -22,4 +22,12 @@ extension TransportRequest {
     public func redirected(by response: TransportResponse) throws(TransportError) -> TransportRequest? {
         try RedirectPolicy(maximumRedirects: 1).nextRequest(after: response, to: self, redirectsSoFar: 0)
     }
+
+    /// Whether a redirect from ``url`` to `target` keeps `Authorization` and `Cookie`, as
+    /// ``redirected(by:)`` and the built-in transports decide: the same scheme, host and port, or
+    /// the same host moved from `http` to `https` on their default ports. A request that sends
+    /// the next hop itself (a batch item's redirect) signs it only then.
+    public func keepsCredentials(redirectedTo target: URL) -> Bool {
+        RedirectPolicy.sameOrigin(url, target) || RedirectPolicy.isUpgradeToHTTPS(url, target)
+    }
 }

@@ -289,20 +289,11 @@ public struct BatchClient: Sendable {
             return .failure(
                 .invalidResponse(reason: "\(error)", context: ErrorContext(request: original.summary, response: response)))
         }
-        let signed = batchSigned && Self.keepsCredential(original.url, next.url)
+        let signed = batchSigned && original.keepsCredentials(redirectedTo: next.url)
         var pinned = options
         if signed, pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = identity }
         return await repository.send(
             next, context: RequestContext(requiresSession: signed, name: "batch", options: pinned, session: repository.sessionManager))
-    }
-
-    /// Whether a redirect from `source` to `target` keeps the session's credential, as the
-    /// transports' redirect rules do: the same origin, or the same host moved from `http` on its
-    /// default port to `https` on its own.
-    private static func keepsCredential(_ source: URL, _ target: URL) -> Bool {
-        let (from, to) = (origin(of: source), origin(of: target))
-        let host = source.host?.lowercased() ?? ""
-        return from == to || (from == "http://\(host):80" && to == "https://\(host):443")
     }
 
     /// Items answered 401 in a signed batch, as the session treats a call's 401: the session

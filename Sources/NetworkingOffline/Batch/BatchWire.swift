@@ -36,7 +36,7 @@ enum BatchWire {
     /// or `Cookie` of its own (not the configuration's default, `defaults`, which the batch
     /// request carries too).
     static func item(for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
-        if let name = ownCredentials.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false }) {
+        if let name = request.ownCredential(among: ownCredentials, defaults: defaults) {
             return .failure(
                 .invalidRequest(
                     reason:

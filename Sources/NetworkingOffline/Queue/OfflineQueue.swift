@@ -544,8 +544,7 @@ public final class OfflineQueue: Interceptor {
         // A flush sends the connected repository's defaults again: those are not the request's own.
         let flushing = state.withLock { $0.repository } ?? caller
         let defaults = flushing?.configuration.defaultHeaders ?? [:]
-        guard let name = OfflineItem.credentialHeaders.first(where: { name in request.headers[name].map { $0 != defaults[name] } ?? false })
-        else { return nil }
+        guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) else { return nil }
         guard flushing != nil else {
             return
                 "the request carries the field \(name), which the queue never writes to disk, and no repository is connected (OfflineQueue.connect) to send it again as its default"

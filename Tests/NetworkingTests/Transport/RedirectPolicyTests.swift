@@ -33,6 +33,22 @@ struct RedirectPolicyTests {
         #expect(throws: TransportError.self) { try post.redirected(by: redirect(307, to: "ftp://files.example.com/x")) }
     }
 
+    @Test("keepsCredentials(redirectedTo:) says what redirected(by:) does with Authorization: same origin, or http to https on one host")
+    func credentialsKeptByRedirects() throws {
+        let plain = TransportRequest(method: .get, url: try #require(URL(string: "http://api.example.com/a")))
+        for target in [
+            "http://API.example.com:80/b", "https://api.example.com/b", "https://api.example.com:8443/b", "http://other.example.com/b",
+        ] {
+            let url = try #require(URL(string: target))
+            let followed = try #require(
+                try TransportRequest(method: .get, url: plain.url, headers: ["Authorization": "Bearer t"])
+                    .redirected(by: redirect(307, to: target)))
+            #expect(plain.keepsCredentials(redirectedTo: url) == (followed.headers["Authorization"] != nil), "\(target)")
+        }
+        #expect(plain.keepsCredentials(redirectedTo: try #require(URL(string: "https://api.example.com/b"))))
+        #expect(!plain.keepsCredentials(redirectedTo: try #require(URL(string: "http://other.example.com/b"))))
+    }
+
     @Test("A redirect that drops the body drops every field that described it (RFC 9110 §15.4), and keeps the others")
     func bodyFieldsGoWithTheBody() throws {
         var post = request(.post)
