@@ -13,7 +13,7 @@ extension AbstractRepository {
     /// own ``Endpoint/idleTimeout``, when set, also bounds each silence (the shorter one wins).
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
-    /// (``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``) goes through the
+    /// (``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)``) goes through the
     /// interceptors like the first request, so it carries the session's current token — of the
     /// session the first request was signed in: after a logout the stream ends with
     /// ``RepositoryError/unauthenticatedSession(_:)``, even when someone (the same user, too) has

@@ -32,8 +32,9 @@ import Synchronization
 ///
 /// **When the stream ends.** By default the sequence ends with the body, or throws the call's
 /// error when the connection breaks. An endpoint made with
-/// ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
-/// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay),
+/// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
+/// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay,
+/// up to ``Reconnection/maximumDelay``),
 /// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
 /// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with
 /// the new connection's events. A `204 No Content` ends it normally (a server's way to say "no
@@ -214,7 +215,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// How an ended or broken event stream is opened again: see
-    /// ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)``.
+    /// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)``.
     public struct Reconnection: Sendable, Hashable {
         /// The wait before each attempt, until the server sets its own with `retry:`.
         public var delay: Duration
@@ -226,11 +227,17 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// ends without bringing an event, unless it kept bringing bytes (heartbeats) for
         /// 30 seconds: a quiet feed its server recycles. An event resets the count.
         public var maximumAttempts: Int
+        /// The longest wait a server's `retry:` may set: a longer one is cut to it. A server asks
+        /// for a longer wait to shed load, but a `retry:` of years (a bug, or a hostile server)
+        /// would otherwise park the reader until its task is cancelled. ``delay`` is not cut.
+        public var maximumDelay: Duration
 
-        /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row.
-        public init(delay: Duration, maximumAttempts: Int) {
+        /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row;
+        /// a server's `retry:` waits at most `maximumDelay`.
+        public init(delay: Duration, maximumAttempts: Int, maximumDelay: Duration = .seconds(300)) {
             self.delay = delay
             self.maximumAttempts = maximumAttempts
+            self.maximumDelay = maximumDelay
         }
     }
 
@@ -392,7 +399,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private mutating func reconnect() async throws(RepositoryError) {
             guard let reconnection = events.reconnection else { return finish() }
             let clock = events.clock
-            let delay = parser.reconnectionDelay ?? reconnection.delay
+            let delay = parser.reconnectionDelay.map { Swift.min($0, reconnection.maximumDelay) } ?? reconnection.delay
             events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: delay, cause: endedWith))
             let slept = await events.cancellable { try await clock.sleep(delay) } != nil
             guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
@@ -452,6 +459,8 @@ extension Endpoint where Response == ServerSentEvents {
     ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
     ///     503 or 504, or a connection that ends without an event: see
     ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.
+    ///   - maximumDelay: the longest wait a server's `retry:` may ask for; a longer one is cut to
+    ///     it. Default 5 minutes.
     ///   - onConnectionChange: told when the stream waits to reconnect, and why, and when a
     ///     reconnection is accepted (``ServerSentEvents/ConnectionChange``), in the reading task.
     ///
@@ -459,20 +468,22 @@ extension Endpoint where Response == ServerSentEvents {
     /// A streamed request body (``RequestBody/stream(_:length:)``) cannot be sent twice: such an
     /// endpoint fails with ``RepositoryError/invalidRequest(reason:request:)`` before sending.
     public func reconnecting(
-        after delay: Duration = .seconds(3), maximumAttempts: Int = 5,
+        after delay: Duration = .seconds(3), maximumAttempts: Int = 5, maximumDelay: Duration = .seconds(300),
         onConnectionChange: ServerSentEvents.ConnectionHandler? = nil
     ) -> Endpoint {
-        with(ServerSentEventsReconnection.self, ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts))
+        with(
+            ServerSentEventsReconnection.self,
+            ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts, maximumDelay: maximumDelay))
             .with(ServerSentEventsConnectionHandler.self, onConnectionChange)
     }
 }
 
-/// The handler ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` sets.
+/// The handler ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` sets.
 enum ServerSentEventsConnectionHandler: RequestOptionKey {
     static let defaultValue: ServerSentEvents.ConnectionHandler? = nil
 }
 
-/// The option ``Endpoint/reconnecting(after:maximumAttempts:onConnectionChange:)`` sets.
+/// The option ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` sets.
 enum ServerSentEventsReconnection: RequestOptionKey {
     static let defaultValue: ServerSentEvents.Reconnection? = nil
 }

@@ -72,6 +72,27 @@ struct ServerSentEventsIntegrationTests {
         #expect(log == [nil, "2", "4", "5"], "\(log)")
     }
 
+    @Test("A server's retry: of years is cut to maximumDelay: the stream resumes", arguments: TransportUnderTest.all)
+    func capsServerRetry(transport: TransportUnderTest) async throws {
+        let key = Self.key()
+        let changes = ConnectionChanges()
+        let endpoint = Endpoint<ServerSentEvents>(
+            .get, "events/\(key)", query: ["count": 3, "per": 2, "cut": 1, "stop": 1, "retry": 999_999_999_999]
+        ).withoutSession().reconnecting(after: .seconds(60), maximumDelay: .milliseconds(20), onConnectionChange: changes.record)
+        let reading = Task { await readAll(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get()) }
+        let guarded = Task {
+            try await Task.sleep(for: .seconds(30))
+            reading.cancel()
+        }
+        let (events, error) = try await reading.value
+        guarded.cancel()
+        #expect(error == nil)
+        #expect(events.map(\.id) == ["1", "2", "3"])
+        #expect(changes.all.first == "reconnecting 1 after 20ms: connectionLost")
+        let log = try await Self.log(key)
+        #expect(log == [nil, "2", "3"], "\(log)")
+    }
+
     @Test("Without a cut, a reconnection follows a clean end too; streams that bring no event give up after maximumAttempts")
     func givesUpOnEmptyStreams() async throws {
         let key = Self.key()
@@ -275,7 +296,7 @@ struct ServerSentEventsIntegrationTests {
     func cancelDuringWait() async throws {
         let key = Self.key()
         let events = try await TestAPI.anonymous().performRequest(
-            Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 1, "retry": 600_000]).withoutSession().reconnecting()
+            Endpoint<ServerSentEvents>(.get, "events/\(key)", query: ["count": 1, "retry": 240_000]).withoutSession().reconnecting()
         ).get()
         let read = Mutex(0)
         let reader = Task { () async -> RepositoryError? in
@@ -289,12 +310,12 @@ struct ServerSentEventsIntegrationTests {
         }
         for _ in 0..<3000 where read.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try #require(read.withLock { $0 } == 1, "the first event arrived")
-        // The first connection ended: the reader now waits ten minutes to reconnect.
+        // The first connection ended: the reader now waits four minutes to reconnect.
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         reader.cancel()
         let error = await reader.value
-        #expect(ContinuousClock.now - started < .seconds(60), "far less than the ten-minute wait")
+        #expect(ContinuousClock.now - started < .seconds(60), "far less than the four-minute wait")
         #expect(read.withLock { $0 } == 1)
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")

@@ -96,6 +96,19 @@ struct ServerSentEventsTests {
         #expect(clock.sleeps == [.milliseconds(250), .milliseconds(250)])
     }
 
+    @Test("A server's retry: longer than maximumDelay is cut to it; the endpoint's own delay is not")
+    func capsServerDelay() async throws {
+        let (repository, _, clock) = try repository([
+            .events("id: 1\ndata: a\n\n"), .events("retry: 999999999999\nid: 2\ndata: b\n\n"), .events("id: 3\ndata: c\n\n"),
+            .status(204, contentType: ""),
+        ])
+        let (events, error) = await readAll(
+            try await repository.performRequest(endpoint.reconnecting(after: .seconds(90), maximumDelay: .seconds(60))).get())
+        #expect(events.map(\.data) == ["a", "b", "c"])
+        #expect(error == nil)
+        #expect(clock.sleeps == [.seconds(90), .seconds(60), .seconds(60)])
+    }
+
     @Test("Lost connections and ends without an event count as failed attempts, reset by an event; the last attempt's error ends it")
     func givesUp() async throws {
         let (repository, transport, clock) = try repository([
@@ -441,9 +454,9 @@ struct ServerSentEventsTests {
         #expect(transport.requests.isEmpty)
     }
 
-    @Test("cancel() stops a reconnection's long wait (the server asked for ten minutes) at once")
+    @Test("cancel() stops a reconnection's long wait (the server asked for four minutes) at once")
     func cancelDuringWait() async throws {
-        let (repository, _, _) = try repository([.events("retry: 600000\ndata: a\n\n")], clock: true)
+        let (repository, _, _) = try repository([.events("retry: 240000\ndata: a\n\n")], clock: true)
         let events = try await repository.performRequest(endpoint.reconnecting()).get()
         let reader = Task { () async -> ([ServerSentEvent], RepositoryError?) in await readAll(events) }
         for _ in 0..<500 where !events.isReconnecting { try await Task.sleep(for: .milliseconds(10)) }
@@ -451,7 +464,7 @@ struct ServerSentEventsTests {
         let started = ContinuousClock.now
         events.cancel()
         let (received, error) = await reader.value
-        #expect(ContinuousClock.now - started < .seconds(60), "far less than the ten-minute wait")
+        #expect(ContinuousClock.now - started < .seconds(60), "far less than the four-minute wait")
         #expect(received.map(\.data) == ["a"])
         guard case .cancelled = error else {
             Issue.record("expected cancelled, got \(String(describing: error))")
