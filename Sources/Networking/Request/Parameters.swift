@@ -38,7 +38,10 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// Parameters from an array (sent as a JSON array body).
     public init(_ array: [any Sendable]) { storage = .array(array) }
 
-    /// Parameters from an `Encodable` value, encoded with the configuration's `JSONEncoder`.
+    /// Parameters from an `Encodable` value, encoded with the configuration's `JSONEncoder`. In a
+    /// JSON body the encoder's text is sent as it is (under the endpoint's root key, if any), so a
+    /// `Decimal` or a `UInt64` keeps every digit; in a query or a form, such a number is written
+    /// with every digit too.
     public init(_ value: some Encodable & Sendable) { storage = .encodable(value) }
 
     /// Parameters given directly as JSON.
@@ -61,6 +64,27 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case .array(let array): return try Self.convert(array, path: "", encoder: encoder, digits: keepingDigits)
         case .encodable(let value): return try Self.encode(value, path: "", encoder: encoder, digits: keepingDigits)
         case .json(let value): return value
+        }
+    }
+
+    /// The encoder's own text for an `Encodable` value, to send as a JSON body unchanged (parsed
+    /// into a ``JSONValue`` and written again, a number beyond a `Double`'s digits would be
+    /// rounded), inside an object for each of `rootKeys` (`{"book":` … `}`); `nil` for the other
+    /// kinds of parameters.
+    func verbatimJSON(encoder: JSONEncoder, under rootKeys: [String]) throws(ParameterError) -> Data? {
+        guard case .encodable(let value) = storage else { return nil }
+        do {
+            var body = Data()
+            for key in rootKeys {
+                body.append(UInt8(ascii: "{"))
+                body.append(try JSONValue.string(key).encoded())
+                body.append(UInt8(ascii: ":"))
+            }
+            body.append(try encoder.encode(value))
+            body.append(contentsOf: repeatElement(UInt8(ascii: "}"), count: rootKeys.count))
+            return body
+        } catch {
+            throw ParameterError(reason: "\(Self.describe("")) of type \(type(of: value)) could not be encoded: \(error)")
         }
     }
 

@@ -46,7 +46,7 @@ struct RequestBuilder {
             let summary = RequestSummary(method: endpoint.method, url: url)
             let json: JSONValue
             do {
-                json = try query.json(encoder: configuration.jsonEncoder)
+                json = try query.json(encoder: configuration.jsonEncoder, keepingDigits: true)
             } catch {
                 throw .invalidRequest(reason: "the query items cannot be encoded: \(error.reason)", request: summary)
             }
@@ -56,18 +56,24 @@ struct RequestBuilder {
             url = try appendingQuery(QueryEncoding.encode(items, style: style), to: url)
         }
         let encoding = endpoint.form != nil ? .multipart : encoding(for: endpoint)
-        if let parameters = endpoint.parameters {
+        let rootKeys = (endpoint.requestRootKey ?? "").split(separator: ".").map(String.init)
+        let placement = endpoint.requestBody == nil ? encoding : .query
+        if let parameters = endpoint.parameters, placement == .json, endpoint.method != .get, endpoint.method != .head,
+            let encoded = try Self.verbatimJSON(of: parameters, under: rootKeys, configuration: configuration, url: url, method: endpoint.method)
+        {
+            body = .data(encoded)
+            headers.setIfAbsent("Content-Type", "application/json")
+        } else if let parameters = endpoint.parameters {
             let summary = RequestSummary(method: endpoint.method, url: url)
             var json: JSONValue
             do {
-                json = try parameters.json(encoder: configuration.jsonEncoder)
+                // Written as text (a query, a form's fields), a number keeps every digit.
+                json = try parameters.json(encoder: configuration.jsonEncoder, keepingDigits: placement != .json)
             } catch {
                 throw .invalidRequest(reason: error.reason, request: summary)
             }
-            if let rootKey = endpoint.requestRootKey, !rootKey.isEmpty {
-                for component in rootKey.split(separator: ".").reversed() { json = .object([String(component): json]) }
-            }
-            switch (endpoint.requestBody == nil ? encoding : .query, json) {
+            for component in rootKeys.reversed() { json = .object([component: json]) }
+            switch (placement, json) {
             case (.query, .object(let object)):
                 url = try appendingQuery(QueryEncoding.encode(object, style: style), to: url)
             case (.form, .object(let object)):
@@ -145,6 +151,17 @@ struct RequestBuilder {
             request.idleTimeout = configuration.idleTimeout
         }
         return request
+    }
+
+    /// An `Encodable` value's JSON body (``Parameters/verbatimJSON(encoder:under:)``), or `nil`.
+    private static func verbatimJSON(
+        of parameters: Parameters, under rootKeys: [String], configuration: NetworkingConfiguration, url: URL, method: HTTPMethod
+    ) throws(RepositoryError) -> Data? {
+        do {
+            return try parameters.verbatimJSON(encoder: configuration.jsonEncoder, under: rootKeys)
+        } catch {
+            throw .invalidRequest(reason: error.reason, request: RequestSummary(method: method, url: url))
+        }
     }
 
     /// The endpoint's encoding, or the method's default.

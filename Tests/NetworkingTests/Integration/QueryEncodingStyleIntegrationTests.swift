@@ -43,6 +43,24 @@ struct QueryEncodingStyleIntegrationTests {
         #expect(echo.args == ["draft": ["1"], "ids": ["1", "2"]])
     }
 
+    @Test("A Decimal and a UInt64 reach the test API with every digit, in a JSON body and in the query")
+    func exactNumbers() async throws {
+        struct Payment: Encodable, Sendable {
+            var amount = Decimal(string: "1234567890.123456789") ?? 0
+            var id = UInt64.max
+        }
+        let servers = try TestServers.require()
+        let repository = TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL))
+        let posted: TestAPI.Echo = try await repository.performRequest(
+            Endpoint.post("echo", parameters: Parameters(Payment())).withoutSession()
+        ).get()
+        #expect(posted.data == #"{"amount":1234567890.123456789,"id":18446744073709551615}"#)
+        let queried: TestAPI.Echo = try await repository.performRequest(
+            Endpoint.get("echo", parameters: Parameters(Payment())).withoutSession()
+        ).get()
+        #expect(queried.args == ["amount": ["1234567890.123456789"], "id": ["18446744073709551615"]])
+    }
+
     @Test("A form body in each style reaches the test API as written")
     func formBody() async throws {
         // Given

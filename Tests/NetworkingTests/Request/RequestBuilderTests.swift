@@ -222,6 +222,29 @@ struct RequestBuilderTests {
         #expect(get.url.absoluteString.hasSuffix("/books?genre=science&title=A%2FB"))
     }
 
+    @Test("Numbers a Double cannot hold keep every digit: an Encodable's JSON body is the encoder's text, a query writes the digits")
+    func exactNumbers() throws {
+        struct Payment: Encodable, Sendable {
+            var amount = Decimal(string: "1.23456789012345678901") ?? 0
+            var id = UInt64.max
+        }
+        var endpoint = Endpoint<Void>.post("payments", parameters: Parameters(Payment()))
+        endpoint.requestRootKey = "payment.data"
+        let post = try build(endpoint)
+        #expect(
+            post.body?.inMemoryData.map { String(decoding: $0, as: UTF8.self) }
+                == #"{"payment":{"data":{"amount":1.23456789012345678901,"id":18446744073709551615}}}"#)
+        #expect(post.headers["Content-Type"] == "application/json")
+        let get = try build(Endpoint<Void>.get("payments", parameters: Parameters(Payment())))
+        #expect(get.url.query == "amount=1.23456789012345678901&id=18446744073709551615")
+        var form = Endpoint<Void>.post("payments", parameters: ["id": UInt64.max])
+        form.encoding = .form
+        #expect(try build(form).body?.inMemoryData == Data("id=18446744073709551615".utf8))
+        var query = Endpoint<Void>.delete("payments")
+        query.query = ["amount": Decimal(string: "0.1000000000000000055") ?? 0]
+        #expect(try build(query).url.query == "amount=0.1000000000000000055")
+    }
+
     @Test("An empty dictionary on GET adds no query")
     func emptyQuery() throws {
         let request = try build(Endpoint<Void>.get("books", parameters: [:]))
