@@ -111,6 +111,31 @@ struct OfflineQueueIntegrationTests {
         #expect(journal.entries.map { $0.body["n"] } == [2])
     }
 
+    @Test("Through a batch endpoint, a queued write that cannot be a batch item (a gzipped body) is sent on its own, in its place")
+    func unbatchableWriteGoesAlone() async throws {
+        let setup = try await Self.setUp(batch: ("batch", 10))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.proxy.goDown()
+        let writes = [
+            setup.repository.note(setup.stream, ["n": 1]), Endpoint<Void>.post("uploads/raw", parameters: ["n": 2]).gzipped(),
+            setup.repository.note(setup.stream, ["n": 3]), setup.repository.note(setup.stream, ["n": 4]),
+        ]
+        var tickets: [OfflineTicket] = []
+        for write in writes {
+            guard case .queued(let queued) = await setup.queue.perform(write, with: setup.repository) else {
+                Issue.record("expected queued")
+                return
+            }
+            tickets.append(queued.ticket)
+        }
+        try setup.proxy.comeUp()
+        let report = await setup.queue.flush()
+        #expect(report.delivered == tickets && report.rejected.isEmpty && report.remaining == 0, "\(report)")
+        #expect(try await setup.direct.journal(setup.stream).entries.map { $0.body["n"] } == [1, 3, 4])
+        let upload = try await setup.queue.outcome(of: tickets[1]).get()
+        #expect(upload.json?["inflated_size"] != nil && upload.json?["json"]?["n"] == .int(2), "\(String(describing: upload.json))")
+    }
+
     @Test("Through a batch endpoint, a queued write answered 307 or 308 inside the batch is sent where it points, not dropped")
     func redirectedBatchItemIsDelivered() async throws {
         let setup = try await Self.setUp(batch: ("batch", 10))

@@ -699,10 +699,18 @@ public final class OfflineQueue: Interceptor {
         var batchSizes = Array(repeating: configuration.batch.map { max(1, $0.limit) } ?? 1, count: 2)
         flushing: while position < items.count {
             // Those sent without the session go in batches of their own, never signed as the user.
+            // One that cannot go in a batch request (a file's body, a URL outside the base URL, a
+            // credential of its own) goes on its own, in its place.
             let (sizes, start) = (batchSizes, position)
-            let (kind, end) = state.withLock { state in
-                let kept = state.items
-                return BatchClient.run(from: start, count: items.count, sizes: sizes) { kept[items[$0].id]?.requiresSession ?? false }
+            let kept = state.withLock { $0.items }
+            let (kind, runEnd) = BatchClient.run(from: start, count: items.count, sizes: sizes) {
+                kept[items[$0].id]?.requiresSession ?? false
+            }
+            var end = runEnd
+            var alone = false
+            if configuration.batch != nil, let unbatchable = (start..<end).first(where: { !Self.fitsInBatch(kept[items[$0].id], of: repository) }) {
+                alone = unbatchable == start
+                end = alone ? start + 1 : unbatchable
             }
             let group = Array(items[position..<end])
             position += group.count
@@ -714,7 +722,7 @@ public final class OfflineQueue: Interceptor {
                 break flushing
             }
             let results: [Result<TransportResponse, RepositoryError>]
-            switch await send(group.map(\.id), through: repository, for: user) {
+            switch await send(group.map(\.id), through: repository, for: user, batched: !alone) {
             case .answers(let answers): results = answers
             case .batchFailed(let error) where group.count > 1 && BatchClient.isTooLarge(error):
                 // Refused as too large before any item ran: the same requests go again in halves.
@@ -806,7 +814,7 @@ public final class OfflineQueue: Interceptor {
 
     /// Sends items (one, or a batch), signed by the repository's session — for `user` only: if
     /// another user logs in meanwhile, the session step refuses to sign them, and they stay.
-    private func send(_ ids: [UUID], through repository: AbstractRepository, for user: String?) async -> Sent {
+    private func send(_ ids: [UUID], through repository: AbstractRepository, for user: String?, batched: Bool) async -> Sent {
         let items = state.withLock { state in ids.map { state.items[$0] } }
         let requests = items.map { item -> Result<TransportRequest, RepositoryError> in
             guard var request = item?.request else {
@@ -822,7 +830,7 @@ public final class OfflineQueue: Interceptor {
         // Sent once: a failure stops the flush, and the queue's own timer tries again. Retries
         // here would hold the calls waiting behind the flush through their backoff.
         marker[RetryPolicyKey.self] = .never
-        if let batch = configuration.batch, items.count > 1 || batch.limit > 1 {
+        if let batch = configuration.batch, batched, items.count > 1 || batch.limit > 1 {
             let client = BatchClient(repository: repository, path: batch.path, limit: batch.limit)
             // Signed when its requests need the session (a flush's group is all one or the
             // other); items inherit the signature.
@@ -853,6 +861,15 @@ public final class OfflineQueue: Interceptor {
                 })
         }
         return .answers(results)
+    }
+
+    /// Whether a kept request can be an item of a batch request (``BatchWire/item(for:baseURL:defaults:)``).
+    private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
+        guard var request = item?.request else { return true }
+        let defaults = repository.configuration.defaultHeaders
+        request.headers = request.headers.merging(defaults)
+        guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else { return false }
+        return true
     }
 
     /// The cached routes a call's route invalidates, to keep with it; `nil` when none.
