@@ -111,6 +111,56 @@ struct OfflineQueueIntegrationTests {
         #expect(journal.entries.map { $0.body["n"] } == [2])
     }
 
+    @Test(
+        "With connect(_:) forgotten, perform connects its repository and the write is delivered; one kept through the chain makes the flush say so"
+    )
+    func forgottenConnection() async throws {
+        let base = try OfflineTestServers.apiURL()
+        let proxy = try OutageProxy(upstreamPort: base.port ?? 0)
+        let direct = APIRepository(configuration: try OfflineTestServers.configuration(base))
+        let login = try await direct.login()
+        let stream = UUID().uuidString
+        for viaPerform in [true, false] {
+            let folder = try temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let reports = ReportLog()
+            let queue = try OfflineQueue(
+                OfflineQueue.Configuration(folder: folder, retryDelay: 3600, onFlush: { report in reports.record(report) }))
+            var configuration = try OfflineTestServers.configuration(base, port: proxy.port, timeout: 5)
+            configuration.interceptors = [queue]
+            let session = SessionManager<APIUser>()
+            try session.login(user: login.user, token: login.token)
+            let repository = APIRepository(configuration: configuration, sessionManager: session)
+            proxy.goDown()
+            let write = repository.note(stream, ["n": viaPerform ? 1 : 2])
+            if viaPerform {
+                guard case .queued = await queue.perform(write, with: repository) else {
+                    Issue.record("expected queued")
+                    return
+                }
+            } else {
+                let plain = await repository.performRequest(write.queueingOffline())
+                guard case .failure(let failure) = plain, failure.customError(as: QueuedOffline.self) != nil else {
+                    Issue.record("expected queuedOffline, got \(plain)")
+                    return
+                }
+            }
+            try proxy.comeUp()
+            let report = await queue.flush()
+            if viaPerform {
+                #expect(report.delivered.count == 1 && report.remaining == 0, "\(report)")
+            } else {
+                guard case .invalidConfiguration(let reason) = report.stoppedBy else {
+                    Issue.record("expected the missing connection, got \(report)")
+                    return
+                }
+                #expect(reason.contains("connect(_:)") && report.remaining == 1)
+                #expect(reports.last?.stoppedBy != nil, "onFlush heard it")
+            }
+        }
+        #expect(try await direct.journal(stream).entries.map { $0.body["n"] } == [1])
+    }
+
     @Test("Through a batch endpoint, a queued write that cannot be a batch item (a gzipped body) is sent on its own, in its place")
     func unbatchableWriteGoesAlone() async throws {
         let setup = try await Self.setUp(batch: ("batch", 10))

@@ -182,8 +182,10 @@ public final class OfflineQueue: Interceptor {
         /// failure: then another call's answer is no sign that it would go through now.
         var stoppedByServer = false
         weak var repository: AbstractRepository?
-        /// Whether a repository was ever connected: a flush before that has nothing to report.
+        /// Whether a repository was ever connected: a flush before that has nothing to report,
+        /// unless a request was kept meanwhile (``connect(_:)`` forgotten).
         var wasConnected = false
+        var keptUnconnected = false
 
         /// Forgets the planned retry (the caller cancels it, outside the lock); returns it.
         mutating func dropRetry() -> Task<Void, Never>? {
@@ -249,7 +251,9 @@ public final class OfflineQueue: Interceptor {
     /// flushes the requests a previous run left for the user logged in then, and those sent
     /// without the session (then on the timer while the network is down); a user's requests
     /// also go with the first call made through the queue once they are logged in, or call
-    /// ``flush()`` after a login.
+    /// ``flush()`` after a login. ``perform(_:with:)-(Endpoint<T>,_)`` and
+    /// ``enqueue(_:through:)`` connect their repository when none ever was; a request kept
+    /// through a chain while none was makes each flush report the missing connection, as above.
     public func connect(_ repository: AbstractRepository) {
         let waiting = state.withLock { state -> Bool in
             defer {
@@ -409,6 +413,7 @@ public final class OfflineQueue: Interceptor {
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
         let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
+        state.withLock { if !$0.wasConnected { $0.keptUnconnected = true } }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
             context: ErrorContext(request: request.summary, response: failure.context?.response))
@@ -479,7 +484,11 @@ public final class OfflineQueue: Interceptor {
 
     /// Sends a write, or keeps it when the network is down: the call's answer, a queued request to
     /// await, or its failure.
+    ///
+    /// When no repository was ever connected, `repository` is (``connect(_:)``): its writes
+    /// would otherwise wait for good.
     public func perform<T: Decodable & Sendable>(_ endpoint: Endpoint<T>, with repository: AbstractRepository) async -> OfflineOutcome<T> {
+        connectIfNever(repository)
         let queueing = endpoint.queueingOffline()
         return outcome(of: await repository.performRequest(queueing)) { response, request in
             repository.interpret(response, to: request, for: queueing)
@@ -488,10 +497,16 @@ public final class OfflineQueue: Interceptor {
 
     /// Sends a write whose answer's body is ignored, or keeps it; see ``perform(_:with:)-(Endpoint<T>,_)``.
     public func perform(_ endpoint: Endpoint<Void>, with repository: AbstractRepository) async -> OfflineOutcome<Void> {
+        connectIfNever(repository)
         let queueing = endpoint.queueingOffline()
         return outcome(of: await repository.performRequest(queueing)) { response, request in
             repository.interpret(response, to: request, for: queueing)
         }
+    }
+
+    /// Connects `repository` when none ever was.
+    private func connectIfNever(_ repository: AbstractRepository) {
+        if !state.withLock({ $0.wasConnected }) { connect(repository) }
     }
 
     private func outcome<T: Sendable>(
@@ -557,9 +572,12 @@ public final class OfflineQueue: Interceptor {
     /// - Returns: its ticket, or why it cannot be kept: an invalid endpoint, a streamed body or
     ///   one over the journal's 64 MiB record size (`.invalidRequest`), a full queue (``OfflineQueueFull``), or a journal that cannot write
     ///   it (``OfflineQueueError``, a custom error: a full disk is ``OfflineQueueError/noSpace(_:)``).
+    ///
+    /// When no repository was ever connected, `repository` is (``connect(_:)``).
     public func enqueue<Response>(_ endpoint: Endpoint<Response>, through repository: AbstractRepository) async
         -> Result<OfflineTicket, RepositoryError>
     {
+        connectIfNever(repository)
         do throws(RepositoryError) {
             // The route's settings (whether it needs the session, its name), not those of the
             // endpoint made by name.
@@ -666,7 +684,7 @@ public final class OfflineQueue: Interceptor {
             // Nothing can go before a repository is connected again: said, not silent (before the
             // first connection, nothing is missing yet).
             report.remaining = count
-            if report.remaining > 0, state.withLock({ $0.wasConnected }) {
+            if report.remaining > 0, state.withLock({ $0.wasConnected || $0.keptUnconnected }) {
                 report.stoppedBy = .invalidConfiguration(
                     reason:
                         "the offline queue has no repository to send through: connect(_:) one, and keep it as long as the queue (the queue holds it weakly)"
