@@ -59,7 +59,8 @@ struct RequestBuilder {
         let rootKeys = (endpoint.requestRootKey ?? "").split(separator: ".").map(String.init)
         let placement = endpoint.requestBody == nil ? encoding : .query
         if let parameters = endpoint.parameters, placement == .json, endpoint.method != .get, endpoint.method != .head,
-            let encoded = try Self.verbatimJSON(of: parameters, under: rootKeys, configuration: configuration, url: url, method: endpoint.method)
+            let encoded = try Self.verbatimJSON(
+                of: parameters, under: rootKeys, configuration: configuration, url: url, method: endpoint.method)
         {
             body = .data(encoded)
             headers.setIfAbsent("Content-Type", "application/json")

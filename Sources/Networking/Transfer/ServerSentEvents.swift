@@ -473,8 +473,9 @@ extension Endpoint where Response == ServerSentEvents {
     ) -> Endpoint {
         with(
             ServerSentEventsReconnection.self,
-            ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts, maximumDelay: maximumDelay))
-            .with(ServerSentEventsConnectionHandler.self, onConnectionChange)
+            ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts, maximumDelay: maximumDelay)
+        )
+        .with(ServerSentEventsConnectionHandler.self, onConnectionChange)
     }
 }
 

@@ -726,7 +726,9 @@ public final class OfflineQueue: Interceptor {
             }
             var end = runEnd
             var alone = false
-            if configuration.batch != nil, let unbatchable = (start..<end).first(where: { !Self.fitsInBatch(kept[items[$0].id], of: repository) }) {
+            if configuration.batch != nil,
+                let unbatchable = (start..<end).first(where: { !Self.fitsInBatch(kept[items[$0].id], of: repository) })
+            {
                 alone = unbatchable == start
                 end = alone ? start + 1 : unbatchable
             }
@@ -886,7 +888,9 @@ public final class OfflineQueue: Interceptor {
         guard var request = item?.request else { return true }
         let defaults = repository.configuration.defaultHeaders
         request.headers = request.headers.merging(defaults)
-        guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else { return false }
+        guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else {
+            return false
+        }
         return true
     }
 
