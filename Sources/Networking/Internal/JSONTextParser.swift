@@ -26,8 +26,8 @@ struct JSONTextParser {
     private var depth = 0
 
     /// Parses a whole document (any JSON value, surrounded by optional whitespace). With
-    /// `keepingDigits`, an integer beyond `Int`, or a number of more than 15 significant digits
-    /// without an exponent (a `Decimal`'s text), is a `.string` of its text.
+    /// `keepingDigits`, an integer beyond `Int`, or a fraction written without an exponent (a
+    /// `Decimal`'s text), is a `.string` of its text.
     static func parse(_ data: Data, keepingDigits: Bool = false) throws(Failure) -> JSONValue {
         var parser = JSONTextParser(bytes: Array(data))
         parser.keepsDigits = keepingDigits
@@ -224,8 +224,9 @@ struct JSONTextParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int(text) { return .int(integer) }
-        // An exponent is how a Double of 1e16 or more is written: its digits are the Double's.
-        if keepsDigits, isInteger || (!hasExponent && Self.significantDigits(of: text) > 15) { return .string(text) }
+        // An exponent is how a Double is written when it is large or small: its digits are the
+        // Double's. Without one, the text is kept as written (a Decimal's `0.00001` is not `1e-05`).
+        if keepsDigits, isInteger || !hasExponent { return .string(text) }
         guard let number = Double(text), number.isFinite else {
             index = start
             throw failure("the number \(text) is out of range")
@@ -235,15 +236,6 @@ struct JSONTextParser {
 
     private mutating func skipWhitespace() {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
-    }
-
-    /// The significant digits of a number's text without an exponent: its digits, without the
-    /// zeros that lead or trail.
-    private static func significantDigits(of text: String) -> Int {
-        let digits = text.utf8.filter(isDigit)
-        let leading = digits.prefix { $0 == UInt8(ascii: "0") }.count
-        let trailing = digits.reversed().prefix { $0 == UInt8(ascii: "0") }.count
-        return max(0, digits.count - leading - trailing)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

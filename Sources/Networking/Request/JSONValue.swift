@@ -4,7 +4,8 @@ import Foundation
 /// shows the body a server sent.
 ///
 /// Integers and floating-point numbers are kept apart so that identifiers survive a round trip.
-/// Objects keep no key order; encoding sorts keys so request bodies are deterministic.
+/// Objects keep no key order; encoding sorts keys so request bodies built from dictionaries are
+/// deterministic (an `Encodable` value's body is its encoder's text: see `Parameters(_:)` of an `Encodable` value).
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
@@ -121,7 +122,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
         (try? String(decoding: JSONValue.encoder.encode(self), as: UTF8.self)) ?? "null"
     }
 
-    /// Compact JSON data with sorted keys, as sent in request bodies.
+    /// Compact JSON data with sorted keys, as sent in request bodies built from dictionaries and arrays.
     public func encoded() throws -> Data { try JSONValue.encoder.encode(self) }
 
     private static let encoder: JSONEncoder = {

@@ -40,8 +40,13 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 
     /// Parameters from an `Encodable` value, encoded with the configuration's `JSONEncoder`. In a
     /// JSON body the encoder's text is sent as it is (under the endpoint's root key, if any), so a
-    /// `Decimal` or a `UInt64` keeps every digit; in a query or a form, such a number is written
-    /// with every digit too.
+    /// `Decimal` or a `UInt64` keeps every digit, and the encoder's `outputFormatting` applies
+    /// (the default encoder's sorted keys make bodies deterministic; without `.sortedKeys` a
+    /// dictionary's members come in any order). In a query or a form, such a number is written
+    /// with every digit too. Only a value given whole keeps them in a JSON body: one inside
+    /// dictionary or array parameters goes through ``JSONValue``, where a `Decimal` is a `Double`.
+    /// Make a `Decimal` with `Decimal(string:)`: a float literal (`3.133`) carries a `Double`'s
+    /// error, which the encoder writes (`3.132999999999999488`).
     public init(_ value: some Encodable & Sendable) { storage = .encodable(value) }
 
     /// Parameters given directly as JSON.
@@ -54,8 +59,8 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     public init(arrayLiteral elements: (any Sendable)...) { storage = .array(elements) }
 
     /// The parameters as JSON. `keepingDigits` is for values only ever written as text (a
-    /// route's path variables): a `Decimal`, an integer beyond `Int`, or a number the encoder
-    /// wrote with more digits than a `Double` keeps, is kept as its text rather than rounded.
+    /// route's path variables, a query, a form): a `Decimal`, an integer beyond `Int`, or a
+    /// fraction the encoder wrote without an exponent, is kept as its text rather than rounded.
     ///
     /// - Throws: a reason, when a value has an unsupported type or cannot be encoded.
     func json(encoder: JSONEncoder, keepingDigits: Bool = false) throws(ParameterError) -> JSONValue {
@@ -118,7 +123,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case let number as Double: return try finite(number, path: path)
         case let number as Float: return try finite(Double(number), path: path)
         case let number as Decimal:
-            if digits, !number.isNaN { return .string(number.description) }
+            if digits, !number.isNaN { return .string(Self.text(of: number)) }
             return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)
         case let date as Date: return .string(date.formatted(.iso8601))
         case let url as URL: return .string(url.absoluteString)
@@ -155,6 +160,19 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         } catch {
             throw ParameterError(reason: "\(describe(path)) of type \(type(of: value)) could not be encoded: \(error)")
         }
+    }
+
+    /// A `Decimal`'s digits; one made from a `Double` (a float literal: `3.133` is
+    /// 3.132999999999999488) is written as that `Double`, its binary error left out.
+    private static func text(of number: Decimal) -> String {
+        // A Double's 15 significant digits, if the Decimal is that Double's (`Decimal(Double)`
+        // is how a float literal becomes a Decimal, with the same error).
+        guard let double = Double(number.description), double.isFinite else { return number.description }
+        let short = String(format: "%.15g", double)
+        guard let shortDouble = Double(short), Decimal(shortDouble) == number, let shortest = Decimal(string: short) else {
+            return number.description
+        }
+        return shortest.description
     }
 
     private static func finite(_ number: Double, path: String) throws(ParameterError) -> JSONValue {

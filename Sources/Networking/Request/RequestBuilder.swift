@@ -68,8 +68,9 @@ struct RequestBuilder {
             let summary = RequestSummary(method: endpoint.method, url: url)
             var json: JSONValue
             do {
-                // Written as text (a query, a form's fields), a number keeps every digit.
-                json = try parameters.json(encoder: configuration.jsonEncoder, keepingDigits: placement != .json)
+                // Written as text (a query, a form), a number keeps every digit. Not a multipart
+                // form's: an object field there is JSON text, where digits kept would be a string.
+                json = try parameters.json(encoder: configuration.jsonEncoder, keepingDigits: placement == .query || placement == .form)
             } catch {
                 throw .invalidRequest(reason: error.reason, request: summary)
             }

@@ -227,9 +227,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// ends without bringing an event, unless it kept bringing bytes (heartbeats) for
         /// 30 seconds: a quiet feed its server recycles. An event resets the count.
         public var maximumAttempts: Int
-        /// The longest wait a server's `retry:` may set: a longer one is cut to it. A server asks
-        /// for a longer wait to shed load, but a `retry:` of years (a bug, or a hostile server)
-        /// would otherwise park the reader until its task is cancelled. ``delay`` is not cut.
+        /// The longest wait a server's `retry:` may set: a longer one is cut to it, or to
+        /// ``delay`` when that is longer. A server asks for a longer wait to shed load, but a
+        /// `retry:` of years (a bug, or a hostile server) would otherwise park the reader until
+        /// its task is cancelled. ``delay`` itself is not cut.
         public var maximumDelay: Duration
 
         /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row;
@@ -399,7 +400,9 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private mutating func reconnect() async throws(RepositoryError) {
             guard let reconnection = events.reconnection else { return finish() }
             let clock = events.clock
-            let delay = parser.reconnectionDelay.map { Swift.min($0, reconnection.maximumDelay) } ?? reconnection.delay
+            // A server asking for a longer wait than the endpoint's own never gets a shorter one.
+            let longest = Swift.max(reconnection.maximumDelay, reconnection.delay, .zero)
+            let delay = parser.reconnectionDelay.map { Swift.min($0, longest) } ?? reconnection.delay
             events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: delay, cause: endedWith))
             let slept = await events.cancellable { try await clock.sleep(delay) } != nil
             guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
@@ -460,7 +463,7 @@ extension Endpoint where Response == ServerSentEvents {
     ///     503 or 504, or a connection that ends without an event: see
     ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.
     ///   - maximumDelay: the longest wait a server's `retry:` may ask for; a longer one is cut to
-    ///     it. Default 5 minutes.
+    ///     it (never below `delay`). Default 5 minutes.
     ///   - onConnectionChange: told when the stream waits to reconnect, and why, and when a
     ///     reconnection is accepted (``ServerSentEvents/ConnectionChange``), in the reading task.
     ///

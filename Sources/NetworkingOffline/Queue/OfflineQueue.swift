@@ -254,8 +254,11 @@ public final class OfflineQueue: Interceptor {
     /// ``flush()`` after a login. ``perform(_:with:)-(Endpoint<T>,_)`` and
     /// ``enqueue(_:through:)`` connect their repository when none ever was; a request kept
     /// through a chain while none was makes each flush report the missing connection, as above.
-    public func connect(_ repository: AbstractRepository) {
+    public func connect(_ repository: AbstractRepository) { connect(repository, unlessEverConnected: false) }
+
+    private func connect(_ repository: AbstractRepository, unlessEverConnected: Bool) {
         let waiting = state.withLock { state -> Bool in
+            if unlessEverConnected, state.wasConnected { return false }
             defer {
                 state.repository = repository
                 state.wasConnected = true
@@ -504,9 +507,11 @@ public final class OfflineQueue: Interceptor {
         }
     }
 
-    /// Connects `repository` when none ever was.
+    /// Connects `repository` when none ever was, if its chain holds this queue (another chain's
+    /// flush would not be this queue's).
     private func connectIfNever(_ repository: AbstractRepository) {
-        if !state.withLock({ $0.wasConnected }) { connect(repository) }
+        guard repository.configuration.interceptors.contains(where: { ($0 as AnyObject) === self }) else { return }
+        connect(repository, unlessEverConnected: true)
     }
 
     private func outcome<T: Sendable>(
@@ -577,7 +582,6 @@ public final class OfflineQueue: Interceptor {
     public func enqueue<Response>(_ endpoint: Endpoint<Response>, through repository: AbstractRepository) async
         -> Result<OfflineTicket, RepositoryError>
     {
-        connectIfNever(repository)
         do throws(RepositoryError) {
             // The route's settings (whether it needs the session, its name), not those of the
             // endpoint made by name.
@@ -591,17 +595,19 @@ public final class OfflineQueue: Interceptor {
             {
                 throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
             }
+            connectIfNever(repository)
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
                 request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
-            return .success(
-                try await store(item, response: nil) { reason, storage in
-                    guard let storage else { return .invalidRequest(reason: "not queued offline: \(reason)", request: summary) }
-                    return .customError(name: storage.name, error: storage, context: ErrorContext(request: summary))
-                })
+            let ticket = try await store(item, response: nil) { reason, storage in
+                guard let storage else { return .invalidRequest(reason: "not queued offline: \(reason)", request: summary) }
+                return .customError(name: storage.name, error: storage, context: ErrorContext(request: summary))
+            }
+            state.withLock { if !$0.wasConnected { $0.keptUnconnected = true } }
+            return .success(ticket)
         } catch {
             return .failure(error)
         }
@@ -717,20 +723,21 @@ public final class OfflineQueue: Interceptor {
         var batchSizes = Array(repeating: configuration.batch.map { max(1, $0.limit) } ?? 1, count: 2)
         flushing: while position < items.count {
             // Those sent without the session go in batches of their own, never signed as the user.
-            // One that cannot go in a batch request (a file's body, a URL outside the base URL, a
-            // credential of its own) goes on its own, in its place.
+            // One that cannot go in a batch request (a gzipped or file body, a URL outside the base
+            // URL) goes on its own, in its place.
             let (sizes, start) = (batchSizes, position)
-            let kept = state.withLock { $0.items }
-            let (kind, runEnd) = BatchClient.run(from: start, count: items.count, sizes: sizes) {
-                kept[items[$0].id]?.requiresSession ?? false
+            let (kind, runEnd) = state.withLock { state in
+                let kept = state.items
+                return BatchClient.run(from: start, count: items.count, sizes: sizes) { kept[items[$0].id]?.requiresSession ?? false }
             }
             var end = runEnd
             var alone = false
-            if configuration.batch != nil,
-                let unbatchable = (start..<end).first(where: { !Self.fitsInBatch(kept[items[$0].id], of: repository) })
-            {
-                alone = unbatchable == start
-                end = alone ? start + 1 : unbatchable
+            if configuration.batch != nil {
+                let run = state.withLock { state in items[start..<runEnd].map { state.items[$0.id] } }
+                if let unbatchable = run.indices.first(where: { !Self.fitsInBatch(run[$0], of: repository) }) {
+                    alone = unbatchable == 0
+                    end = start + (alone ? 1 : unbatchable)
+                }
             }
             let group = Array(items[position..<end])
             position += group.count

@@ -78,7 +78,7 @@ struct ServerSentEventsIntegrationTests {
         let changes = ConnectionChanges()
         let endpoint = Endpoint<ServerSentEvents>(
             .get, "events/\(key)", query: ["count": 3, "per": 2, "cut": 1, "stop": 1, "retry": 999_999_999_999]
-        ).withoutSession().reconnecting(after: .seconds(60), maximumDelay: .milliseconds(20), onConnectionChange: changes.record)
+        ).withoutSession().reconnecting(after: .milliseconds(5), maximumDelay: .milliseconds(20), onConnectionChange: changes.record)
         let reading = Task { await readAll(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get()) }
         let guarded = Task {
             try await Task.sleep(for: .seconds(30))

@@ -241,8 +241,14 @@ struct RequestBuilderTests {
         form.encoding = .form
         #expect(try build(form).body?.inMemoryData == Data("id=18446744073709551615".utf8))
         var query = Endpoint<Void>.delete("payments")
-        query.query = ["amount": Decimal(string: "0.1000000000000000055") ?? 0]
-        #expect(try build(query).url.query == "amount=0.1000000000000000055")
+        query.query = ["amount": Decimal(string: "0.1000000000000000055") ?? 0, "literal": 3.133 as Decimal]
+        #expect(try build(query).url.query == "amount=0.1000000000000000055&literal=3.133", "a float literal's binary error left out")
+        struct Small: Encodable, Sendable { var price = Decimal(string: "0.00001") ?? 0 }
+        #expect(try build(Endpoint<Void>.get("payments", parameters: Parameters(Small()))).url.query == "price=0.00001")
+        var multipart = Endpoint<Void>.post("payments", parameters: ["meta": ["price": Decimal(string: "1.5") ?? 0]])
+        multipart.encoding = .multipart
+        let fields = try build(multipart).body.map { String(describing: $0) } ?? ""
+        #expect(!fields.contains(#""1.5""#), "a number inside a multipart field's JSON stays a number")
     }
 
     @Test("An empty dictionary on GET adds no query")

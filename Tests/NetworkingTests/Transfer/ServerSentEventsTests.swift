@@ -96,17 +96,23 @@ struct ServerSentEventsTests {
         #expect(clock.sleeps == [.milliseconds(250), .milliseconds(250)])
     }
 
-    @Test("A server's retry: longer than maximumDelay is cut to it; the endpoint's own delay is not")
+    @Test("A server's retry: longer than maximumDelay is cut to it, never below the endpoint's own delay, which is not cut")
     func capsServerDelay() async throws {
         let (repository, _, clock) = try repository([
             .events("id: 1\ndata: a\n\n"), .events("retry: 999999999999\nid: 2\ndata: b\n\n"), .events("id: 3\ndata: c\n\n"),
             .status(204, contentType: ""),
         ])
         let (events, error) = await readAll(
-            try await repository.performRequest(endpoint.reconnecting(after: .seconds(90), maximumDelay: .seconds(60))).get())
+            try await repository.performRequest(endpoint.reconnecting(after: .seconds(9), maximumDelay: .seconds(60))).get())
         #expect(events.map(\.data) == ["a", "b", "c"])
         #expect(error == nil)
-        #expect(clock.sleeps == [.seconds(90), .seconds(60), .seconds(60)])
+        #expect(clock.sleeps == [.seconds(9), .seconds(60), .seconds(60)])
+        // A cap below the endpoint's delay: the server's longer wait gets the endpoint's delay.
+        let (below, _, belowClock) = try self.repository([
+            .events("retry: 999999999999\nid: 1\ndata: a\n\n"), .status(204, contentType: ""),
+        ])
+        _ = await readAll(try await below.performRequest(endpoint.reconnecting(after: .seconds(90), maximumDelay: .seconds(-1))).get())
+        #expect(belowClock.sleeps == [.seconds(90)])
     }
 
     @Test("Lost connections and ends without an event count as failed attempts, reset by an event; the last attempt's error ends it")
