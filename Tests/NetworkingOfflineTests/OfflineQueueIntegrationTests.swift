@@ -20,6 +20,21 @@ struct OfflineQueueIntegrationTests {
         let direct: APIRepository
         let folder: URL
         let stream = UUID().uuidString
+
+        /// Sends each write through the queue (the API down): each must be kept. Their tickets.
+        func queued(_ writes: [Endpoint<Void>]) async throws -> [OfflineTicket] {
+            var tickets: [OfflineTicket] = []
+            for write in writes {
+                let outcome = await queue.perform(write, with: repository)
+                guard case .queued(let queued) = outcome else { throw NotQueued(outcome: "\(outcome)") }
+                tickets.append(queued.ticket)
+            }
+            return tickets
+        }
+    }
+
+    struct NotQueued: Error {
+        let outcome: String
     }
 
     static func setUp(
@@ -170,14 +185,7 @@ struct OfflineQueueIntegrationTests {
             setup.repository.note(setup.stream, ["n": 1]), Endpoint<Void>.post("uploads/raw", parameters: ["n": 2]).gzipped(),
             setup.repository.note(setup.stream, ["n": 3]), setup.repository.note(setup.stream, ["n": 4]),
         ]
-        var tickets: [OfflineTicket] = []
-        for write in writes {
-            guard case .queued(let queued) = await setup.queue.perform(write, with: setup.repository) else {
-                Issue.record("expected queued")
-                return
-            }
-            tickets.append(queued.ticket)
-        }
+        let tickets = try await setup.queued(writes)
         try setup.proxy.comeUp()
         let report = await setup.queue.flush()
         #expect(report.delivered == tickets && report.rejected.isEmpty && report.remaining == 0, "\(report)")
@@ -191,16 +199,10 @@ struct OfflineQueueIntegrationTests {
         let setup = try await Self.setUp(batch: ("batch", 10))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         setup.proxy.goDown()
-        var tickets: [OfflineTicket] = []
-        for status in [307, 308] {
-            let moved = Endpoint<Void>(
-                .post, "redirect/\(status)", parameters: ["n": status], query: ["to": "/api/v1/journal/\(setup.stream)"])
-            guard case .queued(let queued) = await setup.queue.perform(moved, with: setup.repository) else {
-                Issue.record("expected queued")
-                return
-            }
-            tickets.append(queued.ticket)
-        }
+        let tickets = try await setup.queued(
+            [307, 308].map { status in
+                Endpoint<Void>(.post, "redirect/\(status)", parameters: ["n": status], query: ["to": "/api/v1/journal/\(setup.stream)"])
+            })
         try setup.proxy.comeUp()
         let report = await setup.queue.flush()
         #expect(report.delivered == tickets && report.rejected.isEmpty, "\(report)")
@@ -217,16 +219,10 @@ struct OfflineQueueIntegrationTests {
         // The test API under another name: another origin, the same resource.
         let elsewhere = "http://localhost:\(api.port ?? 0)"
         setup.proxy.goDown()
-        var tickets: [OfflineTicket] = []
-        for status in [301, 302] {
-            let moved = Endpoint<Void>(
-                .post, "echo", parameters: ["n": status], headers: ["X-Move-To": elsewhere, "X-Move-Status": "\(status)"])
-            guard case .queued(let queued) = await setup.queue.perform(moved, with: setup.repository) else {
-                Issue.record("expected queued")
-                return
-            }
-            tickets.append(queued.ticket)
-        }
+        let tickets = try await setup.queued(
+            [301, 302].map { status in
+                Endpoint<Void>(.post, "echo", parameters: ["n": status], headers: ["X-Move-To": elsewhere, "X-Move-Status": "\(status)"])
+            })
         let seeResult = Endpoint<Void>(.post, "redirect/302", parameters: ["n": 3], query: ["to": "/api/v1/echo"])
         guard case .queued(let prg) = await setup.queue.perform(seeResult, with: setup.repository) else {
             Issue.record("expected queued")

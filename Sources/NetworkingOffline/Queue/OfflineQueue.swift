@@ -416,7 +416,6 @@ public final class OfflineQueue: Interceptor {
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
         let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
-        state.withLock { if !$0.wasConnected { $0.keptUnconnected = true } }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
             context: ErrorContext(request: request.summary, response: failure.context?.response))
@@ -472,7 +471,10 @@ public final class OfflineQueue: Interceptor {
             for waiter in waiters { waiter.continuation.resume(returning: .failure(failure)) }
             throw failure
         }
-        state.withLock { $0.machine.stored(item.id) }
+        state.withLock { state in
+            state.machine.stored(item.id)
+            if !state.wasConnected { state.keptUnconnected = true }
+        }
         scheduleRetry(after: OfflineQueueState.retryDelay(configuration.retryDelay), replacingLater: false)
         return OfflineTicket(id: item.id)
     }
@@ -602,12 +604,11 @@ public final class OfflineQueue: Interceptor {
                 request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
-            let ticket = try await store(item, response: nil) { reason, storage in
-                guard let storage else { return .invalidRequest(reason: "not queued offline: \(reason)", request: summary) }
-                return .customError(name: storage.name, error: storage, context: ErrorContext(request: summary))
-            }
-            state.withLock { if !$0.wasConnected { $0.keptUnconnected = true } }
-            return .success(ticket)
+            return .success(
+                try await store(item, response: nil) { reason, storage in
+                    guard let storage else { return .invalidRequest(reason: "not queued offline: \(reason)", request: summary) }
+                    return .customError(name: storage.name, error: storage, context: ErrorContext(request: summary))
+                })
         } catch {
             return .failure(error)
         }
@@ -726,18 +727,19 @@ public final class OfflineQueue: Interceptor {
             // One that cannot go in a batch request (a gzipped or file body, a URL outside the base
             // URL) goes on its own, in its place.
             let (sizes, start) = (batchSizes, position)
-            let (kind, runEnd) = state.withLock { state in
+            let batched = configuration.batch != nil
+            let (kind, runEnd, run) = state.withLock { state in
                 let kept = state.items
-                return BatchClient.run(from: start, count: items.count, sizes: sizes) { kept[items[$0].id]?.requiresSession ?? false }
+                let (kind, end) = BatchClient.run(from: start, count: items.count, sizes: sizes) {
+                    kept[items[$0].id]?.requiresSession ?? false
+                }
+                return (kind, end, batched ? items[start..<end].map { kept[$0.id] } : [])
             }
             var end = runEnd
             var alone = false
-            if configuration.batch != nil {
-                let run = state.withLock { state in items[start..<runEnd].map { state.items[$0.id] } }
-                if let unbatchable = run.indices.first(where: { !Self.fitsInBatch(run[$0], of: repository) }) {
-                    alone = unbatchable == 0
-                    end = start + (alone ? 1 : unbatchable)
-                }
+            if let unbatchable = run.indices.first(where: { !Self.fitsInBatch(run[$0], of: repository) }) {
+                alone = unbatchable == 0
+                end = start + (alone ? 1 : unbatchable)
             }
             let group = Array(items[position..<end])
             position += group.count
