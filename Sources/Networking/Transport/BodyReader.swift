@@ -330,7 +330,10 @@ private final class StreamSource: BodySource {
 /// ``highWater`` bytes (the producer waits beyond it).
 private final class StreamBuffer: Sendable {
     private struct State {
+        /// The chunks; those before ``head`` were taken already (dropped in bulk, so taking a
+        /// chunk never moves the others).
         var chunks: [Data] = []
+        var head = 0
         var firstOffset = 0
         var buffered = 0
         var finished = false
@@ -388,23 +391,37 @@ private final class StreamBuffer: Sendable {
         waiting?.resume()
     }
 
-    /// Copies the next bytes out, or says why there are none.
+    /// Copies the next bytes out — from as many chunks as fit, so a stream of tiny chunks is not
+    /// sent a chunk per call — or says why there are none.
     func take(into destination: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
         let (outcome, wake) = state.withLock { state -> (BodyReader.Outcome, CheckedContinuation<Void, Never>?) in
-            guard let first = state.chunks.first else {
+            guard state.head < state.chunks.count else {
                 if let failure = state.failure { return (.failed(.invalidRequest("the body stream failed: \(failure)")), nil) }
                 if state.finished { return (.end, nil) }
                 state.readerWaits = true
                 return (.wouldBlock, nil)
             }
-            let count = min(destination.count, first.count - state.firstOffset)
-            let start = first.startIndex + state.firstOffset
-            first.copyBytes(to: destination.bindMemory(to: UInt8.self), from: start..<(start + count))
-            state.firstOffset += count
+            let bytes = destination.bindMemory(to: UInt8.self)
+            var count = 0
+            while count < bytes.count, state.head < state.chunks.count {
+                let chunk = state.chunks[state.head]
+                let length = min(bytes.count - count, chunk.count - state.firstOffset)
+                let start = chunk.startIndex + state.firstOffset
+                chunk.copyBytes(to: UnsafeMutableBufferPointer(rebasing: bytes[count...]), from: start..<(start + length))
+                count += length
+                state.firstOffset += length
+                if state.firstOffset == chunk.count {
+                    state.head += 1
+                    state.firstOffset = 0
+                }
+            }
             state.buffered -= count
-            if state.firstOffset == first.count {
-                state.chunks.removeFirst()
-                state.firstOffset = 0
+            if state.head == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 1024, state.head * 2 >= state.chunks.count {
+                state.chunks.removeFirst(state.head)
+                state.head = 0
             }
             guard state.buffered < Self.highWater / 2 else { return (.bytes(count), nil) }
             defer { state.producerWaits = nil }

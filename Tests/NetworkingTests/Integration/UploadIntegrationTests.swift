@@ -181,6 +181,26 @@ struct UploadIntegrationTests {
         #expect(counted.sha256 == Self.hex(whole))
     }
 
+    @Test("A stream of one-byte chunks is sent in full writes, not a chunk at a time", arguments: TransportUnderTest.all)
+    func tinyChunks(transport: TransportUnderTest) async throws {
+        // Given: half a megabyte produced a byte at a time, all of it ready before the upload starts
+        let repository = try Self.repository(transport)
+        let bytes = (0..<524_288).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let chunks = AsyncStream<Data>(bufferingPolicy: .unbounded) { continuation in
+            for byte in bytes { continuation.yield(Data([byte])) }
+            continuation.finish()
+        }
+        // When: it is uploaded (before, each chunk was one read of the body, and the taken chunk
+        // was removed from the front of the buffer, moving all the others: 40 s, not 1 s)
+        var endpoint = Endpoint<RawReceipt>.upload(.post, "uploads/raw", body: .stream(chunks, length: Int64(bytes.count)))
+            .withoutSession()
+        endpoint.timeout = 20
+        let receipt = try await repository.performRequest(endpoint).get()
+        // Then: every byte arrived, in order
+        #expect(receipt.size == bytes.count)
+        #expect(receipt.sha256 == Self.hex(bytes))
+    }
+
     @Test("A gzip-compressed JSON body is inflated by the server; digests cover the compressed bytes", arguments: TransportUnderTest.all)
     func gzipBody(transport: TransportUnderTest) async throws {
         let repository = try Self.repository(transport)
