@@ -167,6 +167,25 @@ import Testing
         #expect(!RepositoryError.timeout(ErrorContext(request: RequestSummary(method: .get, url: URL(fileURLWithPath: "/")))).isCacheMiss)
     }
 
+    @Test func aCacheOnlyMissIsNotRetried() async throws {
+        // Given a configuration that retries a GET's 504 (the default policy), on a test clock
+        let cache = try ResponseCache()
+        let transport = StubTransport(routes: [CacheHarness.counting("books", count: Shared(0))])
+        var configuration = try CacheHarness.configuration(cache: cache)
+        configuration.retryPolicy = .default
+        let clock = TestClock()
+        configuration.clock = clock.networkingClock
+        let repository = CacheRepository(configuration: configuration, transport: transport)
+        // When a cache-only call misses
+        let miss = await repository.fetch(Endpoint<RepositoryResponse<JSONValue>>.get("books").cached(for: 60).cacheOnly())
+        // Then its made-up 504 is the call's answer at once: one attempt, no wait, nothing sent
+        let error = try #require(miss.failure)
+        #expect(error.isCacheMiss)
+        #expect(error.context?.attempts == 1)
+        #expect(clock.sleeps.isEmpty)
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func callsThatAskForCachingFailWithoutACache() async throws {
         // Given a repository without a ResponseCache
         let transport = StubTransport(routes: [.json(.get, "books", "{}")])

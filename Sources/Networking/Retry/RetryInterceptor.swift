@@ -28,8 +28,11 @@ struct RetryInterceptor: Interceptor {
                 outcome = .failure(error)
             }
             // A streamed body is read as it is sent, once, and a streamed response's reader has
-            // taken bytes a new attempt would repeat: the attempt's outcome is the call's.
+            // taken bytes a new attempt would repeat: the attempt's outcome is the call's. So is
+            // an answer the server did not give now (a cache's, such as a cache-only call's
+            // made-up 504): asking again would only get it again, after a wait.
             guard request.body?.isStreamed != true, (request.responseBodySink as? ChunkSink)?.hasDelivered != true,
+                !outcome.isStoredAnswer,
                 let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
             else {
                 switch outcome {
@@ -51,5 +54,13 @@ struct RetryInterceptor: Interceptor {
             if let sink = request.responseBodySink as? any ResumingBodySink { request = sink.retrying(request) }
             attempt += 1
         }
+    }
+}
+
+extension RetryPolicy.Outcome {
+    /// Whether the attempt was answered from a store (a cache) rather than by the server.
+    fileprivate var isStoredAnswer: Bool {
+        if case .response(let response) = self { return response.source != .network }
+        return false
     }
 }
