@@ -186,7 +186,9 @@ extension AbstractRepository {
             throw .downloadFailed(.checksumMismatch(expected: expected, actual: actual), context)
         }
         if let failure = files.moveIntoPlace(withUsualPermissions: options.destination != nil) {
-            files.abandon(keepingPartial: false)
+            // Whole and checked: a resumable download keeps it for the next call (a 416 then
+            // confirms it), rather than downloading it all again once the destination is fixed.
+            files.abandon(keepingPartial: options.resumable)
             throw .downloadFailed(.fileSystem(failure), context)
         }
         // What the kept partial file contributed: nothing when the answer started over (200).

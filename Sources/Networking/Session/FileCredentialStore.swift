@@ -120,6 +120,9 @@ public final class FileCredentialStore: CredentialStore {
                 let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                 if written < 0 {
                     if errno != EINTR { failure = String(cString: strerror(errno)) }
+                } else if written == 0 {
+                    // A file system that takes nothing would have this loop spin for good.
+                    failure = "the file system took no bytes"
                 } else {
                     offset += written
                 }

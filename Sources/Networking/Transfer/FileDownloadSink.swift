@@ -191,6 +191,11 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
                 failure = .fileSystem("the partial file \(partialURL.path) could not be written: \(POSIX.lastError)")
                 return .failed(.invalidRequest(failure?.description ?? ""))
             }
+            // A file system that takes nothing would have this loop spin for good.
+            guard count > 0 else {
+                failure = .fileSystem("the partial file \(partialURL.path) could not be written: the file system took no bytes")
+                return .failed(.invalidRequest(failure?.description ?? ""))
+            }
             offset += count
         }
         hasher?.update(buffer: bytes)

@@ -386,6 +386,8 @@ final class OfflineJournal: @unchecked Sendable {
                     if errno == EINTR { continue }
                     return errno
                 }
+                // A file system that takes nothing would have this loop spin for good.
+                guard written > 0 else { return EIO }
                 offset += written
             }
             return nil

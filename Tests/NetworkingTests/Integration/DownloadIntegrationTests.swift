@@ -431,6 +431,32 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder) == ["1m.bin"])
     }
 
+    @Test("A resumable download that is whole and checked but cannot be moved into place keeps its bytes for the next call")
+    func failedMoveKeepsTheDownload() async throws {
+        // Given: a folder where the destination should be (rename cannot replace it)
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        try Data("in the way".utf8).write(to: destination.appendingPathComponent("note.txt"))
+        let endpoint = Endpoint<DownloadedFile>.get("1m.bin")
+            .downloading(to: destination, resumable: true, expectedSHA256: try await Self.nginxSHA256("1m.bin"))
+        // When: the whole file is downloaded and checked, and the move fails
+        let failed = await repository.performRequest(endpoint)
+        guard case .downloadFailed(.fileSystem, _)? = failed.failure else {
+            Issue.record("expected a file-system failure, got \(failed)")
+            return
+        }
+        // Then: once the way is clear, the next call finds the whole file kept and asks for nothing
+        // again (nginx's 416); before, the checked megabyte was deleted and downloaded again (200)
+        try FileManager.default.removeItem(at: destination)
+        let file = try await repository.performRequest(endpoint).get()
+        #expect(file.statusCode == 416 && file.resumedFrom == 1_048_576 && file.size == 1_048_576)
+        #expect(try Self.sha256(of: destination) == (try await Self.nginxSHA256("1m.bin")))
+    }
+
     @Test("A download an interceptor answers itself (a mock) writes that answer's body to the file")
     func interceptorAnswersDownload() async throws {
         let servers = try TestServers.require()
