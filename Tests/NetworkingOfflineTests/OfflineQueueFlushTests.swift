@@ -95,6 +95,31 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
+    @Test("The outcomes kept for later askers hold at most 8 MiB of answers: the oldest go first, the newest stays")
+    func keptOutcomesAreBounded() async throws {
+        // Given: a server that answers each write with a megabyte
+        let megabyte = Data(count: 1024 * 1024)
+        let setup = try Self.setUp { request throws(TransportError) in
+            TransportResponse(statusCode: 201, headers: [:], body: megabyte, url: request.url)
+        }
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let tickets = try await Self.queueNotes(setup, count: 12)
+        // When: all twelve are delivered
+        setup.online.turnOn()
+        #expect(await setup.queue.flush().delivered.count == 12)
+        // Then: only the last eight answers are still kept (before, all twelve — and up to 1,000)
+        for ticket in tickets.prefix(4) {
+            guard case .failure(let error) = await setup.queue.outcome(of: ticket) else {
+                Issue.record("an outcome beyond the budget was kept")
+                continue
+            }
+            #expect(error.description.contains("no queued request"))
+        }
+        for ticket in tickets.suffix(8) {
+            #expect(try await setup.queue.outcome(of: ticket).get().body.count == megabyte.count)
+        }
+    }
+
     @Test("A flush sends each request once, under a configuration that retries: the queue's timer tries again")
     func flushSendsOnce() async throws {
         let setup = try Self.setUp(

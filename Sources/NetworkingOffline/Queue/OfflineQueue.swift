@@ -164,6 +164,8 @@ public final class OfflineQueue: Interceptor {
         /// for ``OfflineQueue/outcome(of:)`` asked after the fact; oldest first in `outcomeOrder`.
         var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
         var outcomeOrder: [UUID] = []
+        /// The bytes of the kept outcomes' bodies.
+        var outcomeBytes = 0
         /// How many times each waiting request was answered with a status the queue keeps.
         var refusals: [UUID: Int] = [:]
         /// Requests that left the queue (delivered, rejected, discarded) whose `done` record the
@@ -203,14 +205,37 @@ public final class OfflineQueue: Interceptor {
             items[id] = nil
             refusals[id] = nil
             brokenAnswers[id] = nil
-            if outcomes.updateValue(outcome, forKey: id) == nil { outcomeOrder.append(id) }
-            if outcomeOrder.count > OfflineQueue.keptOutcomes { outcomes[outcomeOrder.removeFirst()] = nil }
+            if let replaced = outcomes.updateValue(outcome, forKey: id) {
+                outcomeBytes -= Self.bodySize(of: replaced)
+            } else {
+                outcomeOrder.append(id)
+            }
+            outcomeBytes += Self.bodySize(of: outcome)
+            // The newest is always kept, however large (its waiters may not have asked yet).
+            var dropped = 0
+            while outcomeOrder.count - dropped > 1,
+                outcomeOrder.count - dropped > OfflineQueue.keptOutcomes || outcomeBytes > OfflineQueue.keptOutcomeBytes
+            {
+                if let old = outcomes.removeValue(forKey: outcomeOrder[dropped]) { outcomeBytes -= Self.bodySize(of: old) }
+                dropped += 1
+            }
+            outcomeOrder.removeFirst(dropped)
             return waiters.removeValue(forKey: id) ?? []
+        }
+
+        private static func bodySize(of outcome: Result<TransportResponse, RepositoryError>) -> Int {
+            switch outcome {
+            case .success(let response): response.body.count
+            case .failure(let error): error.context?.response?.body.count ?? 0
+            }
         }
     }
 
     /// How many outcomes of requests that left the queue are kept for ``outcome(of:)``.
     static let keptOutcomes = 1000
+    /// How many bytes of answer bodies the kept outcomes may hold together: a server that echoes
+    /// each write's megabyte must not leave a gigabyte behind (the newest outcome is kept anyway).
+    static let keptOutcomeBytes = 8 * 1024 * 1024
 
     /// How the queue behaves.
     public let configuration: Configuration
@@ -616,7 +641,8 @@ public final class OfflineQueue: Interceptor {
 
     /// Waits until the queued request is sent for good (delivered, or answered with an error),
     /// and returns its raw answer — or its failure (discarded, given up, or never sendable). Asked
-    /// after the fact, it answers for the last 1,000 requests that left the queue.
+    /// after the fact, it answers for the last 1,000 requests that left the queue, as long as
+    /// their answers' bodies hold 8 MiB together (older ones are forgotten first).
     ///
     /// Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the request
     /// itself stays queued.
