@@ -236,6 +236,18 @@ struct OfflineJournalTests {
         withExtendedLifetime(journal) {}
     }
 
+    @Test("A FIFO planted as the log is refused when the journal opens: nothing waits on it")
+    func logThatIsNotAFile() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("queue.log")
+        try #require(mkfifo(log.path, 0o600) == 0)
+        // Before, the open went through and reading the log waited for a writer, for good.
+        #expect(throws: OfflineQueueError.storage("the queue's journal \(log.path) is not a plain file")) {
+            try OfflineJournal(folder: folder)
+        }
+    }
+
     @Test(
         "A log of few records but many obsolete megabytes is compacted, when asked and when opened; one of a few obsolete megabytes is not")
     func compactionBySize() async throws {

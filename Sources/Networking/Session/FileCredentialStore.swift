@@ -44,13 +44,7 @@ public final class FileCredentialStore: CredentialStore {
 
     public func load() throws(CredentialStoreError) -> PersistedSession? {
         try lock.withLock { _ throws(CredentialStoreError) -> PersistedSession? in
-            let data: Data
-            do {
-                data = try Data(contentsOf: fileURL)
-            } catch {
-                if !FileManager.default.fileExists(atPath: fileURL.path) { return nil }
-                throw .unreadable(path: fileURL.path, reason: Self.reason(error))
-            }
+            guard let data = try read() else { return nil }
             do {
                 let file = try Self.decoder.decode(File.self, from: data)
                 guard file.version == 1 else {
@@ -64,6 +58,34 @@ public final class FileCredentialStore: CredentialStore {
             }
         }
     }
+
+    /// The file's bytes, or `nil` when there is none. Only a plain file is read, without waiting
+    /// (a FIFO planted at the path would block every caller of the store), and at most
+    /// ``maximumSize`` of it.
+    private func read() throws(CredentialStoreError) -> Data? {
+        let descriptor = POSIX.open(fileURL.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .unreadable(path: fileURL.path, reason: POSIX.lastError)
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        switch POSIX.kind(of: descriptor) {
+        case .regular(let size) where size > Self.maximumSize:
+            throw .corrupt(path: fileURL.path, reason: "\(size) bytes, more than a session's \(Self.maximumSize)")
+        case .regular: break
+        case .other: throw .unreadable(path: fileURL.path, reason: "not a plain file")
+        case .unreadable(let reason): throw .unreadable(path: fileURL.path, reason: reason)
+        }
+        do {
+            return try handle.read(upToCount: Self.maximumSize) ?? Data()
+        } catch {
+            throw .unreadable(path: fileURL.path, reason: Self.reason(error))
+        }
+    }
+
+    /// The largest file taken for a session: a token, a refresh token and a user are a few
+    /// kilobytes.
+    static let maximumSize = 1024 * 1024
 
     public func save(_ session: PersistedSession) throws(CredentialStoreError) {
         try lock.withLock { _ throws(CredentialStoreError) in

@@ -89,8 +89,13 @@ final class OfflineJournal: @unchecked Sendable {
         // A compaction cut short by a crash leaves its temporary file; the log itself is whole.
         _ = unlink(folder.appendingPathComponent(Self.temporaryName).path)
         let existed = FileManager.default.fileExists(atPath: logURL.path)
-        descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        descriptor = open(logURL.path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { throw .system("the queue's journal cannot be opened", errno: errno) }
+        // Anything but a plain file there (a FIFO would block the read for good) is not a journal.
+        var information = stat()
+        guard fstat(descriptor, &information) == 0, information.st_mode & S_IFMT == S_IFREG else {
+            throw .storage("the queue's journal \(logURL.path) is not a plain file")
+        }
         // A new log's name must reach the disk too, or a power loss could take it with its records.
         if !existed { Self.synchronize(folder: folder) }
     }

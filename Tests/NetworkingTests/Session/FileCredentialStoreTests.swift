@@ -1,5 +1,5 @@
 import Foundation
-import Networking
+@testable import Networking
 import Testing
 
 @Suite("FileCredentialStore")
@@ -126,6 +126,26 @@ struct FileCredentialStoreTests {
             } throws: { error in
                 guard case .unreadable(let path, _) = error as? CredentialStoreError else { return false }
                 return path == file.path
+            }
+        }
+    }
+
+    @Test("A FIFO or an oversized file at the path is refused at once: no caller waits on it, nothing large is read")
+    func notASessionFile() throws {
+        try withStore { store, file in
+            // Given a FIFO where the file should be (before, the read waited for a writer, for good,
+            // holding the store's lock)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try #require(mkfifo(file.path, 0o600) == 0)
+            #expect(throws: CredentialStoreError.unreadable(path: file.path, reason: "not a plain file")) { try store.load() }
+            // Given a file larger than any session
+            try FileManager.default.removeItem(at: file)
+            try Data(count: FileCredentialStore.maximumSize + 1).write(to: file)
+            #expect {
+                try store.load()
+            } throws: { error in
+                guard case .corrupt(_, let reason) = error as? CredentialStoreError else { return false }
+                return reason.contains("more than a session's")
             }
         }
     }
