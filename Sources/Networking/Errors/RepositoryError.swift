@@ -152,7 +152,8 @@ extension RepositoryError {
     /// Whether the failure means the network could not be reached or gave out (refused,
     /// unresolvable, offline, a connection lost before the response was complete, or a timeout):
     /// the failures worth trying again later. A server that answered — even with garbage, an
-    /// oversize head or a 5xx — is not a connectivity failure.
+    /// oversize head or a 5xx — is not a connectivity failure; a proxy that refused to open the
+    /// tunnel, and an answer whose body stopped coming (a timeout), are.
     public var isConnectivityFailure: Bool {
         switch self {
         case .noNetworkConnection, .timeout: true

@@ -139,12 +139,21 @@ enum GettingStartedArticle {
 // MARK: Errors and custom errors
 
 enum ErrorsArticle {
+    typealias BooksRepository = GettingStartedArticle.BooksRepository
+
     enum BooksError: CustomRepositoryErrorType {
         case notFound
         case duplicateISBN
         case validation([String: [String]])
 
-        var name: String { "\(self)" }
+        // A fixed name for logs and analytics: never the user's data a case carries.
+        var name: String {
+            switch self {
+            case .notFound: "not_found"
+            case .duplicateISBN: "duplicate_isbn"
+            case .validation: "validation"
+            }
+        }
     }
 
     struct ValidationBody: Decodable, Sendable { let fields: [String: [String]] }
@@ -163,9 +172,14 @@ enum ErrorsArticle {
         }
     }
 
+    static func repository(_ configuration: NetworkingConfiguration) -> GettingStartedArticle.BooksRepository {
+        let books = BooksRepository(configuration: configuration, customErrors: booksErrors)
+        return books
+    }
+
     static func installHook() {
         DecodingFailure.defaultHandler = { failure in
-            // e.g. "Book at data[3].genre: Cannot initialize Genre from invalid String value cyberpunk"
+            // e.g. "BooksPage at data[3].genre: Cannot initialize Genre from invalid String value cyberpunk"
             print("\(failure.entityType) at \(failure.codingPath): \(failure.reason)")
             print(failure.context.request, failure.statusCode ?? 0, failure.bodyExcerpt)
         }
