@@ -162,6 +162,15 @@ enum HeaderValidation {
         byte == 13 || byte == 10 || byte == 0
     }
 
+    /// The value without the spaces and tabs around it, which are not part of a field's value
+    /// (RFC 9110 §5.5). Sent as given, a value of blanks only is dropped by libcurl, which reads
+    /// `Name:   ` as a field to remove; trimmed, it goes out empty.
+    static func withoutSurroundingBlanks(_ value: String) -> String {
+        func isBlank(_ byte: UInt8?) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard isBlank(value.utf8.first) || isBlank(value.utf8.last) else { return value }
+        return value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+    }
+
     /// A received value with each CR, LF or NUL replaced by a space and trimmed again, as RFC
     /// 9110 §5.5 lets a recipient do: sent back (an `ETag` as `If-None-Match`, a `Location`
     /// followed) it would otherwise be refused, for good.

@@ -153,7 +153,8 @@ public final class URLSessionTransport: Transport {
         // `Content-Length` is the transport's to write, as on libcurl: a stale one (a body
         // compressed or staged since) would have the server wait for bytes or read too few.
         for field in request.headers where !field.name.caseInsensitiveEquals("Content-Length") {
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+            // Trimmed: a value of blanks only would be dropped (FoundationNetworking uses libcurl).
+            urlRequest.addValue(HeaderValidation.withoutSurroundingBlanks(field.value), forHTTPHeaderField: field.name)
         }
         if request.body?.isGzipped == true, request.headers["Content-Encoding"] == nil {
             urlRequest.setValue("gzip", forHTTPHeaderField: "Content-Encoding")

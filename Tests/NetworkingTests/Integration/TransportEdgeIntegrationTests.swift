@@ -23,6 +23,19 @@ struct TransportEdgeIntegrationTests {
         #expect(echoed.data == #"{"query":"dune"}"#)
     }
 
+    @Test("A header field whose value is empty or only blanks reaches the server, empty", arguments: TransportUnderTest.all)
+    func blankHeaderValues(transport: TransportUnderTest) async throws {
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        // Before, libcurl dropped "X-Blank:   " (it reads a field with nothing after its blanks as
+        // one to remove); a field's value never includes its surrounding blanks (RFC 9110 §5.5).
+        let echo = try await repository.performRequest(
+            Endpoint<TestAPI.Echo>.get("echo", headers: ["X-Empty": "", "X-Blank": "   ", "X-Tab": "\t"]).withoutSession()
+        ).get()
+        #expect(echo.header("X-Empty") == "")
+        #expect(echo.header("X-Blank") == "")
+        #expect(echo.header("X-Tab") == "")
+    }
+
     // Not through URLSession on Linux: a trailer field stops the process inside FoundationNetworking.
     @Test("A chunked body's trailer fields stay out of the response's fields: no second Content-Type, no cookie")
     func trailers() async throws {

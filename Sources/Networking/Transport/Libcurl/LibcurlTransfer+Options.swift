@@ -194,12 +194,16 @@
 
         /// The request's header fields as a libcurl list, or `nil` when libcurl is out of memory.
         ///
-        /// `Content-Length` is libcurl's to write. An empty value is written `Name;` (libcurl
-        /// would drop `Name:`), and `Expect:` turns off `100-continue`, which would cost a round trip.
+        /// `Content-Length` is libcurl's to write. An empty value (or one of blanks only) is
+        /// written `Name;` (libcurl would drop `Name:`), and `Expect:` turns off `100-continue`,
+        /// which would cost a round trip.
         private func makeHeaderList(sendsBody: Bool) -> UnsafeMutablePointer<curl_slist>? {
             var list: UnsafeMutablePointer<curl_slist>?
             var lines = request.headers.filter { !$0.name.caseInsensitiveEquals("Content-Length") }
-                .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+                .map { field in
+                    let value = HeaderValidation.withoutSurroundingBlanks(field.value)
+                    return value.isEmpty ? "\(field.name);" : "\(field.name): \(value)"
+                }
             if sendsBody, !request.headers.contains("Expect") { lines.append("Expect:") }
             if request.body?.isGzipped == true, !request.headers.contains("Content-Encoding") { lines.append("Content-Encoding: gzip") }
             // At least one line, so that `nil` means only "out of memory". `Expect:` merely
