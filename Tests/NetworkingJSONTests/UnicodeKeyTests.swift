@@ -99,6 +99,19 @@ import Testing
         assertSameAsJSONDecoder(StrictJSONValue.self, json)
     }
 
+    @Test("A non-ASCII snake-case key is converted by JSONDecoder once, then from a bounded table")
+    func convertedKeysAreKept() {
+        // Before, each occurrence of such a key built and ran a JSONDecoder of its own.
+        let converted = FastJSONSnakeCase.convertExactly("prénom_usuel")
+        #expect(converted == "prénomUsuel")
+        #expect(FastJSONSnakeCase.conversions.withLock { $0["prénom_usuel"] } == converted)
+        #expect(FastJSONSnakeCase.convertExactly("prénom_usuel") == converted)
+        // However many new keys a server sends, the table stays bounded.
+        for number in 0..<(FastJSONSnakeCase.keptConversions + 10) { _ = FastJSONSnakeCase.convertExactly("clé_\(number)") }
+        #expect(FastJSONSnakeCase.conversions.withLock { $0.count } <= FastJSONSnakeCase.keptConversions)
+        #expect(FastJSONSnakeCase.convertExactly("clé_7") == "clé7")
+    }
+
     @Test("A custom key strategy that makes non-ASCII keys compares them as strings")
     func customStrategy() {
         let custom = Configuration(name: "custom to decomposed") {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase`, on bytes.
 ///
@@ -82,8 +83,27 @@ enum FastJSONSnakeCase {
         return true
     }
 
-    /// Converts any key by asking `JSONDecoder` (slow; used for non-ASCII keys with an underscore).
+    /// Converts any key by asking `JSONDecoder` (slow; used for non-ASCII keys with an underscore),
+    /// once per key: the answers are kept, up to ``keptConversions`` of them (a new one beyond
+    /// that starts the table afresh, so a server's endless new keys cannot grow it).
     static func convertExactly(_ key: String) -> String {
+        if let known = conversions.withLock({ $0[key] }) { return known }
+        let converted = askJSONDecoder(key)
+        guard key.utf8.count <= 256 else { return converted }
+        conversions.withLock { table in
+            if table.count >= keptConversions { table.removeAll(keepingCapacity: true) }
+            table[key] = converted
+        }
+        return converted
+    }
+
+    /// The most conversions kept by ``convertExactly(_:)``.
+    static let keptConversions = 1024
+
+    /// Keys converted by ``convertExactly(_:)``, and what they became.
+    static let conversions = Mutex<[String: String]>([:])
+
+    private static func askJSONDecoder(_ key: String) -> String {
         var json = "{\""
         for scalar in key.unicodeScalars {
             switch scalar {
