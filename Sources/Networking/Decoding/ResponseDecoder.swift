@@ -71,10 +71,14 @@ struct ResponseDecoder: Sendable {
         -> RepositoryError
     {
         let body = context.response?.body ?? Data()
-        let json = try? JSONValue(parsing: body)
+        // A large body is only checked, not built into a value again (many times its size in
+        // memory) to show what the path holds.
+        let inspected = body.count <= Self.inspectedBodyLimit
+        let json = inspected ? try? JSONValue(parsing: body) : nil
+        let isValid = inspected ? json != nil : Self.isValidJSON(body)
         // Not valid JSON: the decoder could not read it (its error is at the top). A body that is
         // invalid only in a member the model never read fails as a mismatch where it failed.
-        if json == nil, case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty {
+        if !isValid, case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty {
             return reported(
                 .malformedJSON, typeName: typeName, context: context, codingPath: "",
                 reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
@@ -82,8 +86,18 @@ struct ResponseDecoder: Sendable {
         var keyNames: (@Sendable (String) -> String)?
         if case .convertFromSnakeCase = configuration.jsonDecoder.keyDecodingStrategy { keyNames = FastJSONSnakeCase.convertExactly }
         let (path, reason) = Self.describe(
-            error, in: json, redaction: Redaction(secretFields: configuration.secretFields), keyNames: keyNames)
+            error, in: json, redaction: Redaction(secretFields: configuration.secretFields), keyNames: keyNames,
+            unshown: inspected ? nil : "a value not shown (the body is too large to look into)")
         return reported(.mismatch, typeName: typeName, context: context, codingPath: path, reason: reasonPrefix + reason)
+    }
+
+    /// The largest body a decoding failure parses again to say what its coding path holds.
+    static let inspectedBodyLimit = 4 * 1024 * 1024
+
+    /// Whether the body is valid JSON, read without building a value.
+    private static func isValidJSON(_ body: Data) -> Bool {
+        let options = FastJSONOptions(JSONDecoder())
+        return body.withUnsafeBytes { bytes in (try? FastJSONSession(input: bytes, options: options)) != nil }
     }
 
     private func reported<T>(
@@ -106,12 +120,15 @@ struct ResponseDecoder: Sendable {
 
     /// The coding path as text (`data[3].genre`) and a sentence saying what went wrong; what was
     /// found is read from `json`, the body, when it could be parsed. `keyNames` gives the model's
-    /// name of a key in the body (the key strategy's conversion), when they differ.
+    /// name of a key in the body (the key strategy's conversion), when they differ. `unshown`,
+    /// when given, stands for what was found (the body was not read again).
     static func describe(
-        _ error: DecodingError, in json: JSONValue?, redaction: Redaction, keyNames: ((String) -> String)? = nil
+        _ error: DecodingError, in json: JSONValue?, redaction: Redaction, keyNames: ((String) -> String)? = nil,
+        unshown: String? = nil
     ) -> (path: String, reason: String) {
         func found(at path: [any CodingKey]) -> (text: String, isSecret: Bool) {
-            Self.found(at: path, in: json, redaction, keyNames: keyNames)
+            if let unshown { return (unshown, isSensitive(path, redaction)) }
+            return Self.found(at: path, in: json, redaction, keyNames: keyNames)
         }
         switch error {
         case .typeMismatch(let type, let context):

@@ -95,6 +95,21 @@ struct ResponseDecoderTests {
         #expect(failure.reason.contains("expected Int but found a value that cannot be shown"), "\(failure.reason)")
     }
 
+    @Test("A body above 4 MiB that fails is checked, not parsed again into a value: a mismatch says so, invalid JSON is still malformed")
+    func largeBodies() throws {
+        // Given a mismatch in a body of 5 MiB (before, it was built into a JSONValue — many times
+        // its size in memory — to quote the value at the path)
+        let padding = String(repeating: "x", count: 5 * 1024 * 1024)
+        let mismatch = try #require(decodingFailure(Book.self, #"{"id": "42", "title": "Dune", "padding": "\#(padding)"}"#))
+        #expect(mismatch.kind == .mismatch)
+        #expect(mismatch.codingPath == "id")
+        #expect(mismatch.reason.contains("expected Int but found a value not shown (the body is too large to look into)"), "\(mismatch.reason)")
+        // Given invalid JSON of 5 MiB
+        let invalid = try #require(decodingFailure(Book.self, #"{"id": 42, "padding": "\#(padding)""#))
+        #expect(invalid.kind == .malformedJSON)
+        #expect(invalid.reason.contains("not valid JSON"))
+    }
+
     @Test("A wrong shape names the coding path from the document's root and what was found")
     func wrongShape() throws {
         // Given the second book's genre is a number
