@@ -68,8 +68,32 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case .dictionary(let dictionary): return try Self.convert(dictionary, path: "", encoder: encoder, digits: keepingDigits)
         case .array(let array): return try Self.convert(array, path: "", encoder: encoder, digits: keepingDigits)
         case .encodable(let value): return try Self.encode(value, path: "", encoder: encoder, digits: keepingDigits)
-        case .json(let value): return value
+        case .json(let value): return try Self.checked(value, path: "")
         }
+    }
+
+    /// A ``JSONValue`` given as is, refused when it holds an infinity or a NaN, as a `Double`
+    /// parameter is: JSON cannot carry one (a body refused it, a query wrote `nan`, a multipart
+    /// field `null`).
+    private static func checked(_ value: JSONValue, path: String) throws(ParameterError) -> JSONValue {
+        func firstNonFinite(_ value: JSONValue, _ path: String) -> (String, Double)? {
+            switch value {
+            case .double(let number): return number.isFinite ? nil : (path, number)
+            case .array(let elements):
+                for (index, element) in elements.enumerated() {
+                    if let found = firstNonFinite(element, "\(path)[\(index)]") { return found }
+                }
+                return nil
+            case .object(let members):
+                for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                    if let found = firstNonFinite(member, path.isEmpty ? key : "\(path).\(key)") { return found }
+                }
+                return nil
+            case .null, .bool, .int, .string: return nil
+            }
+        }
+        if let (path, number) = firstNonFinite(value, path) { _ = try finite(number, path: path) }
+        return value
     }
 
     /// The encoder's own text for an `Encodable` value, to send as a JSON body unchanged (parsed
@@ -106,7 +130,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
 
     private static func convert(_ value: Any, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue {
         switch value {
-        case let json as JSONValue: return json
+        case let json as JSONValue: return try checked(json, path: path)
         case let text as String: return .string(text)
         case let flag as Bool: return .bool(flag)
         case let number as Int: return .int(number)

@@ -171,6 +171,20 @@ struct RequestBuilderTests {
         #expect(request.headers["Content-Type"]?.hasPrefix("multipart/form-data") == true)
     }
 
+    @Test("A NaN or an infinity in a JSONValue parameter is refused alike in a query, a JSON body and a multipart form")
+    func nonFiniteJSONValues() {
+        // Before: `nan` in a query, `null` in a multipart field, refused only in a JSON body.
+        let parameters = Parameters(json: ["page": ["ratio": .double(.nan)]])
+        let query = invalidRequestReason(Endpoint<Void>.get("books", parameters: parameters))
+        let body = invalidRequestReason(Endpoint<Void>.post("books", parameters: parameters))
+        let form = invalidRequestReason(Endpoint<Void>(.post, "books", parameters: parameters, encoding: .multipart))
+        for reason in [query, body, form] {
+            #expect(reason?.contains(#"parameter "page.ratio" is nan, which JSON cannot carry"#) == true, "\(reason ?? "")")
+        }
+        let nested = invalidRequestReason(Endpoint<Void>.get("books", parameters: ["limits": [JSONValue.double(-.infinity)]]))
+        #expect(nested?.contains(#"parameter "limits[0]" is -inf"#) == true, "\(nested ?? "")")
+    }
+
     @Test("A form's Content-Type (its boundary) wins over the configuration's default headers")
     func formContentTypeWinsOverDefaults() throws {
         // Given: a configuration that sets a Content-Type for every call, as some apps do
