@@ -103,7 +103,8 @@ struct ResponseDecoderTests {
         let mismatch = try #require(decodingFailure(Book.self, #"{"id": "42", "title": "Dune", "padding": "\#(padding)"}"#))
         #expect(mismatch.kind == .mismatch)
         #expect(mismatch.codingPath == "id")
-        #expect(mismatch.reason.contains("expected Int but found a value not shown (the body is too large to look into)"), "\(mismatch.reason)")
+        #expect(
+            mismatch.reason.contains("expected Int but found a value not shown (the body is too large to look into)"), "\(mismatch.reason)")
         // Given invalid JSON of 5 MiB
         let invalid = try #require(decodingFailure(Book.self, #"{"id": 42, "padding": "\#(padding)""#))
         #expect(invalid.kind == .malformedJSON)

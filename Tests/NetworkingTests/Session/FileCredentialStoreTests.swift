@@ -1,6 +1,7 @@
 import Foundation
-@testable import Networking
 import Testing
+
+@testable import Networking
 
 @Suite("FileCredentialStore")
 struct FileCredentialStoreTests {
