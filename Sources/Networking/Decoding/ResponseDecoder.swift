@@ -71,8 +71,8 @@ struct ResponseDecoder: Sendable {
         -> RepositoryError
     {
         let body = context.response?.body ?? Data()
-        // A large body is only checked, not built into a value again (many times its size in
-        // memory) to show what the path holds.
+        // A large body's syntax is only checked, not built into a value again (several times its
+        // size in memory) to show what the path holds.
         let inspected = body.count <= Self.inspectedBodyLimit
         let json = inspected ? try? JSONValue(parsing: body) : nil
         let isValid = inspected ? json != nil : Self.isValidJSON(body)
@@ -94,10 +94,11 @@ struct ResponseDecoder: Sendable {
     /// The largest body a decoding failure parses again to say what its coding path holds.
     static let inspectedBodyLimit = 4 * 1024 * 1024
 
-    /// Whether the body is valid JSON, read without building a value.
+    /// Whether the body's JSON structure is valid (in any encoding the decoder reads), read
+    /// without building a value.
     private static func isValidJSON(_ body: Data) -> Bool {
         let options = FastJSONOptions(JSONDecoder())
-        return body.withUnsafeBytes { bytes in (try? FastJSONSession(input: bytes, options: options)) != nil }
+        return (try? FastJSONDecoder.withUTF8(of: body) { bytes in try FastJSONSession(input: bytes, options: options) }) != nil
     }
 
     private func reported<T>(

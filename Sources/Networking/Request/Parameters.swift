@@ -76,6 +76,15 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
     /// parameter is: JSON cannot carry one (a body refused it, a query wrote `nan`, a multipart
     /// field `null`).
     private static func checked(_ value: JSONValue, path: String) throws(ParameterError) -> JSONValue {
+        func isFinite(_ value: JSONValue) -> Bool {
+            switch value {
+            case .double(let number): number.isFinite
+            case .array(let elements): elements.allSatisfy(isFinite)
+            case .object(let members): members.values.allSatisfy(isFinite)
+            case .null, .bool, .int, .string: true
+            }
+        }
+        // Named by the first in key order, so that the error is the same every time.
         func firstNonFinite(_ value: JSONValue, _ path: String) -> (String, Double)? {
             switch value {
             case .double(let number): return number.isFinite ? nil : (path, number)
@@ -92,7 +101,7 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
             case .null, .bool, .int, .string: return nil
             }
         }
-        if let (path, number) = firstNonFinite(value, path) { _ = try finite(number, path: path) }
+        if !isFinite(value), let (path, number) = firstNonFinite(value, path) { _ = try finite(number, path: path) }
         return value
     }
 

@@ -29,8 +29,8 @@ struct RetryInterceptor: Interceptor {
             }
             // A streamed body is read as it is sent, once, and a streamed response's reader has
             // taken bytes a new attempt would repeat: the attempt's outcome is the call's. So is
-            // an answer the server did not give now (a cache's, such as a cache-only call's
-            // made-up 504): asking again would only get it again, after a wait.
+            // an answer served from storage (a cache's, a cache-only call's made-up 504 too):
+            // asking again would only get it again, after a wait.
             guard request.body?.isStreamed != true, (request.responseBodySink as? ChunkSink)?.hasDelivered != true,
                 !outcome.isStoredAnswer,
                 let delay = policy.delay(after: outcome, attempt: attempt, method: request.method, now: clock.now())
@@ -58,7 +58,8 @@ struct RetryInterceptor: Interceptor {
 }
 
 extension RetryPolicy.Outcome {
-    /// Whether the attempt was answered from a store (a cache) rather than by the server.
+    /// Whether the attempt was answered from storage (a cache's `.cache`, `.revalidated` or
+    /// `.stale`) rather than by the server's own answer.
     fileprivate var isStoredAnswer: Bool {
         if case .response(let response) = self { return response.source != .network }
         return false

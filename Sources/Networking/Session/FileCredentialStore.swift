@@ -16,7 +16,9 @@ import Synchronization
 /// the old session or the new one. The folder is flushed too after a save or a delete (best
 /// effort: `fsync`, which on Apple platforms reaches the drive's cache, not always its platter),
 /// so that a power loss does not bring back a deleted session. The folder is created with mode 0700 when missing. A file
-/// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash.
+/// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash; so is
+/// anything but a plain file at the path (a FIFO there would block every read), and a session of
+/// more than 1 MiB, which is refused when saved (keep large user data elsewhere).
 public final class FileCredentialStore: CredentialStore {
     /// The file the session is kept in.
     public let fileURL: URL
@@ -94,6 +96,10 @@ public final class FileCredentialStore: CredentialStore {
                 data = try Self.encoder.encode(File(version: 1, session: session))
             } catch {
                 throw .writeFailed(path: fileURL.path, reason: Self.reason(error))
+            }
+            // What cannot be loaded again is not saved.
+            guard data.count <= Self.maximumSize else {
+                throw .writeFailed(path: fileURL.path, reason: "\(data.count) bytes, more than a session's \(Self.maximumSize)")
             }
             try writeAtomically(data)
         }

@@ -411,6 +411,8 @@ private final class StreamBuffer: Sendable {
                 count += length
                 state.firstOffset += length
                 if state.firstOffset == chunk.count {
+                    // Sent: its bytes go now, not when the taken chunks are dropped in bulk.
+                    state.chunks[state.head] = Data()
                     state.head += 1
                     state.firstOffset = 0
                 }

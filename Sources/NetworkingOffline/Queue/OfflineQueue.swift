@@ -160,8 +160,9 @@ public final class OfflineQueue: Interceptor {
         var machine: OfflineQueueState
         var items: [UUID: OfflineItem] = [:]
         var waiters: [UUID: [Waiter]] = [:]
-        /// The outcomes of the last ``OfflineQueue/keptOutcomes`` requests that left the queue,
-        /// for ``OfflineQueue/outcome(of:)`` asked after the fact; oldest first in `outcomeOrder`.
+        /// The outcomes of the last ``OfflineQueue/keptOutcomes`` requests that left the queue
+        /// (fewer when their bodies pass ``OfflineQueue/keptOutcomeBytes``), for
+        /// ``OfflineQueue/outcome(of:)`` asked after the fact; oldest first in `outcomeOrder`.
         var outcomes: [UUID: Result<TransportResponse, RepositoryError>] = [:]
         var outcomeOrder: [UUID] = []
         /// The bytes of the kept outcomes' bodies.
@@ -207,9 +208,9 @@ public final class OfflineQueue: Interceptor {
             brokenAnswers[id] = nil
             if let replaced = outcomes.updateValue(outcome, forKey: id) {
                 outcomeBytes -= Self.bodySize(of: replaced)
-            } else {
-                outcomeOrder.append(id)
+                outcomeOrder.removeAll { $0 == id }
             }
+            outcomeOrder.append(id)
             outcomeBytes += Self.bodySize(of: outcome)
             // The newest is always kept, however large (its waiters may not have asked yet).
             var dropped = 0

@@ -12,6 +12,14 @@ struct HTTPHeadersTests {
         #expect(HeaderValidation.cleaned(" a\tb ") == " a\tb ")
     }
 
+    @Test("A value is sent without the spaces and tabs around it; those inside stay; blanks only are empty")
+    func sentValues() {
+        #expect(HeaderValidation.withoutSurroundingBlanks(" \ta b\t ") == "a b")
+        #expect(HeaderValidation.withoutSurroundingBlanks("a\tb") == "a\tb")
+        #expect(HeaderValidation.withoutSurroundingBlanks("   ") == "")
+        #expect(HeaderValidation.withoutSurroundingBlanks("") == "")
+    }
+
     @Test("Names are compared case-insensitively")
     func caseInsensitive() {
         // Given

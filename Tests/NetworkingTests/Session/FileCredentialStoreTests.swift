@@ -131,7 +131,9 @@ struct FileCredentialStoreTests {
         }
     }
 
-    @Test("A FIFO or an oversized file at the path is refused at once: no caller waits on it, nothing large is read")
+    @Test(
+        "A FIFO or an oversized file at the path is refused at once: no caller waits on it, nothing large is read; nothing that large is saved",
+        .timeLimit(.minutes(1)))
     func notASessionFile() throws {
         try withStore { store, file in
             // Given a FIFO where the file should be (before, the read waited for a writer, for good,
@@ -146,6 +148,16 @@ struct FileCredentialStoreTests {
                 try store.load()
             } throws: { error in
                 guard case .corrupt(_, let reason) = error as? CredentialStoreError else { return false }
+                return reason.contains("more than a session's")
+            }
+            // And a session that large is refused when saved, rather than saved and never loaded
+            let large = PersistedSession(
+                credential: Credential(accessToken: "t1"),
+                user: ["avatar": .string(String(repeating: "A", count: FileCredentialStore.maximumSize))])
+            #expect {
+                try store.save(large)
+            } throws: { error in
+                guard case .writeFailed(_, let reason) = error as? CredentialStoreError else { return false }
                 return reason.contains("more than a session's")
             }
         }
