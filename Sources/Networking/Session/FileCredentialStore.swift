@@ -17,8 +17,9 @@ import Synchronization
 /// effort: `fsync`, which on Apple platforms reaches the drive's cache, not always its platter),
 /// so that a power loss does not bring back a deleted session. The folder is created with mode 0700 when missing. A file
 /// that cannot be read or parsed is reported as ``CredentialStoreError``, never a crash; so is
-/// anything but a plain file at the path (a FIFO there would block every read), and a session of
-/// more than 1 MiB, which is refused when saved (keep large user data elsewhere).
+/// anything but a plain file at the path, a link followed (a FIFO there would block every read),
+/// and a session of more than 1 MiB: `.corrupt` when loaded, `.writeFailed` when saved (keep large
+/// user data elsewhere).
 public final class FileCredentialStore: CredentialStore {
     /// The file the session is kept in.
     public let fileURL: URL

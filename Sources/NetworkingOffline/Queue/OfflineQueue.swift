@@ -642,8 +642,9 @@ public final class OfflineQueue: Interceptor {
 
     /// Waits until the queued request is sent for good (delivered, or answered with an error),
     /// and returns its raw answer — or its failure (discarded, given up, or never sendable). Asked
-    /// after the fact, it answers for the last 1,000 requests that left the queue, as long as
-    /// their answers' bodies hold 8 MiB together (older ones are forgotten first).
+    /// after the fact, it answers for the last 1,000 requests that left the queue while their
+    /// answers' bodies total at most 8 MiB (the oldest forgotten first, the newest always kept);
+    /// a forgotten ticket answers `RepositoryError.invalidRequest`.
     ///
     /// Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the request
     /// itself stays queued.

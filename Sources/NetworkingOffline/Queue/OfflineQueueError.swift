@@ -147,7 +147,8 @@ public struct QueuedRequest<Value: Sendable>: Sendable {
 
     /// Waits until the queue has sent it (or given up on it), and reads the answer as the original
     /// call would. Cancelling the waiting task ends the wait with `RepositoryError.cancelled`; the
-    /// request stays queued.
+    /// request stays queued. Asked long after the request left the queue, it may have been
+    /// forgotten (see ``OfflineQueue/outcome(of:)``).
     public func result() async -> Result<Value, RepositoryError> { await wait() }
 }
 

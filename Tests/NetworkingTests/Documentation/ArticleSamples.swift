@@ -172,14 +172,16 @@ enum ErrorsArticle {
         }
     }
 
-    static func repository(_ configuration: NetworkingConfiguration) -> GettingStartedArticle.BooksRepository {
-        let books = BooksRepository(configuration: configuration, customErrors: booksErrors)
+    static func repository(
+        _ configuration: NetworkingConfiguration, session: SessionManager<GettingStartedArticle.User>
+    ) -> GettingStartedArticle.BooksRepository {
+        let books = BooksRepository(configuration: configuration, sessionManager: session, customErrors: booksErrors)
         return books
     }
 
     static func installHook() {
         DecodingFailure.defaultHandler = { failure in
-            // e.g. "BooksPage at data[3].genre: Cannot initialize Genre from invalid String value cyberpunk"
+            // e.g. "BooksPage at data[3].genre: Cannot initialize Genre from invalid String value cyberpunk (found a string \"cyberpunk\")"
             print("\(failure.entityType) at \(failure.codingPath): \(failure.reason)")
             print(failure.context.request, failure.statusCode ?? 0, failure.bodyExcerpt)
         }
