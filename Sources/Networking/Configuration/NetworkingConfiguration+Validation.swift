@@ -177,6 +177,6 @@ enum HeaderValidation {
     static func cleaned(_ value: String) -> String {
         guard value.utf8.contains(where: isBreaking) else { return value }
         let bytes = value.utf8.map { isBreaking($0) ? UInt8(ascii: " ") : $0 }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        return withoutSurroundingBlanks(String(decoding: bytes, as: UTF8.self))
     }
 }
