@@ -53,6 +53,16 @@ extension ResponseCache {
         invalidate(after: response, call: call)
     }
 
+    /// Whether a call reads the cache, so that only the chain serves it as it asks: a cache-only
+    /// call (of any method: a write is then a miss, never sent), and a `GET` the cache can key
+    /// with a time to live or a reload. Other calls may go in a batch request; their answers are
+    /// then neither served from the cache nor stored.
+    public func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool {
+        let call = Call(request: request, context: context, cache: self)
+        if call.isCacheOnly { return true }
+        return call.key != nil && (call.policy.mode == .reload || call.policy.timeToLive != nil)
+    }
+
     /// What an answer makes stale. RFC 9111 §4.4: a write (any unsafe method) answered with a
     /// non-error status makes stored reads of its URL obsolete — everybody's, since it changed
     /// the resource, not one user's view of it — and of the URLs its Location and

@@ -221,4 +221,72 @@ struct BatchClientTests {
         #expect(rawError.statusCode == 503)
         #expect(transport.requests.count == 2)
     }
+
+    /// An option this feature serves in the chain, and must: reading it requires the observer.
+    enum ServedInChain: RequestOptionKey {
+        static let defaultValue = false
+        static var requiredHandler: String? { "add ChainOnlyReads" }
+    }
+
+    /// An observer that answers calls carrying ``ServedInChain`` itself, in the chain, and counts
+    /// the exchanges reported to it.
+    final class ChainOnlyReads: ExchangeObserver, Sendable {
+        let reported = Mutex<[String]>([])
+
+        var handledOptions: [any RequestOptionKey.Type] { [ServedInChain.self] }
+
+        func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+            async throws(RepositoryError) -> TransportResponse
+        {
+            guard context.options[ServedInChain.self] else { return try await next(request) }
+            return TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"index": 42}"#.utf8), url: request.url)
+        }
+
+        func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
+            reported.withLock { $0.append(request.url.path) }
+        }
+
+        func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool { context.options[ServedInChain.self] }
+    }
+
+    @Test("A call an observer serves only in the chain goes through it on its own; an unhandled required option is refused, not sent")
+    func callsServedInTheChainGoAlone() async throws {
+        let script = ScriptedBatch([Self.created([7])])
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { request in script.answer(request) }])
+        let observer = ChainOnlyReads()
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [observer]
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let inChain = batch.add(Endpoint<Created>.get("notes/1").with(ServedInChain.self, true))
+        let inBatch = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 7]))
+
+        let results = try await BatchClient(repository: repository).send(batch).get()
+
+        #expect(try results[inChain].get().index == 42)
+        #expect(try results[inBatch].get().index == 7)
+        // One batch request, carrying only the other call; only that call is reported.
+        #expect(transport.requests.count == 1)
+        let sent = try #require(transport.requests.first?.body?.inMemoryData)
+        let wire = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])
+        #expect((wire["batch"] as? [Any])?.count == 1)
+        #expect(observer.reported.withLock { $0 } == ["/notes"])
+
+        // Without the observer, the option is required and nobody handles it: refused, not sent.
+        let bare = APIRepository(
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5),
+            sessionManager: session, transport: transport)
+        var refused = Batch()
+        let unhandled = refused.add(Endpoint<Created>.get("notes/1").with(ServedInChain.self, true))
+        let refusedResults = try await BatchClient(repository: bare).send(refused).get()
+        guard case .failure(.invalidRequest(let reason, _)) = refusedResults[unhandled] else {
+            Issue.record("expected the unhandled option to be refused, got \(refusedResults[unhandled])")
+            return
+        }
+        #expect(reason.contains("add ChainOnlyReads"))
+        #expect(transport.requests.count == 1)
+    }
 }

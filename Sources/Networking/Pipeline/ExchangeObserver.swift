@@ -17,4 +17,19 @@ public protocol ExchangeObserver: Interceptor {
     /// ``RequestContext/signedSessionIdentity`` (a reporter that knows whose call it was pins
     /// ``SessionIdentityKey``). A required option it carries is not checked: the exchange happened.
     func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async
+
+    /// Whether `request`, a call's, must go through the chain itself to be served as it asks,
+    /// rather than be carried outside it: a response cache answers a call that reads it
+    /// (`.cacheOnly()`, a time to live, a reload) only there. A `BatchClient` sends such a call on
+    /// its own, through the chain, instead of in the batch request.
+    ///
+    /// Asked before the exchange, once per call (`context` as for
+    /// ``observe(_:answeredBy:context:)``): keep it short, and never send a request from it.
+    /// Default `false`.
+    func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool
+}
+
+extension ExchangeObserver {
+    /// A call may go outside the chain unless the observer says otherwise.
+    public func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool { false }
 }

@@ -114,6 +114,22 @@ extension AbstractRepository {
         }
     }
 
+    /// Whether a call must go through this repository's chain on its own (``send(_:context:)``)
+    /// rather than be carried outside it, in a batch request: an ``ExchangeObserver`` of the chain
+    /// asks for it (a response cache, for a call that reads it), or `context` carries a required
+    /// option no interceptor handles, which ``send(_:context:)`` refuses as any call is refused.
+    ///
+    /// - Parameters:
+    ///   - request: the call's own request, as ``makeRequest(for:)`` made it.
+    ///   - context: the context the call would have in the chain: its name and options.
+    public func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool {
+        if pipeline.unhandledOption(in: context.options, name: context.name) != nil { return true }
+        for case let observer as any ExchangeObserver in pipeline.interceptors where observer.requiresChain(request, context: context) {
+            return true
+        }
+        return false
+    }
+
     /// Reads a response as the answer to `endpoint`, exactly as ``performRequest(_:)-3hmh1``
     /// would: a 401 or another non-2xx status becomes the matching error (custom errors
     /// included), a 2xx body is decoded (key path, decoding step, mapping step), and failures

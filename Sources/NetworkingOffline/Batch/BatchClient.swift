@@ -48,12 +48,20 @@ public struct BatchClient: Sendable {
         self.query = query
     }
 
-    /// Sends every call of `batch`; the results are read by handle. Each answered call is
-    /// reported to the repository's `ExchangeObserver`s with its name and options (a response
-    /// cache drops what a write made stale), since the chain sees only the batch request.
+    /// Sends every call of `batch`; the results are read by handle. Each call answered in a batch
+    /// request is reported to the repository's `ExchangeObserver`s with its name and options (a
+    /// response cache drops what a write made stale), since the chain sees only the batch request.
     ///
-    /// - Returns: the failure of the batch request when no item has an answer, else every item's own
-    ///   result. With more items than ``limit``, a batch request that fails after an earlier one
+    /// A call that only the chain serves as it asks goes through it on its own, at the same time
+    /// as the batch requests (`AbstractRepository.requiresChain(_:context:)`): with a
+    /// `ResponseCache` in the chain, a read with `.cacheOnly()`, a time to live (a route's
+    /// `cacheTTL`, `.cached(for:)`) or a reload is answered by the cache (or by the network and
+    /// stored), and a cache-only miss is a miss, never sent; a call whose required option no
+    /// interceptor handles (`.cacheOnly()` without a cache) gets `.invalidRequest` and is not sent.
+    ///
+    /// - Returns: the failure of the batch request when no item sent in one has an answer (the
+    ///   answers of the calls sent on their own, reads of the cache or calls never sent, are then
+    ///   dropped too), else every item's own result. With more items than ``limit``, a batch request that fails after an earlier one
     ///   was answered does not hide what ran: the items of the answered batches keep their
     ///   results, each item sent in the failed one gets the batch request's error (whether it ran
     ///   is unknown), and each later item, not sent, gets
@@ -61,32 +69,70 @@ public struct BatchClient: Sendable {
     ///   for an item the server answered `null`.
     public func send(_ batch: Batch) async -> Result<BatchResults, RepositoryError> {
         let built = batch.items.map { $0.build(repository) }
-        let requests = built.map { $0.map(\.request) }
-        // A call that could not be made is not sent: it takes the kind of the one before, so it
-        // never splits a run of one kind into two batch requests.
-        var signed: [Bool] = []
-        for item in built { signed.append((try? item.get())?.context.requiresSession ?? signed.last ?? true) }
         // Signed for the user logged in now, or not at all: a switch of users while the batch is
         // under way never signs its items for the next one, nor reports them as the next one's.
-        var pinned = RequestOptions()
-        pinned[SessionIdentityKey.self] = repository.sessionManager?.sessionIdentity
-        let answers = await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)
-        // The chain saw only the batch request: its observers (a response cache) hear of each
-        // answered call as it would have seen it.
+        var pinning = RequestOptions()
+        pinning[SessionIdentityKey.self] = repository.sessionManager?.sessionIdentity
+        let pinned = pinning
+        // Calls only the chain serves as they ask (a read of the response cache, an option no
+        // interceptor handles) go through it on their own, beside the batch requests.
+        let alone = Set(
+            built.indices.filter { index in
+                guard case .success(let call) = built[index] else { return false }
+                return repository.requiresChain(call.request, context: call.context)
+            })
+        let batched = built.indices.filter { !alone.contains($0) }
+        let requests = batched.map { built[$0].map(\.request) }
+        // A call that could not be made is not sent: it takes the kind of the one before, so it
+        // never splits a run of one kind into two batch requests.
+        var kinds: [Bool] = []
+        for index in batched { kinds.append((try? built[index].get())?.context.requiresSession ?? kinds.last ?? true) }
+        let signed = kinds
+        let answers = await withTaskGroup(of: Answered.self) { group in
+            group.addTask { .batch(await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)) }
+            for index in alone {
+                guard case .success(let call) = built[index] else { continue }
+                let context = Self.pinning(call.context, to: pinned)
+                group.addTask { [repository] in .alone(index, await repository.send(call.request, context: context)) }
+            }
+            var batchAnswers: Result<[Result<TransportResponse, RepositoryError>], RepositoryError> = .success([])
+            var all = [Result<TransportResponse, RepositoryError>?](repeating: nil, count: built.count)
+            for await answered in group {
+                switch answered {
+                case .batch(let answers): batchAnswers = answers
+                case .alone(let index, let answer): all[index] = answer
+                }
+            }
+            return batchAnswers.map { answers in
+                for (index, answer) in zip(batched, answers) { all[index] = answer }
+                return all.map { $0 ?? .failure(.invalidRequest(reason: "the batch lost this call", request: nil)) }
+            }
+        }
+        // The chain saw only the batch requests: its observers (a response cache) hear of each
+        // call answered in one as they would have seen it.
         if case .success(let responses) = answers {
-            for (item, response) in zip(built, responses) {
-                guard case .success(let call) = item, case .success(let response) = response else { continue }
+            for index in batched {
+                guard case .success(let call) = built[index], case .success(let response) = responses[index] else { continue }
                 await repository.report(call.request, answeredBy: response, context: Self.pinning(call.context, to: pinned))
             }
         }
+        let requestsByItem = built.map { $0.map(\.request) }
         return answers.map { responses in
             BatchResults(
                 calls: batch.items.map(\.call),
-                results: zip(batch.items, zip(requests, responses)).map { item, pair in
+                results: zip(batch.items, zip(requestsByItem, responses)).map { item, pair in
                     let (request, response) = pair
                     return request.flatMap { request in response.flatMap { item.interpret(repository, $0, request) } }
                 })
         }
+    }
+
+    /// What a child task of ``send(_:)`` brings back.
+    private enum Answered: Sendable {
+        /// The answers of the batch requests, one per call sent in them.
+        case batch(Result<[Result<TransportResponse, RepositoryError>], RepositoryError>)
+        /// The answer of the call at this position, sent on its own through the chain.
+        case alone(Int, Result<TransportResponse, RepositoryError>)
     }
 
     /// `context` for a signed call, pinned to the user the batch was signed for, unless it names

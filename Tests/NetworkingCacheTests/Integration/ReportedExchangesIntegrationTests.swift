@@ -16,13 +16,14 @@ import Testing
         servers = try TestServers.require()
     }
 
-    /// A cached read route and a write route that invalidates it, on `base` (a proxy, say).
-    static func routes() throws -> RouteTable {
+    /// A cached read route and a write route that invalidates it (which may be queued offline:
+    /// then a repository without an `OfflineQueue` refuses it).
+    static func routes(offline: Bool = true) throws -> RouteTable {
         try RouteTable([
             Route(name: "resource", path: "cache/resource/{key}", requiresSession: false, cacheTTL: 600),
             Route(
                 name: "touch", method: .post, path: "cache/resource/{key}/touch", requiresSession: false,
-                invalidatesCachedRouteNames: ["resource"], offline: true),
+                invalidatesCachedRouteNames: ["resource"], offline: offline),
             Route(name: "fail", method: .post, path: "status/404", requiresSession: false, invalidatesCachedRouteNames: ["resource"]),
         ])
     }
@@ -40,7 +41,7 @@ import Testing
     func batchItemsInvalidateRoutes() async throws {
         let cache = try ResponseCache()
         var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
-        configuration.routes = try Self.routes()
+        configuration.routes = try Self.routes(offline: false)
         let api = CacheFixtures.Repository(configuration: configuration)
         let key = CacheFixtures.uniqueKey("batch")
         _ = try await api.performRequest(Self.read(key)).get()
@@ -56,6 +57,56 @@ import Testing
         #expect(Self.succeeded(try await client.send(batch).get()[touch]))
         let after = try await api.performRequest(Self.read(key)).get()
         #expect((after.source, after.value.version) == (.network, 2))
+    }
+
+    @Test(
+        "A batch's reads of the cache go through the chain on their own: a stored answer without the network, a cache-only miss never sent")
+    func batchReadsOfTheCacheGoThroughTheChain() async throws {
+        let cache = try ResponseCache()
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.routes = try Self.routes()
+        let api = CacheFixtures.Repository(configuration: configuration)
+        let client = BatchClient(repository: api, path: "batch")
+        let (stored, missing, plain) = (
+            CacheFixtures.uniqueKey("batch-ttl"), CacheFixtures.uniqueKey("batch-miss"), CacheFixtures.uniqueKey("batch-plain")
+        )
+        var batch = Batch()
+        let read = batch.add(Endpoint<CacheFixtures.Resource>.route("resource", pathVariables: ["key": stored]))
+        let onlyStored = batch.add(Endpoint<CacheFixtures.Resource>.route("resource", pathVariables: ["key": missing]).cacheOnly())
+        let uncached = batch.add(Endpoint<CacheFixtures.Resource>.get("cache/resource/\(plain)").withoutSession())
+        for _ in 0..<2 {
+            let results = try await client.send(batch).get()
+            #expect(try results[read].get().key == stored)
+            #expect(try results[uncached].get().key == plain)
+            guard case .failure(let miss) = results[onlyStored] else {
+                Issue.record("expected a cache miss, got \(results[onlyStored])")
+                continue
+            }
+            #expect(miss.isCacheMiss)
+        }
+        // The route's time to live stored the first answer and served the second; the cache-only
+        // read never reached the server; the plain item went in both batch requests, unstored.
+        #expect(try await api.hits(stored).requests == 1)
+        #expect(try await api.hits(missing).requests == 0)
+        #expect(try await api.hits(plain).requests == 2)
+    }
+
+    @Test("A batch item asking for a cache the repository lacks is refused, as it would be alone; the others are answered")
+    func batchItemWithoutItsCacheIsRefused() async throws {
+        let api = CacheFixtures.Repository(configuration: try TestServers.configuration(servers.apiURL, interceptors: []))
+        let key = CacheFixtures.uniqueKey("batch-nocache")
+        var batch = Batch()
+        let cached = batch.add(Endpoint<CacheFixtures.Resource>.get("cache/resource/\(key)").withoutSession().cacheOnly())
+        let plain = batch.add(Endpoint<CacheFixtures.Resource>.get("cache/resource/\(key)").withoutSession())
+        let results = try await BatchClient(repository: api, path: "batch").send(batch).get()
+        guard case .failure(.invalidRequest(let reason, _)) = results[cached] else {
+            Issue.record("expected the cache-only item to be refused, got \(results[cached])")
+            return
+        }
+        #expect(reason.contains("ResponseCache"))
+        #expect(try results[plain].get().key == key)
+        let hits = try await api.performRequest(Endpoint<CacheFixtures.Hits>.get("cache/hits/\(key)").withoutSession()).get()
+        #expect(hits.requests == 1)
     }
 
     @Test(
