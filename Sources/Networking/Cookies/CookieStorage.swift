@@ -179,17 +179,18 @@ public final class CookieStorage: Sendable {
         return matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
-    /// Keeps the cookies a response sets.
+    /// Keeps the cookies a response sets: one per `Set-Cookie` field, as transports give them
+    /// (libcurl keeps repeated fields apart; the URLSession transport splits what URLSession
+    /// joined). A field is never split again at its commas: a value holding one (`sid="a,b";
+    /// Secure`) would lose its attributes, `Secure` among them.
     func store(from response: TransportResponse, of request: TransportRequest) {
         let url = response.url ?? request.url
         guard let host = url.host?.lowercased() else { return }
         let secureOrigin = url.scheme?.lowercased() == "https"
         let date = now()
         for field in response.headers.values(for: "Set-Cookie") {
-            for value in SetCookieParser.split(field) {
-                if let cookie = SetCookieParser.cookie(from: value, for: url, now: date, isPublicSuffix: isPublicSuffix) {
-                    keep(cookie, from: host, secureOrigin: secureOrigin)
-                }
+            if let cookie = SetCookieParser.cookie(from: field, for: url, now: date, isPublicSuffix: isPublicSuffix) {
+                keep(cookie, from: host, secureOrigin: secureOrigin)
             }
         }
     }

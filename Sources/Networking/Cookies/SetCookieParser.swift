@@ -109,7 +109,10 @@ enum SetCookieParser {
     }
 
     /// Splits a `Set-Cookie` value that a transport joined with `, ` (URLSession merges repeated
-    /// fields) back into one value per cookie, without splitting inside an `Expires` date.
+    /// fields) back into one value per cookie, without splitting inside an `Expires` date: a comma
+    /// starts a cookie only where what follows begins as one (`name=`, the name a token), so a
+    /// comma inside a value followed by its attributes (`sid="a,b"; Secure`) stays in it. The
+    /// join itself is ambiguous (`prefs=a,b=c; Secure` reads as two cookies).
     static func split(_ joined: String) -> [String] {
         var fields: [String] = []
         var current = ""
@@ -121,7 +124,7 @@ enum SetCookieParser {
             if current.isEmpty {
                 current = String(piece)
                 inDate = Self.endsInDate(after: false, piece)
-            } else if inDate || !piece.contains("=") {
+            } else if inDate || !Self.beginsCookie(piece) {
                 current += "," + piece
                 inDate = Self.endsInDate(after: inDate, piece)
             } else {
@@ -132,6 +135,15 @@ enum SetCookieParser {
         }
         if !current.isEmpty { fields.append(current.trimmingCharacters(in: .whitespaces)) }
         return fields
+    }
+
+    /// Whether a piece after a comma begins a cookie: its first `;`-separated part is `name=…`
+    /// with a token name (RFC 9110 `tchar`s, surrounding blanks aside).
+    private static func beginsCookie(_ piece: Substring) -> Bool {
+        let first = piece.prefix { $0 != ";" }
+        guard let equals = first.firstIndex(of: "=") else { return false }
+        let name = first[..<equals].trimmingCharacters(in: .whitespaces)
+        return HeaderValidation.isToken(name)
     }
 
     /// Whether text ends inside an `Expires` date once `piece` is added to text that did

@@ -8,7 +8,10 @@
 /// - honour ``TransportRequest/timeout`` and fail with ``TransportError/timedOut`` past it;
 /// - stop promptly and throw ``TransportError/cancelled`` when the calling task is cancelled;
 /// - honour ``TransportRequest/security`` or fail with ``TransportError/pinningUnsupported(transport:)``;
-/// - be safe to call from many tasks at once.
+/// - be safe to call from many tasks at once;
+/// - give each `Set-Cookie` field of a response on its own (``HTTPHeaders/add(name:value:)``):
+///   the cookie storage reads one cookie per field, since a joined value cannot always be split
+///   back (a cookie's value may hold a comma).
 ///
 /// Redirects are the transport's to follow, or to return as they are; one that follows them
 /// itself can do it as the built-in ones do with ``TransportRequest/redirected(by:)``, in a loop

@@ -280,6 +280,8 @@ struct SetCookieParserTests {
                 ["a=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"]
             ),
             ("list=x,y,z", ["list=x,y,z"]),
+            (#"sid="a,b"; Path=/; Secure, c=3"#, [#"sid="a,b"; Path=/; Secure"#, "c=3"]),
+            ("a=1, not a name=2; Path=/", ["a=1, not a name=2; Path=/"]),
             ("single=1", ["single=1"]),
             ("", []),
         ])

@@ -89,6 +89,21 @@ struct CookiesIntegrationTests {
         #expect(echo.cookies == ["x": "1", "y": "2"])
     }
 
+    @Test("A cookie whose value holds a comma keeps its attributes: a field is one cookie", arguments: TransportUnderTest.all)
+    func commaInValue(kind: TransportUnderTest) async throws {
+        // Given: a quoted value with a comma, then attributes that look like a cookie's start
+        let storage = CookieStorage()
+        let repository = try repository(kind, storage: storage)
+        let field = #"sid="a,b"; Path=/; HttpOnly; Max-Age=600"#
+        // When
+        let _: JSONValue = try await repository.performRequest(
+            Endpoint.get("response-headers", parameters: ["Set-Cookie": field]).withoutSession()
+        ).get()
+        // Then
+        let kept = storage.allCookies.map { "\($0.name)=\($0.value) \($0.path) \($0.isHTTPOnly) \($0.expiresAt != nil)" }
+        #expect(kept == [#"sid="a,b" / true true"#])
+    }
+
     @Test("An answer over plain http can neither set a Secure cookie nor replace one", arguments: TransportUnderTest.all)
     func secureOverHTTP(kind: TransportUnderTest) async throws {
         // Given: a Secure session cookie from an earlier https answer, for httpbin's host
