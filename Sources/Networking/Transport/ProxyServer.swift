@@ -130,7 +130,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         let user = username.map { " as \($0)" } ?? ""
         let secret = password == nil ? "" : ", with a password"
         let direct = excludedHosts.isEmpty ? "" : ", not for \(excludedHosts.joined(separator: ", "))"
-        return "\(name) proxy \(authority)\(user)\(secret)\(direct)"
+        return "\(name) proxy \(shownAuthority)\(user)\(secret)\(direct)"
     }
 
     /// What `dump` and debuggers show: the password is left out.
@@ -138,7 +138,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         Mirror(
             self,
             children: [
-                "kind": kind, "host": host, "port": port, "username": username as Any,
+                "kind": kind, "host": shownHost, "port": port, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "excludedHosts": excludedHosts,
                 "certificateAuthorityFile": certificateAuthorityFile as Any,
             ])
@@ -149,6 +149,19 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
+    /// The host as descriptions and errors show it: a host given as a whole proxy URL with its
+    /// credentials (`http://user:secret@proxy`, a mistake easily made with `HTTPS_PROXY`) shows
+    /// nothing before its last `@`.
+    var shownHost: String {
+        guard let at = host.lastIndex(of: "@") else { return Redaction.standard.redactText(host) }
+        return Redaction.placeholder + host[at...]
+    }
+
+    /// ``authority`` as descriptions and errors show it (see ``shownHost``).
+    private var shownAuthority: String {
+        host.contains(":") ? "[\(shownHost)]:\(port)" : "\(shownHost):\(port)"
+    }
+
     /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
     /// request with this text rather than connect somewhere else.
     var problem: String? {
@@ -156,7 +169,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         if host.isEmpty || (host.contains(":") && !isIPv6)
             || host.contains(where: { $0.isWhitespace || "/@?#[]".contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
         {
-            return "the proxy's host \"\(host)\" is not a host name or IP address (its port goes in `port`)"
+            return "the proxy's host \"\(shownHost)\" is not a host name or IP address (its port goes in `port`)"
         }
         guard (1...65535).contains(port) else { return "the proxy's port \(port) is not between 1 and 65535" }
         if username?.contains("\0") == true || password?.contains("\0") == true {

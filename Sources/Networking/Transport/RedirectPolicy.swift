@@ -14,8 +14,9 @@ import Foundation
 /// - a relative `Location` is resolved against the URL that answered;
 /// - the request's own `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an
 ///   upgrade from `http` to `https` on the same host and default ports), and every
-///   other field named like a credential (`X-Api-Key`, `X-Auth-Token`: the built-in names logs
-///   redact, not the configuration's `secretFields`) when the host changes to one that is not
+///   other field named like a credential (`X-Api-Key`, `X-Auth-Token`, a `Proxy-Authorization`
+///   of the request's own, which goes to the origin: the built-in names logs redact, not the
+///   configuration's `secretFields`) when the host changes to one that is not
 ///   under it (`eu.api.example.com` is under `api.example.com`);
 /// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
 ///   next hop's `Cookie` is chosen from the storage for its URL;
@@ -95,12 +96,13 @@ struct RedirectPolicy: Sendable {
             next.headers["Authorization"] = nil
             next.headers["Cookie"] = nil
             // Other fields named like a credential (`X-Api-Key`, `X-Auth-Token`) go on to the same
-            // host or a host under it (a regional `eu.api.example.com`), never to another one. A
-            // proxy's credential is the proxy's, whatever the origin. None goes from https to
-            // http, where anyone on the way reads it.
+            // host or a host under it (a regional `eu.api.example.com`), never to another one. So
+            // does a `Proxy-Authorization` of the request's own: the transports send it to the
+            // origin (through a tunnel, or with no proxy at all), not to the proxy, whose
+            // credential is `ProxyServer`'s. None goes from https to http, where anyone on the
+            // way reads it.
             if !Self.sameHostOrUnder(request.url, target) || Self.isDowngrade(request.url, target) {
-                for name in Set(next.headers.map(\.name))
-                where Redaction.standard.isSecret(name) && name.lowercased() != "proxy-authorization" {
+                for name in Set(next.headers.map(\.name)) where Redaction.standard.isSecret(name) {
                     next.headers[name] = nil
                 }
             }

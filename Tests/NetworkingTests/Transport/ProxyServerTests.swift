@@ -56,6 +56,13 @@ struct ProxyServerTests {
         #expect(ProxyServer(.http, host: "proxy", port: 3128).problem == nil)
         #expect(ProxyServer(.http, host: "", port: 3128).problem?.contains("host") == true)
         #expect(ProxyServer(.http, host: "user@proxy", port: 3128).problem?.contains("host") == true)
+        // A whole proxy URL given as the host: its credentials are never shown.
+        let url = ProxyServer(.http, host: "http://ci:s3cret@proxy:3128", port: 3128)
+        var dumped = ""
+        dump(url, to: &dumped)
+        for shown in [url.problem ?? "", url.description, dumped] {
+            #expect(!shown.contains("s3cret") && !shown.contains("ci:") && shown.contains("<redacted>@proxy"), "\(shown)")
+        }
         #expect(ProxyServer(.http, host: "proxy\r\nX: y", port: 3128).problem?.contains("host") == true)
         #expect(ProxyServer(.http, host: "proxy", port: 0).problem?.contains("port") == true)
         #expect(ProxyServer(.http, host: "proxy", port: 65536).problem?.contains("port") == true)

@@ -128,9 +128,16 @@ struct RedirectPolicyTests {
         var secure = request(.get, body: nil)
         secure.headers["X-Api-Key"] = "k3y"
         secure.headers["X-Auth-Token"] = "t0k"
+        secure.headers["Proxy-Authorization"] = "Basic cA=="
         let downgraded = try #require(
             try policy.nextRequest(after: redirect(301, to: "http://api.example.com/v1/items/"), to: secure, redirectsSoFar: 0))
-        for name in ["Authorization", "Cookie", "X-Api-Key", "X-Auth-Token"] { #expect(downgraded.headers[name] == nil, "\(name)") }
+        for name in ["Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Proxy-Authorization"] {
+            #expect(downgraded.headers[name] == nil, "\(name)")
+        }
+        // To another host, a Proxy-Authorization of the request's own (which goes to the origin) is dropped too.
+        let elsewhere = try #require(
+            try policy.nextRequest(after: redirect(302, to: "https://other.example.org/"), to: secure, redirectsSoFar: 0))
+        #expect(elsewhere.headers["Proxy-Authorization"] == nil && elsewhere.headers["X-Trace"] == "1")
         #expect(downgraded.headers["X-Trace"] == "1")
         // Over https to the same host, they go on.
         let moved = try #require(
