@@ -136,6 +136,25 @@ struct OfflineQueueCallerTests {
         #expect(!setup.server.requests.contains { $0.url.path.hasSuffix("/profile") })
     }
 
+    @Test("A queue given to the repository's initializer, not its configuration, connects itself on its first write")
+    func connectsFromTheInitializersInterceptors() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let server = Server()
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(
+            configuration: try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5),
+            sessionManager: session, transport: server, interceptors: [queue])
+        guard case .queued = await queue.perform(Self.note(1), with: repository) else {
+            Issue.record("expected the write to be kept while the server is down")
+            return
+        }
+        server.goOnline()
+        #expect(await queue.flush().delivered.count == 1)
+    }
+
     @Test("Cancelling the call that flushes ends that call at once; the flush goes on and delivers every waiting request")
     func cancellingTheCallerKeepsTheFlush() async throws {
         let clock = LateTimerClock()

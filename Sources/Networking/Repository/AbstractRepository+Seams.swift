@@ -114,6 +114,14 @@ extension AbstractRepository {
         }
     }
 
+    /// Whether this repository's chain holds `interceptor` itself (the same object), whether it
+    /// came from the configuration's `interceptors` or the initializer's: a feature that acts for
+    /// the repositories whose chain holds it (an offline queue connecting itself) asks this, since
+    /// the configuration lists only part of the chain.
+    public func chainHolds(_ interceptor: any Interceptor & AnyObject) -> Bool {
+        pipeline.interceptors.contains { ($0 as AnyObject) === interceptor }
+    }
+
     /// Whether a call must go through this repository's chain on its own (``send(_:context:)``)
     /// rather than be carried outside it, in a batch request: an ``ExchangeObserver`` of the chain
     /// asks for it (a response cache, for a call that reads it), or `context` carries a required

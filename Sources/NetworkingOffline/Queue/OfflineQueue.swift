@@ -536,9 +536,9 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// Connects `repository` when none ever was, if its chain holds this queue (another chain's
-    /// flush would not be this queue's).
+    /// flush would not be this queue's), from its configuration or its initializer's `interceptors:`.
     private func connectIfNever(_ repository: AbstractRepository) {
-        guard repository.configuration.interceptors.contains(where: { ($0 as AnyObject) === self }) else { return }
+        guard repository.chainHolds(self) else { return }
         connect(repository, unlessEverConnected: true)
     }
 
