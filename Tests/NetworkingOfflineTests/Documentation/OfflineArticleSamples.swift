@@ -12,7 +12,7 @@ import NetworkingOffline
 enum OfflineArticle {
     struct User: Codable, Sendable { let id: Int; let name: String }
     struct Book: Decodable, Sendable { let id: Int; let title: String }
-    struct NewBook: Encodable, Sendable { let title: String; let author: String }
+    struct NewBook: Encodable, Sendable { let title: String; let author: String; let genre: String; let year: Int }
 
     final class LibraryRepository: AbstractRepository, @unchecked Sendable {}
 

@@ -214,8 +214,17 @@ enum SessionsArticle {
         case .userUnavailable(let error): print("offline:", error.localizedDescription)
         }
 
-        // After a login call:
-        // try session.login(user: response.user, credential: Credential(accessToken: response.token, refreshToken: response.refreshToken, expiresAt: Date().addingTimeInterval(response.expiresIn)))
+        // After the user logs in: logIn(email:password:users:session:) below.
+    }
+
+    struct LoginResponse: Decodable, Sendable { let user: User; let token: String; let refreshToken: String; let expiresIn: Double }
+
+    static func logIn(email: String, password: String, users: UsersRepository, session: SessionManager<User>) async throws {
+        let response: LoginResponse = try await users.performAuthenticationRequest(
+            .post("auth/login", parameters: ["email": email, "password": password])).get()
+        let credential = Credential(
+            accessToken: response.token, refreshToken: response.refreshToken, expiresAt: Date().addingTimeInterval(response.expiresIn))
+        try session.login(user: response.user, credential: credential)
     }
 
     struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
