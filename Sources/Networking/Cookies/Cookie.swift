@@ -1,7 +1,7 @@
 import Foundation
 
 /// One HTTP cookie as a ``CookieStorage`` keeps it (RFC 6265).
-public struct Cookie: Sendable, Hashable, CustomStringConvertible {
+public struct Cookie: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The cookie's name.
     public var name: String
     /// The cookie's value, as the server sent it.
@@ -36,6 +36,16 @@ public struct Cookie: Sendable, Hashable, CustomStringConvertible {
 
     /// `name=value`, as a `Cookie` header carries it. Values are not logged elsewhere: they are credentials.
     public var description: String { "\(name)=\(Redaction.placeholder) (\(domain)\(path))" }
+
+    /// What `dump` and debuggers show: every field but the value, which is redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "name": name, "value": Redaction.placeholder, "domain": domain, "isHostOnly": isHostOnly, "path": path,
+                "expiresAt": expiresAt as Any, "isSecure": isSecure, "isHTTPOnly": isHTTPOnly,
+            ])
+    }
 
     /// Whether the cookie goes with a request to `url` at `now` (RFC 6265 §5.4).
     public func matches(_ url: URL, at now: Date = Date()) -> Bool {

@@ -14,11 +14,12 @@ struct Redaction: Sendable {
         "token", "password", "passwd", "passphrase", "pwd", "secret", "authorization", "cookie", "credential",
         "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
         "private-key", "subscription-key", "subscription_key", "signature", "session", "auth_key", "auth-key", "authkey",
-        "functions-key", "master-key", "master_key", "masterkey",
+        "functions-key", "master-key", "master_key", "masterkey", "sessid",
     ]
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
-    /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature.)
-    static let builtInNames: Set<String> = ["key", "sig", "auth", "pass"]
+    /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature, `sid` a
+    /// session identifier in a URL; `sessid` — PHP's `PHPSESSID` — is a fragment.)
+    static let builtInNames: Set<String> = ["key", "sig", "auth", "pass", "sid"]
 
     /// The redaction with the built-in names only.
     static let standard = Redaction()

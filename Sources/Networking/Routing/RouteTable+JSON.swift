@@ -250,6 +250,10 @@ private struct RouteFileEntry {
                 guard case .string(let value)? = fields[fieldName] else {
                     throw fail(key, "must map header names to strings; \"\(fieldName)\" is not a string")
                 }
+                // Header names ignore case: a second spelling of one would silently replace it.
+                if headers.contains(fieldName) {
+                    throw fail(key, "names the header \"\(fieldName)\" twice (header names ignore case)")
+                }
                 headers[fieldName] = value
             }
             return headers

@@ -302,5 +302,8 @@ struct SetCookieParserTests {
         let cookie = Cookie(name: "session", value: "s3cr3t", domain: "api.example.com")
         #expect(!cookie.description.contains("s3cr3t"))
         #expect(cookie.description.contains("session"))
+        var dumped = ""
+        dump(cookie, to: &dumped)
+        #expect(!dumped.contains("s3cr3t") && dumped.contains("<redacted>") && dumped.contains("api.example.com"), "\(dumped)")
     }
 }

@@ -13,7 +13,7 @@ struct RedactionTests {
             ("signature", true), ("passwd", true), ("title", false), ("Accept", false), ("user", false), ("page", false),
             ("X-Functions-Key", true), ("X-Master-Key", true), ("X-Auth-Key", true), ("auth_key", true),
             ("Idempotency-Key", false), ("X-Idempotency-Key", false), ("X-Request-Key", false), ("sort_key", false),
-            ("X-Request-Id", false), ("monkey", false),
+            ("X-Request-Id", false), ("monkey", false), ("PHPSESSID", true), ("sid", true), ("side", false), ("consider", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)

@@ -275,6 +275,10 @@ struct RouteTableJSONTests {
             // header objects
             (#""headers": {"X-Count": 1}"#, #"the key "headers" must map header names to strings; "X-Count" is not a string"#),
             (#""requestHeaders": {"X-A": null}"#, #"the key "requestHeaders" must map header names to strings; "X-A" is not a string"#),
+            (
+                #""headers": {"X-Token": "a", "x-token": "b"}"#,
+                #"the key "headers" names the header "x-token" twice (header names ignore case)"#
+            ),
             (#""headers": ["X-A"]"#, #"the key "headers" must be an object of header name → value, not an array"#),
             // serializations
             (#""serialization": 4"#, #"the key "serialization" is 4; WebApiClient's numbers are 0 to 3"#),
