@@ -156,8 +156,8 @@ public struct NetworkingConfiguration: Sendable {
     public var clock: NetworkingClock = .live
     /// More header, query and JSON field names to redact in logs, cURL descriptions and decoding
     /// reports, beyond the built-in ones (any name containing token, password, secret,
-    /// authorization, cookie, credential, api key, access key, private key, signature or session,
-    /// and the names key, sig, auth and pass). These match whole names, ignoring case:
+    /// authorization, cookie, credential, api key, access key, private key, signature, session or
+    /// sessid, and the names key, sig, auth, pass and sid). These match whole names, ignoring case:
     /// `"email"` hides `email`, not `user_email`. An error's own `description` knows only the
     /// built-in names (an error does not carry its configuration); the log line of a failure
     /// applies these too.

@@ -120,17 +120,23 @@ enum SetCookieParser {
         // comma belongs to the date). Kept piece by piece, so that the split stays linear in
         // the value however many commas a server sends ("expires=" never spans a comma).
         var inDate = false
+        // Whether `current` ends inside a quoted value (`sid="a,b=c"`): an odd count of quotes.
+        var inQuotes = false
         for piece in joined.split(separator: ",", omittingEmptySubsequences: false) {
+            let quotes = piece.utf8.count { $0 == UInt8(ascii: "\"") } % 2 == 1
             if current.isEmpty {
                 current = String(piece)
                 inDate = Self.endsInDate(after: false, piece)
-            } else if inDate || !Self.beginsCookie(piece) {
+                inQuotes = quotes
+            } else if inDate || inQuotes || !Self.beginsCookie(piece) {
                 current += "," + piece
                 inDate = Self.endsInDate(after: inDate, piece)
+                inQuotes = inQuotes != quotes
             } else {
                 fields.append(current.trimmingCharacters(in: .whitespaces))
                 current = String(piece)
                 inDate = Self.endsInDate(after: false, piece)
+                inQuotes = quotes
             }
         }
         if !current.isEmpty { fields.append(current.trimmingCharacters(in: .whitespaces)) }

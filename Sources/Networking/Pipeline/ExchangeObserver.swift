@@ -23,8 +23,9 @@ public protocol ExchangeObserver: Interceptor {
     /// (`.cacheOnly()`, a time to live, a reload) only there. A `BatchClient` sends such a call on
     /// its own, through the chain, instead of in the batch request.
     ///
-    /// Asked before the exchange, once per call (`context` as for
-    /// ``observe(_:answeredBy:context:)``): keep it short, and never send a request from it.
+    /// Asked by code about to carry a call outside the chain (a `BatchClient`, once per item),
+    /// with `context` as for ``observe(_:answeredBy:context:)``: keep it short, and never send a
+    /// request from it.
     /// Default `false`.
     func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool
 }

@@ -6,7 +6,9 @@ import Networking
 /// with `[{"code", "headers": [{"name", "value"}], "body"}]` (or `null` for an item that did not run;
 /// `headers` may also be an object of names and values, as older endpoints answer).
 ///
-/// - Calls are split into batches of at most ``limit`` items, sent one after another. A batch the
+/// - Calls are split into batches of at most ``limit`` items, sent one after another (but for
+///   the calls only the repository's chain serves as asked — reads of a response cache — sent
+///   on their own afterwards: see ``send(_:)``). A batch the
 ///   endpoint refuses as too large (413 Content Too Large: none of its items ran) is sent again in
 ///   halves, and the rest of the call in batches no larger, down to one item. When a
 ///   batch request fails after an earlier one was answered, what ran is not lost: the answered
@@ -52,17 +54,19 @@ public struct BatchClient: Sendable {
     /// request is reported to the repository's `ExchangeObserver`s with its name and options (a
     /// response cache drops what a write made stale), since the chain sees only the batch request.
     ///
-    /// A call that only the chain serves as it asks goes through it on its own, at the same time
-    /// as the batch requests (`AbstractRepository.requiresChain(_:context:)`): with a
+    /// A call that only the chain serves as it asks goes through it on its own, after the batch
+    /// requests and their reports (`AbstractRepository.requiresChain(_:context:)`; at most
+    /// four at a time): so a read sees what the batch's writes changed. With a
     /// `ResponseCache` in the chain, a read with `.cacheOnly()`, a time to live (a route's
     /// `cacheTTL`, `.cached(for:)`) or a reload is answered by the cache (or by the network and
     /// stored), and a cache-only miss is a miss, never sent; a call whose required option no
     /// interceptor handles (`.cacheOnly()` without a cache) gets `.invalidRequest` and is not sent.
     ///
-    /// - Returns: the failure of the batch request when no item sent in one has an answer (the
-    ///   answers of the calls sent on their own, reads of the cache or calls never sent, are then
-    ///   dropped too), else every item's own result. With more items than ``limit``, a batch request that fails after an earlier one
-    ///   was answered does not hide what ran: the items of the answered batches keep their
+    /// - Returns: the failure of the batch request when no item has an answer, else every item's
+    ///   own result (when the first batch request fails but a call sent on its own was answered,
+    ///   each item sent in it gets its error: whether it ran is unknown). With more items than
+    ///   ``limit``, a batch request that fails after an earlier one was answered does not hide
+    ///   what ran: the items of the answered batches keep their
     ///   results, each item sent in the failed one gets the batch request's error (whether it ran
     ///   is unknown), and each later item, not sent, gets
     ///   `RepositoryError.invalidResponse(reason:context:)` saying the batch did not run it — as
@@ -71,11 +75,10 @@ public struct BatchClient: Sendable {
         let built = batch.items.map { $0.build(repository) }
         // Signed for the user logged in now, or not at all: a switch of users while the batch is
         // under way never signs its items for the next one, nor reports them as the next one's.
-        var pinning = RequestOptions()
-        pinning[SessionIdentityKey.self] = repository.sessionManager?.sessionIdentity
-        let pinned = pinning
+        var pinned = RequestOptions()
+        pinned[SessionIdentityKey.self] = repository.sessionManager?.sessionIdentity
         // Calls only the chain serves as they ask (a read of the response cache, an option no
-        // interceptor handles) go through it on their own, beside the batch requests.
+        // interceptor handles) go through it on their own, after the batch requests.
         let alone = Set(
             built.indices.filter { index in
                 guard case .success(let call) = built[index] else { return false }
@@ -85,54 +88,67 @@ public struct BatchClient: Sendable {
         let requests = batched.map { built[$0].map(\.request) }
         // A call that could not be made is not sent: it takes the kind of the one before, so it
         // never splits a run of one kind into two batch requests.
-        var kinds: [Bool] = []
-        for index in batched { kinds.append((try? built[index].get())?.context.requiresSession ?? kinds.last ?? true) }
-        let signed = kinds
-        let answers = await withTaskGroup(of: Answered.self) { group in
-            group.addTask { .batch(await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)) }
-            for index in alone {
-                guard case .success(let call) = built[index] else { continue }
-                let context = Self.pinning(call.context, to: pinned)
-                group.addTask { [repository] in .alone(index, await repository.send(call.request, context: context)) }
-            }
-            var batchAnswers: Result<[Result<TransportResponse, RepositoryError>], RepositoryError> = .success([])
-            var all = [Result<TransportResponse, RepositoryError>?](repeating: nil, count: built.count)
-            for await answered in group {
-                switch answered {
-                case .batch(let answers): batchAnswers = answers
-                case .alone(let index, let answer): all[index] = answer
-                }
-            }
-            return batchAnswers.map { answers in
-                for (index, answer) in zip(batched, answers) { all[index] = answer }
-                return all.map { $0 ?? .failure(.invalidRequest(reason: "the batch lost this call", request: nil)) }
-            }
-        }
-        // The chain saw only the batch requests: its observers (a response cache) hear of each
-        // call answered in one as they would have seen it.
-        if case .success(let responses) = answers {
-            for index in batched {
-                guard case .success(let call) = built[index], case .success(let response) = responses[index] else { continue }
+        var signed: [Bool] = []
+        for index in batched { signed.append((try? built[index].get())?.context.requiresSession ?? signed.last ?? true) }
+        let batchAnswers = await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)
+        var all = [Result<TransportResponse, RepositoryError>?](repeating: nil, count: built.count)
+        if case .success(let answers) = batchAnswers {
+            // The chain saw only the batch requests: its observers (a response cache) hear of each
+            // call answered in one as they would have seen it.
+            for (index, answer) in zip(batched, answers) {
+                all[index] = answer
+                guard case .success(let call) = built[index], case .success(let response) = answer else { continue }
                 await repository.report(call.request, answeredBy: response, context: Self.pinning(call.context, to: pinned))
             }
         }
-        let requestsByItem = built.map { $0.map(\.request) }
-        return answers.map { responses in
+        // After the batch requests and their reports, so that a read sees what the batch's writes
+        // changed (a cached list a write made stale is dropped first).
+        for (index, answer) in await sendAlone(alone.sorted(), of: built, pinnedTo: pinned) { all[index] = answer }
+        if case .failure(let error) = batchAnswers {
+            // No call sent in a batch request has an answer: the call fails as a whole, unless
+            // calls sent on their own have theirs (a cache read while offline), which they keep.
+            guard alone.contains(where: { if case .success = all[$0] { true } else { false } }) else { return .failure(error) }
+            for index in batched { all[index] = .failure(error) }
+        }
+        let answers = all.map { $0 ?? .failure(.invalidRequest(reason: "the batch lost this call", request: nil)) }
+        let itemRequests = built.map { $0.map(\.request) }
+        return .success(
             BatchResults(
                 calls: batch.items.map(\.call),
-                results: zip(batch.items, zip(requestsByItem, responses)).map { item, pair in
+                results: zip(batch.items, zip(itemRequests, answers)).map { item, pair in
                     let (request, response) = pair
                     return request.flatMap { request in response.flatMap { item.interpret(repository, $0, request) } }
-                })
-        }
+                }))
     }
 
-    /// What a child task of ``send(_:)`` brings back.
-    private enum Answered: Sendable {
-        /// The answers of the batch requests, one per call sent in them.
-        case batch(Result<[Result<TransportResponse, RepositoryError>], RepositoryError>)
-        /// The answer of the call at this position, sent on its own through the chain.
-        case alone(Int, Result<TransportResponse, RepositoryError>)
+    /// The most calls of one batch sent on their own at a time: a batch of many reads the cache
+    /// misses must not become as many requests at once.
+    static let aloneWidth = 4
+
+    /// Sends the calls at `indices` of `built` through the chain, each on its own, at most
+    /// ``aloneWidth`` at a time; returns each one's answer with its index.
+    private func sendAlone(_ indices: [Int], of built: [Result<Batch.Built, RepositoryError>], pinnedTo pinned: RequestOptions)
+        async -> [(Int, Result<TransportResponse, RepositoryError>)]
+    {
+        let calls = indices.compactMap { index in (try? built[index].get()).map { (index, $0) } }
+        return await withTaskGroup(of: (Int, Result<TransportResponse, RepositoryError>).self) { group in
+            var answers: [(Int, Result<TransportResponse, RepositoryError>)] = []
+            var next = calls.makeIterator()
+            func addNext() -> Bool {
+                guard let (index, call) = next.next() else { return false }
+                let context = Self.pinning(call.context, to: pinned)
+                group.addTask { [repository] in (index, await repository.send(call.request, context: context)) }
+                return true
+            }
+            for _ in 0..<Self.aloneWidth {
+                guard addNext() else { break }
+            }
+            while let answer = await group.next() {
+                answers.append(answer)
+                _ = addNext()
+            }
+            return answers
+        }
     }
 
     /// `context` for a signed call, pinned to the user the batch was signed for, unless it names

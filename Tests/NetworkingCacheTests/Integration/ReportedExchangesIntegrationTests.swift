@@ -89,6 +89,31 @@ import Testing
         #expect(try await api.hits(stored).requests == 1)
         #expect(try await api.hits(missing).requests == 0)
         #expect(try await api.hits(plain).requests == 2)
+
+        // When the batch request fails, the read the cache answered keeps its answer.
+        let failing = try await BatchClient(repository: api, path: "batch", query: ["fail": 503]).send(batch).get()
+        #expect(try failing[read].get().key == stored)
+        guard case .failure(let failed) = failing[uncached] else {
+            Issue.record("expected the batch request's failure, got \(failing[uncached])")
+            return
+        }
+        #expect(failed.context?.response?.statusCode == 503)
+    }
+
+    @Test("A batch's cache read comes after its writes: a write item that invalidates the read's route is reported first")
+    func batchReadsSeeTheBatchsWrites() async throws {
+        let cache = try ResponseCache()
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.routes = try Self.routes(offline: false)
+        let api = CacheFixtures.Repository(configuration: configuration)
+        let key = CacheFixtures.uniqueKey("batch-order")
+        _ = try await api.performRequest(Self.read(key)).get()
+        var batch = Batch()
+        let touch = batch.add(Endpoint<Void>.route("touch", pathVariables: ["key": key]))
+        let read = batch.add(Endpoint<CacheFixtures.Resource>.route("resource", pathVariables: ["key": key]))
+        let results = try await BatchClient(repository: api, path: "batch").send(batch).get()
+        #expect(Self.succeeded(results[touch]))
+        #expect(try results[read].get().version == 2, "not the stored answer the write made stale")
     }
 
     @Test("A batch item asking for a cache the repository lacks is refused, as it would be alone; the others are answered")

@@ -281,6 +281,7 @@ struct SetCookieParserTests {
             ),
             ("list=x,y,z", ["list=x,y,z"]),
             (#"sid="a,b"; Path=/; Secure, c=3"#, [#"sid="a,b"; Path=/; Secure"#, "c=3"]),
+            (#"sid="a,b=c"; Secure, c=3"#, [#"sid="a,b=c"; Secure"#, "c=3"]),
             ("a=1, not a name=2; Path=/", ["a=1, not a name=2; Path=/"]),
             ("single=1", ["single=1"]),
             ("", []),
