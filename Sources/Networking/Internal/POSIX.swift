@@ -29,6 +29,23 @@ enum POSIX {
         #endif
     }
 
+    /// Writes all of `bytes`, again after an interruption; why it could not, or `nil`. A write
+    /// that takes no bytes fails too: a file system doing so would have the loop spin for good.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return lastError
+            }
+            guard written > 0 else { return "the file system took no bytes" }
+            offset += written
+        }
+        return nil
+    }
+
     @discardableResult
     static func close(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)

@@ -25,8 +25,7 @@ public protocol ExchangeObserver: Interceptor {
     ///
     /// Asked by code about to carry a call outside the chain (a `BatchClient`, once per item),
     /// with `context` as for ``observe(_:answeredBy:context:)``: keep it short, and never send a
-    /// request from it.
-    /// Default `false`.
+    /// request from it. Default `false`.
     func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool
 }
 

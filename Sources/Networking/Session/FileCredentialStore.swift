@@ -142,21 +142,7 @@ public final class FileCredentialStore: CredentialStore {
         guard descriptor >= 0 else {
             throw .writeFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
         }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, failure == nil {
-                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno != EINTR { failure = String(cString: strerror(errno)) }
-                } else if written == 0 {
-                    // A file system that takes nothing would have this loop spin for good.
-                    failure = "the file system took no bytes"
-                } else {
-                    offset += written
-                }
-            }
-        }
+        var failure = data.withUnsafeBytes { POSIX.writeAll(descriptor, $0) }
         if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
         close(descriptor)
         if failure == nil, rename(temporary, fileURL.path) != 0 { failure = String(cString: strerror(errno)) }

@@ -182,21 +182,10 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
-        guard let base = bytes.baseAddress else { return .accepted }
-        var offset = 0
-        while offset < bytes.count {
-            let count = POSIX.write(descriptor, base + offset, bytes.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                failure = .fileSystem("the partial file \(partialURL.path) could not be written: \(POSIX.lastError)")
-                return .failed(.invalidRequest(failure?.description ?? ""))
-            }
-            // A file system that takes nothing would have this loop spin for good.
-            guard count > 0 else {
-                failure = .fileSystem("the partial file \(partialURL.path) could not be written: the file system took no bytes")
-                return .failed(.invalidRequest(failure?.description ?? ""))
-            }
-            offset += count
+        guard bytes.baseAddress != nil else { return .accepted }
+        if let reason = POSIX.writeAll(descriptor, bytes) {
+            failure = .fileSystem("the partial file \(partialURL.path) could not be written: \(reason)")
+            return .failed(.invalidRequest(failure?.description ?? ""))
         }
         hasher?.update(buffer: bytes)
         written += Int64(bytes.count)

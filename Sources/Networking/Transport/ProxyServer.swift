@@ -145,9 +145,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     }
 
     /// `host:port`, with an IPv6 address in brackets.
-    var authority: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
+    var authority: String { bracketed(host) + ":\(port)" }
 
     /// The host as descriptions and errors show it: a host given as a whole proxy URL with its
     /// credentials (`http://user:secret@proxy`, a mistake easily made with `HTTPS_PROXY`) shows
@@ -158,9 +156,10 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     }
 
     /// ``authority`` as descriptions and errors show it (see ``shownHost``).
-    private var shownAuthority: String {
-        host.contains(":") ? "[\(shownHost)]:\(port)" : "\(shownHost):\(port)"
-    }
+    private var shownAuthority: String { bracketed(shownHost) + ":\(port)" }
+
+    /// The host's text in brackets when the host is an IPv6 address (holds a colon).
+    private func bracketed(_ text: String) -> String { host.contains(":") ? "[\(text)]" : text }
 
     /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
     /// request with this text rather than connect somewhere else.
