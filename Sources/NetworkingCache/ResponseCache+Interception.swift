@@ -39,18 +39,7 @@ extension ResponseCache {
     /// Drops what an exchange made outside the chain (a batch item) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
-        var call = Call(request: request, context: context, cache: self)
-        // Whose call it was, when the reporter pins it (an offline queue's batch flush): the session
-        // may name someone else by the time it reports. An app's discriminator cannot be asked
-        // about a user who is gone: the routes the call names are then dropped for everybody.
-        if let user = context.options[SessionIdentityKey.self] {
-            if configuration.discriminator == nil {
-                call.discriminator = user
-            } else if user != context.session?.sessionIdentity {
-                call.invalidatesForEverybody = true
-            }
-        }
-        invalidate(after: response, call: call)
+        invalidate(after: response, call: Call(request: request, context: context, cache: self))
     }
 
     /// Whether a call reads the cache, so that only the chain serves it as it asks: a cache-only
@@ -97,10 +86,10 @@ extension ResponseCache {
         let request: TransportRequest
         let policy: EffectivePolicy
         let requestDirectives: CacheControl
-        var discriminator: String?
-        /// Whether the routes the call names are dropped for every discriminator: a reported call
-        /// whose user logged out since, under an app's discriminator.
-        var invalidatesForEverybody = false
+        let discriminator: String?
+        /// Whether the routes the call names are dropped for every discriminator: a call pinned
+        /// to a user who logged out since, under an app's discriminator.
+        let invalidatesForEverybody: Bool
         /// The discriminator now: a user who logged out while the request was under way (another
         /// may have logged in and signed it) leaves the answer unstored.
         let currentDiscriminator: @Sendable () -> String?
@@ -129,8 +118,17 @@ extension ResponseCache {
             requestDirectives = CacheControl(request.headers, isRequest: true)
             let configured = cache.configuration.discriminator
             let currentDiscriminator = { @Sendable in configured.map { $0(context) } ?? context.session?.sessionIdentity }
-            let discriminator = currentDiscriminator()
+            var discriminator = currentDiscriminator()
+            // Whose call it is, when the caller pins it (``SessionIdentityKey``: an offline queue's
+            // flush, a batch's items): the session may name someone else by now. Such a call
+            // neither reads nor stores an answer (it will not be signed anyway); what it changed
+            // is dropped for its user — for everybody under an app's discriminator, which cannot
+            // be asked about a user who is gone.
+            let pinned = context.options[SessionIdentityKey.self]
+            let pinnedToAnother = pinned.map { $0 != context.session?.sessionIdentity } ?? false
+            if let pinned, configured == nil { discriminator = pinned }
             self.discriminator = discriminator
+            invalidatesForEverybody = pinnedToAnother && configured != nil
             self.currentDiscriminator = currentDiscriminator
             // With nobody named when the call was keyed (a session that names its user only as it
             // signs), an app's discriminator alone says whose answer it is.
@@ -143,7 +141,7 @@ extension ResponseCache {
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
             let usable =
-                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil
+                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil && !pinnedToAnother
                 && !request.headers.contains("Range") && !request.headers.contains("If-None-Match")
                 && !request.headers.contains("If-Modified-Since") && !request.headers.contains("If-Match")
                 && !request.headers.contains("If-Unmodified-Since")

@@ -100,6 +100,28 @@ import Testing
         #expect(count.current == 1)
     }
 
+    @Test(
+        "A call pinned to a user who logged out (an offline queue's, a batch's) never reads the next user's answers, nor its own",
+        arguments: [false, true])
+    func aCallPinnedToAnotherUserSkipsTheCache(ownDiscriminator: Bool) async throws {
+        let session = StubSession(user: "alice")
+        let own: @Sendable (RequestContext) -> String? = { context in context.session?.sessionIdentity.map { "own-" + $0 } }
+        let cache = try ResponseCache(configuration: .init(discriminator: ownDiscriminator ? own : nil))
+        let count = Shared(0)
+        let repository = CacheRepository(
+            configuration: try CacheHarness.configuration(cache: cache), sessionManager: session, transport: Self.transport(count: count))
+        let me = Endpoint<RepositoryResponse<JSONValue>>.get("me").cached(for: 600)
+        _ = try await repository.fetch(me).get()
+        session.logIn("bob")
+        _ = try await repository.fetch(me).get()
+
+        let alices = await repository.fetch(me.with(SessionIdentityKey.self, "user:alice"))
+        #expect(alices.failure.map { if case .unauthenticatedSession = $0 { true } else { false } } == true, "got \(alices)")
+        #expect(await repository.fetch(me.cacheOnly().with(SessionIdentityKey.self, "user:alice")).failure?.isCacheMiss == true)
+        #expect(try await repository.fetch(me.with(SessionIdentityKey.self, "user:bob")).get().source == .cache, "bob's own call")
+        #expect(count.current == 2)
+    }
+
     @Test("A session that names its user only as it signs: an app's discriminator keys its answers, which are stored")
     func aSignerNamedOnlyInTheAuthorization() async throws {
         let session = StubSession(user: "alice", identifies: false, namesSigner: true)

@@ -35,7 +35,8 @@ public enum RepositoryError: Error, Sendable {
     case invalidURL(reason: String)
     /// The request cannot be built as asked (unencodable parameters, a body on `GET`, …).
     case invalidRequest(reason: String, request: RequestSummary?)
-    /// The request needs a session and nobody is logged in (context `nil`, nothing was sent), or
+    /// The request needs a session and nobody is logged in, or not the user it was made for
+    /// (``SessionIdentityKey``; context `nil`, nothing was sent), or
     /// the server answered 401 to it (the session is expired when the request was signed with it).
     case unauthenticatedSession(ErrorContext?)
     /// The server answered 401 to a call that needs no session: the credentials it carried (a
