@@ -15,6 +15,9 @@ struct ServerSentEventParser {
     private(set) var lastEventID = ""
     /// The last `id:` read (the specification's "last event ID buffer"), committed at the blank line.
     private var idBuffer = ""
+    /// The longest `id:` kept, in bytes: it goes back as a `Last-Event-ID` header, and servers
+    /// refuse a request whose header line passes 8 KiB (431), which would end the stream.
+    static let maximumIDLength = 4096
     /// The reconnection time the server last asked for with `retry:`, if any.
     private(set) var reconnectionDelay: Duration?
 
@@ -28,10 +31,10 @@ struct ServerSentEventParser {
     private var atStart = true
 
     /// A parser whose stream resumes after `lastEventID` (an endpoint's own `Last-Event-ID`;
-    /// ignored if it has a NUL, as an `id:` line would be).
+    /// ignored if it has a NUL or is too long, as an `id:` line would be).
     init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
-        if !lastEventID.utf8.contains(0) {
+        if !lastEventID.utf8.contains(0), lastEventID.utf8.count <= Self.maximumIDLength {
             self.lastEventID = lastEventID
             idBuffer = lastEventID
         }
@@ -108,7 +111,8 @@ struct ServerSentEventParser {
         } else if field.elementsEqual("event".utf8) {
             eventType = String(decoding: value, as: UTF8.self)
         } else if field.elementsEqual("id".utf8) {
-            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
+            // Ignored with a NUL (the specification), or too long to send back as a header.
+            if !value.contains(0), value.count <= Self.maximumIDLength { idBuffer = String(decoding: value, as: UTF8.self) }
         } else if field.elementsEqual("retry".utf8) {
             if let milliseconds = Self.milliseconds(value) { reconnectionDelay = .milliseconds(milliseconds) }
         }

@@ -34,7 +34,8 @@ import Synchronization
 /// error when the connection breaks. An endpoint made with
 /// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
 /// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay,
-/// up to ``Reconnection/maximumDelay``),
+/// up to ``Reconnection/maximumDelay``, and at least ``Reconnection/shortestServerDelay`` unless
+/// the delay is shorter),
 /// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
 /// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with
 /// the new connection's events. A `204 No Content` ends it normally (a server's way to say "no
@@ -233,6 +234,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// its task is cancelled. ``delay`` itself is not cut.
         public var maximumDelay: Duration
 
+        /// The shortest wait a server's `retry:` may set, unless ``delay`` is shorter: a
+        /// `retry: 0` on a stream that sends an event and closes would otherwise reconnect in a
+        /// tight loop (each event resets the count of failed attempts).
+        public static let shortestServerDelay = Duration.milliseconds(250)
+
         /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row;
         /// a server's `retry:` waits at most `maximumDelay`.
         public init(delay: Duration, maximumAttempts: Int, maximumDelay: Duration = .seconds(300)) {
@@ -400,9 +406,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private mutating func reconnect() async throws(RepositoryError) {
             guard let reconnection = events.reconnection else { return finish() }
             let clock = events.clock
-            // A server asking for a longer wait than the endpoint's own never gets a shorter one.
+            // A server asking for a longer wait than the endpoint's own never gets a shorter one,
+            // nor, asking for a shorter one, less than ``Reconnection/shortestServerDelay``.
             let longest = Swift.max(reconnection.maximumDelay, reconnection.delay, .zero)
-            let delay = parser.reconnectionDelay.map { Swift.min($0, longest) } ?? reconnection.delay
+            let shortest = Swift.max(Swift.min(reconnection.delay, Reconnection.shortestServerDelay), .zero)
+            let delay = parser.reconnectionDelay.map { Swift.min(Swift.max($0, shortest), longest) } ?? reconnection.delay
             events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: delay, cause: endedWith))
             let slept = await events.cancellable { try await clock.sleep(delay) } != nil
             guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
@@ -458,7 +466,8 @@ extension Endpoint where Response == ServerSentEvents {
     /// `EventSource` does, sending the ID of the last event received whole as `Last-Event-ID`.
     ///
     /// - Parameters:
-    ///   - delay: the wait before each attempt; a `retry:` field of the server's replaces it.
+    ///   - delay: the wait before each attempt; a `retry:` field of the server's replaces it (never
+    ///     below ``ServerSentEvents/Reconnection/shortestServerDelay``, or `delay` when shorter).
     ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
     ///     503 or 504, or a connection that ends without an event: see
     ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.

@@ -16,7 +16,7 @@ enum CacheArticle {
         let cache = try ResponseCache(configuration: .init(
             diskFolder: cachesFolder.appendingPathComponent("responses"),   // nil: memory only
             servesStaleOnConnectivityFailure: true))
-        var configuration = try NetworkingConfiguration(domainURL: "api.example.com", subdomainURL: "/api/v1")
+        var configuration = try NetworkingConfiguration(baseURL: "https://api.example.com/api/v1")
         configuration.interceptors.append(cache)                          // or cache.interceptor
         return (configuration, cache)
     }

@@ -270,7 +270,7 @@ enum RoutesArticle {
     }
 
     static func routedConfiguration(routeFile: URL) throws -> NetworkingConfiguration {
-        var configuration = try NetworkingConfiguration(domainURL: "api.example.com", subdomainURL: "/api/v1")
+        var configuration = try NetworkingConfiguration(baseURL: "https://api.example.com/api/v1")
         var routes = try RouteTable(contentsOf: routeFile)
         try routes.add(Route(name: "export", method: .post, path: "exports/{format}", timeout: 120))
         try routes.register(BookID.self, methods: [.get, .put, .delete], path: "books/:id")
@@ -294,6 +294,7 @@ enum UploadsArticle {
         }
 
         // multipart/form-data: fields, in-memory files and files from disk (streamed); parameters become fields.
+        // A file that cannot be read throws a MultipartError here, before anything is sent.
         func submit(report: URL, title: String) async throws -> Result<Void, RepositoryError> {
             var form = MultipartFormData()
             try form.append(fileAt: report, name: "report")          // Content-Type from the extension
@@ -335,7 +336,7 @@ enum UploadsArticle {
             for try await event in events where event.type == "change" { handle(try event.decoded(as: Change.self)) }
         }
 
-        // The same feed, telling the user while it reconnects.
+        // In FeedRepository: the same feed, telling the user while it reconnects.
         static func changesWithStatus(_ status: @escaping @Sendable (String?) -> Void) -> Endpoint<ServerSentEvents> {
             Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3)) { change in
                 switch change {
@@ -525,6 +526,7 @@ enum PipelineArticle {
         typealias LibraryRepository = GettingStartedArticle.LibraryRepository
 
         static func makeLibrary(configuration: NetworkingConfiguration) -> (LibcurlTransport, LibraryRepository) {
+            // Linux (LibcurlTransport); `configuration` and `ids` are the app's.
             // One transport for the app's life (it owns a thread and a connection pool).
             let transport = LibcurlTransport()
             let library = LibraryRepository(configuration: configuration, transport: transport)

@@ -118,8 +118,9 @@ struct ServerSentEventsIntegrationTests {
         let (events, error) = await readAll(try await TestAPI.anonymous().performRequest(cut).get())
         #expect(events.map(\.id) == ["1", "2", "3"])
         #expect(error == nil)
-        // Cut after 2 and after 3; the third connection is a 204, which ends the stream.
-        #expect(changes.all == ["reconnecting 1 after 10ms: connectionLost", "reconnected", "reconnecting 1 after 10ms: connectionLost"])
+        // Cut after 2 and after 3; the third connection is a 204, which ends the stream. The
+        // server's retry: 10 waits the shortest a server may ask for, 250 ms.
+        #expect(changes.all == ["reconnecting 1 after 250ms: connectionLost", "reconnected", "reconnecting 1 after 250ms: connectionLost"])
 
         let empty = ConnectionChanges()
         let ending = Endpoint<ServerSentEvents>(.get, "events/\(Self.key())", query: ["count": 1])

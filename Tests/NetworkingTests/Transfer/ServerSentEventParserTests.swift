@@ -93,6 +93,15 @@ struct ServerSentEventParserTests {
         #expect(parser.lastEventID == "")
     }
 
+    @Test("An id longer than 4 KiB is ignored, as the endpoint's own Last-Event-ID would be: sent back, a server refuses the header")
+    func overlongIdentifier() throws {
+        let long = String(repeating: "x", count: 4097)
+        var parser = ServerSentEventParser(maximumEventSize: 16384, lastEventID: long)
+        #expect(parser.lastEventID == "")
+        let longest = String(repeating: "y", count: 4096)
+        #expect(try parser.parse(Array("id: \(longest)\ndata: a\n\nid: \(long)\ndata: b\n\n".utf8)).map(\.id) == [longest, longest])
+    }
+
     @Test("retry takes ASCII digits only; a huge value is capped, not a trap")
     func retry() throws {
         var parser = ServerSentEventParser(maximumEventSize: 1024)

@@ -115,6 +115,17 @@ struct ServerSentEventsTests {
         #expect(belowClock.sleeps == [.seconds(90)])
     }
 
+    @Test("A server's retry: 0 waits 250 ms (an event and a close each time would loop), or the endpoint's delay when shorter")
+    func floorsServerDelay() async throws {
+        let script: [Answer] = [.events("retry: 0\nid: 1\ndata: a\n\n"), .events("id: 2\ndata: b\n\n"), .status(204, contentType: "")]
+        let (repository, _, clock) = try repository(script)
+        _ = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .seconds(9))).get())
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(250)])
+        let (shorter, _, shorterClock) = try self.repository(script)
+        _ = await readAll(try await shorter.performRequest(endpoint.reconnecting(after: .milliseconds(100))).get())
+        #expect(shorterClock.sleeps == [.milliseconds(100), .milliseconds(100)])
+    }
+
     @Test("Lost connections and ends without an event count as failed attempts, reset by an event; the last attempt's error ends it")
     func givesUp() async throws {
         let (repository, transport, clock) = try repository([
