@@ -147,6 +147,28 @@ import Testing
 
     /// A server that knows the key tables' hash could make every key of an object land in one slot,
     /// and building the table quadratic (minutes for a 9 MB object). The hash is seeded per process.
+    @Test("JSONValue reads each value by its kind: what JSONDecoder reads, and no failed try per leaf of a deep error body")
+    func jsonValueByKind() async throws {
+        let document = Data(
+            #"[null, true, false, 1, -0, 1.0, 1e2, -0.0, 1.5, 9223372036854775808, "s\u00e9", [], {}, {"a": [1, {"b": null}]}]"#.utf8)
+        #expect(try JSONValue(parsing: document) == JSONDecoder().decode(JSONValue.self, from: document))
+        // Strings and arrays 500 levels down: each miss of a type tried in turn would build an
+        // error holding a 500-step coding path.
+        let leaves = Array(repeating: #""x", [], 1.5"#, count: 5_000).joined(separator: ", ")
+        let deep = Data((String(repeating: "[", count: 499) + "[" + leaves + "]" + String(repeating: "]", count: 499)).utf8)
+        let parsed = await Self.onLargeStack { try? JSONValue(parsing: deep) }
+        var level = try #require(parsed)
+        for _ in 0..<499 {
+            guard case .array(let inner) = level, inner.count == 1 else { break }
+            level = inner[0]
+        }
+        guard case .array(let items) = level else {
+            Issue.record("expected the innermost array")
+            return
+        }
+        #expect(items.count == 15_000 && items.prefix(3) == [.string("x"), .array([]), .double(1.5)])
+    }
+
     @Test func keysChosenToCollide() {
         let (keys, json) = Self.keysCollidingUnderAFixedHash(2_000)
         let hashes = Set(keys.map { key in key.withUnsafeBufferPointer { FastJSONReader.hash($0.baseAddress!, $0.count) } })

@@ -48,6 +48,10 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if let fast = decoder as? FastJSONDecoderImpl {
+            self = try Self(fast, container)
+            return
+        }
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
@@ -62,6 +66,33 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// The value the library's decoder stands at, read by its kind: trying each type in turn, as
+    /// `init(from:)` must with another decoder, builds an error with the whole coding path for
+    /// every miss, which a large, deeply nested error body makes take minutes.
+    private init(_ fast: FastJSONDecoderImpl, _ container: any SingleValueDecodingContainer) throws {
+        let reader = fast.reader
+        let value = fast.frame.pointee.value
+        switch reader.tape.kind(value) {
+        case FastJSONTape.null: self = .null
+        case FastJSONTape.true: self = .bool(true)
+        case FastJSONTape.false: self = .bool(false)
+        case FastJSONTape.number:
+            if reader.tape.flags(value) & FastJSONTape.plainInteger != 0, let integer = try? reader.integer(value, as: Int.self) {
+                self = .int(integer)
+            } else if let double = try? reader.double(value) {
+                // A whole number written with a fraction or an exponent is an integer, as a
+                // `JSONDecoder` reads it, while a double holds it exactly.
+                let exact = double.magnitude < 9_007_199_254_740_992 ? Int(exactly: double) : nil
+                self = exact.map { .int($0) } ?? .double(double)
+            } else {
+                self = .double(try container.decode(Double.self))
+            }
+        case FastJSONTape.string: self = .string(try container.decode(String.self))
+        case FastJSONTape.array: self = .array(try container.decode([JSONValue].self))
+        default: self = .object(try container.decode([String: JSONValue].self))
         }
     }
 
