@@ -91,6 +91,7 @@ extension AbstractRepository {
             for field in DownloadStateMachine.headers(for: start) { attempt.headers.setIfAbsent(field.name, field.value) }
             // The file holds the bytes as sent: a compressed answer's length and ranges would not fit it.
             attempt.headers.setIfAbsent("Accept-Encoding", "identity")
+            attempt.protocolHeaders.formUnion(["Accept-Encoding", "Range", "If-Range"])
             attempt.responseBodySink = sink
             attempt.progress = nil
             // Parts of less than 64 KiB a server capping its ranges sent: past `maximumSmallParts`

@@ -38,6 +38,7 @@ extension AbstractRepository {
         }
         if !streaming.headers.contains("Accept") { streaming.headers["Accept"] = "text/event-stream" }
         streaming.headers["Cache-Control"] = "no-store"
+        streaming.protocolHeaders.formUnion(["Accept", "Cache-Control", "Last-Event-ID"])
         let timeout = streaming.timeout ?? configuration.timeout
         let idleTimeout = timeout.isFinite ? max(Duration.clampedSeconds(timeout), .milliseconds(1)) : nil
         // The transport's timeout would bound the whole stream: the idle timeout replaces it.

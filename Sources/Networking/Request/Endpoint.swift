@@ -108,6 +108,10 @@ public struct Endpoint<Response>: Sendable {
     var savesToFile = false
     /// Where the response body goes as it arrives (a download's file).
     var responseBodySink: (any ResponseBodySink)?
+    /// Header fields the feature needs as the endpoint has them (an event stream's `Accept`, a
+    /// download's `Range` and `Accept-Encoding`): unlike the endpoint's other headers, they win
+    /// over the configuration's `defaultHeaders` (an app's `Accept: application/json`).
+    var protocolHeaders: Set<String> = []
 
     /// Creates an endpoint with optional parameters.
     public init(
@@ -368,6 +372,7 @@ extension Endpoint {
         other.downloadOptions = downloadOptions
         other.savesToFile = savesToFile
         other.responseBodySink = responseBodySink
+        other.protocolHeaders = protocolHeaders
         other.route = route
         other.pathIsEncoded = pathIsEncoded
         other.routeMapping = routeMapping

@@ -130,6 +130,9 @@ struct RequestBuilder {
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
+        for name in endpoint.protocolHeaders {
+            if let value = endpoint.headers[name] { headers[name] = value }
+        }
         if let formContentType { headers["Content-Type"] = formContentType }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's

@@ -221,6 +221,23 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == whole)
     }
 
+    @Test("The configuration's default Range and Accept-Encoding never replace a resuming download's own: nginx answers the rest")
+    func defaultHeadersKeepTheDownloadsOwn() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = try TestServers.configuration(servers.nginxURL)
+        configuration.defaultHeaders = ["Range": "bytes=0-9", "Accept-Encoding": "gzip", "X-App": "1"]
+        let repository = TestAPI.Repository(configuration: configuration)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let whole = try await Self.keepNginxPartial(300_000, for: destination)
+        let resumed = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true)
+        ).get()
+        #expect(resumed.statusCode == 206 && resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
+        #expect(try Data(contentsOf: destination) == whole)
+    }
+
     @Test("A partial or lock file that is a symbolic link (planted in a shared folder) is refused, and what it points to is left alone")
     func linksAreNotFollowed() async throws {
         let servers = try TestServers.require()

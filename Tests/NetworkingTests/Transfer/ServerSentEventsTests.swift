@@ -25,7 +25,7 @@ struct ServerSentEventsTests {
     func repository(
         _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
         session: SessionManager<TestAPI.User>? = nil, interceptors: [any Interceptor] = [], routes: RouteTable? = nil,
-        onRequest: @escaping @Sendable (Int) -> Void = { _ in }
+        defaultHeaders: HTTPHeaders = [:], onRequest: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
@@ -52,6 +52,7 @@ struct ServerSentEventsTests {
         var configuration = try NetworkingConfiguration(baseURL: "http://127.0.0.1:9/api")
         configuration.clock = live ? .live : clock.networkingClock
         configuration.interceptors = interceptors
+        configuration.defaultHeaders = defaultHeaders
         if let routes { configuration.routes = routes }
         let repository = TestAPI.Repository(
             configuration: configuration, sessionManager: session, transport: transport, customErrors: customErrors)
@@ -73,6 +74,18 @@ struct ServerSentEventsTests {
         #expect(request.headers["Last-Event-ID"] == nil)
         #expect(request.timeout > 1e9)
         #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("The configuration's default headers never replace the stream's Accept and Cache-Control; the others are sent")
+    func defaultHeadersKeepTheStreamsOwn() async throws {
+        let (repository, transport, _) = try repository(
+            [.events("data: a\n\n")], defaultHeaders: ["Accept": "application/json", "Cache-Control": "max-age=60", "X-App": "1"])
+        let (events, error) = await readAll(try await repository.performRequest(endpoint).get())
+        #expect(events.map(\.data) == ["a"] && error == nil)
+        let request = try #require(transport.requests.first)
+        #expect(request.headers["Accept"] == "text/event-stream")
+        #expect(request.headers["Cache-Control"] == "no-store")
+        #expect(request.headers["X-App"] == "1")
     }
 
     @Test("An endpoint's own Accept is kept")
