@@ -249,6 +249,16 @@ struct UploadIntegrationTests {
         ).get()
         #expect(echo["form"]?["field"] == "value")
         #expect(echo["files"]?["upload"] == "content")
+        // As a body, and as a body kept (an offline queue's) and read back: it still says it is
+        // a form, with its boundary.
+        let kept = try JSONDecoder().decode(RequestBody.self, from: JSONEncoder().encode(RequestBody.multipart(form)))
+        for body in [RequestBody.multipart(form), kept] {
+            let echo: JSONValue = try await TestAPI.anonymous(servers.httpbinURL).performRequest(
+                Endpoint.upload(.post, "post", body: body).withoutSession()
+            ).get()
+            #expect(echo["form"]?["field"] == "value")
+            #expect(echo["files"]?["upload"] == "content")
+        }
     }
 
     @Test("Routes with multipart and raw serializations and the gzip key upload through the same paths")

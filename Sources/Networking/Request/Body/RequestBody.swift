@@ -22,10 +22,13 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     let source: Source
     /// Whether the body is compressed with gzip as it is sent (`Content-Encoding: gzip`).
     public let isGzipped: Bool
+    /// The media type the body says it is (a form's, with its boundary), when it knows.
+    let mediaType: String?
 
-    init(source: Source, isGzipped: Bool = false) {
+    init(source: Source, isGzipped: Bool = false, mediaType: String? = nil) {
         self.source = source
         self.isGzipped = isGzipped
+        self.mediaType = mediaType
     }
 
     /// Bytes in memory.
@@ -41,9 +44,10 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         RequestBody(source: .segments([.file(url, offset: max(0, offset), length: length.map { $0 < 0 ? -1 : $0 } ?? -1)]))
     }
 
-    /// A `multipart/form-data` form; send it with its ``MultipartFormData/contentType``.
+    /// A `multipart/form-data` form, sent with its ``MultipartFormData/contentType`` (which names
+    /// its boundary) unless the endpoint gives another.
     public static func multipart(_ form: MultipartFormData) -> RequestBody {
-        RequestBody(source: .segments(form.segments()))
+        RequestBody(source: .segments(form.segments()), mediaType: form.contentType)
     }
 
     /// Chunks from an asynchronous sequence, read as they are sent; `length` is the total when
@@ -71,7 +75,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// The same body, compressed with gzip as it is sent (its length becomes unknown).
     public func gzipped() -> RequestBody {
-        RequestBody(source: source, isGzipped: true)
+        RequestBody(source: source, isGzipped: true, mediaType: mediaType)
     }
 
     /// The number of bytes sent, when known ahead: not for compressed bodies, nor streams without
@@ -108,9 +112,10 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         return url
     }
 
-    /// The media type a body sent as it is gets when none is given: from a single file's
-    /// extension, else `application/octet-stream`.
+    /// The media type a body sent as it is gets when none is given: a form's, a single file's
+    /// from its extension, else `application/octet-stream`.
     var guessedContentType: String {
+        if let mediaType { return mediaType }
         if case .segments(let segments) = source, segments.count == 1, case .file(let url, _, _, _)? = segments.first {
             return MIMETypes.type(forPathExtension: url.pathExtension)
         }
@@ -136,7 +141,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
 
     // MARK: Codable
 
-    private enum CodingKeys: String, CodingKey { case segments, gzip }
+    private enum CodingKeys: String, CodingKey { case segments, gzip, type }
     private enum SegmentKeys: String, CodingKey { case data, file, offset, length, whole }
 
     public init(from decoder: any Decoder) throws {
@@ -159,7 +164,9 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
                         isWhole: try segment.decodeIfPresent(Bool.self, forKey: .whole) ?? false))
             }
         }
-        self.init(source: .segments(segments), isGzipped: try container.decode(Bool.self, forKey: .gzip))
+        self.init(
+            source: .segments(segments), isGzipped: try container.decode(Bool.self, forKey: .gzip),
+            mediaType: try container.decodeIfPresent(String.self, forKey: .type))
     }
 
     /// Encodes data and file bodies (files by reference).
@@ -184,6 +191,7 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
             }
         }
         try container.encode(isGzipped, forKey: .gzip)
+        try container.encodeIfPresent(mediaType, forKey: .type)
     }
 }
 
