@@ -22,7 +22,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             // Mostly found before sending; a few only once sent (a streamed body after a 401).
             return "The request \(request.map { "\($0) " } ?? "")cannot be sent as it is: \(reason)."
         case .unauthenticatedSession(nil):
-            return "This request needs a logged-in session and nobody is logged in (or not the user it was made for: SessionIdentityKey); log in first. Nothing was sent."
+            return
+                "This request needs a logged-in session and nobody is logged in (or not the user it was made for: SessionIdentityKey); log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):
             return
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
