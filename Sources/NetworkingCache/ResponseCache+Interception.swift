@@ -125,7 +125,7 @@ extension ResponseCache {
             // is dropped for its user — for everybody under an app's discriminator, which cannot
             // be asked about a user who is gone.
             let pinned = context.options[SessionIdentityKey.self]
-            let pinnedToAnother = pinned.map { $0 != context.session?.sessionIdentity } ?? false
+            let pinnedToAnother = context.requiresSession && (pinned.map { $0 != context.session?.sessionIdentity } ?? false)
             if let pinned, configured == nil { discriminator = pinned }
             self.discriminator = discriminator
             invalidatesForEverybody = pinnedToAnother && configured != nil

@@ -145,13 +145,17 @@ import Testing
         return (keys, "{" + members.joined(separator: ",") + "}")
     }
 
-    /// A server that knows the key tables' hash could make every key of an object land in one slot,
-    /// and building the table quadratic (minutes for a 9 MB object). The hash is seeded per process.
     @Test("JSONValue reads each value by its kind: what JSONDecoder reads, and no failed try per leaf of a deep error body")
     func jsonValueByKind() async throws {
         let document = Data(
-            #"[null, true, false, 1, -0, 1.0, 1e2, -0.0, 1.5, 9223372036854775808, "s\u00e9", [], {}, {"a": [1, {"b": null}]}]"#.utf8)
+            #"[null, true, false, 1, -0, 1.0, 1e2, -0.0, 1e-400, 1.5, 9223372036854775808, "s\u00e9", [], {}, {"a": [1, {"b": null}]}]"#
+                .utf8)
         #expect(try JSONValue(parsing: document) == JSONDecoder().decode(JSONValue.self, from: document))
+        // A decoder that reads non-conforming floats from strings reads them as numbers, as before.
+        let strings = JSONDecoder()
+        strings.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        let special = Data(#"["+inf", "x"]"#.utf8)
+        #expect(try FastJSONDecoder(strings).decode(JSONValue.self, from: special) == strings.decode(JSONValue.self, from: special))
         // Strings and arrays 500 levels down: each miss of a type tried in turn would build an
         // error holding a 500-step coding path.
         let leaves = Array(repeating: #""x", [], 1.5"#, count: 5_000).joined(separator: ", ")
@@ -169,6 +173,8 @@ import Testing
         #expect(items.count == 15_000 && items.prefix(3) == [.string("x"), .array([]), .double(1.5)])
     }
 
+    /// A server that knows the key tables' hash could make every key of an object land in one slot,
+    /// and building the table quadratic (minutes for a 9 MB object). The hash is seeded per process.
     @Test func keysChosenToCollide() {
         let (keys, json) = Self.keysCollidingUnderAFixedHash(2_000)
         let hashes = Set(keys.map { key in key.withUnsafeBufferPointer { FastJSONReader.hash($0.baseAddress!, $0.count) } })

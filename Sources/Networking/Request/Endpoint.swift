@@ -74,8 +74,8 @@ public struct Endpoint<Response>: Sendable {
     public var options: RequestOptions
 
     /// A body sent as it is — a file, bytes, a stream — instead of encoding ``parameters`` (which
-    /// then go in the query). Its `Content-Type` is the endpoint's header, else guessed from a
-    /// file's extension, else `application/octet-stream`. See ``upload(_:_:body:contentType:query:headers:)``.
+    /// then go in the query). Its `Content-Type` is a form's own (``RequestBody/multipart(_:)``),
+    /// else the endpoint's header, else guessed from a file's extension, else `application/octet-stream`. See ``upload(_:_:body:contentType:query:headers:)``.
     /// An endpoint with both this and a ``form`` fails with ``RepositoryError/invalidRequest(reason:request:)``.
     public var requestBody: RequestBody?
     /// A `multipart/form-data` body; ``parameters`` are added to it as text fields. An endpoint
@@ -108,9 +108,10 @@ public struct Endpoint<Response>: Sendable {
     var savesToFile = false
     /// Where the response body goes as it arrives (a download's file).
     var responseBodySink: (any ResponseBodySink)?
-    /// Header fields the feature needs as the endpoint has them (an event stream's `Accept`, a
-    /// download's `Range` and `Accept-Encoding`): unlike the endpoint's other headers, they win
-    /// over the configuration's `defaultHeaders` (an app's `Accept: application/json`).
+    /// Header fields the feature needs as the endpoint has them, or not at all (an event stream's
+    /// `Accept`, a download's `Range` and `Accept-Encoding`): unlike the endpoint's other headers,
+    /// the configuration's `defaultHeaders` (an app's `Accept: application/json`) never replace
+    /// nor add them.
     var protocolHeaders: Set<String> = []
 
     /// Creates an endpoint with optional parameters.
@@ -214,8 +215,8 @@ public struct Endpoint<Response>: Sendable {
     ///   - method: the method; default `POST`.
     ///   - path: the path under the base URL, or an absolute URL.
     ///   - body: what is sent.
-    ///   - contentType: the body's media type; default guessed from a file's extension, else
-    ///     `application/octet-stream`.
+    ///   - contentType: the body's media type (not a form's, which is its own); default guessed
+    ///     from a file's extension, else `application/octet-stream`.
     ///   - query: query items (an upload's parameters go in the query).
     ///   - headers: header fields of this call.
     public static func upload(

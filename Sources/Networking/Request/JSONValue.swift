@@ -83,14 +83,24 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
             if reader.tape.flags(value) & FastJSONTape.plainInteger != 0, let integer = try? reader.integer(value, as: Int.self) {
                 self = .int(integer)
             } else if let double = try? reader.double(value) {
-                // A whole number written with a fraction or an exponent is an integer, as a
-                // `JSONDecoder` reads it, while a double holds it exactly.
+                // A whole number written with a fraction or an exponent is an integer while a
+                // double holds it exactly, as a `JSONDecoder` reads it; past 2^53 it stays a
+                // double (`JSONDecoder` reads it exactly through `Decimal`, at a cost per value a
+                // hostile body would multiply).
                 let exact = double.magnitude < 9_007_199_254_740_992 ? Int(exactly: double) : nil
                 self = exact.map { .int($0) } ?? .double(double)
+            } else if let integer = try? reader.integer(value, as: Int.self) {
+                self = .int(integer)  // a number that underflows a double (1e-400) is 0
             } else {
                 self = .double(try container.decode(Double.self))
             }
-        case FastJSONTape.string: self = .string(try container.decode(String.self))
+        case FastJSONTape.string:
+            // A decoder told to read non-conforming floats from strings ("nan") reads them so.
+            if let special = try? reader.double(value) {
+                self = .double(special)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
         case FastJSONTape.array: self = .array(try container.decode([JSONValue].self))
         default: self = .object(try container.decode([String: JSONValue].self))
         }

@@ -117,6 +117,8 @@ struct RequestBuilder {
         }
         if let requestBody = endpoint.requestBody {
             body = requestBody
+            // A form's type names its boundary: no other may replace it.
+            if let form = requestBody.mediaType { formContentType = form }
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
         }
         if endpoint.gzipsBody, let plain = body {
@@ -130,9 +132,8 @@ struct RequestBuilder {
         }
         headers.setIfAbsent("Accept", "application/json")
         headers = headers.merging(configuration.defaultHeaders)
-        for name in endpoint.protocolHeaders {
-            if let value = endpoint.headers[name] { headers[name] = value }
-        }
+        // What the feature set, or none (a fresh download's Range): never the defaults'.
+        for name in endpoint.protocolHeaders { headers[name] = endpoint.headers[name] }
         if let formContentType { headers["Content-Type"] = formContentType }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's

@@ -112,7 +112,10 @@ struct ServerSentEventParser {
             eventType = String(decoding: value, as: UTF8.self)
         } else if field.elementsEqual("id".utf8) {
             // Ignored with a NUL (the specification), or too long to send back as a header.
-            if !value.contains(0), value.count <= Self.maximumIDLength { idBuffer = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) {
+                let id = String(decoding: value, as: UTF8.self)  // invalid bytes become 3 each
+                if id.utf8.count <= Self.maximumIDLength { idBuffer = id }
+            }
         } else if field.elementsEqual("retry".utf8) {
             if let milliseconds = Self.milliseconds(value) { reconnectionDelay = .milliseconds(milliseconds) }
         }

@@ -218,7 +218,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     /// How an ended or broken event stream is opened again: see
     /// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)``.
     public struct Reconnection: Sendable, Hashable {
-        /// The wait before each attempt, until the server sets its own with `retry:`.
+        /// The wait before each attempt, until the server sets its own with `retry:` (no shorter
+        /// than ``shortestServerDelay``, unless this is).
         public var delay: Duration
         /// How many attempts in a row may fail before the sequence gives up: with the last
         /// error (no connection, a 502, 503 or 504), or with

@@ -221,7 +221,9 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == whole)
     }
 
-    @Test("The configuration's default Range and Accept-Encoding never replace a resuming download's own: nginx answers the rest")
+    @Test(
+        "The configuration's default Range and Accept-Encoding never replace a download's own, nor go with a fresh one: nginx answers the rest"
+    )
     func defaultHeadersKeepTheDownloadsOwn() async throws {
         let servers = try TestServers.require()
         let folder = try Self.folder()
@@ -236,6 +238,10 @@ struct DownloadIntegrationTests {
         ).get()
         #expect(resumed.statusCode == 206 && resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
         #expect(try Data(contentsOf: destination) == whole)
+        let fresh = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: folder.appendingPathComponent("fresh.bin"))
+        ).get()
+        #expect(fresh.statusCode == 200 && fresh.size == 1_048_576)
     }
 
     @Test("A partial or lock file that is a symbolic link (planted in a shared folder) is refused, and what it points to is left alone")

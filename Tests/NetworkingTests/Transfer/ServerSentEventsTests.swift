@@ -79,12 +79,14 @@ struct ServerSentEventsTests {
     @Test("The configuration's default headers never replace the stream's Accept and Cache-Control; the others are sent")
     func defaultHeadersKeepTheStreamsOwn() async throws {
         let (repository, transport, _) = try repository(
-            [.events("data: a\n\n")], defaultHeaders: ["Accept": "application/json", "Cache-Control": "max-age=60", "X-App": "1"])
+            [.events("data: a\n\n")],
+            defaultHeaders: ["Accept": "application/json", "Cache-Control": "max-age=60", "Last-Event-ID": "stale", "X-App": "1"])
         let (events, error) = await readAll(try await repository.performRequest(endpoint).get())
         #expect(events.map(\.data) == ["a"] && error == nil)
         let request = try #require(transport.requests.first)
         #expect(request.headers["Accept"] == "text/event-stream")
         #expect(request.headers["Cache-Control"] == "no-store")
+        #expect(request.headers["Last-Event-ID"] == nil)
         #expect(request.headers["X-App"] == "1")
     }
 

@@ -44,8 +44,8 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         RequestBody(source: .segments([.file(url, offset: max(0, offset), length: length.map { $0 < 0 ? -1 : $0 } ?? -1)]))
     }
 
-    /// A `multipart/form-data` form, sent with its ``MultipartFormData/contentType`` (which names
-    /// its boundary) unless the endpoint gives another.
+    /// A `multipart/form-data` form, always sent with its ``MultipartFormData/contentType``,
+    /// which names its boundary.
     public static func multipart(_ form: MultipartFormData) -> RequestBody {
         RequestBody(source: .segments(form.segments()), mediaType: form.contentType)
     }
