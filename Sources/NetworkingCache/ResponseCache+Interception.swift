@@ -120,12 +120,12 @@ extension ResponseCache {
             let currentDiscriminator = { @Sendable in configured.map { $0(context) } ?? context.session?.sessionIdentity }
             var discriminator = currentDiscriminator()
             // Whose call it is, when the caller pins it (``SessionIdentityKey``: an offline queue's
-            // flush, a batch's items): the session may name someone else by now. Such a call
-            // neither reads nor stores an answer (it will not be signed anyway); what it changed
-            // is dropped for its user — for everybody under an app's discriminator, which cannot
-            // be asked about a user who is gone.
+            // flush, a batch's items): the session may name someone else by now. Such a call, when
+            // signed, neither reads nor stores an answer (it will not be signed anyway); what it
+            // changed is dropped for its user — for everybody under an app's discriminator, which
+            // cannot be asked about a user who is gone.
             let pinned = context.options[SessionIdentityKey.self]
-            let pinnedToAnother = context.requiresSession && (pinned.map { $0 != context.session?.sessionIdentity } ?? false)
+            let pinnedToAnother = pinned.map { $0 != context.session?.sessionIdentity } ?? false
             if let pinned, configured == nil { discriminator = pinned }
             self.discriminator = discriminator
             invalidatesForEverybody = pinnedToAnother && configured != nil
@@ -141,7 +141,8 @@ extension ResponseCache {
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
             let usable =
-                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil && !pinnedToAnother
+                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil
+                && !(pinnedToAnother && context.requiresSession)
                 && !request.headers.contains("Range") && !request.headers.contains("If-None-Match")
                 && !request.headers.contains("If-Modified-Since") && !request.headers.contains("If-Match")
                 && !request.headers.contains("If-Unmodified-Since")
