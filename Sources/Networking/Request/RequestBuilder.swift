@@ -31,8 +31,6 @@ struct RequestBuilder {
         }
         var headers = endpoint.headers
         var body: RequestBody?
-        /// A form's `Content-Type`, which carries its boundary: nothing may replace it.
-        var formContentType: String?
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
             throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
         }
@@ -85,7 +83,6 @@ struct RequestBuilder {
                 var form = endpoint.form ?? MultipartFormData()
                 MultipartFields.append(object, to: &form)
                 body = .multipart(form)
-                formContentType = form.contentType
             case (.multipart, _):
                 // Sent as JSON instead, they would replace the form: its files would be dropped
                 // without a word. (With a raw body the switch is on `.query`, never here.)
@@ -113,12 +110,9 @@ struct RequestBuilder {
             }
         } else if let form = endpoint.form {
             body = .multipart(form)
-            formContentType = form.contentType
         }
         if let requestBody = endpoint.requestBody {
             body = requestBody
-            // A form's type names its boundary: no other may replace it.
-            if let form = requestBody.mediaType { formContentType = form }
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
         }
         if endpoint.gzipsBody, let plain = body {
@@ -134,7 +128,8 @@ struct RequestBuilder {
         headers = headers.merging(configuration.defaultHeaders)
         // What the feature set, or none (a fresh download's Range): never the defaults'.
         for name in endpoint.protocolHeaders { headers[name] = endpoint.headers[name] }
-        if let formContentType { headers["Content-Type"] = formContentType }
+        // A form's type names its boundary (`form:` or `.multipart`): no other may replace it.
+        if let form = body?.mediaType { headers["Content-Type"] = form }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's
         // timeout for the whole exchange: a large file takes as long as the link needs. Not when

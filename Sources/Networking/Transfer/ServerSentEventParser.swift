@@ -18,6 +18,12 @@ struct ServerSentEventParser {
     /// The longest `id:` kept, in bytes: it goes back as a `Last-Event-ID` header, and servers
     /// refuse a request whose header line passes 8 KiB (431), which would end the stream.
     static let maximumIDLength = 4096
+
+    /// Whether an ID is kept: not with a NUL (the specification), nor longer than
+    /// ``maximumIDLength`` as sent (invalid bytes read as U+FFFD, three bytes each).
+    private static func isKept(_ id: String) -> Bool {
+        !id.utf8.contains(0) && id.utf8.count <= maximumIDLength
+    }
     /// The reconnection time the server last asked for with `retry:`, if any.
     private(set) var reconnectionDelay: Duration?
 
@@ -34,7 +40,7 @@ struct ServerSentEventParser {
     /// ignored if it has a NUL or is too long, as an `id:` line would be).
     init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
-        if !lastEventID.utf8.contains(0), lastEventID.utf8.count <= Self.maximumIDLength {
+        if Self.isKept(lastEventID) {
             self.lastEventID = lastEventID
             idBuffer = lastEventID
         }
@@ -112,10 +118,8 @@ struct ServerSentEventParser {
             eventType = String(decoding: value, as: UTF8.self)
         } else if field.elementsEqual("id".utf8) {
             // Ignored with a NUL (the specification), or too long to send back as a header.
-            if !value.contains(0) {
-                let id = String(decoding: value, as: UTF8.self)  // invalid bytes become 3 each
-                if id.utf8.count <= Self.maximumIDLength { idBuffer = id }
-            }
+            let id = String(decoding: value, as: UTF8.self)
+            if Self.isKept(id) { idBuffer = id }
         } else if field.elementsEqual("retry".utf8) {
             if let milliseconds = Self.milliseconds(value) { reconnectionDelay = .milliseconds(milliseconds) }
         }

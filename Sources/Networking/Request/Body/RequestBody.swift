@@ -112,10 +112,9 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         return url
     }
 
-    /// The media type a body sent as it is gets when none is given: a form's, a single file's
-    /// from its extension, else `application/octet-stream`.
+    /// The media type a body sent as it is gets when none is given: a single file's from its
+    /// extension, else `application/octet-stream` (a form's is its ``mediaType``).
     var guessedContentType: String {
-        if let mediaType { return mediaType }
         if case .segments(let segments) = source, segments.count == 1, case .file(let url, _, _, _)? = segments.first {
             return MIMETypes.type(forPathExtension: url.pathExtension)
         }
