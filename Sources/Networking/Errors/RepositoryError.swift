@@ -23,7 +23,7 @@
 /// | ``cancelled(_:)`` | the calling task was cancelled |
 /// | ``invalidResponse(reason:context:)`` | the answer cannot be used: not valid HTTP (malformed or oversize head, broken framing or encoding), or not what the call reads (the reason says) |
 /// | ``responseTooLarge(limit:context:)`` | the body is larger than the transport accepts |
-/// | ``downloadFailed(_:_:)`` | a download to a file could not be written, was cut short, or failed its checksum |
+/// | ``downloadFailed(_:_:)`` | a download to a file could not be written, was cut short, failed its checksum, or went past its `maximumSize` |
 /// | ``jsonError(_:)`` | the body is not valid JSON |
 /// | ``decodeError(_:)`` | the JSON does not have the shape of the model |
 public enum RepositoryError: Error, Sendable {

@@ -86,7 +86,7 @@ extension AbstractRepository {
                 start: start,
                 prefixHasher: try await Self.prefixHasher(
                     options: options, start: start, files: files, request: RequestSummary(method: endpoint.method, url: requestURL)),
-                progress: endpoint.progress)
+                progress: endpoint.progress, maximumSize: options.maximumSize)
             var attempt = endpoint
             for field in DownloadStateMachine.headers(for: start) { attempt.headers.setIfAbsent(field.name, field.value) }
             // The file holds the bytes as sent: a compressed answer's length and ranges would not fit it.

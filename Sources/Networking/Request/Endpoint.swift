@@ -512,9 +512,14 @@ extension Endpoint where Response == DownloadedFile {
     ///   - resumable: keep the partial file when the download fails or is cancelled, and resume
     ///     from it next time with `Range` and `If-Range`; nothing is left behind otherwise.
     ///   - expectedSHA256: the hex SHA-256 the file must have.
-    public func downloading(to destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) -> Endpoint {
+    ///   - maximumSize: the largest file accepted, in bytes; `nil` for no limit (see
+    ///     ``DownloadOptions/maximumSize``).
+    public func downloading(
+        to destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil, maximumSize: Int64? = nil
+    ) -> Endpoint {
         var copy = self
-        copy.downloadOptions = DownloadOptions(destination: destination, resumable: resumable, expectedSHA256: expectedSHA256)
+        copy.downloadOptions = DownloadOptions(
+            destination: destination, resumable: resumable, expectedSHA256: expectedSHA256, maximumSize: maximumSize)
         return copy
     }
 }

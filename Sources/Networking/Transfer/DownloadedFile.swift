@@ -33,12 +33,21 @@ public struct DownloadOptions: Sendable, Hashable {
     /// and removes the file. A value that is not 64 hexadecimal digits fails the call before
     /// anything is sent.
     public var expectedSHA256: String?
+    /// The largest file accepted, in bytes, resumed ones included; `nil` (the default) for no
+    /// limit. A body goes to the file, not to memory, so the transport's `maximumResponseSize`
+    /// does not bound it: set this when a server you do not control could send an endless body or
+    /// fill the disk. A larger size the server announces fails the download before anything is
+    /// written; a body that goes past the limit fails it when it does (a resumable download keeps
+    /// what it wrote), both with ``DownloadFailure/tooLarge(limit:announced:)``. The limit counts
+    /// the bytes written: those of a compressed body once decoded. Below 0 counts as 0.
+    public var maximumSize: Int64?
 
     /// Creates options; every argument has the documented default.
-    public init(destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil) {
+    public init(destination: URL? = nil, resumable: Bool = false, expectedSHA256: String? = nil, maximumSize: Int64? = nil) {
         self.destination = destination
         self.resumable = resumable
         self.expectedSHA256 = expectedSHA256?.lowercased()
+        self.maximumSize = maximumSize
     }
 }
 
@@ -55,6 +64,9 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
     /// Another download to the same destination is running, in this process or another: this
     /// one sent nothing and left that one's files alone.
     case destinationInUse(path: String)
+    /// The file would be larger than ``DownloadOptions/maximumSize``: the size the server
+    /// announced (`announced`), or the bytes that came. Nothing past the limit was written.
+    case tooLarge(limit: Int64, announced: Int64?)
 
     public var description: String {
         switch self {
@@ -63,6 +75,9 @@ public enum DownloadFailure: Sendable, Hashable, CustomStringConvertible {
             "the file's SHA-256 is \(actual), not the expected \(expected); it was removed"
         case .incomplete(let received, let expected): "the file is incomplete: \(received) of \(expected) bytes came"
         case .destinationInUse(let path): "another download to \(path) is running"
+        case .tooLarge(let limit, let announced?):
+            "the file is \(announced) bytes, more than the download's maximumSize of \(limit) bytes"
+        case .tooLarge(let limit, nil): "the file is larger than the download's maximumSize of \(limit) bytes"
         }
     }
 }

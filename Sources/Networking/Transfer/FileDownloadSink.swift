@@ -27,6 +27,8 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     private(set) var start: DownloadStateMachine.Start
     private var prefixHasher: SHA256?
     private let progress: ProgressHandler?
+    /// The most bytes the file may hold (``DownloadOptions/maximumSize``), `nil` for no limit.
+    private let maximumSize: Int64?
 
     private(set) var decision: DownloadStateMachine.Decision?
     private(set) var head: ResponseHead?
@@ -42,9 +44,10 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     ///   - prefixHasher: with a checksum, the hash of the kept partial file's bytes when resuming,
     ///     or a fresh hasher; `nil` without a checksum.
     ///   - resumptionURL: where the resumption record goes, for a resumable download.
+    ///   - maximumSize: the most bytes the file may hold; `nil` for no limit.
     init(
         partialURL: URL, resumptionURL: URL?, requestURL: URL, start: DownloadStateMachine.Start, prefixHasher: SHA256?,
-        progress: ProgressHandler?
+        progress: ProgressHandler?, maximumSize: Int64? = nil
     ) {
         self.partialURL = partialURL
         self.resumptionURL = resumptionURL
@@ -52,6 +55,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         self.start = start
         self.prefixHasher = prefixHasher
         self.progress = progress
+        self.maximumSize = maximumSize.map { max(0, $0) }
     }
 
     deinit { closeFile() }
@@ -62,6 +66,13 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         self.head = head
         failure = nil
         closeFile()
+        let announced: Int64? = if case .writeFromStart(let total) = decision { total } else { decision.appending?.total }
+        if let maximumSize, let announced, announced > maximumSize {
+            // The first byte of the body fails the transfer, with nothing written (a kept partial
+            // file is left as it was).
+            failure = .tooLarge(limit: maximumSize, announced: announced)
+            return true
+        }
         switch decision {
         case .notADownload, .alreadyComplete: return false
         case .restart: return true
@@ -98,9 +109,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         switch decision {
         case .writeFromStart?, .append?, .appendPart?:
             // After a failed write, nothing more: a later byte would leave a hole in the file.
-            guard failure == nil, descriptor >= 0 else {
-                return .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
-            }
+            guard failure == nil, descriptor >= 0 else { return failed() }
             // A part longer than its range would put the next part's bytes in the wrong place.
             if case .appendPart(_, let end, _)? = decision, Int64(bytes.count) > end - written {
                 return .failed(.invalidRequest("the server sent more than the range its Content-Range named"))
@@ -181,11 +190,21 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         report()
     }
 
+    /// The status that stops the transfer for ``failure``.
+    private func failed() -> ResponseBodySinkStatus {
+        if case .tooLarge(let limit, _)? = failure { return .failed(.responseTooLarge(limit: Int(clamping: limit))) }
+        return .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
+    }
+
     private func write(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         guard bytes.baseAddress != nil else { return .accepted }
+        if let maximumSize, Int64(bytes.count) > maximumSize - written {
+            failure = .tooLarge(limit: maximumSize, announced: total)
+            return failed()
+        }
         if let reason = POSIX.writeAll(descriptor, bytes) {
             failure = .fileSystem("the partial file \(partialURL.path) could not be written: \(reason)")
-            return .failed(.invalidRequest(failure?.description ?? ""))
+            return failed()
         }
         hasher?.update(buffer: bytes)
         written += Int64(bytes.count)

@@ -554,6 +554,65 @@ struct DownloadIntegrationTests {
         #expect(DownloadFiles(destination: destination).partial != other.partial)
     }
 
+    @Test(
+        "maximumSize: a larger announced size fails before a byte is written, an unannounced or compressed body when it goes past; at the limit it downloads",
+        arguments: TransportUnderTest.all)
+    func maximumSize(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func tooLarge(_ result: Result<DownloadedFile, RepositoryError>) -> (limit: Int64, announced: Int64?)? {
+            guard case .downloadFailed(.tooLarge(let limit, let announced), _)? = result.failure else { return nil }
+            return (limit, announced)
+        }
+        let nginx = try TestAPI.anonymous(servers.nginxURL, transport: transport.shared)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let progress = ProgressLog()
+        let announced = await nginx.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, maximumSize: 1_048_575)
+                .reportingProgress { progress.record($0) })
+        #expect(tooLarge(announced)?.limit == 1_048_575 && tooLarge(announced)?.announced == 1_048_576, "\(announced)")
+        #expect(progress.last == nil)
+        #expect(Self.contents(of: folder).isEmpty)
+        let atLimit = try await nginx.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, maximumSize: 1_048_576)
+        ).get()
+        #expect(atLimit.size == 1_048_576)
+        // No Content-Length (chunked): the bytes past the limit fail it, none of them written.
+        let streamed = try await TestAPI.anonymous(servers.httpbinURL, transport: transport.shared).performRequest(
+            Endpoint<DownloadedFile>.get("stream-bytes/200000", parameters: ["chunk_size": 10_000])
+                .downloading(to: folder.appendingPathComponent("stream.bin"), maximumSize: 50_000))
+        #expect(tooLarge(streamed)?.limit == 50_000 && tooLarge(streamed)?.announced == nil, "\(streamed)")
+        // A compressed body counts decoded: the test API's /gzip is ~2.6 KB of JSON.
+        let compressed = try await TestAPI.anonymous(transport: transport.shared).performRequest(
+            Endpoint<DownloadedFile>.get("gzip").withoutSession()
+                .downloading(to: folder.appendingPathComponent("payload.json"), maximumSize: 1_000))
+        #expect(tooLarge(compressed)?.limit == 1_000, "\(compressed)")
+        #expect(Self.contents(of: folder) == ["1m.bin"])
+    }
+
+    @Test("A resumable download over maximumSize leaves its kept partial file as it was, for a call with a larger limit")
+    func maximumSizeKeepsPartial() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let destination = folder.appendingPathComponent("1m.bin")
+        let whole = try await Self.keepNginxPartial(300_000, for: destination)
+        let refused = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true, maximumSize: 500_000))
+        guard case .downloadFailed(.tooLarge(500_000, 1_048_576), _)? = refused.failure else {
+            Issue.record("expected tooLarge, got \(refused)")
+            return
+        }
+        #expect(try Data(contentsOf: DownloadFiles(destination: destination).partial) == whole.prefix(300_000))
+        let resumed = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true, maximumSize: 2_000_000)
+        ).get()
+        #expect(resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
+        #expect(try Data(contentsOf: destination) == whole)
+    }
+
     @Test("A checksum mismatch fails and removes everything; a 404 writes nothing")
     func checksumAndErrors() async throws {
         let servers = try TestServers.require()
