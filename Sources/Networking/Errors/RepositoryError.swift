@@ -80,7 +80,7 @@ public enum RepositoryError: Error, Sendable {
     case responseTooLarge(limit: Int, context: ErrorContext)
     /// A download to a file failed: the destination was in use or a hidden file unusable (before
     /// anything was sent), or, after the server answered, the file could not be written, the body
-    /// ended early, or the checksum did not match (see ``DownloadFailure``).
+    /// ended early, the checksum did not match, or it went past its `maximumSize` (see ``DownloadFailure``).
     case downloadFailed(DownloadFailure, ErrorContext)
     /// The body is not valid JSON.
     case jsonError(DecodingFailure)

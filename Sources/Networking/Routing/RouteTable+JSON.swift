@@ -11,10 +11,10 @@ extension RouteTable {
     ///   syntax error, its line and column; for anything else, the route and the key.
     public init(contentsOf url: URL, keyPath: String? = nil) throws(RepositoryError) {
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
+        do throws(ConfigurationFile.Refusal) {
+            data = try ConfigurationFile.contents(of: url, limit: ConfigurationFile.maximumDocumentSize)
         } catch {
-            throw .invalidConfiguration(reason: "the route file \(url.path) cannot be read: \(error.localizedDescription.clause)")
+            throw .invalidConfiguration(reason: "the route file \(url.path) \(error.reason)")
         }
         try self.init(json: data, source: url.lastPathComponent, keyPath: keyPath)
     }

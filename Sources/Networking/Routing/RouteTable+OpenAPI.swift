@@ -74,10 +74,10 @@ extension RouteTable {
     /// Loads an OpenAPI 3.x or Swagger 2.0 JSON file; see ``init(openAPI:source:includingBasePath:)``.
     public init(openAPIContentsOf url: URL, includingBasePath: Bool = false) throws(RepositoryError) {
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
+        do throws(ConfigurationFile.Refusal) {
+            data = try ConfigurationFile.contents(of: url, limit: ConfigurationFile.maximumDocumentSize)
         } catch {
-            throw .invalidConfiguration(reason: "the OpenAPI document \(url.path) cannot be read: \(error.localizedDescription.clause)")
+            throw .invalidConfiguration(reason: "the OpenAPI document \(url.path) \(error.reason)")
         }
         try self.init(openAPI: data, source: url.lastPathComponent, includingBasePath: includingBasePath)
     }

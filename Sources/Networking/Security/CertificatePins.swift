@@ -44,10 +44,10 @@ enum CertificatePins {
         if POSIX.kind(ofFileAt: url.path) == .regular(size: 0) {
             throw .invalidConfiguration(reason: "certificate file \(url.path) is empty")
         }
-        do {
-            return [UInt8](try Data(contentsOf: url))
+        do throws(ConfigurationFile.Refusal) {
+            return [UInt8](try ConfigurationFile.contents(of: url, limit: ConfigurationFile.maximumCertificateSize))
         } catch {
-            throw .invalidConfiguration(reason: "certificate file \(url.path) cannot be read: \(error.localizedDescription.clause)")
+            throw .invalidConfiguration(reason: "certificate file \(url.path) \(error.reason)")
         }
     }
 

@@ -186,6 +186,15 @@ struct RouteTableJSONTests {
         // A folder is not a file either.
         let folderReason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(contentsOf: folder.url) }
         #expect(folderReason.hasPrefix("the route file \(folder.url.path) cannot be read"))
+        // Something endless is read up to a cap, not until memory runs out.
+        let endless = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try RouteTable(contentsOf: URL(fileURLWithPath: "/dev/zero"))
+        }
+        #expect(endless == "the route file /dev/zero is larger than 67108864 bytes")
+        let openAPI = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try RouteTable(openAPIContentsOf: URL(fileURLWithPath: "/dev/zero"))
+        }
+        #expect(openAPI == "the OpenAPI document /dev/zero is larger than 67108864 bytes")
     }
 
     // MARK: - Refusals naming the route and the key

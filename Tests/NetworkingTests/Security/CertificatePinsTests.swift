@@ -100,4 +100,16 @@ struct CertificatePinsTests {
             try NetworkingConfiguration(domainURL: "127.0.0.1", certificateAuthorityFile: URL(fileURLWithPath: "/nonexistent/ca.pem"))
         }
     }
+
+    @Test("A certificate or authority file that never ends (/dev/zero) is read up to a cap and refused, not until memory runs out")
+    func endlessFiles() {
+        let endless = URL(fileURLWithPath: "/dev/zero")
+        do {
+            _ = try NetworkingConfiguration(domainURL: "127.0.0.1", usePinningCertificate: true, pinnedCertificateFiles: [endless])
+            Issue.record("/dev/zero was accepted")
+        } catch {
+            #expect("\(error)".contains("certificate file /dev/zero is larger than 16777216 bytes"), "\(error)")
+        }
+        #expect(CertificatePins.authorityProblem(inFile: endless)?.contains("larger than 16777216 bytes") == true)
+    }
 }
