@@ -45,11 +45,32 @@ public struct NetworkingConfiguration: Sendable {
     /// A transport that cannot check pins fails every request with
     /// ``RepositoryError/pinningUnsupported(transport:context:)``; it never passes silently.
     /// While it is `false`, the pins are kept but not checked (a debugging proxy, say).
-    public var usePinningCertificate: Bool { didSet { updateProblems() } }
-    /// Accepted server keys when pinning; give several to rotate keys without an outage.
-    public var pinnedPublicKeys: [PublicKeyPin] { didSet { updateProblems() } }
+    ///
+    /// Until it is given (to the initializer) or set, it follows the pins: `true` while
+    /// ``pinnedPublicKeys`` or ``pinnedCertificateFiles`` has any, so pins set on a
+    /// configuration made without them are checked, never silently ignored.
+    public var usePinningCertificate: Bool {
+        didSet {
+            pinningChosen = true
+            updateProblems()
+        }
+    }
+    /// Accepted server keys when pinning; give several to rotate keys without an outage. Setting
+    /// them turns pinning on unless ``usePinningCertificate`` was chosen.
+    public var pinnedPublicKeys: [PublicKeyPin] {
+        didSet {
+            followPins()
+            updateProblems()
+        }
+    }
     /// PEM or DER certificate files whose public keys are pinned too (read when set). Default none.
-    public var pinnedCertificateFiles: [URL] { didSet { readCertificateFiles() } }
+    /// Setting them turns pinning on unless ``usePinningCertificate`` was chosen.
+    public var pinnedCertificateFiles: [URL] {
+        didSet {
+            followPins()
+            readCertificateFiles()
+        }
+    }
     /// A PEM file of certificate authorities to trust instead of the system's, for private PKI
     /// (read and checked when set).
     public var certificateAuthorityFile: URL? { didSet { checkCertificateAuthorityFile() } }
@@ -178,12 +199,15 @@ public struct NetworkingConfiguration: Sendable {
     private var baseURLProblem: String?
     private var filePins: Result<[PublicKeyPin], RepositoryError> = .success([])
     private var certificateAuthorityProblem: String?
+    /// Whether ``usePinningCertificate`` was given or set, rather than following the pins.
+    private var pinningChosen: Bool
 
     /// Creates and validates a configuration.
     ///
     /// Pins turn pinning on: `usePinningCertificate` is `true` when it is not given and
     /// `pinnedPublicKeys` or `pinnedCertificateFiles` are, so pins are never set and then
-    /// silently ignored. Pass `false`, or set the property later, to keep pins but not check them.
+    /// silently ignored, nor are pins set later. Pass `false`, or set the property later, to keep
+    /// pins but not check them.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an empty or malformed
     ///   domain, a scheme, path or port written inside the domain, a port outside 1...65535, a
@@ -215,6 +239,7 @@ public struct NetworkingConfiguration: Sendable {
         self.port = port
         self.subdomainURL = subdomainURL
         self.usePinningCertificate = usePinningCertificate ?? !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
+        pinningChosen = usePinningCertificate != nil
         self.pinnedPublicKeys = pinnedPublicKeys
         self.pinnedCertificateFiles = pinnedCertificateFiles
         self.certificateAuthorityFile = certificateAuthorityFile
@@ -273,6 +298,13 @@ public struct NetworkingConfiguration: Sendable {
             baseURLProblem = error.configurationReason
         }
         updateProblems()
+    }
+
+    /// Pinning on while there are pins, until ``usePinningCertificate`` is chosen.
+    private mutating func followPins() {
+        guard !pinningChosen else { return }
+        usePinningCertificate = !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
+        pinningChosen = false
     }
 
     private mutating func readCertificateFiles() {

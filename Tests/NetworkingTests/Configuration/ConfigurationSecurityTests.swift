@@ -35,6 +35,27 @@ struct ConfigurationSecurityTests {
         #expect(!(try NetworkingConfiguration(domainURL: "api.example.com")).usePinningCertificate)
     }
 
+    @Test("Pins set after the configuration is made turn pinning on too, unless it was chosen; removing them turns it off")
+    func pinsSetLaterTurnPinningOn() throws {
+        let pins = [try PublicKeyPin(pin)]
+        var later = try NetworkingConfiguration(baseURL: "https://api.example.com")
+        later.pinnedPublicKeys = pins
+        #expect(later.usePinningCertificate && later.security.pinnedPublicKeys == pins)
+        later.pinnedPublicKeys = []
+        #expect(!later.usePinningCertificate && later.security == .default)
+        var fromFile = try NetworkingConfiguration(baseURL: "https://api.example.com")
+        fromFile.pinnedCertificateFiles = [try TestServers.require().serverCertificatePEM]
+        #expect(fromFile.usePinningCertificate && fromFile.security.pinnedPublicKeys.count == 1)
+        // Chosen (given or set), it stays as chosen.
+        var chosen = try NetworkingConfiguration(domainURL: "api.example.com", usePinningCertificate: false)
+        chosen.pinnedPublicKeys = pins
+        #expect(!chosen.usePinningCertificate && chosen.security == .default)
+        var setOff = try NetworkingConfiguration(domainURL: "api.example.com", pinnedPublicKeys: pins)
+        setOff.usePinningCertificate = false
+        setOff.pinnedPublicKeys = pins + pins
+        #expect(!setOff.usePinningCertificate)
+    }
+
     @Test("A certificate authority file must hold PEM certificates: garbage, DER, empty or a folder is refused")
     func certificateAuthorityFile() throws {
         let servers = try TestServers.require()
