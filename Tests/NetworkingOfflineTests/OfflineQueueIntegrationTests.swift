@@ -357,6 +357,32 @@ struct OfflineQueueIntegrationTests {
         #expect(setup.queue.count == 0)
     }
 
+    @Test(
+        "A queued write with no time limit cannot hold a flush for good: a server that never answers gets the repository's timeout of silence",
+        .timeLimit(.minutes(1)))
+    func unboundedWriteCannotHoldTheFlush() async throws {
+        let fault = try OfflineTestServers.faultURL()
+        let proxy = try OutageProxy(upstreamPort: fault.port ?? 0)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        var configuration = try OfflineTestServers.configuration(fault, port: proxy.port, timeout: 2)
+        configuration.idleTimeout = nil
+        configuration.interceptors = [queue]
+        let repository = APIRepository(configuration: configuration)
+        queue.connect(repository)
+        proxy.goDown()
+        let write = Endpoint<Void>(.post, "hang", parameters: ["n": 1]).withoutSession().timingOut(after: .infinity)
+        guard case .queued = await queue.perform(write, with: repository) else {
+            Issue.record("expected the write to be queued")
+            return
+        }
+        try proxy.comeUp()
+        let report = await queue.flush()
+        #expect(report.delivered.isEmpty && report.remaining == 1, "\(report)")
+        if case .timeout? = report.stoppedBy {} else { Issue.record("expected a timeout, got \(String(describing: report.stoppedBy))") }
+    }
+
     @Test("At a flush, a 503 (the server failing for a while) keeps the write and stops there; removing it lets the rest go")
     func serverErrorAtFlushKeepsTheQueue() async throws {
         let setup = try await Self.setUp()

@@ -879,6 +879,12 @@ public final class OfflineQueue: Interceptor {
             }
             request.headers = request.headers.merging(repository.configuration.defaultHeaders)
             request.keepsMethodOnRedirect = true
+            // A flush holds the queue: a request with no time limit and no limit on silence gets
+            // the repository's idle timeout (or its timeout), so a server that never answers
+            // cannot stop every later write for good.
+            if !request.timeout.isFinite, request.idleTimeout == nil {
+                request.idleTimeout = repository.configuration.idleTimeout ?? repository.configuration.timeout
+            }
             return .success(request)
         }
         var marker = RequestOptions()

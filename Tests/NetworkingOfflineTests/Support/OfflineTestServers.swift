@@ -26,6 +26,18 @@ enum OfflineTestServers {
         return url
     }
 
+    /// The fault server's base URL (`/hang` never answers).
+    static func faultURL() throws -> URL {
+        var value = ProcessInfo.processInfo.environment["NETWORKING_TEST_FAULT_URL"]
+        if value == nil, let file = try? String(contentsOf: root.appendingPathComponent(".servers/env"), encoding: .utf8) {
+            value = file.split(separator: "\n").first { $0.hasPrefix("NETWORKING_TEST_FAULT_URL=") }.map { String($0.dropFirst(26)) }
+        }
+        guard let value, let url = URL(string: value), let port = url.port, isListening(port: port) else {
+            throw Unavailable(description: "The fault server is not running. Start the servers with `script/server start`.")
+        }
+        return url
+    }
+
     /// The package's root folder.
     static var root: URL {
         var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
