@@ -65,7 +65,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
         case .pinningUnsupported(let transport, let context):
             return
-                "\(context.request) was refused: certificate pinning was asked for, but \(transport) cannot check pins. Nothing was sent."
+                "\(context.request) was refused: the TLS it asks for (pins, a certificate authority file or a client certificate) is beyond the transport (\(transport)). Nothing was sent."
         case .cancelled(let context):
             guard let context else { return "The request was cancelled before it was sent." }
             return context.attempts == 0 ? "\(context.request) was cancelled before it was sent." : "\(context.request) was cancelled."

@@ -19,7 +19,7 @@
 /// | ``pollingExhausted(attempts:context:)`` | polling still got 202 after its last try |
 /// | ``tlsError(_:_:)`` | the certificate is untrusted, expired or for another host, or the handshake failed |
 /// | ``pinningFailed(host:context:)`` | the server's key matches none of the pins |
-/// | ``pinningUnsupported(transport:context:)`` | pinning was asked for on a transport that cannot pin |
+/// | ``pinningUnsupported(transport:context:)`` | pins, a certificate authority file or a client certificate asked of a transport that cannot provide them |
 /// | ``cancelled(_:)`` | the calling task was cancelled |
 /// | ``invalidResponse(reason:context:)`` | the answer cannot be used: not valid HTTP (malformed or oversize head, broken framing or encoding), or not what the call reads (the reason says) |
 /// | ``responseTooLarge(limit:context:)`` | the body is larger than the transport accepts |
@@ -64,7 +64,9 @@ public enum RepositoryError: Error, Sendable {
     case tlsError(TLSFailure, ErrorContext)
     /// The server's public key matches none of the pinned keys; nothing was sent to it.
     case pinningFailed(host: String, context: ErrorContext)
-    /// Pinning was asked for, but the transport in use cannot check pins.
+    /// The request asks for TLS the transport in use cannot provide: pins, a certificate
+    /// authority file or a client certificate (all of them over URLSession on Linux); `transport`
+    /// names it and says why. Nothing was sent.
     case pinningUnsupported(transport: String, context: ErrorContext)
     /// The calling task was cancelled. The context names the request — one never sent, with
     /// ``ErrorContext/attempts`` 0, when the task was cancelled before the call; it is `nil` when

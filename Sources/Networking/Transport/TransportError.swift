@@ -12,7 +12,8 @@ public enum TransportError: Error, Sendable, Hashable {
     case tls(TLSFailure)
     /// The server's key matches none of the pinned keys; nothing was sent.
     case pinMismatch(host: String)
-    /// The request asks for pinning and this transport cannot check pins.
+    /// The request asks for TLS this transport cannot provide (pins, a certificate authority file
+    /// or a client certificate): `transport` names it, and may say why.
     case pinningUnsupported(transport: String)
     /// The response body is larger than the transport accepts.
     case responseTooLarge(limit: Int)

@@ -119,23 +119,23 @@ public final class URLSessionTransport: Transport {
             if request.security.requiresPinning {
                 throw .pinningUnsupported(
                     transport:
-                        "URLSessionTransport on Linux (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
+                        "URLSessionTransport on Linux, which cannot check pins (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
             }
             if request.security.certificateAuthorityFile != nil {
                 throw .pinningUnsupported(
-                    transport: "URLSessionTransport on Linux cannot trust a custom certificate authority file; use LibcurlTransport")
+                    transport: "URLSessionTransport on Linux, which cannot trust a certificate authority file; use LibcurlTransport")
             }
             if request.security.clientCertificate != nil {
                 throw .pinningUnsupported(
                     transport:
-                        "URLSessionTransport on Linux cannot present a client certificate (FoundationNetworking never asks for one); use LibcurlTransport"
+                        "URLSessionTransport on Linux, which cannot present a client certificate (FoundationNetworking never asks for one); use LibcurlTransport"
                 )
             }
         #else
             if let client = request.security.clientCertificate, client.format != .pkcs12 {
                 throw .pinningUnsupported(
                     transport:
-                        "URLSessionTransport presents PKCS#12 client certificates only; convert the PEM files (openssl pkcs12 -export) or use LibcurlTransport"
+                        "URLSessionTransport, which presents PKCS#12 client certificates only; convert the PEM files (openssl pkcs12 -export) or use LibcurlTransport"
                 )
             }
         #endif

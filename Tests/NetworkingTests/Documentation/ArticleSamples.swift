@@ -503,7 +503,7 @@ enum PipelineArticle {
             let logger: Logger
 
             func log(_ record: LogRecord) {
-                logger.log(level: record.level == .error ? .error : record.level == .debug ? .debug : .info, "\(record.message)")
+                logger.log(level: record.level == .error ? .error : .info, "\(record.message)")
             }
         }
 
