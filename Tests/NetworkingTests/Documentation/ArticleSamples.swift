@@ -175,7 +175,7 @@ enum ErrorsArticle {
     static func repository(
         _ configuration: NetworkingConfiguration, session: SessionManager<GettingStartedArticle.User>
     ) -> GettingStartedArticle.BooksRepository {
-        // Getting Started's `books`, made with the mapping:
+        // In place of Getting Started's `let books = …`: the same repository, with the mapping.
         let books = BooksRepository(configuration: configuration, sessionManager: session, customErrors: booksErrors)
         return books
     }
