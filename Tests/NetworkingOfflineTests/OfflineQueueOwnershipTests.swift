@@ -389,6 +389,12 @@ struct OfflineQueueOwnershipTests {
         #expect(report.discarded == tickets)
         #expect(report.delivered.isEmpty)
         #expect(heard.withLock { $0.map(\.discarded) } == [tickets])
+        // Their outcome says why, naming the request.
+        guard case .failure(.invalidRequest(let reason, let request?)) = await setup.queue.outcome(of: tickets[0]) else {
+            Issue.record("expected the discarded request's outcome to name it")
+            return
+        }
+        #expect(reason.contains("another user") && request.method == .post)
     }
 }
 

@@ -696,8 +696,12 @@ public final class OfflineQueue: Interceptor {
         // A flush that started meanwhile stopped before it: the requests after it go now.
         if state.withLock({ $0.machine.endRemoval(ticket.id, recorded: recorded) }) { scheduleRetry(after: 0, replacingLater: false) }
         guard recorded else { return false }
-        let waiters = state.withLock { $0.leave(ticket.id, with: .failure(.cancelled(nil))) }
-        for waiter in waiters { waiter.continuation.resume(returning: .failure(.cancelled(nil))) }
+        // The error names the request removed.
+        let (waiters, error) = state.withLock { state in
+            let error = RepositoryError.cancelled(state.items[ticket.id].map { ErrorContext(request: $0.request.summary) })
+            return (state.leave(ticket.id, with: .failure(error)), error)
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
         return true
     }
 
@@ -1102,9 +1106,14 @@ public final class OfflineQueue: Interceptor {
         let removed = state.withLock { $0.machine.isFlushing ? [] : $0.machine.discard(notBelongingTo: user) }
         guard !removed.isEmpty else { return [] }
         if let failure = await recordDone(removed.map(\.id)) { report.storageFailure = failure }
-        let error = RepositoryError.invalidRequest(reason: "discarded: it was queued by another user", request: nil)
-        let waiters = state.withLock { state in removed.flatMap { state.leave($0.id, with: .failure(error)) } }
-        for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
+        let waiters = state.withLock { state in
+            removed.flatMap { item in
+                let error = RepositoryError.invalidRequest(
+                    reason: "discarded: it was queued by another user", request: state.items[item.id]?.request.summary)
+                return state.leave(item.id, with: .failure(error)).map { (waiter: $0, error: error) }
+            }
+        }
+        for (waiter, error) in waiters { waiter.continuation.resume(returning: .failure(error)) }
         return removed.map { OfflineTicket(id: $0.id) }
     }
 
