@@ -40,8 +40,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The credential store failed; see each operation for what state it leaves.
     case storeFailed(CredentialStoreError)
     /// A transition was started from inside another one on the same thread — a credential store
-    /// or a subscriber that calls `login`, `update` or `logout` while its own transition is being
-    /// saved — and refused, since it would wait for itself.
+    /// that calls `login`, `update` or `logout` while its own transition is being saved — and
+    /// refused, since it would wait for itself. (Subscribers to ``SessionManager/events()`` read
+    /// on their own tasks: a transition they start waits its turn.)
     case transitionInProgress
 
     public var description: String {
