@@ -13,7 +13,10 @@ import Foundation
 /// content and `CRLF`; the body ends with `--boundary-- CRLF`. Names and file names follow the
 /// WHATWG HTML "multipart/form-data encoding algorithm", which browsers and servers implement:
 /// they are sent as UTF-8 between quotes with `"`, CR and LF replaced by `%22`, `%0D` and `%0A`
-/// (RFC 7578 §4.2 forbids the `filename*` form). Text fields get no `Content-Type`, which means
+/// (RFC 7578 §4.2 forbids the `filename*` form). A backslash is sent as it is, as browsers and
+/// curl send it: servers that read RFC 9110 quoted-string escapes (Werkzeug, Go's
+/// `mime/multipart`) drop it (`a\b.txt` arrives as `ab.txt`), so keep backslashes out of names
+/// and file names. Text fields get no `Content-Type`, which means
 /// `text/plain` (RFC 7578 §4.4); data and file parts get `application/octet-stream` unless told
 /// otherwise.
 ///
