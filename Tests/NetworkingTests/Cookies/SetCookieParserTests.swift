@@ -61,6 +61,22 @@ struct SetCookieParserTests {
         #expect(try cookie(field) == nil)
     }
 
+    @Test("__Secure- and __Host- names keep their promise (any case), or the field is dropped")
+    func namePrefixes() throws {
+        #expect(try cookie("__Secure-id=1; Secure")?.isSecure == true)
+        #expect(try cookie("__Secure-id=1; Secure; Domain=example.com; Path=/v1") != nil)
+        #expect(try cookie("__Secure-id=1") == nil)
+        #expect(try cookie("__SECURE-id=1") == nil)
+        #expect(try cookie("__Host-id=1; Secure; Path=/").map { $0.isHostOnly && $0.path == "/" } == true)
+        #expect(try cookie("__host-id=1; Secure; Path=/") != nil)
+        #expect(try cookie("__Host-id=1; Path=/") == nil, "not Secure")
+        #expect(try cookie("__Host-id=1; Secure") == nil, "the default path here is /v1")
+        #expect(try cookie("__Host-id=1; Secure; Path=/v1") == nil)
+        #expect(try cookie("__Host-id=1; Secure; Path=/; Domain=api.example.com") == nil, "a Domain, even the host's")
+        // Only the prefix counts: a name that merely contains it is any cookie.
+        #expect(try cookie("x__Host-id=1") != nil)
+    }
+
     @Test("A horizontal tab is not a forbidden control character, and non-ASCII text is kept")
     func tabAndUnicodeAllowed() throws {
         #expect(try cookie("a=x\ty")?.value == "x\ty")

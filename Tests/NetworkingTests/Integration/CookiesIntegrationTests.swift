@@ -89,6 +89,20 @@ struct CookiesIntegrationTests {
         #expect(echo.cookies == ["x": "1", "y": "2"])
     }
 
+    @Test("Over http, __Secure- and __Host- cookies (never Secure there) are dropped; the others of the answer are kept", arguments: TransportUnderTest.all)
+    func prefixedCookiesOverHTTP(kind: TransportUnderTest) async throws {
+        let storage = CookieStorage()
+        let repository = try repository(kind, storage: storage)
+        let fields = ["__Secure-a=1; Path=/", "__Host-b=2; Path=/", "c=3; Path=/"]
+        var endpoint = Endpoint<TransportResponse>.get("response-headers", parameters: ["Set-Cookie": fields]).withoutSession()
+        endpoint.queryEncodingStyle = QueryEncodingStyle(arrays: .noBrackets)
+        let response = try await repository.performRequest(endpoint).get()
+        let echo: CookiesEcho = try await repository.performRequest(Endpoint.get("cookies").withoutSession()).get()
+        #expect(response.headers.values(for: "Set-Cookie") == fields)
+        #expect(storage.allCookies.map(\.name) == ["c"])
+        #expect(echo.cookies == ["c": "3"])
+    }
+
     @Test("A cookie whose value holds a comma keeps its attributes: a field is one cookie", arguments: TransportUnderTest.all)
     func commaInValue(kind: TransportUnderTest) async throws {
         // Given: a quoted value with a comma, then attributes that look like a cookie's start
