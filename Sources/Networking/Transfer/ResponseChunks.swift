@@ -161,6 +161,12 @@ final class ChunkSink: ResponseBodySink {
         return true
     }
 
+    /// The call as the sink knows it, for the context of a failure its reader finds: the method,
+    /// and the URL that answered.
+    var requestSummary: RequestSummary {
+        RequestSummary(method: method, url: state.withLock { $0.head?.url } ?? URL(fileURLWithPath: "/"))
+    }
+
     /// Whether a 2xx head was taken (its body comes here, not in the response).
     var hasStarted: Bool { state.withLock { $0.head != nil } }
 

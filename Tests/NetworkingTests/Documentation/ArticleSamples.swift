@@ -319,6 +319,15 @@ enum UploadsArticle {
             let log = try await performRequest(Endpoint<ResponseChunks>(.get, "logs/live", timeout: .infinity)).get()
             for try await chunk in log { print(String(decoding: chunk, as: UTF8.self), terminator: "") }
         }
+
+        // Newline-delimited JSON, one object per line.
+        func watch() async throws {
+            let changes = try await performRequest(Endpoint<ResponseChunks>(.get, "books/changes", timeout: .infinity)).get()
+            for try await line in changes.lines {
+                let book = try FastJSONDecoder().decode(Book.self, from: Data(line.utf8))
+                print(book.title)
+            }
+        }
     }
 
     final class FeedRepository: AbstractRepository, @unchecked Sendable {
