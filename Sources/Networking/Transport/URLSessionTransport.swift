@@ -119,7 +119,8 @@ public final class URLSessionTransport: Transport {
             if request.security.requiresPinning {
                 throw .pinningUnsupported(
                     transport:
-                        "URLSessionTransport on Linux, which cannot check pins (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport")
+                        "URLSessionTransport on Linux, which cannot check pins (FoundationNetworking never delivers server-trust challenges); use LibcurlTransport"
+                )
             }
             if request.security.certificateAuthorityFile != nil {
                 throw .pinningUnsupported(

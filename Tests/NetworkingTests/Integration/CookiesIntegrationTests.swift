@@ -89,7 +89,9 @@ struct CookiesIntegrationTests {
         #expect(echo.cookies == ["x": "1", "y": "2"])
     }
 
-    @Test("Over http, __Secure- and __Host- cookies (never Secure there) are dropped; the others of the answer are kept", arguments: TransportUnderTest.all)
+    @Test(
+        "Over http, __Secure- and __Host- cookies (never Secure there) are dropped; the others of the answer are kept",
+        arguments: TransportUnderTest.all)
     func prefixedCookiesOverHTTP(kind: TransportUnderTest) async throws {
         let storage = CookieStorage()
         let repository = try repository(kind, storage: storage)

@@ -20,7 +20,9 @@ struct ResponseLinesIntegrationTests {
         #expect(ids == Array(0..<20))
     }
 
-    @Test("A body with no line break longer than the maximum fails with invalidResponse and ends the transfer", arguments: TransportUnderTest.all)
+    @Test(
+        "A body with no line break longer than the maximum fails with invalidResponse and ends the transfer",
+        arguments: TransportUnderTest.all)
     func tooLong(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
         let repository = try TestAPI.anonymous(servers.httpbinURL, transport: transport.shared)
