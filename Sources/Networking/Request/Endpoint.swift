@@ -87,7 +87,7 @@ public struct Endpoint<Response>: Sendable {
     /// Digests of the body to send in headers (`Content-MD5`, `Content-Digest`).
     public var contentDigests: ContentDigests = []
     /// Where a download (an `Endpoint<DownloadedFile>`) is written; `nil` writes a new file in
-    /// the temporary folder. See ``downloading(to:resumable:expectedSHA256:)``.
+    /// the temporary folder. See ``downloading(to:resumable:expectedSHA256:maximumSize:)``.
     public var downloadOptions: DownloadOptions?
 
     /// A dotted key path the body is wrapped in before it is sent: `"user"` sends

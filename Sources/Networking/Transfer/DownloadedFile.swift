@@ -20,7 +20,7 @@ public struct DownloadedFile: Sendable, Hashable {
     public let headers: HTTPHeaders
 }
 
-/// Where and how a download is written (see ``Endpoint/downloading(to:resumable:expectedSHA256:)``).
+/// Where and how a download is written (see ``Endpoint/downloading(to:resumable:expectedSHA256:maximumSize:)``).
 public struct DownloadOptions: Sendable, Hashable {
     /// The file to write, or `nil` for a new file in the temporary folder named after the URL
     /// (`<name>.<random>.<extension>`, WebApiClient's `saveAsResource`).
