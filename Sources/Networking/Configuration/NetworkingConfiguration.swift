@@ -46,9 +46,11 @@ public struct NetworkingConfiguration: Sendable {
     /// ``RepositoryError/pinningUnsupported(transport:context:)``; it never passes silently.
     /// While it is `false`, the pins are kept but not checked (a debugging proxy, say).
     ///
-    /// Until it is given (to the initializer) or set, it follows the pins: `true` while
-    /// ``pinnedPublicKeys`` or ``pinnedCertificateFiles`` has any, so pins set on a
-    /// configuration made without them are checked, never silently ignored.
+    /// Until it is given (to the initializer) or set, pins turn it on: setting
+    /// ``pinnedPublicKeys`` or ``pinnedCertificateFiles`` on a configuration made without them
+    /// makes it `true`, so they are checked, never silently ignored. Removing them all never
+    /// turns it off: with no pins left, every request fails (``validationError``) rather than go
+    /// unpinned.
     public var usePinningCertificate: Bool {
         didSet {
             pinningChosen = true
@@ -300,10 +302,10 @@ public struct NetworkingConfiguration: Sendable {
         updateProblems()
     }
 
-    /// Pinning on while there are pins, until ``usePinningCertificate`` is chosen.
+    /// Pinning on once there are pins, until ``usePinningCertificate`` is chosen; never off.
     private mutating func followPins() {
-        guard !pinningChosen else { return }
-        usePinningCertificate = !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
+        guard !pinningChosen, !usePinningCertificate, !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty) else { return }
+        usePinningCertificate = true
         pinningChosen = false
     }
 

@@ -17,8 +17,9 @@ import Synchronization
 /// set the most, so one server, or the many subdomains of one site, cannot push out another's
 /// session. Answers over plain `http` cannot set a `Secure`
 /// cookie, nor replace or shadow one (RFC 6265bis §5.7), and a `__Secure-` or `__Host-` cookie
-/// that breaks its name's promise (not `Secure`; for `__Host-`, a `Domain` or a path other than
-/// `/`) is dropped (§4.1.3). A `Domain` attribute naming a single
+/// that breaks its name's promise (not `Secure`; for `__Host-`, a `Domain` or no `Path=/`) is
+/// dropped (§4.1.3); cookies an app sets itself (``set(_:)``) are taken as they are. A `Domain`
+/// attribute naming a single
 /// label is refused; give `isPublicSuffix` (from the Public Suffix List, for example) to refuse
 /// `co.uk` or `github.io` too.
 /// Cookies set by the answers to redirects are kept too: the library's transports follow

@@ -8,8 +8,8 @@ import Foundation
 /// sending host, or that is a single label (`com`, `com.`) or a public suffix other than the host
 /// itself, drops the cookie; so do a control character anywhere in the field, a name and value
 /// longer than 4,096 bytes together, `Secure` from a URL that is not `https`, a `__Secure-` name
-/// without `Secure`, and a `__Host-` name without `Secure`, with a `Domain` or with a path other
-/// than `/`. An attribute
+/// without `Secure`, and a `__Host-` name without `Secure`, with a `Domain`, or without
+/// `Path=/`. An attribute
 /// value longer than 1,024 bytes, and an `Expires` or `Max-Age` that cannot be read, is ignored.
 enum SetCookieParser {
     /// The most bytes of one `Set-Cookie` field taken; longer ones are ignored.
@@ -41,6 +41,7 @@ enum SetCookieParser {
         var maxAge: Date?
         var expires: Date?
         var namesDomain = false
+        var namesRootPath = false
         for attribute in parts.dropFirst() {
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
@@ -71,6 +72,7 @@ enum SetCookieParser {
                 namesDomain = true
             case "path":
                 cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
+                namesRootPath = argument == "/"
             case "secure": cookie.isSecure = true
             case "httponly": cookie.isHTTPOnly = true
             default: continue
@@ -80,12 +82,12 @@ enum SetCookieParser {
         if cookie.isSecure, url.scheme?.lowercased() != "https" { return nil }
         // The name's prefixes promise what the cookie is (RFC 6265bis §4.1.3, §5.7 steps 19–20,
         // matched ignoring case as browsers do): `__Secure-` that it is Secure, `__Host-` that it
-        // is also host-only, with no Domain, for the whole host (Path=/). A field that breaks the
+        // is also host-only, with no Domain, for the whole host (an explicit Path=/). A field that breaks the
         // promise could be another site's or a man in the middle's: it is dropped.
         let prefix = name.prefix(9).lowercased()
         if prefix.hasPrefix("__secure-") || prefix.hasPrefix("__host-") {
             guard cookie.isSecure else { return nil }
-            if prefix.hasPrefix("__host-"), namesDomain || cookie.path != "/" { return nil }
+            if prefix.hasPrefix("__host-"), namesDomain || !namesRootPath { return nil }
         }
         cookie.expiresAt = maxAge ?? expires
         return cookie

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Reads a file a developer names in the configuration (a certificate, a CA bundle, a route file
-/// or an OpenAPI document) with a size cap: a path that names something endless (`/dev/zero`)
-/// or huge by mistake fails with a reason instead of taking the process's memory.
+/// or an OpenAPI document): a plain file only, with a size cap, so a path that names something
+/// endless (`/dev/zero`), something that may never answer (a FIFO, `/dev/stdin`) or a huge file
+/// by mistake fails with a reason instead of taking the process's memory or waiting for good.
 enum ConfigurationFile {
     /// Why a file was not read, as a clause ("cannot be read: …", "is larger than … bytes").
     struct Refusal: Error {
@@ -11,6 +12,12 @@ enum ConfigurationFile {
 
     /// The whole file, at most `limit` bytes.
     static func contents(of url: URL, limit: Int) throws(Refusal) -> Data {
+        switch POSIX.kind(ofFileAt: url.path) {
+        case .unreadable(let reason): throw Refusal(reason: "cannot be read: \(reason)")
+        case .other: throw Refusal(reason: "cannot be read: it is not a plain file (a folder, a pipe or a device)")
+        case .regular(let size) where size > limit: throw Refusal(reason: "is larger than \(limit) bytes")
+        case .regular: break
+        }
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)
@@ -24,6 +31,7 @@ enum ConfigurationFile {
         } catch {
             throw Refusal(reason: "cannot be read: \(error.localizedDescription.clause)")
         }
+        // It grew since it was looked at.
         guard data.count <= limit else { throw Refusal(reason: "is larger than \(limit) bytes") }
         return data
     }

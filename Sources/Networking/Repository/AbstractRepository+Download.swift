@@ -165,6 +165,11 @@ extension AbstractRepository {
             // Written by an earlier run, which may have ended before it was flushed to disk.
             if let problem = files.syncPartial() { throw .downloadFailed(.fileSystem(problem), context) }
             size = files.partialSize ?? 0
+            // Whole already, but kept by a call with a larger limit (or none).
+            if let limit = options.maximumSize, size > max(0, limit) {
+                files.abandon(keepingPartial: options.resumable)
+                throw .downloadFailed(.tooLarge(limit: max(0, limit), announced: size), context)
+            }
             if options.expectedSHA256 != nil {
                 let whole = await OwnThread.run { cancelled in files.hashPartial(upTo: size, cancelled: cancelled) }
                 sha256 = SHA256.hex(try whole.mapError { $0.error(context) }.get().finalize())
@@ -173,7 +178,10 @@ extension AbstractRepository {
             sink.reportComplete(size: size)
         } else {
             guard let finished = sink.finish() else {
-                files.abandon(keepingPartial: false)
+                // Refused on its announced size with no body to fail on (an interceptor's answer):
+                // the kept partial file stays as it was.
+                let refused = if case .tooLarge? = sink.failure { true } else { false }
+                files.abandon(keepingPartial: refused && options.resumable)
                 throw .downloadFailed(sink.failure ?? .fileSystem("the partial file \(files.partial.path) was not written"), context)
             }
             (size, sha256) = finished

@@ -190,16 +190,16 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         report()
     }
 
-    /// The status that stops the transfer for ``failure``.
+    /// The status that stops the transfer for ``failure`` (which the download reports as
+    /// ``RepositoryError/downloadFailed(_:_:)``; the chain sees its description).
     private func failed() -> ResponseBodySinkStatus {
-        if case .tooLarge(let limit, _)? = failure { return .failed(.responseTooLarge(limit: Int(clamping: limit))) }
-        return .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
+        .failed(.invalidRequest(failure?.description ?? "the partial file is not open"))
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> ResponseBodySinkStatus {
         guard bytes.baseAddress != nil else { return .accepted }
         if let maximumSize, Int64(bytes.count) > maximumSize - written {
-            failure = .tooLarge(limit: maximumSize, announced: total)
+            failure = .tooLarge(limit: maximumSize, announced: nil)
             return failed()
         }
         if let reason = POSIX.writeAll(descriptor, bytes) {

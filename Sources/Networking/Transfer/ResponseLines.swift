@@ -11,7 +11,9 @@ import Foundation
 /// ```
 ///
 /// A line ends at LF or CRLF (neither is part of it); the text after the last one, if any, is the
-/// last line (without a CR that ends the body). Lines are read as UTF-8, an invalid sequence becoming U+FFFD. A line longer than
+/// last line (without a CR that ends the body). A blank line is an empty string: skip it
+/// (`for try await line in chunks.lines where !line.isEmpty`) where a format allows them as
+/// keep-alives. Lines are read as UTF-8, an invalid sequence becoming U+FFFD. A line longer than
 /// its maximum (1 MiB by default) ends the sequence with
 /// ``RepositoryError/invalidResponse(reason:context:)`` and cancels the transfer, so a body with
 /// no line breaks cannot fill memory. It reads the same ``ResponseChunks``, so it can be iterated
@@ -57,6 +59,7 @@ public struct ResponseLines: AsyncSequence, Sendable {
                 if ended {
                     guard start < pending.count else { return nil }
                     let end = pending.count > start && pending[pending.count - 1] == UInt8(ascii: "\r") ? pending.count - 1 : pending.count
+                    guard end - start <= maximumLength else { throw tooLong() }
                     return take(upTo: end, next: pending.count)
                 }
                 // One byte more than the line may hold: a CR that the next piece's LF ends it with.

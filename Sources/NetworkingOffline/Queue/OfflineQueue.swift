@@ -887,7 +887,8 @@ public final class OfflineQueue: Interceptor {
             // the repository's idle timeout (or its timeout), so a server that never answers
             // cannot stop every later write for good.
             if !request.timeout.isFinite, request.idleTimeout == nil {
-                request.idleTimeout = repository.configuration.idleTimeout ?? repository.configuration.timeout
+                request.idleTimeout =
+                    repository.configuration.idleTimeout.flatMap { $0.isFinite ? $0 : nil } ?? repository.configuration.timeout
             }
             return .success(request)
         }

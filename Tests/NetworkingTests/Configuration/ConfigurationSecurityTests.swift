@@ -35,14 +35,18 @@ struct ConfigurationSecurityTests {
         #expect(!(try NetworkingConfiguration(domainURL: "api.example.com")).usePinningCertificate)
     }
 
-    @Test("Pins set after the configuration is made turn pinning on too, unless it was chosen; removing them turns it off")
+    @Test("Pins set after the configuration is made turn pinning on too, unless it was chosen; removing them fails every request")
     func pinsSetLaterTurnPinningOn() throws {
         let pins = [try PublicKeyPin(pin)]
         var later = try NetworkingConfiguration(baseURL: "https://api.example.com")
         later.pinnedPublicKeys = pins
         #expect(later.usePinningCertificate && later.security.pinnedPublicKeys == pins)
+        // An empty pin feed must not turn pinning off, for pins given to the initializer or set later.
         later.pinnedPublicKeys = []
-        #expect(!later.usePinningCertificate && later.security == .default)
+        #expect(later.usePinningCertificate && later.validationError != nil)
+        var given = try NetworkingConfiguration(domainURL: "api.example.com", pinnedPublicKeys: pins)
+        given.pinnedPublicKeys = []
+        #expect(given.usePinningCertificate && given.validationError != nil)
         var fromFile = try NetworkingConfiguration(baseURL: "https://api.example.com")
         fromFile.pinnedCertificateFiles = [try TestServers.require().serverCertificatePEM]
         #expect(fromFile.usePinningCertificate && fromFile.security.pinnedPublicKeys.count == 1)

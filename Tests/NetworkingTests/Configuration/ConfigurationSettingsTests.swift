@@ -42,7 +42,11 @@ struct InvalidSetting: Sendable, CustomTestStringConvertible {
         InvalidSetting(
             name: "a missing pinned certificate file", named: "/no/such/pinned.pem",
             breakIt: { $0.pinnedCertificateFiles = [URL(fileURLWithPath: "/no/such/pinned.pem")] },
-            fixIt: { $0.pinnedCertificateFiles = [] }),
+            // The file turned pinning on; removing it leaves pinning on with no pins, so it is turned off too.
+            fixIt: {
+                $0.pinnedCertificateFiles = []
+                $0.usePinningCertificate = false
+            }),
         InvalidSetting(
             name: "a missing certificate authority file", named: "certificateAuthorityFile",
             breakIt: { $0.certificateAuthorityFile = URL(fileURLWithPath: "/no/such/ca.pem") },

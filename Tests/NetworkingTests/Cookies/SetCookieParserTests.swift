@@ -72,6 +72,9 @@ struct SetCookieParserTests {
         #expect(try cookie("__Host-id=1; Path=/") == nil, "not Secure")
         #expect(try cookie("__Host-id=1; Secure") == nil, "the default path here is /v1")
         #expect(try cookie("__Host-id=1; Secure; Path=/v1") == nil)
+        #expect(try cookie("__Host-id=1; Secure", from: "https://api.example.com/login") == nil, "the default path is / but not sent")
+        #expect(try cookie("__Host-id=1; Secure; Path=foo", from: "https://api.example.com/login") == nil)
+        #expect(try cookie("__Host-id=1; Secure; Path=/v1; Path=/") != nil, "the last Path counts")
         #expect(try cookie("__Host-id=1; Secure; Path=/; Domain=api.example.com") == nil, "a Domain, even the host's")
         // Only the prefix counts: a name that merely contains it is any cookie.
         #expect(try cookie("x__Host-id=1") != nil)

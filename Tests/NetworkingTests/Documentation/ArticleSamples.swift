@@ -323,7 +323,7 @@ enum UploadsArticle {
         // Newline-delimited JSON, one object per line.
         func watch() async throws {
             let changes = try await performRequest(Endpoint<ResponseChunks>(.get, "books/changes", timeout: .infinity)).get()
-            for try await line in changes.lines {
+            for try await line in changes.lines where !line.isEmpty {
                 let book = try FastJSONDecoder().decode(Book.self, from: Data(line.utf8))
                 print(book.title)
             }

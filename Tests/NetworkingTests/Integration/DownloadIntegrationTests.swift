@@ -611,6 +611,18 @@ struct DownloadIntegrationTests {
         ).get()
         #expect(resumed.resumedFrom == 300_000 && resumed.size == 1_048_576)
         #expect(try Data(contentsOf: destination) == whole)
+        // A kept partial file that is whole already (nginx's 416) is held to the limit too.
+        let other = folder.appendingPathComponent("whole.bin")
+        _ = try await Self.keepNginxPartial(1_048_576, for: other)
+        let complete = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(to: other, resumable: true, maximumSize: 500_000))
+        guard case .downloadFailed(.tooLarge(500_000, 1_048_576), let context)? = complete.failure else {
+            Issue.record("expected tooLarge, got \(complete)")
+            return
+        }
+        #expect(context.statusCode == 416)
+        #expect(!FileManager.default.fileExists(atPath: other.path))
+        #expect(try Data(contentsOf: DownloadFiles(destination: other).partial).count == 1_048_576)
     }
 
     @Test("A checksum mismatch fails and removes everything; a 404 writes nothing")

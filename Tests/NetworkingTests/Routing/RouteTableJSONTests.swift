@@ -186,15 +186,20 @@ struct RouteTableJSONTests {
         // A folder is not a file either.
         let folderReason = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(contentsOf: folder.url) }
         #expect(folderReason.hasPrefix("the route file \(folder.url.path) cannot be read"))
-        // Something endless is read up to a cap, not until memory runs out.
+        // Something endless, or that may never answer, is not read; nor is a huge file.
         let endless = invalidConfigurationReason { () throws(RepositoryError) in
             _ = try RouteTable(contentsOf: URL(fileURLWithPath: "/dev/zero"))
         }
-        #expect(endless == "the route file /dev/zero is larger than 67108864 bytes")
-        let openAPI = invalidConfigurationReason { () throws(RepositoryError) in
-            _ = try RouteTable(openAPIContentsOf: URL(fileURLWithPath: "/dev/zero"))
-        }
-        #expect(openAPI == "the OpenAPI document /dev/zero is larger than 67108864 bytes")
+        #expect(endless == "the route file /dev/zero cannot be read: it is not a plain file (a folder, a pipe or a device)")
+        let fifo = folder.url.appendingPathComponent("routes.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let pipe = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPIContentsOf: fifo) }
+        #expect(pipe.hasSuffix("cannot be read: it is not a plain file (a folder, a pipe or a device)"))
+        let huge = folder.url.appendingPathComponent("huge.json")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        #expect(truncate(huge.path, 64 * 1024 * 1024 + 1) == 0)
+        let large = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPIContentsOf: huge) }
+        #expect(large == "the OpenAPI document \(huge.path) is larger than 67108864 bytes")
     }
 
     // MARK: - Refusals naming the route and the key

@@ -68,6 +68,9 @@ struct ResponseLinesTests {
         #expect(try await lines([String(repeating: "y", count: 40) + "\r", "\n"], maximumLength: 40).count == 1)
         #expect(try await lines([String(repeating: "y", count: 40) + "\n"], maximumLength: 40).count == 1)
         await #expect(throws: RepositoryError.self) { try await lines([String(repeating: "y", count: 41) + "\n"], maximumLength: 40) }
+        // The last line too, with no line feed after it.
+        #expect(try await lines([String(repeating: "y", count: 40)], maximumLength: 40).count == 1)
+        await #expect(throws: RepositoryError.self) { try await lines([String(repeating: "y", count: 41)], maximumLength: 40) }
     }
 
     @Test("A transfer that fails midway fails the lines after those complete")
