@@ -14,26 +14,20 @@ enum OfflineTestServers {
     }
 
     /// The test API's base URL, such as `http://127.0.0.1:P/api/v1`.
-    static func apiURL() throws -> URL {
-        let hint = "Start the integration test servers with `script/server start` (or run everything with `script/test`)."
-        var value = ProcessInfo.processInfo.environment["NETWORKING_TEST_API_URL"]
-        if value == nil, let file = try? String(contentsOf: root.appendingPathComponent(".servers/env"), encoding: .utf8) {
-            value = file.split(separator: "\n").first { $0.hasPrefix("NETWORKING_TEST_API_URL=") }.map { String($0.dropFirst(24)) }
-        }
-        guard let value, let url = URL(string: value), let port = url.port, isListening(port: port) else {
-            throw Unavailable(description: "The test API is not running. \(hint)")
-        }
-        return url
-    }
+    static func apiURL() throws -> URL { try url(of: "NETWORKING_TEST_API_URL", naming: "The test API") }
 
     /// The fault server's base URL (`/hang` never answers).
-    static func faultURL() throws -> URL {
-        var value = ProcessInfo.processInfo.environment["NETWORKING_TEST_FAULT_URL"]
+    static func faultURL() throws -> URL { try url(of: "NETWORKING_TEST_FAULT_URL", naming: "The fault server") }
+
+    /// A server's URL from the environment variable `name` (or `.servers/env`), once it listens.
+    private static func url(of name: String, naming server: String) throws -> URL {
+        let hint = "Start the integration test servers with `script/server start` (or run everything with `script/test`)."
+        var value = ProcessInfo.processInfo.environment[name]
         if value == nil, let file = try? String(contentsOf: root.appendingPathComponent(".servers/env"), encoding: .utf8) {
-            value = file.split(separator: "\n").first { $0.hasPrefix("NETWORKING_TEST_FAULT_URL=") }.map { String($0.dropFirst(26)) }
+            value = file.split(separator: "\n").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
         }
         guard let value, let url = URL(string: value), let port = url.port, isListening(port: port) else {
-            throw Unavailable(description: "The fault server is not running. Start the servers with `script/server start`.")
+            throw Unavailable(description: "\(server) is not running. \(hint)")
         }
         return url
     }
