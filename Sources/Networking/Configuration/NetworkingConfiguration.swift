@@ -52,8 +52,9 @@ public struct NetworkingConfiguration: Sendable {
     /// turns it off: with no pins left, every request fails (``validationError``) rather than go
     /// unpinned.
     public var usePinningCertificate: Bool {
-        didSet {
-            pinningChosen = true
+        get { chosenPinning ?? hasHadPins }
+        set {
+            chosenPinning = newValue
             updateProblems()
         }
     }
@@ -61,7 +62,7 @@ public struct NetworkingConfiguration: Sendable {
     /// them turns pinning on unless ``usePinningCertificate`` was chosen.
     public var pinnedPublicKeys: [PublicKeyPin] {
         didSet {
-            followPins()
+            notePins()
             updateProblems()
         }
     }
@@ -69,7 +70,7 @@ public struct NetworkingConfiguration: Sendable {
     /// Setting them turns pinning on unless ``usePinningCertificate`` was chosen.
     public var pinnedCertificateFiles: [URL] {
         didSet {
-            followPins()
+            notePins()
             readCertificateFiles()
         }
     }
@@ -201,8 +202,11 @@ public struct NetworkingConfiguration: Sendable {
     private var baseURLProblem: String?
     private var filePins: Result<[PublicKeyPin], RepositoryError> = .success([])
     private var certificateAuthorityProblem: String?
-    /// Whether ``usePinningCertificate`` was given or set, rather than following the pins.
-    private var pinningChosen: Bool
+    /// ``usePinningCertificate`` as given or set; `nil` while the pins decide it.
+    private var chosenPinning: Bool?
+    /// Whether pins or pinned files were ever given or set: until pinning is chosen, they turn it
+    /// on for good.
+    private var hasHadPins: Bool
 
     /// Creates and validates a configuration.
     ///
@@ -240,8 +244,8 @@ public struct NetworkingConfiguration: Sendable {
         self.domainURL = domainURL
         self.port = port
         self.subdomainURL = subdomainURL
-        self.usePinningCertificate = usePinningCertificate ?? !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
-        pinningChosen = usePinningCertificate != nil
+        chosenPinning = usePinningCertificate
+        hasHadPins = !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty)
         self.pinnedPublicKeys = pinnedPublicKeys
         self.pinnedCertificateFiles = pinnedCertificateFiles
         self.certificateAuthorityFile = certificateAuthorityFile
@@ -302,11 +306,9 @@ public struct NetworkingConfiguration: Sendable {
         updateProblems()
     }
 
-    /// Pinning on once there are pins, until ``usePinningCertificate`` is chosen; never off.
-    private mutating func followPins() {
-        guard !pinningChosen, !usePinningCertificate, !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty) else { return }
-        usePinningCertificate = true
-        pinningChosen = false
+    /// Remembers that there were pins, which turn pinning on (see ``usePinningCertificate``).
+    private mutating func notePins() {
+        if !(pinnedPublicKeys.isEmpty && pinnedCertificateFiles.isEmpty) { hasHadPins = true }
     }
 
     private mutating func readCertificateFiles() {

@@ -45,6 +45,8 @@ extension AbstractRepository {
         // Hex in either case (PowerShell's Get-FileHash prints upper case), set through the
         // initializer or the property; anything else could never match, so nothing is sent.
         options.expectedSHA256 = options.expectedSHA256.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        // A limit below 0 is 0 (nothing fits but an empty file).
+        options.maximumSize = options.maximumSize.map { max(0, $0) }
         if let expected = options.expectedSHA256,
             expected.utf8.count != 64 || !expected.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
         {
@@ -166,9 +168,9 @@ extension AbstractRepository {
             if let problem = files.syncPartial() { throw .downloadFailed(.fileSystem(problem), context) }
             size = files.partialSize ?? 0
             // Whole already, but kept by a call with a larger limit (or none).
-            if let limit = options.maximumSize, size > max(0, limit) {
+            if let limit = options.maximumSize, size > limit {
                 files.abandon(keepingPartial: options.resumable)
-                throw .downloadFailed(.tooLarge(limit: max(0, limit), announced: size), context)
+                throw .downloadFailed(.tooLarge(limit: limit, announced: size), context)
             }
             if options.expectedSHA256 != nil {
                 let whole = await OwnThread.run { cancelled in files.hashPartial(upTo: size, cancelled: cancelled) }

@@ -44,7 +44,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     ///   - prefixHasher: with a checksum, the hash of the kept partial file's bytes when resuming,
     ///     or a fresh hasher; `nil` without a checksum.
     ///   - resumptionURL: where the resumption record goes, for a resumable download.
-    ///   - maximumSize: the most bytes the file may hold; `nil` for no limit.
+    ///   - maximumSize: the most bytes the file may hold (0 or more); `nil` for no limit.
     init(
         partialURL: URL, resumptionURL: URL?, requestURL: URL, start: DownloadStateMachine.Start, prefixHasher: SHA256?,
         progress: ProgressHandler?, maximumSize: Int64? = nil
@@ -55,7 +55,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         self.start = start
         self.prefixHasher = prefixHasher
         self.progress = progress
-        self.maximumSize = maximumSize.map { max(0, $0) }
+        self.maximumSize = maximumSize
     }
 
     deinit { closeFile() }

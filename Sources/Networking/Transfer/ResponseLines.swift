@@ -50,18 +50,16 @@ public struct ResponseLines: AsyncSequence, Sendable {
 
         public mutating func next() async throws(RepositoryError) -> String? {
             while true {
-                if let feed = pending[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                    let end = feed > start && pending[feed - 1] == UInt8(ascii: "\r") ? feed - 1 : feed
+                // A line ends at its line feed, or the last one at the end of the body.
+                let feed = pending[scanned...].firstIndex(of: UInt8(ascii: "\n"))
+                if feed != nil || (ended && start < pending.count) {
+                    let stop = feed ?? pending.count
+                    let end = stop > start && pending[stop - 1] == UInt8(ascii: "\r") ? stop - 1 : stop
                     guard end - start <= maximumLength else { throw tooLong() }
-                    return take(upTo: end, next: feed + 1)
+                    return take(upTo: end, next: feed.map { $0 + 1 } ?? stop)
                 }
+                if ended { return nil }
                 scanned = pending.count
-                if ended {
-                    guard start < pending.count else { return nil }
-                    let end = pending.count > start && pending[pending.count - 1] == UInt8(ascii: "\r") ? pending.count - 1 : pending.count
-                    guard end - start <= maximumLength else { throw tooLong() }
-                    return take(upTo: end, next: pending.count)
-                }
                 // One byte more than the line may hold: a CR that the next piece's LF ends it with.
                 guard pending.count - start - 1 <= maximumLength else { throw tooLong() }
                 guard let chunk = try await reader.next() else {
