@@ -170,6 +170,29 @@ struct OfflineJournalTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("queue.log")).isEmpty)
     }
 
+    @Test(
+        "An append whose sync and cut both fail leaves a whole record its caller heard was not kept: it is marked done, at once or with the next write"
+    )
+    func failedAppendThatCannotBeCut() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<4).map(Self.item)
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            _ = try journal.load()
+            try await journal.append([.add(items[0])])
+            // The sync fails, the cut too: the record is on disk, and marked done at once.
+            journal.simulateSyncAndCutFailures(1)
+            await #expect(throws: OfflineQueueError.self) { try await journal.append([.add(items[1])]) }
+            #expect(try OfflineJournal.liveItems(in: folder) == [items[0]])
+            // The marking fails as well: the next write that succeeds carries it first.
+            journal.simulateSyncAndCutFailures(2)
+            await #expect(throws: OfflineQueueError.self) { try await journal.append([.add(items[2])]) }
+            try await journal.append([.add(items[3])])
+        }
+        #expect(try OfflineJournal(folder: folder).load() == [items[0], items[3]])
+    }
+
     @Test("A log made so that every offset looks like a frame is read in bounded work: the search checks at most twice the log")
     func framesEverywhere() throws {
         // Every 16 bytes: a length of 2 MiB + 8, a checksum that never matches, `{`, and the `}`

@@ -15,7 +15,10 @@ import Networking
 /// platforms) before the caller is told, so a request reported as queued survives a crash or a
 /// `kill -9` at any moment. An append that fails
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
-/// one (and should that cut fail, reading steps over the torn bytes). A torn or corrupt record
+/// one. Should that cut fail too, reading steps over the torn bytes, and the requests the append
+/// added, which may be whole on disk though their caller heard they were not queued, are marked
+/// done at once, else with the next write that succeeds (or dropped by a compaction); only a
+/// process that ends before any write succeeds again finds them after its restart. A torn or corrupt record
 /// (what a crash mid-write leaves at the end, or a damaged disk block in the middle) is skipped up
 /// to the next intact record, so one bad block costs its own records only (a lost `done` brings its
 /// request back, to be sent again under its `Idempotency-Key`; on a file system that can show a
@@ -58,8 +61,15 @@ final class OfflineJournal: @unchecked Sendable {
     /// compaction copies.
     private var foreignFrames: [Data] = []
 
+    /// The requests of a failed append whose bytes could not be cut off, not yet marked done: the
+    /// next write that succeeds marks them first (see ``owe(_:)``).
+    private var owedCancellations: [UUID] = []
+
     /// A failure every write meets before it touches the file, while set (for tests: a full disk).
     private var writeFault: OfflineQueueError?
+    /// How many syncs, and cuts after them, are still to fail (for tests: a disk failing both).
+    private var failingSyncs = 0
+    private var failingCuts = 0
 
     /// Above this size, a log is also compacted when most of its bytes are obsolete.
     static let compactionSize: Int64 = 4 * 1024 * 1024
@@ -293,25 +303,75 @@ final class OfflineJournal: @unchecked Sendable {
         queue.sync { writeFault = fault }
     }
 
+    /// Makes the next `count` syncs fail after their bytes are written, and the cut after each
+    /// fail too, so that the bytes stay (for tests).
+    func simulateSyncAndCutFailures(_ count: Int) {
+        queue.sync {
+            failingSyncs = count
+            failingCuts = count
+        }
+    }
+
     // MARK: - On the queue
 
     private func write(_ new: [Framed]) throws(OfflineQueueError) {
         if let writeFault { throw writeFault }
-        var bytes = Data()
-        for framed in new { bytes += framed.frame }
+        let written = Self.cancellations(owedCancellations) + new
         do throws(OfflineQueueError) {
-            try Self.writeAll(bytes, to: descriptor)
-            guard Self.durableSync(descriptor) == 0 else {
-                throw .system("the queue's journal cannot be synced", errno: errno)
-            }
+            try appendDurably(written)
         } catch {
             // Cut off what part of it reached the file, so that the next record follows an intact one.
-            cut(to: size)
+            if !cut(to: size) { owe(new) }
             throw error
         }
-        records += new.count
-        size += Int64(bytes.count)
-        for framed in new {
+        owedCancellations = []
+        record(written)
+    }
+
+    /// Writes records at the log's end and syncs them, or throws the system's reason.
+    private func appendDurably(_ records: [Framed]) throws(OfflineQueueError) {
+        var bytes = Data()
+        for framed in records { bytes += framed.frame }
+        try Self.writeAll(bytes, to: descriptor)
+        if failingSyncs > 0 {
+            failingSyncs -= 1
+            throw .system("the queue's journal cannot be synced (simulated)", errno: EIO)
+        }
+        guard Self.durableSync(descriptor) == 0 else {
+            throw .system("the queue's journal cannot be synced", errno: errno)
+        }
+    }
+
+    /// `done` records for `ids`.
+    private static func cancellations(_ ids: [UUID]) -> [Framed] {
+        ids.compactMap { try? framed(.done($0)) }
+    }
+
+    /// Marks done the requests a failed append added, whose bytes could not be cut off: whole on
+    /// disk, they would be sent after a restart though their caller heard they were not queued.
+    /// Tried at once; should that fail too, the next write that succeeds carries them first.
+    /// (An item written again keeps its earlier record live, so only new ones are marked.)
+    private func owe(_ failed: [Framed]) {
+        for case .add(let item) in failed.map(\.record) where liveSizes[item.id] == nil {
+            owedCancellations.append(item.id)
+        }
+        guard !owedCancellations.isEmpty else { return }
+        let cancellations = Self.cancellations(owedCancellations)
+        do throws(OfflineQueueError) {
+            try appendDurably(cancellations)
+        } catch {
+            _ = cut(to: size)
+            return
+        }
+        owedCancellations = []
+        record(cancellations)
+    }
+
+    /// Counts records written and synced, and keeps the live items in step with them.
+    private func record(_ written: [Framed]) {
+        records += written.count
+        size += written.reduce(0) { $0 + Int64($1.frame.count) }
+        for framed in written {
             switch framed.record {
             case .add(let item):
                 // An item written again (updated) keeps its place, as reading the log gives it.
@@ -325,16 +385,20 @@ final class OfflineJournal: @unchecked Sendable {
         }
     }
 
-    /// Cuts the log back to `length`. Should that fail, `size` stays the file's real length, and
-    /// the torn bytes stay where reading steps over them.
-    private func cut(to length: Int64) {
+    /// Cuts the log back to `length`, and says whether it could. Should that fail, `size` becomes
+    /// the file's real length, and the torn bytes stay where reading steps over them.
+    @discardableResult
+    private func cut(to length: Int64) -> Bool {
+        let simulatedFailure = failingCuts > 0
+        if simulatedFailure { failingCuts -= 1 }
         // `off_t` has 32 bits on Linux for armv7; a log that long is not cut (read steps over the rest).
-        if let end = off_t(exactly: length), ftruncate(descriptor, end) == 0 {
+        if !simulatedFailure, let end = off_t(exactly: length), ftruncate(descriptor, end) == 0 {
             size = length
-        } else {
-            var status = stat()
-            if fstat(descriptor, &status) == 0 { size = Int64(status.st_size) }
+            return true
         }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 { size = Int64(status.st_size) }
+        return false
     }
 
     static let temporaryName = "queue.log.tmp"
@@ -360,6 +424,8 @@ final class OfflineJournal: @unchecked Sendable {
         Self.synchronize(folder: folder)
         close(descriptor)
         descriptor = file
+        // The new log holds the live items only: a failed append's records are gone with the old.
+        owedCancellations = []
         records = live.count + foreignFrames.count
         size = Int64(bytes.count)
         liveSizes = sizes
