@@ -51,6 +51,20 @@ enum PathEncoding {
         encode(segment, keeping: isSegmentByte)
     }
 
+    /// A character of a route template's own text, as a URL holds it: kept when a path or query
+    /// may hold it (`pchar`, `/`, `?`; in the query `[` and `]` too, as `filter[year]=x` is
+    /// commonly sent), and `%` when two hexadecimal digits follow it (text encoded already);
+    /// anything else percent-encoded (a space, `|`, non-ASCII, a lone `%`).
+    static func encodeTemplateText(_ character: Character, followedBy next: some Collection<Character>, inQuery: Bool) -> String {
+        if character == "%" {
+            return next.count == 2 && next.allSatisfy { $0.isASCII && $0.isHexDigit } ? "%" : "%25"
+        }
+        return encode(String(character)) { byte in
+            isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+                || (inQuery && (byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")))
+        }
+    }
+
     /// A value placed in a path segment: as ``encodeSegment(_:)``, and `;` encoded too, since
     /// servlet containers (Tomcat, Jetty, Spring) cut a segment at its first `;` before matching
     /// it, so `alice;x` would reach them as `alice`.

@@ -113,7 +113,11 @@ extension RouteTable {
         switch reference {
         case .named(let name, let given):
             guard let named = routes[name] else {
-                let known = names.isEmpty ? "the configuration has no routes" : "known routes: \(names.joined(separator: ", "))"
+                let names = self.names
+                let known =
+                    names.isEmpty
+                    ? "the configuration has no routes"
+                    : "known routes: \(names.prefix(20).joined(separator: ", "))\(names.count > 20 ? " and \(names.count - 20) more" : "")"
                 throw .invalidRequest(reason: "no route is named \"\(name)\" (\(known))", request: nil)
             }
             (route, variables) = (named, given)
@@ -130,6 +134,12 @@ extension RouteTable {
         var resolved = endpoint
         do {
             resolved.path = try route.path.render(values)
+            // Only a template that starts with a scheme, or with `:baseURL`, goes to another host:
+            // text made to look like one (an OpenAPI path "/https://other.example/x", an escaped
+            // `https\://`) stays under the base URL.
+            if !route.path.namesItsServer, RequestBuilder.isAbsolute(resolved.path) {
+                resolved.path = "/" + resolved.path
+            }
         } catch {
             let shown = Redaction(secretFields: configuration.secretFields).unparsedURLText(route.path.text)
             throw .invalidRequest(reason: "route \"\(route.name)\" (\(shown)): \(error.reason)", request: nil)

@@ -150,6 +150,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the template says which server its calls go to: it starts with `http://` or
+    /// `https://`, or with `:baseURL` (filled with an absolute URL). Any other is under the base URL.
+    var namesItsServer: Bool {
+        RequestBuilder.isAbsolute(text) || text.hasPrefix(":baseURL")
+    }
+
     private static func parse(_ text: String) throws(RepositoryError) -> [Part] {
         let shown = Redaction.standard.unparsedURLText(text)
         // The transport never sends a fragment, so the query added after one would be lost.
@@ -174,13 +180,22 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             if !literal.isEmpty { parts.append(.literal(literal)) }
             literal = ""
         }
+        // The template's own text, as a URL holds it: what no URL may hold unencoded (a space,
+        // `|`, non-ASCII) is percent-encoded past the host, and a `%` too unless two hexadecimal
+        // digits follow it (text encoded already).
+        var inQuery = false
+        func appendText(_ character: Character) {
+            guard characters.startIndex > authorityEnd else { return literal.append(character) }
+            if character == "?" { inQuery = true }
+            literal += PathEncoding.encodeTemplateText(character, followedBy: characters.prefix(2), inQuery: inQuery)
+        }
         while let character = characters.popFirst() {
             switch character {
             case "\\":
                 guard let escaped = characters.popFirst() else {
                     throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
-                literal.append(escaped)
+                appendText(escaped)
             case "[" where characters.startIndex <= authorityEnd:
                 // An IPv6 host (`http://[2001:db8::1]/`): its colons are not placeholders.
                 guard let close = characters.firstIndex(of: "]"), close < authorityEnd else {
@@ -228,7 +243,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 }
                 parts.append(.variable(name))
             default:
-                literal.append(character)
+                appendText(character)
             }
         }
         flush()

@@ -196,6 +196,8 @@ private struct RouteFileEntry {
         switch keys[key] {
         case nil: return nil
         case .int(let number)?: return number
+        case .double(let number)? where Int(exactly: number) != nil: return Int(exactly: number)
+        case .double(let number)?: throw fail(key, "must be a whole number, not \(number)")
         case let other?: throw fail(key, "must be a whole number, not \(other.kindDescription)")
         }
     }
@@ -269,6 +271,12 @@ private struct RouteFileEntry {
         if keys["serialization"] != nil, keys["serializationName"] != nil {
             throw fail("serializationName", "says the same as \"serialization\"; give one of them")
         }
+        // WebApiClient's numbers: 0 JSON, 1 URL, 2 form (multipart), 3 none.
+        func webApiClientSerialization(_ number: Int) throws(RepositoryError) -> RouteSerialization {
+            let values: [RouteSerialization] = [webApiClientJSON, .url, .multipart, .raw]
+            guard values.indices.contains(number) else { throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3") }
+            return values[number]
+        }
         switch keys["serialization"] {
         case .string(let text)?:
             guard let value = RouteSerialization(rawValue: text) else {
@@ -278,11 +286,13 @@ private struct RouteFileEntry {
             }
             return value
         case .int(let number)?:
-            // WebApiClient's numbers: 0 JSON, 1 URL, 2 form (multipart), 3 none.
-            let values: [RouteSerialization] = [webApiClientJSON, .url, .multipart, .raw]
-            guard values.indices.contains(number) else { throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3") }
-            return values[number]
-        case let other?: throw fail("serialization", "must be a name such as \"json\", not \(other.kindDescription)")
+            return try webApiClientSerialization(number)
+        case .double(let number)? where Int(exactly: number) != nil:
+            return try webApiClientSerialization(Int(exactly: number) ?? -1)
+        case .double(let number)?:
+            throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3")
+        case let other?:
+            throw fail("serialization", "must be a name such as \"json\" or one of WebApiClient's numbers 0 to 3, not \(other.kindDescription)")
         case nil: break
         }
         guard let name = try string("serializationName") else { return nil }

@@ -4,7 +4,8 @@ extension RouteTable {
     /// Loads a route per operation of an OpenAPI 3.x or Swagger 2.0 JSON document.
     ///
     /// - Each operation becomes a route named by its `operationId`, or `"METHOD /path"` (such as
-    ///   `"POST /echo/{rest}"`) when it has none; paths keep their `{name}` placeholders.
+    ///   `"POST /echo/{rest}"`) when it has none or an empty one; paths keep their `{name}`
+    ///   placeholders, and stay under the base URL even when they look like a URL.
     /// - The serialization follows the request body's media type (`application/json` → JSON,
     ///   `application/x-www-form-urlencoded` → form, `multipart/form-data` → multipart, anything
     ///   else → raw); operations without a body send parameters in the query. Swagger 2's
@@ -19,7 +20,8 @@ extension RouteTable {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for malformed JSON (line and
     ///   column), a document that is neither OpenAPI 3 nor Swagger 2, two operations with the
-    ///   same name, or (with `includingBasePath`) a base path longer than 2,048 bytes.
+    ///   same name, an `operationId` that is not a string, more than 100,000 operations (or paths
+    ///   of more than 32 MiB in all), or (with `includingBasePath`) a base path longer than 2,048 bytes.
     public init(openAPI json: Data, source: String = "OpenAPI document", includingBasePath: Bool = false) throws(RepositoryError) {
         let document: JSONValue
         do {
@@ -39,11 +41,21 @@ extension RouteTable {
         let globalSecurity = document["security"]
         let references = OpenAPIReferences(document: document)
         try self.init()
+        // Path items given by `$ref` can make many routes of few bytes, each with the base path.
+        var operations = 0
+        var templateBytes = 0
         for path in paths.keys.sorted() {
             guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
             for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
                 guard case .object(let operation)? = item[method] else { continue }
-                let name = operation["operationId"]?.stringValue ?? "\(method.uppercased()) \(path)"
+                let name: String
+                switch operation["operationId"] {
+                case .string(let id)? where !id.isEmpty: name = id
+                case nil, .string?, .null?: name = "\(method.uppercased()) \(path)"
+                case let other?:
+                    throw .invalidConfiguration(
+                        reason: "\(source): the operationId of \(method.uppercased()) \(path) is \(other.kindDescription), not a string")
+                }
                 let security = operation["security"] ?? globalSecurity
                 // A session is needed when every alternative asks for a scheme: `[]` or an empty
                 // requirement `{}` among them allows anonymous calls.
@@ -56,6 +68,14 @@ extension RouteTable {
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
                 // OpenAPI's placeholders are `{name}` only: a colon is text (`/v1/{name}:cancel`).
                 let template = Self.escapingText(base.isEmpty ? relative : base + "/" + relative)
+                operations += 1
+                templateBytes += template.utf8.count
+                guard operations <= Self.maximumOperationCount, templateBytes <= Self.maximumTemplateBytes else {
+                    throw .invalidConfiguration(
+                        reason:
+                            "\(source) has more than \(Self.maximumOperationCount) operations, or paths of more than \(Self.maximumTemplateBytes) bytes in all"
+                    )
+                }
                 do {
                     try add(
                         Route(
@@ -85,6 +105,12 @@ extension RouteTable {
     /// The longest base path, or server URL, a document may give: it is repeated in every route.
     static let maximumBasePathLength = 2_048
 
+    /// The most operations a document may give, and the most bytes their paths (each with the
+    /// base path) may come to: far above real APIs', and a bound on what a small document whose
+    /// path items share one `$ref` may build.
+    static let maximumOperationCount = 100_000
+    static let maximumTemplateBytes = 32 * 1024 * 1024
+
     /// The base path without a trailing `/` (empty for none).
     private static func basePath(of document: JSONValue, swagger2: Bool, source: String) throws(RepositoryError) -> String {
         let raw: String
@@ -98,8 +124,7 @@ extension RouteTable {
             // Server variables take their defaults: https://{region}.example.com/{version}.
             var variables: [String: JSONValue] = [:]
             if case .object(let given)? = document.value(atKeyPath: "servers.0.variables") { variables = given }
-            let server = substituting(variables, in: given)
-            guard server.utf8.count <= maximumBasePathLength else {
+            guard let server = substituting(variables, in: given) else {
                 throw .invalidConfiguration(
                     reason:
                         "\(source): the first server's URL, its variables given their defaults, is longer than \(maximumBasePathLength) bytes"
@@ -123,17 +148,25 @@ extension RouteTable {
 
     /// `server` with each `{name}` replaced by its variable's default, in one pass: a default is
     /// never read again for placeholders (one holding `{other}` stays as it is), so the result
-    /// neither depends on the variables' order nor grows beyond their defaults' lengths.
-    private static func substituting(_ variables: [String: JSONValue], in server: String) -> String {
+    /// neither depends on the variables' order nor grows beyond their defaults' lengths; `nil`
+    /// once it is longer than ``maximumBasePathLength`` (checked as it grows: a long default
+    /// repeated in many placeholders never builds a huge string).
+    private static func substituting(_ variables: [String: JSONValue], in server: String) -> String? {
         var result = ""
         var rest = server[...]
+        func append(_ piece: some StringProtocol) -> Bool {
+            guard result.utf8.count + piece.utf8.count <= maximumBasePathLength else { return false }
+            result += piece
+            return true
+        }
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
             let name = String(rest[rest.index(after: open)..<close])
-            result += variables[name]?["default"]?.stringValue ?? String(rest[open...close])
+            guard append(rest[..<open]), append(variables[name]?["default"]?.stringValue ?? String(rest[open...close])) else {
+                return nil
+            }
             rest = rest[rest.index(after: close)...]
         }
-        return result + rest
+        return append(rest) ? result : nil
     }
 
     /// An OpenAPI path as a ``PathTemplate``: its `{name}` placeholders kept, and the `:` and `\`

@@ -128,6 +128,29 @@ struct OpenAPIRoutesIntegrationTests {
         #expect(posted.json == ["k": "v"])
     }
 
+    @Test(
+        "An OpenAPI path that starts like a URL stays under the base URL, and a template's own spaces and lone % reach the server encoded"
+    )
+    func pathsStayUnderTheBaseURL() async throws {
+        // Given: the test API's echo as the base URL, and a path naming httpbin, another server
+        let servers = try TestServers.require()
+        let document = #"""
+            {"openapi": "3.0.0", "paths": {
+              "/\#(servers.httpbinURL)/anything": {"get": {"operationId": "elsewhere"}},
+              "/Q1 2024/100%/a|b": {"get": {"operationId": "text"}}}}
+            """#
+        var configuration = try TestServers.configuration(servers.apiURL + "/echo")
+        configuration.routes = try RouteTable(openAPI: Data(document.utf8))
+        let repository = TestAPI.Repository(configuration: configuration)
+        // When
+        let elsewhere: TestAPI.Echo = try await repository.performRequest(.route("elsewhere")).get()
+        let text: TestAPI.Echo = try await repository.performRequest(.route("text")).get()
+        // Then: httpbin was not called; the test API echoes each path as it came
+        let httpbin = try #require(URL(string: servers.httpbinURL))
+        #expect(elsewhere.path == "/api/v1/echo/http:/\(httpbin.host ?? ""):\(httpbin.port ?? 0)/anything")
+        #expect(text.path == "/api/v1/echo/Q1%202024/100%25/a%7Cb")
+    }
+
     @Test("A dotted OpenAPI path parameter ({post.id}) is filled from its own key and reaches the server")
     func dottedParameter() async throws {
         // Given: an OpenAPI document whose path parameter's name holds a dot, for the test API's echo

@@ -61,8 +61,9 @@ struct PathTemplateTests {
         // `\.json` after the name: the text in a Swift string; in a JSON file it is written `\\.json`.
         #expect(try render("categories/:itemID\\.json", ["itemID": 1234]) == "categories/1234.json")
         #expect(try render("time\\:12/:id", ["id": 1]) == "time:12/1")
-        #expect(try render("a\\\\b", [:]) == "a\\b")
-        #expect(try render("x\\{y}", [:]) == "x{y}")
+        // Text no URL holds unencoded is sent encoded.
+        #expect(try render("a\\\\b", [:]) == "a%5Cb")
+        #expect(try render("x\\{y}", [:]) == "x%7By%7D")
     }
 
     @Test("A dot right after a name belongs to the text after it")
@@ -79,6 +80,16 @@ struct PathTemplateTests {
         #expect(try PathTemplate("http://[::1]/x").variables == [])
         #expect(try render("https://h.example/search?filter[:field]=x", ["field": "year"]) == "https://h.example/search?filter[year]=x")
         #expect(throws: RepositoryError.self) { try PathTemplate("http://[::1/x") }
+    }
+
+    @Test("A template's own text is percent-encoded where no URL may hold it; `%` before two hex digits, the host and the rest are kept")
+    func literalTextIsEncoded() throws {
+        #expect(try render("reports/Q1 2024/:id", ["id": 1]) == "reports/Q1%202024/1")
+        #expect(try render("sales/100%/a|b/ünï", [:]) == "sales/100%25/a%7Cb/%C3%BCn%C3%AF")
+        // Brackets in the query stay (`filter[year]=x`, as Rails and PHP read them); in the path they are encoded.
+        #expect(try render("files/a%20b/x[1]?q=a b&r=%zz&f[k]=1", [:]) == "files/a%20b/x%5B1%5D?q=a%20b&r=%25zz&f[k]=1")
+        #expect(try render("https://h.example/a b/:x", ["x": "y"]) == "https://h.example/a%20b/y")
+        #expect(try render("v1/\\{x}/y\\:z", [:]) == "v1/%7Bx%7D/y:z")
     }
 
     // MARK: - Values

@@ -18,6 +18,14 @@ struct RouteCallTests {
 
     // MARK: - Unknown routes and path variables
 
+    @Test("An unknown route's error names the first 20 known routes and how many more there are, not every one")
+    func unknownRouteAmongMany() async throws {
+        let routes = try (0..<100).map { try Route(name: String(format: "r%03d", $0), path: "r/\($0)") }
+        let repository = try repository(routes, transport: AnsweringTransport())
+        let reason = invalidRequestReason(await repository.performRequest(Endpoint<Void>.route("x")))
+        #expect(reason.hasSuffix("r017, r018, r019 and 80 more)"))
+    }
+
     @Test("An unknown route name fails with .invalidRequest naming it and the known routes; nothing is sent")
     func unknownRoute() async throws {
         let transport = AnsweringTransport()

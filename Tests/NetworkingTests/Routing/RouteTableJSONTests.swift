@@ -96,6 +96,21 @@ struct RouteTableJSONTests {
         #expect(patient.baseDelay == 1 && patient.maximumDelay == 8.5 && patient.maximumRetryAfter == 120)
     }
 
+    @Test("A whole number written with a fraction part (3.0) loads as that number; 3.5 is refused, saying so")
+    func wholeNumbersWrittenAsDecimals() throws {
+        let table = try load(#"{"a": {"path": "a", "serialization": 2.0, "retry": {"maximumAttempts": 3.0}}}"#)
+        #expect(table["a"]?.serialization == .multipart)
+        #expect(table["a"]?.retryPolicy?.maximumAttempts == 3)
+        let fraction = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try RouteTable(json: Data(#"{"a": {"path": "a", "retry": {"maximumAttempts": 3.5}}}"#.utf8))
+        }
+        #expect(fraction.contains("must be a whole number, not 3.5"))
+        let serialization = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try RouteTable(json: Data(#"{"a": {"path": "a", "serialization": 1.5}}"#.utf8))
+        }
+        #expect(serialization.contains("is 1.5; WebApiClient's numbers are 0 to 3"))
+    }
+
     @Test("WebApiClient's key names are read like ours")
     func webApiClientNames() throws {
         let table = try load(
@@ -272,7 +287,7 @@ struct RouteTableJSONTests {
                 #""retry": {"attempts": 3}"#,
                 #"the key "retry" holds "attempts", which is not a retry setting (known: baseDelay, maximumAttempts, maximumDelay, maximumRetryAfter, retriesConnectionFailures, retriesConnectionLost, retriesTimeouts, retryableMethods, retryableStatusCodes)"#
             ),
-            (#""retry": {"maximumAttempts": 2.5}"#, #"the key "retry.maximumAttempts" must be a whole number, not a number"#),
+            (#""retry": {"maximumAttempts": 2.5}"#, #"the key "retry.maximumAttempts" must be a whole number, not 2.5"#),
             (
                 #""retry": {"retryableStatusCodes": [503, "504"]}"#,
                 #"the key "retry.retryableStatusCodes" must be an array of whole numbers, not one holding a string"#
@@ -301,8 +316,11 @@ struct RouteTableJSONTests {
                 #""serialization": "xml""#,
                 #"the key "serialization" is "xml"; use one of "json", "query", "url", "form", "multipart", "raw""#
             ),
-            (#""serialization": true"#, #"the key "serialization" must be a name such as "json", not a boolean"#),
-            (#""serialization": 1.5"#, #"the key "serialization" must be a name such as "json", not a number"#),
+            (
+                #""serialization": true"#,
+                #"the key "serialization" must be a name such as "json" or one of WebApiClient's numbers 0 to 3, not a boolean"#
+            ),
+            (#""serialization": 1.5"#, #"the key "serialization" is 1.5; WebApiClient's numbers are 0 to 3"#),
             (
                 #""serializationName": "xml""#,
                 #"the key "serializationName" is "xml"; WebApiClient's names are "json", "url", "form" and "none""#

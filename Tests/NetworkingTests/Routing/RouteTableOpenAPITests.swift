@@ -171,6 +171,39 @@ struct RouteTableOpenAPITests {
         #expect(try load(chained, includingBasePath: true)["items"]?.path.text == "/{b}/v2/items")
     }
 
+    @Test("A default repeated in many placeholders is refused as it grows: the long server URL is never built")
+    func repeatedServerDefault() {
+        let placeholders = String(repeating: "{}", count: 1_000)
+        let long = String(repeating: "x", count: 1_000_000)
+        let crafted =
+            #"{"openapi": "3.0.0", "servers": [{"url": "/\#(placeholders)", "variables": {"": {"default": "\#(long)"}}}], "paths": {"/a": {"get": {}}}}"#
+        // 1,000 copies of a 1 MB default (a gigabyte) were built before the length was checked.
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in
+            _ = try RouteTable(openAPI: Data(crafted.utf8), includingBasePath: true)
+        }
+        #expect(reason.contains("longer than 2048 bytes"))
+    }
+
+    @Test("A document whose path items share one $ref is held to a number of operations: it cannot make millions of routes")
+    func operationCountIsBounded() throws {
+        let item = #"{"get": {}, "put": {}, "post": {}, "delete": {}, "options": {}, "head": {}, "patch": {}, "trace": {}}"#
+        func document(paths: Int) -> String {
+            let entries = (0..<paths).map { ##""/p\##($0)": {"$ref": "#/components/pathItems/all"}"## }.joined(separator: ",")
+            return #"{"openapi": "3.1.0", "components": {"pathItems": {"all": \#(item)}}, "paths": {\#(entries)}}"#
+        }
+        #expect(try load(document(paths: 2)).names.count == 16)
+        let reason = refusal(document(paths: 12_501))
+        #expect(reason.contains("more than 100000 operations"))
+    }
+
+    @Test("An empty operationId names the route by its method and path; one that is not a string is refused, naming the operation")
+    func oddOperationIDs() throws {
+        let empty = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": ""}}}}"#
+        #expect(try load(empty).names == ["GET /a"])
+        let number = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": 42}}}}"#
+        #expect(refusal(number).contains("the operationId of GET /a is a number, not a string"))
+    }
+
     @Test("Swagger 2 form parameters go as a form (multipart with a file), whatever JSON media type consumes also lists")
     func swaggerFormParametersBesideJSON() throws {
         let json = #"""
