@@ -18,7 +18,10 @@ extension ResponseCache {
             return response
         }
         guard let key = call.key else {
-            if call.isCacheOnly { return Self.miss(for: request, reason: "the call cannot use the cache") }
+            if call.isCacheOnly {
+                let reason = call.policy.findsNothing ? "its time to live of 0 turns caching off" : "the call cannot use the cache"
+                return Self.miss(for: request, reason: reason)
+            }
             let response = try await next(request)
             invalidateRoutes(after: response, call: call)
             return response
@@ -141,7 +144,7 @@ extension ResponseCache {
             let credential = CacheKey.credential(of: request)
             isAuthorized = isSigned || credential != nil
             let usable =
-                request.method == .get && policy.mode != .bypass && request.responseBodySink == nil
+                request.method == .get && policy.mode != .bypass && !policy.findsNothing && request.responseBodySink == nil
                 && !(pinnedToAnother && context.requiresSession)
                 && !request.headers.contains("Range") && !request.headers.contains("If-None-Match")
                 && !request.headers.contains("If-Modified-Since") && !request.headers.contains("If-Match")
@@ -215,8 +218,9 @@ extension ResponseCache {
         if response.statusCode == 304, sentConditionally, let entry {
             // RFC 9111 §4.3.4: a 304 naming another ETag does not select the stored answer — a
             // strong one selects only the same strong one, a weak one any of the same opaque tag
-            // — nor does a strong one when the stored answer has none, nor one from the resource
-            // a redirect led to; ask again without conditions.
+            // — nor does a strong one when the stored answer has none, nor one without an ETag
+            // whose Last-Modified is not the stored answer's, nor one from the resource a
+            // redirect led to; ask again without conditions.
             let otherTag =
                 response.headers["ETag"].map { etag in
                     if let stored = entry.headers["ETag"] {
@@ -225,9 +229,9 @@ extension ResponseCache {
                     }
                     // Nothing to compare the tag with: a strong one selects nothing, a weak one only
                     // with the stored answer's own Last-Modified beside it.
-                    guard Self.isWeak(etag), let modified = response.headers["Last-Modified"]?.trimmingWhitespace() else { return true }
-                    return modified != entry.headers["Last-Modified"]?.trimmingWhitespace()
-                } ?? false
+                    guard Self.isWeak(etag), let modified = response.headers["Last-Modified"] else { return true }
+                    return !Self.sameDate(modified, entry.headers["Last-Modified"])
+                } ?? response.headers["Last-Modified"].map { !Self.sameDate($0, entry.headers["Last-Modified"]) } ?? false
             if redirected || otherTag || ownerChanged {
                 var plain = outgoing
                 for name in ["If-None-Match", "If-Modified-Since"] { plain.headers[name] = nil }
@@ -284,6 +288,14 @@ extension ResponseCache {
             if response.statusCode == 404 || response.statusCode == 410 { forget(key) } else if let entry { forget(key, selected: entry) }
         }
         return response
+    }
+
+    /// Whether a 304's `Last-Modified` names the stored answer's: the same date, or (one that does
+    /// not parse) the same text.
+    static func sameDate(_ modified: String, _ stored: String?) -> Bool {
+        guard let stored else { return false }
+        if let date = HTTPDate.date(from: modified), let storedDate = HTTPDate.date(from: stored) { return date == storedDate }
+        return modified.trimmingWhitespace() == stored.trimmingWhitespace()
     }
 
     /// Whether an entity tag is weak (`W/"…"`).

@@ -272,6 +272,33 @@ import Testing
         }
     }
 
+    @Test(
+        "A 304 without an ETag whose Last-Modified is not the stored answer's selects nothing: asked again without conditions (RFC 9111 §4.3.4)",
+        arguments: [("Tue, 02 Jan 2024 00:00:00 GMT", false), ("Monday, 01-Jan-24 00:00:00 GMT", true), (nil, true)])
+    func a304WithAnotherLastModified(notModified: String?, selects: Bool) async throws {
+        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        let count = Shared(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "resource") { request throws(TransportError) in
+                count.update { $0 += 1 }
+                if request.headers["If-Modified-Since"] != nil {
+                    var headers: HTTPHeaders = [:]
+                    if let notModified { headers["Last-Modified"] = notModified }
+                    return TransportResponse(statusCode: 304, headers: headers, url: request.url)
+                }
+                return TransportResponse(
+                    statusCode: 200,
+                    headers: ["Cache-Control": "max-age=0", "Last-Modified": modified, "Content-Type": "application/json"],
+                    body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
+            }
+        ])
+        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        _ = try await repository.fetch(.get("resource")).get()
+        let second = try await repository.fetch(.get("resource")).get()
+        #expect(second.source == (selects ? .revalidated : .network))
+        #expect(second.n == (selects ? 1 : 3))
+    }
+
     @Test("A late 304 does not put back the answer it was sent for over a newer one a reload stored meanwhile")
     func aLate304KeepsTheNewerAnswer() async throws {
         let version = Shared(1)

@@ -61,12 +61,16 @@ enum VaryRule {
         }
     }
 
-    /// Whether a step after the cache added or changed an `Authorization` or
-    /// `Proxy-Authorization`: the session's signature, or an app's interceptor that signs
+    /// Whether a step after the cache added or changed an `Authorization`, a
+    /// `Proxy-Authorization` or another field that says who calls (`X-Auth-Token`:
+    /// `CacheKey.isTokenField(_:)`): the session's signature, or an app's interceptor that signs
     /// requests itself.
     static func credentialAddedAfterTheCache(seen: HTTPHeaders, sent: HTTPHeaders?) -> Bool {
         guard let sent else { return false }
-        return ["authorization", "proxy-authorization"].contains { changed($0, seen: seen, sent: sent) }
+        let names = Set(sent.map { $0.name.lowercased() }).filter {
+            $0 == "authorization" || $0 == "proxy-authorization" || CacheKey.isTokenField($0)
+        }
+        return names.contains { changed($0, seen: seen, sent: sent) }
     }
 
     /// Whether the answer can serve every caller of a shared exchange: `false` for `Vary: *` (it

@@ -44,14 +44,14 @@ struct CacheKey: Sendable, Hashable {
     ) {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let resource = Self.resource(of: url, components: components)
-        var text = "k1"
+        var text = "k2"
         Self.append(method.rawValue, to: &text)
         text += resource
         if ignoresQuery {
             text += "*"
         } else {
             let items = Self.queryItems(of: components?.percentEncodedQuery)
-            text += "q\(items.count)"
+            text += "q\(items.count):"
             for item in items {
                 Self.append(item.name, to: &text)
                 if let value = item.value {
@@ -77,9 +77,11 @@ struct CacheKey: Sendable, Hashable {
 
     /// The credentials a request carries of its own, as one text, or `nil` when it carries none:
     /// its `Authorization`, `Proxy-Authorization` and `Cookie` fields (the cookie storage's are
-    /// added after the cache, and the session's credential is told by the discriminator), and
-    /// the user and password of its URL (which a transport sends as Basic authentication), and
-    /// its client certificate (mutual TLS), told apart by its format and files (or bytes).
+    /// added after the cache, and the session's credential is told by the discriminator), its
+    /// other fields named like a credential that are not API keys (``isTokenField(_:)``: an
+    /// `X-Auth-Token`, an `X-Session-Id`), the user and password of its URL (which a transport
+    /// sends as Basic authentication), and its client certificate (mutual TLS), told apart by its
+    /// format and files (or bytes).
     static func credential(of request: TransportRequest) -> String? {
         var text = ""
         if let client = request.security.clientCertificate {
@@ -95,6 +97,12 @@ struct CacheKey: Sendable, Hashable {
             }
         }
         for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+            for value in request.headers.values(for: name) {
+                append(name, to: &text)
+                append(value, to: &text)
+            }
+        }
+        for name in Set(request.headers.map { $0.name.lowercased() }).filter(isTokenField).sorted() {
             for value in request.headers.values(for: name) {
                 append(name, to: &text)
                 append(value, to: &text)
@@ -119,12 +127,29 @@ struct CacheKey: Sendable, Hashable {
     /// would give every request an entry of its own.
     static func secretFields(of request: TransportRequest) -> String? {
         var text = ""
-        let names = Set(request.headers.map { $0.name.lowercased() }).filter { $0.hasSuffix("key") && HTTPHeaders.isSecretFieldName($0) }
+        let names = Set(request.headers.map { $0.name.lowercased() }).filter {
+            $0.hasSuffix("key") && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0)
+        }
         for name in names.sorted() {
             append(name, to: &text)
             for value in request.headers.values(for: name) { append(value, to: &text) }
         }
         return text.isEmpty ? nil : text
+    }
+
+    /// Whether a field (lower-cased) is named like a credential that says who calls (`X-Auth-Token`,
+    /// `X-Access-Token`, `X-Session-Id`): not `Authorization`, `Proxy-Authorization` or `Cookie`
+    /// (``credential(of:)`` names them), not an API key (``secretFields(of:)``), and not one that
+    /// changes with every request.
+    static func isTokenField(_ name: String) -> Bool {
+        !["authorization", "proxy-authorization", "cookie"].contains(name) && !name.hasSuffix("key")
+            && HTTPHeaders.isSecretFieldName(name) && !changesWithEveryRequest(name)
+    }
+
+    /// Whether a field (lower-cased) named like a credential changes with every request, so that
+    /// keying on it would give every request an entry of its own: a signature, a CSRF token, a nonce.
+    static func changesWithEveryRequest(_ name: String) -> Bool {
+        name == "sig" || ["signature", "csrf", "xsrf", "nonce"].contains { name.contains($0) }
     }
 
     /// `url` as an entry keeps it: without its user, query and fragment, which may hold secrets.

@@ -10,6 +10,8 @@ struct EffectivePolicy: Sendable, Hashable {
     var ignoresQueryParameters: Bool
     var invalidatesRouteNames: [String]
     var servesStaleOnConnectivityFailure: Bool
+    /// Whether a time to live of zero turned caching off for a cache-only call, which then finds nothing.
+    var findsNothing = false
 
     init(
         mode: CachePolicy.Mode = .standard, timeToLive: TimeInterval? = nil, ignoresQueryParameters: Bool = false,
@@ -36,7 +38,9 @@ struct EffectivePolicy: Sendable, Hashable {
         if let ttl = endpoint?.timeToLive ?? route?.timeToLive {
             if ttl > 0 {
                 timeToLive = ttl
-            } else if mode != .cacheOnly {
+            } else if mode == .cacheOnly {
+                findsNothing = true
+            } else {
                 mode = .bypass
             }
         }

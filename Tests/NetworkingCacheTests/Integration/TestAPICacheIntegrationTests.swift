@@ -145,6 +145,23 @@ import Testing
         #expect(try await api.hits(key).requests == 2)
     }
 
+    @Test("A per-user token in a field of its own (X-Auth-Token, no session) keys its own entries: one user never gets another's private answer")
+    func requestsWithDifferentTokenFieldsDoNotShareAnswers() async throws {
+        let key = CacheFixtures.uniqueKey("token-field")
+        let query = ["max_age": "600", "private": "1"]
+        var sources: [ResponseSource] = []
+        for token in ["alice", "bob", "alice", "bob"] {
+            sources.append(try await api.resource(key, query: query, headers: ["X-Auth-Token": token]).get().source)
+        }
+        #expect(sources == [.network, .network, .cache, .cache])
+        #expect(try await api.hits(key).requests == 2)
+        // Without an explicit permission, such an answer is not stored: it is an authorized one.
+        let plain = CacheFixtures.uniqueKey("token-field-plain")
+        for _ in 0..<2 {
+            #expect(try await api.resource(plain, query: ["max_age": "600"], headers: ["X-Auth-Token": "alice"]).get().source == .network)
+        }
+    }
+
     @Test func keysDoNotCollideOnQueryItems() async throws {
         // WebApiClient keyed {a: "1b=2"} and {a: "1", b: "2"} alike.
         let key = CacheFixtures.uniqueKey("collision")
@@ -206,6 +223,11 @@ import Testing
         #expect(miss.failure?.isCacheMiss == true)
         _ = try await api.resource(key, query: query).get()
         #expect(try await api.resource(key, query: query, policy: CachePolicy(mode: .cacheOnly)).get().source == .cache)
+        #expect(try await api.hits(key).requests == 1)
+        // A time to live of 0 turns caching off: a cache-only call then finds nothing, stored answer or not.
+        let off = await api.resource(key, query: query, policy: CachePolicy(mode: .cacheOnly, timeToLive: 0))
+        #expect(off.failure?.isCacheMiss == true)
+        #expect(off.failure.map { "\($0)" }?.contains("time to live of 0") == true)
         #expect(try await api.hits(key).requests == 1)
     }
 

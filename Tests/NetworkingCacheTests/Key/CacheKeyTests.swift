@@ -26,6 +26,32 @@ import Testing
         #expect(raw.text != second.text)
     }
 
+    @Test("A count of query items followed by a name's length cannot read as another count: 11 items are not 1 item of 110 bytes")
+    func theItemCountIsDelimited() throws {
+        let names = ["aaaaaaaaaa"] + "bcdefghijk".map { String(repeating: $0, count: 7) }
+        let eleven = try key("http://h/x?" + names.joined(separator: "&"))
+        let one = try key("http://h/x?" + names[0] + names.dropFirst().map { "-7:" + $0 }.joined())
+        #expect(eleven.text != one.text)
+        #expect(eleven.storeName != one.storeName)
+    }
+
+    @Test("A field named like a token (X-Auth-Token, X-Session-Id) is a credential; a signature, CSRF token or API key is not")
+    func tokenFieldsAreCredentials() throws {
+        func request(_ headers: HTTPHeaders) throws -> TransportRequest {
+            TransportRequest(method: .get, url: try #require(URL(string: "http://h/me")), headers: headers)
+        }
+        let alice = CacheKey.credential(of: try request(["X-Auth-Token": "alice"]))
+        let bob = CacheKey.credential(of: try request(["x-auth-token": "bob"]))
+        #expect(alice != nil && alice != bob)
+        #expect(CacheKey.credential(of: try request(["X-Session-Id": "s1"])) != nil)
+        #expect(CacheKey.credential(of: try request(["X-Signature": "s", "X-CSRF-Token": "c", "X-Request-Nonce": "n"])) == nil)
+        #expect(CacheKey.credential(of: try request(["X-Api-Key": "k"])) == nil)
+        #expect(CacheKey.secretFields(of: try request(["X-Api-Key": "k"])) != nil)
+        // Added after the cache, such a field makes the answer an authorized one too.
+        #expect(VaryRule.credentialAddedAfterTheCache(seen: [:], sent: ["X-Auth-Token": "alice"]))
+        #expect(!VaryRule.credentialAddedAfterTheCache(seen: [:], sent: ["X-Request-Signature": "s"]))
+    }
+
     @Test func orderOfDifferentNamesDoesNotMatterButOrderOfRepeatedNamesDoes() throws {
         #expect(try key("http://h/x?b=2&a=1").text == key("http://h/x?a=1&b=2").text)
         #expect(try key("http://h/x?a=1&a=2").text != key("http://h/x?a=2&a=1").text)
