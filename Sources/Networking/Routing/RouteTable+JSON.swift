@@ -292,7 +292,8 @@ private struct RouteFileEntry {
         case .double(let number)?:
             throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3")
         case let other?:
-            throw fail("serialization", "must be a name such as \"json\" or one of WebApiClient's numbers 0 to 3, not \(other.kindDescription)")
+            throw fail(
+                "serialization", "must be a name such as \"json\" or one of WebApiClient's numbers 0 to 3, not \(other.kindDescription)")
         case nil: break
         }
         guard let name = try string("serializationName") else { return nil }

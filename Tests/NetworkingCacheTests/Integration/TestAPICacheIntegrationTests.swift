@@ -145,7 +145,9 @@ import Testing
         #expect(try await api.hits(key).requests == 2)
     }
 
-    @Test("A per-user token in a field of its own (X-Auth-Token, no session) keys its own entries: one user never gets another's private answer")
+    @Test(
+        "A per-user token in a field of its own (X-Auth-Token, no session) keys its own entries: one user never gets another's private answer"
+    )
     func requestsWithDifferentTokenFieldsDoNotShareAnswers() async throws {
         let key = CacheFixtures.uniqueKey("token-field")
         let query = ["max_age": "600", "private": "1"]
