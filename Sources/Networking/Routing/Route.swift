@@ -4,7 +4,7 @@ import Foundation
 /// with its path variables: WebApiClient's routes and WANetworkRouting's object routes.
 ///
 /// ```swift
-/// var routes = RouteTable()
+/// var routes = RouteTable.empty
 /// try routes.add(Route(name: "book", method: .get, path: "books/:id", responseKeyPath: "data"))
 /// configuration.routes = routes
 /// // in a repository: await performRequest(.route("book", pathVariables: ["id": 12]))
