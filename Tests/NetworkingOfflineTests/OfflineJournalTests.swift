@@ -181,16 +181,35 @@ struct OfflineJournalTests {
             let journal = try OfflineJournal(folder: folder)
             _ = try journal.load()
             try await journal.append([.add(items[0])])
-            // The sync fails, the cut too: the record is on disk, and marked done at once.
+            // The sync fails, the cut too: the record is on disk, and the log is rewritten without it.
             journal.simulateSyncAndCutFailures(1)
             await #expect(throws: OfflineQueueError.self) { try await journal.append([.add(items[1])]) }
             #expect(try OfflineJournal.liveItems(in: folder) == [items[0]])
-            // The marking fails as well: the next write that succeeds carries it first.
+            // The rewrite fails too: the add is marked done at once.
             journal.simulateSyncAndCutFailures(2)
+            await #expect(throws: OfflineQueueError.self) { try await journal.append([.add(items[1])]) }
+            #expect(try OfflineJournal.liveItems(in: folder) == [items[0]])
+            // The marking fails as well: the next write that succeeds carries it first.
+            journal.simulateSyncAndCutFailures(3)
             await #expect(throws: OfflineQueueError.self) { try await journal.append([.add(items[2])]) }
             try await journal.append([.add(items[3])])
         }
         #expect(try OfflineJournal(folder: folder).load() == [items[0], items[3]])
+    }
+
+    @Test("A done record whose sync and cut fail does not drop the request after a restart: the log is rewritten from what is live")
+    func failedDoneThatCannotBeCut() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items = try (0..<2).map(Self.item)
+        do {
+            let journal = try OfflineJournal(folder: folder)
+            _ = try journal.load()
+            try await journal.append(items.map { .add($0) })
+            journal.simulateSyncAndCutFailures(1)
+            await #expect(throws: OfflineQueueError.self) { try await journal.append([.done(items[0].id)]) }
+        }
+        #expect(try OfflineJournal(folder: folder).load() == items)
     }
 
     @Test("A log made so that every offset looks like a frame is read in bounded work: the search checks at most twice the log")

@@ -29,6 +29,11 @@ import Foundation
 /// segments, which servers and proxies remove (or resolve to the parent folder) even when sent
 /// percent-encoded, so they would change the path's shape. A template may not hold a `#` (a
 /// request sends no fragment; write `%23` for the character) or, when absolute, a user.
+///
+/// The template's own text is sent as written where a URL may hold it (`%` before two hexadecimal
+/// digits included), and percent-encoded elsewhere: a space, `|`, non-ASCII text, a lone `%`, and
+/// `[` or `]` before the `?`. A template that starts with neither `http://`, `https://` nor
+/// `:baseURL` stays under the base URL, whatever its values or text look like.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {

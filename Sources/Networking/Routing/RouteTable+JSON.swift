@@ -196,14 +196,21 @@ private struct RouteFileEntry {
         switch keys[key] {
         case nil: return nil
         case .int(let number)?: return number
-        case .double(let number)? where Int(exactly: number) != nil: return Int(exactly: number)
-        case .double(let number)?: throw fail(key, "must be a whole number, not \(number)")
+        case .double(let number)?:
+            guard let whole = Int(exactly: number) else { throw fail(key, "must be a whole number, not \(number)") }
+            return whole
         case let other?: throw fail(key, "must be a whole number, not \(other.kindDescription)")
         }
     }
 
     private func wholeNumbers(_ key: String) throws(RepositoryError) -> [Int]? {
-        try array(key, of: "whole numbers", each: "whole numbers") { if case .int(let number) = $0 { number } else { nil } }
+        try array(key, of: "whole numbers", each: "whole numbers") {
+            switch $0 {
+            case .int(let number): number
+            case .double(let number): Int(exactly: number)
+            default: nil
+            }
+        }
     }
 
     /// An array of strings, each `what` (route names, methods).
@@ -287,10 +294,9 @@ private struct RouteFileEntry {
             return value
         case .int(let number)?:
             return try webApiClientSerialization(number)
-        case .double(let number)? where Int(exactly: number) != nil:
-            return try webApiClientSerialization(Int(exactly: number) ?? -1)
         case .double(let number)?:
-            throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3")
+            guard let whole = Int(exactly: number) else { throw fail("serialization", "is \(number); WebApiClient's numbers are 0 to 3") }
+            return try webApiClientSerialization(whole)
         case let other?:
             throw fail(
                 "serialization", "must be a name such as \"json\" or one of WebApiClient's numbers 0 to 3, not \(other.kindDescription)")

@@ -128,7 +128,7 @@ struct CacheKey: Sendable, Hashable {
     static func secretFields(of request: TransportRequest) -> String? {
         var text = ""
         let names = Set(request.headers.map { $0.name.lowercased() }).filter {
-            $0.hasSuffix("key") && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0)
+            isAPIKey($0) && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0)
         }
         for name in names.sorted() {
             append(name, to: &text)
@@ -142,8 +142,14 @@ struct CacheKey: Sendable, Hashable {
     /// (``credential(of:)`` names them), not an API key (``secretFields(of:)``), and not one that
     /// changes with every request.
     static func isTokenField(_ name: String) -> Bool {
-        !["authorization", "proxy-authorization", "cookie"].contains(name) && !name.hasSuffix("key")
+        !["authorization", "proxy-authorization", "cookie"].contains(name) && !isAPIKey(name)
             && HTTPHeaders.isSecretFieldName(name) && !changesWithEveryRequest(name)
+    }
+
+    /// Whether a field (lower-cased) named like a credential is an API key: its name ends in
+    /// `key` and does not name a session or token (an `X-Session-Key` says who calls).
+    static func isAPIKey(_ name: String) -> Bool {
+        name.hasSuffix("key") && !name.contains("session") && !name.contains("token")
     }
 
     /// Whether a field (lower-cased) named like a credential changes with every request, so that

@@ -15,10 +15,12 @@ import Networking
 /// platforms) before the caller is told, so a request reported as queued survives a crash or a
 /// `kill -9` at any moment. An append that fails
 /// (a full disk, a failed sync) is cut off again at once, so later records never follow a torn
-/// one. Should that cut fail too, reading steps over the torn bytes, and the requests the append
-/// added, which may be whole on disk though their caller heard they were not queued, are marked
-/// done at once, else with the next write that succeeds (or dropped by a compaction); only a
-/// process that ends before any write succeeds again finds them after its restart. A torn or corrupt record
+/// one. Should that cut fail too, the failed records may be whole on disk (an `add` its caller
+/// heard was not kept, a `done` for a request still queued): the log is rewritten at once from the
+/// live items, as a compaction does; should that fail as well, reading steps over the torn bytes,
+/// and the requests whose `add` stayed whole are marked done, at once or with the next write that
+/// succeeds (only a process that ends before then finds them, or loses a request whose `done`
+/// stayed, after its restart). A torn or corrupt record
 /// (what a crash mid-write leaves at the end, or a damaged disk block in the middle) is skipped up
 /// to the next intact record, so one bad block costs its own records only (a lost `done` brings its
 /// request back, to be sent again under its `Idempotency-Key`; on a file system that can show a
@@ -153,7 +155,7 @@ final class OfflineJournal: @unchecked Sendable {
         liveBytes = bytes.values.reduce(0) { $0 + Int64($1) }
         foreignFrames = foreign
         // What a previous run left obsolete is not read again at the next start.
-        if isWorthCompacting { try? compact(live) }
+        if isWorthCompacting { compact(live) }
         return items.map { ($0, bytes[$0.id] ?? 0) }
     }
 
@@ -283,7 +285,7 @@ final class OfflineJournal: @unchecked Sendable {
     func compactIfWorthIt() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { [unowned self] in
-                if self.isWorthCompacting { try? self.compact(self.live) }
+                if self.isWorthCompacting { self.compact(self.live) }
                 continuation.resume()
             }
         }
@@ -317,11 +319,15 @@ final class OfflineJournal: @unchecked Sendable {
     private func write(_ new: [Framed]) throws(OfflineQueueError) {
         if let writeFault { throw writeFault }
         let written = Self.cancellations(owedCancellations) + new
+        let start = size
         do throws(OfflineQueueError) {
             try appendDurably(written)
         } catch {
-            // Cut off what part of it reached the file, so that the next record follows an intact one.
-            if !cut(to: size) { owe(new) }
+            // Cut off what part of it reached the file, so that the next record follows an intact
+            // one. Should that fail, the failed records may be whole on disk (a `done` would drop a
+            // request still queued; an `add` bring back one its caller heard was not): the log is
+            // rewritten from the live items, else what they added is marked done.
+            if !cut(to: start), !compact(live) { owe(wholeAdds(of: written, from: start, to: size)) }
             throw error
         }
         owedCancellations = []
@@ -333,13 +339,15 @@ final class OfflineJournal: @unchecked Sendable {
         var bytes = Data()
         for framed in records { bytes += framed.frame }
         try Self.writeAll(bytes, to: descriptor)
-        if failingSyncs > 0 {
-            failingSyncs -= 1
-            throw .system("the queue's journal cannot be synced (simulated)", errno: EIO)
-        }
-        guard Self.durableSync(descriptor) == 0 else {
-            throw .system("the queue's journal cannot be synced", errno: errno)
-        }
+        guard sync(descriptor) == 0 else { throw .system("the queue's journal cannot be synced", errno: errno) }
+    }
+
+    /// ``durableSync(_:)``, or a simulated failure (`EIO`) while one is due.
+    private func sync(_ file: Int32) -> Int32 {
+        guard failingSyncs > 0 else { return Self.durableSync(file) }
+        failingSyncs -= 1
+        errno = EIO
+        return -1
     }
 
     /// `done` records for `ids`.
@@ -347,20 +355,30 @@ final class OfflineJournal: @unchecked Sendable {
         ids.compactMap { try? framed(.done($0)) }
     }
 
-    /// Marks done the requests a failed append added, whose bytes could not be cut off: whole on
-    /// disk, they would be sent after a restart though their caller heard they were not queued.
-    /// Tried at once; should that fail too, the next write that succeeds carries them first.
-    /// (An item written again keeps its earlier record live, so only new ones are marked.)
-    private func owe(_ failed: [Framed]) {
-        for case .add(let item) in failed.map(\.record) where liveSizes[item.id] == nil {
-            owedCancellations.append(item.id)
+    /// The new items (not live) whose `add` records, written from `start`, lie whole before `end`.
+    private func wholeAdds(of written: [Framed], from start: Int64, to end: Int64) -> [UUID] {
+        var offset = start
+        var ids: [UUID] = []
+        for framed in written {
+            offset += Int64(framed.frame.count)
+            if offset <= end, case .add(let item) = framed.record, liveSizes[item.id] == nil { ids.append(item.id) }
         }
+        return ids
+    }
+
+    /// Marks done the requests of a failed append whose records stayed whole on disk: they would
+    /// be sent after a restart though their caller heard they were not queued. Tried at once;
+    /// should that fail too, the next write that succeeds carries them first. (An item written
+    /// again whose new record stayed is not marked: it keeps that record's content.)
+    private func owe(_ ids: [UUID]) {
+        owedCancellations += ids
         guard !owedCancellations.isEmpty else { return }
         let cancellations = Self.cancellations(owedCancellations)
+        let start = size
         do throws(OfflineQueueError) {
             try appendDurably(cancellations)
         } catch {
-            _ = cut(to: size)
+            _ = cut(to: start)
             return
         }
         owedCancellations = []
@@ -403,23 +421,25 @@ final class OfflineJournal: @unchecked Sendable {
 
     static let temporaryName = "queue.log.tmp"
 
-    private func compact(_ live: [OfflineItem]) throws(OfflineQueueError) {
+    /// Rewrites the log with `live` and the other version's records; says whether it could.
+    @discardableResult
+    private func compact(_ live: [OfflineItem]) -> Bool {
         let temporary = folder.appendingPathComponent(Self.temporaryName)
         var bytes = Data()
         var sizes: [UUID: Int] = [:]
         for item in live {
-            guard let framed = try? Self.framed(.add(item)) else { return }
+            guard let framed = try? Self.framed(.add(item)) else { return false }
             bytes += framed.frame
             sizes[item.id] = framed.frame.count
         }
         for frame in foreignFrames { bytes += frame }
         // Opened for appending, so that once renamed it is the log that writes go on in.
         let file = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        guard file >= 0 else { return }
-        guard (try? Self.writeAll(bytes, to: file)) != nil, Self.durableSync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
+        guard file >= 0 else { return false }
+        guard (try? Self.writeAll(bytes, to: file)) != nil, sync(file) == 0, rename(temporary.path, logURL.path) == 0 else {
             close(file)
             _ = unlink(temporary.path)
-            return
+            return false
         }
         Self.synchronize(folder: folder)
         close(descriptor)
@@ -430,6 +450,7 @@ final class OfflineJournal: @unchecked Sendable {
         size = Int64(bytes.count)
         liveSizes = sizes
         liveBytes = size
+        return true
     }
 
     #if !canImport(Darwin)

@@ -44,6 +44,8 @@ import Testing
         let bob = CacheKey.credential(of: try request(["x-auth-token": "bob"]))
         #expect(alice != nil && alice != bob)
         #expect(CacheKey.credential(of: try request(["X-Session-Id": "s1"])) != nil)
+        #expect(CacheKey.credential(of: try request(["X-Session-Key": "s1"])) != nil)
+        #expect(VaryRule.credentialAddedAfterTheCache(seen: [:], sent: ["X-Session-Key": "s1"]))
         #expect(CacheKey.credential(of: try request(["X-Signature": "s", "X-CSRF-Token": "c", "X-Request-Nonce": "n"])) == nil)
         #expect(CacheKey.credential(of: try request(["X-Api-Key": "k"])) == nil)
         #expect(CacheKey.secretFields(of: try request(["X-Api-Key": "k"])) != nil)

@@ -90,6 +90,8 @@ struct PathTemplateTests {
         #expect(try render("files/a%20b/x[1]?q=a b&r=%zz&f[k]=1", [:]) == "files/a%20b/x%5B1%5D?q=a%20b&r=%25zz&f[k]=1")
         #expect(try render("https://h.example/a b/:x", ["x": "y"]) == "https://h.example/a%20b/y")
         #expect(try render("v1/\\{x}/y\\:z", [:]) == "v1/%7Bx%7D/y:z")
+        #expect(try render("s?q=a+b&c=%2B%26&d=x=y", [:]) == "s?q=a+b&c=%2B%26&d=x=y")
+        #expect(try render("http://[::1]:8080/a b/:id", ["id": 1]) == "http://[::1]:8080/a%20b/1")
     }
 
     // MARK: - Values

@@ -98,9 +98,11 @@ struct RouteTableJSONTests {
 
     @Test("A whole number written with a fraction part (3.0) loads as that number; 3.5 is refused, saying so")
     func wholeNumbersWrittenAsDecimals() throws {
-        let table = try load(#"{"a": {"path": "a", "serialization": 2.0, "retry": {"maximumAttempts": 3.0}}}"#)
+        let table = try load(
+            #"{"a": {"path": "a", "serialization": 2.0, "retry": {"maximumAttempts": 3.0, "retryableStatusCodes": [503.0]}}}"#)
         #expect(table["a"]?.serialization == .multipart)
         #expect(table["a"]?.retryPolicy?.maximumAttempts == 3)
+        #expect(table["a"]?.retryPolicy?.retryableStatusCodes == [503])
         let fraction = invalidConfigurationReason { () throws(RepositoryError) in
             _ = try RouteTable(json: Data(#"{"a": {"path": "a", "retry": {"maximumAttempts": 3.5}}}"#.utf8))
         }
