@@ -239,27 +239,36 @@ import Testing
         return (CacheRepository(configuration: try CacheHarness.configuration(cache: cache), transport: transport), transport)
     }
 
-    @Test(
-        "A 304 with an ETag the stored answer never had selects it only when weak and beside its Last-Modified; else it is asked again without conditions",
-        arguments: [("\"x\"", false), ("\"x\"", true), ("W/\"x\"", false), ("W/\"x\"", true)])
-    func a304AddingAnETag(etag: String, sendsLastModified: Bool) async throws {
-        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
+    static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
+
+    /// A repository over a stub whose `resource` route answers `200` with ``lastModified`` and no
+    /// ETag, stale at once, and a body counting the calls, or `304` with `notModified` when asked
+    /// with `If-Modified-Since`.
+    static func revalidatingByDate(notModified: HTTPHeaders) throws -> (CacheRepository, StubTransport) {
         let count = Shared(0)
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "resource") { request throws(TransportError) in
                 count.update { $0 += 1 }
                 if request.headers["If-Modified-Since"] != nil {
-                    var headers: HTTPHeaders = ["ETag": etag]
-                    if sendsLastModified { headers["Last-Modified"] = modified }
-                    return TransportResponse(statusCode: 304, headers: headers, url: request.url)
+                    return TransportResponse(statusCode: 304, headers: notModified, url: request.url)
                 }
                 return TransportResponse(
                     statusCode: 200,
-                    headers: ["Cache-Control": "max-age=0", "Last-Modified": modified, "Content-Type": "application/json"],
+                    headers: ["Cache-Control": "max-age=0", "Last-Modified": lastModified, "Content-Type": "application/json"],
                     body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
             }
         ])
-        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        return (CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport), transport)
+    }
+
+    @Test(
+        "A 304 with an ETag the stored answer never had selects it only when weak and beside its Last-Modified; else it is asked again without conditions",
+        arguments: [("\"x\"", false), ("\"x\"", true), ("W/\"x\"", false), ("W/\"x\"", true)])
+    func a304AddingAnETag(etag: String, sendsLastModified: Bool) async throws {
+        let modified = Self.lastModified
+        var notModified: HTTPHeaders = ["ETag": etag]
+        if sendsLastModified { notModified["Last-Modified"] = modified }
+        let (repository, transport) = try Self.revalidatingByDate(notModified: notModified)
         _ = try await repository.fetch(.get("resource")).get()
         let second = try await repository.fetch(.get("resource")).get()
         if etag.hasPrefix("W/") && sendsLastModified {
@@ -276,23 +285,7 @@ import Testing
         "A 304 without an ETag whose Last-Modified is not the stored answer's selects nothing: asked again without conditions (RFC 9111 §4.3.4)",
         arguments: [("Tue, 02 Jan 2024 00:00:00 GMT", false), ("Monday, 01-Jan-24 00:00:00 GMT", true), (nil, true)])
     func a304WithAnotherLastModified(notModified: String?, selects: Bool) async throws {
-        let modified = "Mon, 01 Jan 2024 00:00:00 GMT"
-        let count = Shared(0)
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.get, "resource") { request throws(TransportError) in
-                count.update { $0 += 1 }
-                if request.headers["If-Modified-Since"] != nil {
-                    var headers: HTTPHeaders = [:]
-                    if let notModified { headers["Last-Modified"] = notModified }
-                    return TransportResponse(statusCode: 304, headers: headers, url: request.url)
-                }
-                return TransportResponse(
-                    statusCode: 200,
-                    headers: ["Cache-Control": "max-age=0", "Last-Modified": modified, "Content-Type": "application/json"],
-                    body: Data(#"{"n": \#(count.current)}"#.utf8), url: request.url)
-            }
-        ])
-        let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: try ResponseCache()), transport: transport)
+        let (repository, _) = try Self.revalidatingByDate(notModified: notModified.map { ["Last-Modified": $0] } ?? [:])
         _ = try await repository.fetch(.get("resource")).get()
         let second = try await repository.fetch(.get("resource")).get()
         #expect(second.source == (selects ? .revalidated : .network))

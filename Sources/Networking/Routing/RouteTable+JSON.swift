@@ -192,25 +192,24 @@ private struct RouteFileEntry {
         }
     }
 
-    private func wholeNumber(_ key: String) throws(RepositoryError) -> Int? {
-        switch keys[key] {
-        case nil: return nil
-        case .int(let number)?: return number
-        case .double(let number)?:
-            guard let whole = Int(exactly: number) else { throw fail(key, "must be a whole number, not \(number)") }
-            return whole
-        case let other?: throw fail(key, "must be a whole number, not \(other.kindDescription)")
+    /// A whole number, also when written with a fraction part of zero (`3.0`).
+    private static func wholeNumber(in value: JSONValue) -> Int? {
+        switch value {
+        case .int(let number): number
+        case .double(let number): Int(exactly: number)
+        default: nil
         }
     }
 
+    private func wholeNumber(_ key: String) throws(RepositoryError) -> Int? {
+        guard let value = keys[key] else { return nil }
+        if let whole = Self.wholeNumber(in: value) { return whole }
+        if case .double(let number) = value { throw fail(key, "must be a whole number, not \(number)") }
+        throw fail(key, "must be a whole number, not \(value.kindDescription)")
+    }
+
     private func wholeNumbers(_ key: String) throws(RepositoryError) -> [Int]? {
-        try array(key, of: "whole numbers", each: "whole numbers") {
-            switch $0 {
-            case .int(let number): number
-            case .double(let number): Int(exactly: number)
-            default: nil
-            }
-        }
+        try array(key, of: "whole numbers", each: "whole numbers", Self.wholeNumber(in:))
     }
 
     /// An array of strings, each `what` (route names, methods).

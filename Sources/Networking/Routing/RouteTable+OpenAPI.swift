@@ -42,7 +42,6 @@ extension RouteTable {
         let references = OpenAPIReferences(document: document)
         try self.init()
         // Path items given by `$ref` can make many routes of few bytes, each with the base path.
-        var operations = 0
         var templateBytes = 0
         for path in paths.keys.sorted() {
             guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
@@ -68,9 +67,8 @@ extension RouteTable {
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
                 // OpenAPI's placeholders are `{name}` only: a colon is text (`/v1/{name}:cancel`).
                 let template = Self.escapingText(base.isEmpty ? relative : base + "/" + relative)
-                operations += 1
                 templateBytes += template.utf8.count
-                guard operations <= Self.maximumOperationCount, templateBytes <= Self.maximumTemplateBytes else {
+                guard routes.count < Self.maximumOperationCount, templateBytes <= Self.maximumTemplateBytes else {
                     throw .invalidConfiguration(
                         reason:
                             "\(source) has more than \(Self.maximumOperationCount) operations, or paths of more than \(Self.maximumTemplateBytes) bytes in all"

@@ -102,12 +102,7 @@ struct CacheKey: Sendable, Hashable {
                 append(value, to: &text)
             }
         }
-        for name in Set(request.headers.map { $0.name.lowercased() }).filter(isTokenField).sorted() {
-            for value in request.headers.values(for: name) {
-                append(name, to: &text)
-                append(value, to: &text)
-            }
-        }
+        appendFields(of: request, where: isTokenField, to: &text)
         if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
             components.percentEncodedUser != nil || components.percentEncodedPassword != nil
         {
@@ -127,14 +122,20 @@ struct CacheKey: Sendable, Hashable {
     /// would give every request an entry of its own.
     static func secretFields(of request: TransportRequest) -> String? {
         var text = ""
-        let names = Set(request.headers.map { $0.name.lowercased() }).filter {
-            isAPIKey($0) && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0)
-        }
-        for name in names.sorted() {
-            append(name, to: &text)
-            for value in request.headers.values(for: name) { append(value, to: &text) }
-        }
+        appendFields(of: request, where: { isAPIKey($0) && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0) }, to: &text)
         return text.isEmpty ? nil : text
+    }
+
+    /// Appends the request's fields whose lower-cased names `includes` takes, sorted by name, each
+    /// value as a pair of its name and itself (a count-free list of values could read as another
+    /// field's name and value).
+    private static func appendFields(of request: TransportRequest, where includes: (String) -> Bool, to text: inout String) {
+        for name in Set(request.headers.map { $0.name.lowercased() }).filter(includes).sorted() {
+            for value in request.headers.values(for: name) {
+                append(name, to: &text)
+                append(value, to: &text)
+            }
+        }
     }
 
     /// Whether a field (lower-cased) is named like a credential that says who calls (`X-Auth-Token`,
