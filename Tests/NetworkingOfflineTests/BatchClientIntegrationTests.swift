@@ -142,6 +142,19 @@ struct BatchClientIntegrationTests {
         #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [0, 1, 2, 3, 4, 5, 6, 7])
     }
 
+    @Test("An item too large even alone (413) keeps that error; the items after it still run, in one batch request")
+    func oneItemTooLargeAlone() async throws {
+        let repository = try await Self.repository()
+        let stream = UUID().uuidString
+        var batch = Batch()
+        let big = batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": 0, "text": String(repeating: "x", count: 800)]))
+        let notes = (1...3).map { batch.add(Endpoint<Created>.post("journal/\(stream)", parameters: ["n": $0])) }
+        let results = try await BatchClient(repository: repository, limit: 8, query: ["max_bytes": 700]).send(batch).get()
+        #expect(results[big].failure?.statusCode == 413)
+        #expect(try notes.map { try results[$0].get().index } == [0, 1, 2])
+        #expect(try await repository.journal(stream).entries.map { $0.body["n"] } == [1, 2, 3])
+    }
+
     @Test("A call made without the session goes in an unsigned batch request of its own: it never inherits the user's Authorization")
     func unsignedCallsAreNotSignedByTheBatch() async throws {
         let repository = try await Self.repository()
@@ -244,7 +257,7 @@ struct BatchClientIntegrationTests {
 }
 
 extension Result {
-    fileprivate var failure: Failure? {
+    var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }

@@ -222,6 +222,103 @@ struct BatchClientTests {
         #expect(transport.requests.count == 2)
     }
 
+    @Test("An unsigned batch answered 401 fails as an unsigned call does (authenticationFailed), not as an expired session")
+    func unsignedBatchRefused() async throws {
+        let transport = StubTransport(routes: [StubTransport.Route.json(.post, "batch", status: 401, #"{"code": "bad_key"}"#)])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        batch.add(Endpoint<Created>.post("signup", parameters: ["n": 1]).withoutSession())
+        guard case .failure(.authenticationFailed(let context)) = await BatchClient(repository: repository).send(batch) else {
+            Issue.record("expected authenticationFailed")
+            return
+        }
+        #expect(context.response?.statusCode == 401)
+    }
+
+    @Test(
+        "When the first batch request fails but a call sent on its own was answered, later items are not run and refused ones keep their error"
+    )
+    func firstFailureWithACallAnsweredAlone() async throws {
+        // Given a batch endpoint that answers 503, and a read the chain answers on its own
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { request in ScriptedBatch([]).answer(request) }])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [ChainOnlyReads()]
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let read = batch.add(Endpoint<Created>.get("notes/1").with(ServedInChain.self, true))
+        let first = (0..<2).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
+        let ownCredential = batch.add(Endpoint<Created>.post("notes", headers: ["Authorization": "Bearer other"]))
+        let later = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 9]))
+        // When
+        let results = try await BatchClient(repository: repository, limit: 2).send(batch).get()
+        // Then the read keeps its answer, the first batch request's items its 503, the refused
+        // call its own error, and the call after them is not run; only one batch request went.
+        #expect(try results[read].get().index == 42)
+        for handle in first { #expect(results[handle].failure?.statusCode == 503) }
+        guard case .failure(.invalidRequest(let reason, _)) = results[ownCredential] else {
+            Issue.record("expected the call with its own Authorization to keep its refusal, got \(results[ownCredential])")
+            return
+        }
+        #expect(reason.contains("Authorization"))
+        guard case .failure(.invalidResponse(let notRun, _)) = results[later] else {
+            Issue.record("expected the later call not to run, got \(results[later])")
+            return
+        }
+        #expect(notRun == BatchWire.notRunReason)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("Items answered 401 after the session replaced its token meanwhile go again with the newer token, without another refresh")
+    func refusedAfterANewerToken() async throws {
+        // Given a batch endpoint that refuses the old token's items, and a session whose token
+        // is replaced (by another call's refresh) while the batch is under way
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), credential: Credential(accessToken: "old", refreshToken: "r"))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "batch") { request in
+                guard request.headers["Authorization"] == "Bearer new" else {
+                    try? session.update(credential: Credential(accessToken: "new", refreshToken: "r"))
+                    return TransportResponse(
+                        statusCode: 200, headers: ["Content-Type": "application/json"],
+                        body: Data(#"[{"code": 401, "body": ""}, {"code": 401, "body": ""}]"#.utf8), url: request.url)
+                }
+                return ScriptedBatch([Self.created([0, 1])]).answer(request)
+            }
+        ])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let notes = (0..<2).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
+        // When
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        // Then both ran with the newer token, and the session is still signed in with it
+        #expect(try notes.map { try results[$0].get().index } == [0, 1])
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"])
+        #expect(session.credential?.accessToken == "new")
+    }
+
+    @Test("A request given to sendRaw with a line break in a header value is refused before the batch goes, as a transport would")
+    func itemHeaderInjection() async throws {
+        let (repository, transport) = try Self.repository(ScriptedBatch([Self.created([1])]))
+        var injected = try repository.makeRequest(for: Endpoint<Void>.post("notes"))
+        injected.headers["X-Note"] = "a\r\nX-Admin: 1"
+        let fine = try repository.makeRequest(for: Endpoint<Void>.post("notes", parameters: ["n": 1]))
+        let answers = try await BatchClient(repository: repository).sendRaw([.success(injected), .success(fine)]).get()
+        guard case .failure(.invalidRequest(let reason, _)) = answers[0] else {
+            Issue.record("expected invalidRequest, got \(answers[0])")
+            return
+        }
+        #expect(reason.contains("line break"))
+        #expect(answers[1].failure == nil)
+        let sent = String(decoding: try #require(transport.requests.first?.body?.inMemoryData), as: UTF8.self)
+        #expect(!sent.contains("X-Admin"))
+    }
+
     /// An option this feature serves in the chain, and must: reading it requires the observer.
     enum ServedInChain: RequestOptionKey {
         static let defaultValue = false

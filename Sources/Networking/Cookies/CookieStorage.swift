@@ -109,8 +109,9 @@ public final class CookieStorage: Sendable {
             cookie.isHostOnly = !SetCookieParser.mayBeShared(cookie.domain, isPublicSuffix: isPublicSuffix)
         }
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
-        guard !cookie.name.isEmpty, !cookie.domain.isEmpty, !cookie.name.contains("="), !cookie.name.contains(";"),
-            !cookie.value.contains(";"),
+        // Bytes, not characters: `;` before a combining accent is one character.
+        guard !cookie.name.isEmpty, !cookie.domain.isEmpty, !cookie.name.utf8.contains(UInt8(ascii: "=")),
+            !cookie.name.utf8.contains(UInt8(ascii: ";")), !cookie.value.utf8.contains(UInt8(ascii: ";")),
             cookie.name.utf8.count + cookie.value.utf8.count <= SetCookieParser.maximumNameAndValueLength,
             !fields.contains(where: { $0.utf8.contains(where: SetCookieParser.isForbiddenControl) })
         else { return }
@@ -141,10 +142,25 @@ public final class CookieStorage: Sendable {
             if let expiresAt = cookie.expiresAt, expiresAt <= date { return }
             state.counter += 1
             state.entries.append(Entry(cookie: cookie, created: created ?? state.counter, source: source))
+            // Making room (RFC 6265bis §5.7, the last step): expired cookies go first, then the
+            // oldest that is not Secure; a Secure one only for an answer over https. Else an
+            // answer over http could push a Secure session out with junk and then set its own.
+            state.entries.removeAll { $0.cookie.expiresAt.map { $0 <= date } ?? false }
             let sameDomain = state.entries.indices.filter { state.entries[$0].cookie.domain == cookie.domain }
-            if sameDomain.count > maximumCookiesPerDomain, let oldest = sameDomain.first { state.entries.remove(at: oldest) }
-            if state.entries.count > maximumCookies { Self.evictFromLargestSource(&state.entries) }
+            if sameDomain.count > maximumCookiesPerDomain,
+                let oldest = Self.evictable(sameDomain, of: state.entries, secureOrigin: secureOrigin)
+            {
+                state.entries.remove(at: oldest)
+            }
+            if state.entries.count > maximumCookies { Self.evictFromLargestSource(&state.entries, secureOrigin: secureOrigin) }
         }
+    }
+
+    /// Of `candidates` (indices of `entries`, oldest first), the one to remove: the oldest that
+    /// is not Secure, else, for an answer over https, the oldest. An answer over http always
+    /// finds one: the cookie it just set is not Secure.
+    private static func evictable(_ candidates: [Int], of entries: [Entry], secureOrigin: Bool) -> Int? {
+        candidates.first { !entries[$0].cookie.isSecure } ?? (secureOrigin ? candidates.first : nil)
     }
 
     /// The registrable domain of a host: one label more than the longest public suffix
@@ -161,13 +177,20 @@ public final class CookieStorage: Sendable {
     }
 
     /// Removes the oldest cookie of the site that set the most, so that a server filling the
-    /// storage (from one host or many of its subdomains) pushes out its own cookies, not another's.
-    private static func evictFromLargestSource(_ entries: inout [Entry]) {
+    /// storage (from one host or many of its subdomains) pushes out its own cookies, not another's;
+    /// as within a domain, one that is not Secure first. When an answer over http set the cookie
+    /// and that site has only Secure ones, the oldest cookie that is not Secure goes instead.
+    private static func evictFromLargestSource(_ entries: inout [Entry], secureOrigin: Bool) {
         var counts: [String: Int] = [:]
         for entry in entries { counts[entry.source, default: 0] += 1 }
+        guard let most = counts.values.max() else { return }
         // Of sites that set as many, the one with the oldest cookie.
-        guard let most = counts.values.max(), let oldest = entries.firstIndex(where: { counts[$0.source] == most }) else { return }
-        entries.remove(at: oldest)
+        guard let site = entries.first(where: { counts[$0.source] == most })?.source else { return }
+        let candidates = entries.indices.filter { entries[$0].source == site }
+        let victim =
+            evictable(candidates, of: entries, secureOrigin: secureOrigin)
+            ?? evictable(Array(entries.indices), of: entries, secureOrigin: secureOrigin)
+        if let victim { entries.remove(at: victim) }
     }
 
     /// Removes every cookie.

@@ -32,20 +32,24 @@ enum SetCookieParser {
         // the header on other stacks: one bad cookie would break every call. RFC 6265 §4.1.1 does
         // not allow them and 6265bis §5.6 ignores the whole field, as browsers do.
         guard !field.utf8.contains(where: Self.isForbiddenControl) else { return nil }
-        let parts = field.split(separator: ";", omittingEmptySubsequences: false)
-        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        // Split at the bytes `;` and `=`, as a server reads the Cookie header it gets back, never
+        // at characters: `;` before a combining accent is one character, not a `;`.
+        let parts = field.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+        guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+        let name = String(decoding: pair[..<equals], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let value = String(decoding: pair[pair.index(after: equals)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameAndValueLength else { return nil }
         var cookie = Cookie(name: name, value: value, domain: host, path: defaultPath(of: url))
         var maxAge: Date?
         var expires: Date?
-        var namesDomain = false
+        // Only the last Domain attribute counts (RFC 6265 §5.3 step 4).
+        var domainAttribute: String?
         var namesRootPath = false
         for attribute in parts.dropFirst() {
-            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            let pieces = attribute.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+                .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces) }
+            let key = pieces[0].lowercased()
+            let argument = pieces.count > 1 ? pieces[1] : ""
             guard argument.utf8.count <= maximumAttributeValueLength else { continue }
             switch key {
             // A date that cannot be read is ignored, not taken as "no date" (RFC 6265 §5.2.1).
@@ -59,17 +63,7 @@ enum SetCookieParser {
                 var domain = argument.lowercased()
                 if domain.hasPrefix(".") { domain.removeFirst() }
                 guard !domain.isEmpty else { continue }
-                // "com." is a single label too, and a public suffix serves many sites.
-                let bare = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
-                guard Cookie.domainMatches(host, domain), domain == host || Self.mayBeShared(bare, isPublicSuffix: isPublicSuffix) else {
-                    return nil
-                }
-                // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265
-                // §5.3) — but a public suffix's own cookie stays host-only (§5.3 step 5), or it
-                // would go to every site under it.
-                cookie.domain = domain
-                cookie.isHostOnly = isPublicSuffix(bare)
-                namesDomain = true
+                domainAttribute = domain
             case "path":
                 cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
                 namesRootPath = argument == "/"
@@ -77,6 +71,18 @@ enum SetCookieParser {
             case "httponly": cookie.isHTTPOnly = true
             default: continue
             }
+        }
+        if let domain = domainAttribute {
+            // "com." is a single label too, and a public suffix serves many sites.
+            let bare = domain.hasSuffix(".") ? String(domain.dropLast()) : domain
+            guard Cookie.domainMatches(host, domain), domain == host || Self.mayBeShared(bare, isPublicSuffix: isPublicSuffix) else {
+                return nil
+            }
+            // A Domain attribute, even equal to the host, makes a domain cookie (RFC 6265
+            // §5.3) — but a public suffix's own cookie stays host-only (§5.3 step 5), or it
+            // would go to every site under it.
+            cookie.domain = domain
+            cookie.isHostOnly = isPublicSuffix(bare)
         }
         // A Secure cookie set over plain http could be a man in the middle's (RFC 6265bis §5.7).
         if cookie.isSecure, url.scheme?.lowercased() != "https" { return nil }
@@ -87,7 +93,7 @@ enum SetCookieParser {
         let prefix = name.prefix(9).lowercased()
         if prefix.hasPrefix("__secure-") || prefix.hasPrefix("__host-") {
             guard cookie.isSecure else { return nil }
-            if prefix.hasPrefix("__host-"), namesDomain || !namesRootPath { return nil }
+            if prefix.hasPrefix("__host-"), domainAttribute != nil || !namesRootPath { return nil }
         }
         cookie.expiresAt = maxAge ?? expires
         return cookie

@@ -139,12 +139,19 @@ struct Redaction: Sendable {
         return Self.truncate(redactText(text), limit: limit, totalBytes: body.count)
     }
 
+    /// Whether the member `key` of an object with these `members` is secret: by its name, or as
+    /// the value of a header written as a pair (`{"name": "X-Api-Key", "value": "…"}`, as a batch
+    /// item or a HAR file has it) whose name is secret.
+    private func isSecret(_ key: String, in members: [String: JSONValue]) -> Bool {
+        isSecret(key) || (key == "value" && (members["name"]?.stringValue.map(isSecret) ?? false))
+    }
+
     func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let members):
             .object(
                 members.reduce(into: [:]) { result, member in
-                    result[member.key] = isSecret(member.key) ? .string(Self.placeholder) : redact(member.value)
+                    result[member.key] = isSecret(member.key, in: members) ? .string(Self.placeholder) : redact(member.value)
                 })
         case .array(let elements): .array(elements.map(redact))
         // A string can carry credentials too: an echoed URL with `?access_token=…`, or JSON text

@@ -111,6 +111,12 @@ public struct RequestContext: Sendable {
     /// else the session's identity read just after it authorized the request.
     public var signedSessionIdentity: String? { record.sessionIdentity }
 
+    /// The session that signed the call's requests (``SessionAuthorization/sessionID``), or `nil`
+    /// before the call is signed. A feature that answers a 401 itself (a batch replaying its
+    /// refused items) compares it with the session's current authorization: a newer credential
+    /// of the same session may replay the call, one of a later session (after a logout) never.
+    public var signedSessionID: Int? { record.sessionID }
+
     /// A context for the next request of the same call (a poll): its own ``id`` (a server that
     /// deduplicates by request id or `Idempotency-Key` must see a new request), the call's record
     /// (so it keeps to the session the call was first signed in).

@@ -115,6 +115,12 @@ struct RequestBuilder {
             body = requestBody
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
         }
+        // The transports send no body with a HEAD: a form or an upload would be lost unsaid.
+        if endpoint.method == .head, body != nil {
+            throw .invalidRequest(
+                reason: "a HEAD request cannot carry a body: send its parameters in the query (encoding: .query)",
+                request: RequestSummary(method: endpoint.method, url: url))
+        }
         if endpoint.gzipsBody, let plain = body {
             body = plain.gzipped()
             headers["Content-Encoding"] = "gzip"

@@ -150,7 +150,11 @@ extension TransportRequest {
     /// What makes the request impossible to send on any transport, or `nil`: a URL that is not
     /// http or https with a host, a method that is not a token, pinning over http, or a header
     /// field that would break the message (a CR or LF in a value could add fields of its own).
-    var problemSending: String? {
+    ///
+    /// Both transports check it before sending. A feature that carries a request some other way
+    /// (as an item of a batch request's body, say) checks it too, so that what a call could not
+    /// send on its own never reaches the server inside another.
+    public var problemSending: String? {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             return "\(Redaction.standard.url(url)) is not an http or https URL with a host"

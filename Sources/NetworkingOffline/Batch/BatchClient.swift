@@ -10,7 +10,8 @@ import Networking
 ///   the calls only the repository's chain serves as asked — reads of a response cache — sent
 ///   on their own afterwards: see ``send(_:)``). A batch the
 ///   endpoint refuses as too large (413 Content Too Large: none of its items ran) is sent again in
-///   halves, and the rest of the call in batches no larger, down to one item. When a
+///   halves, and the rest of the call in batches no larger, down to one item; an item refused
+///   alone gets that 413 as its result, and the items after it go on at the full size. When a
 ///   batch request fails after an earlier one was answered, what ran is not lost: the answered
 ///   items keep their results, the items of the failed request get its error (whether they ran
 ///   is unknown), and the later items, not sent, fail as items the server did not run
@@ -64,7 +65,8 @@ public struct BatchClient: Sendable {
     ///
     /// - Returns: the failure of the batch request when no item has an answer, else every item's
     ///   own result (when the first batch request fails but a call sent on its own was answered,
-    ///   each item sent in it gets its error: whether it ran is unknown). With more items than
+    ///   each item sent in it gets its error — whether it ran is unknown —, each later item
+    ///   fails as not run, and an item that could not go in a batch keeps its own failure). With more items than
     ///   ``limit``, a batch request that fails after an earlier one was answered does not hide
     ///   what ran: the items of the answered batches keep their
     ///   results, each item sent in the failed one gets the batch request's error (whether it ran
@@ -92,23 +94,22 @@ public struct BatchClient: Sendable {
         for index in batched { signed.append((try? built[index].get())?.context.requiresSession ?? signed.last ?? true) }
         let batchAnswers = await sendRaw(requests, signed: { signed[$0] }, options: pinned, halvesTooLarge: true)
         var all = [Result<TransportResponse, RepositoryError>?](repeating: nil, count: built.count)
-        if case .success(let answers) = batchAnswers {
-            // The chain saw only the batch requests: its observers (a response cache) hear of each
-            // call answered in one as they would have seen it.
-            for (index, answer) in zip(batched, answers) {
-                all[index] = answer
-                guard case .success(let call) = built[index], case .success(let response) = answer else { continue }
-                await repository.report(call.request, answeredBy: response, context: Self.pinning(call.context, to: pinned))
-            }
+        // The chain saw only the batch requests: its observers (a response cache) hear of each
+        // call answered in one as they would have seen it.
+        for (index, answer) in zip(batched, batchAnswers.answers) {
+            all[index] = answer
+            guard case .success(let call) = built[index], case .success(let response) = answer else { continue }
+            await repository.report(call.request, answeredBy: response, context: Self.pinning(call.context, to: pinned))
         }
         // After the batch requests and their reports, so that a read sees what the batch's writes
         // changed (a cached list a write made stale is dropped first).
         for (index, answer) in await sendAlone(alone.sorted(), of: built, pinnedTo: pinned) { all[index] = answer }
-        if case .failure(let error) = batchAnswers {
-            // No call sent in a batch request has an answer: the call fails as a whole, unless
-            // calls sent on their own have theirs (a cache read while offline), which they keep.
-            guard alone.contains(where: { if case .success = all[$0] { true } else { false } }) else { return .failure(error) }
-            for index in batched { all[index] = .failure(error) }
+        // No call sent in a batch request has an answer: the call fails as a whole, unless calls
+        // sent on their own have theirs (a cache read while offline). Then each batched call keeps
+        // what it got: the batch request's error when it was in it, not run when it came after,
+        // its own failure when it could not go in a batch.
+        if let error = batchAnswers.wholeFailure, !alone.contains(where: { if case .success = all[$0] { true } else { false } }) {
+            return .failure(error)
         }
         let answers = all.map { $0 ?? .failure(.invalidRequest(reason: "the batch lost this call", request: nil)) }
         let itemRequests = built.map { $0.map(\.request) }
@@ -199,7 +200,7 @@ public struct BatchClient: Sendable {
     public func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool = true, options: RequestOptions = RequestOptions()
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
-        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: true)
+        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: true).result
     }
 
     /// One batch request for `requests` (at most ``limit``, all of one kind), as the offline
@@ -208,7 +209,19 @@ public struct BatchClient: Sendable {
     func sendWhole(
         _ requests: [Result<TransportRequest, RepositoryError>], requiresSession: Bool, options: RequestOptions
     ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
-        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: false)
+        await sendRaw(requests, signed: { _ in requiresSession }, options: options, halvesTooLarge: false).result
+    }
+
+    /// What the batch requests did: one answer per request, and the failure of the first batch
+    /// request when no item had an answer before it (then ``sendRaw(_:requiresSession:options:)``
+    /// fails as a whole with it).
+    private struct RawAnswers {
+        var answers: [Result<TransportResponse, RepositoryError>]
+        var wholeFailure: RepositoryError?
+
+        var result: Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
+            wholeFailure.map { .failure($0) } ?? .success(answers)
+        }
     }
 
     /// ``sendRaw(_:requiresSession:options:)`` where `signed(i)` says whether request `i` needs
@@ -216,7 +229,7 @@ public struct BatchClient: Sendable {
     private func sendRaw(
         _ requests: [Result<TransportRequest, RepositoryError>], signed: (Int) -> Bool, options: RequestOptions,
         halvesTooLarge: Bool
-    ) async -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError> {
+    ) async -> RawAnswers {
         var answers: [Result<TransportResponse, RepositoryError>] = []
         answers.reserveCapacity(requests.count)
         // Whether a batch request was answered, so some items ran.
@@ -237,8 +250,11 @@ public struct BatchClient: Sendable {
             case .failed(let error) where halvesTooLarge && end - start > 1 && Self.isTooLarge(error):
                 sizes[kind] = (end - start) / 2
                 continue
+            case .failed(let error) where halvesTooLarge && Self.isTooLarge(error):
+                // One item too large even alone: it keeps the 413 (it did not run), and the
+                // items after it go on, in batches of the full size again.
+                sizes[kind] = limit
             case .failed(let error):
-                guard answeredBefore else { return .failure(error) }
                 answers += chunk.answers
                 for request in requests[end...] {
                     switch request {
@@ -254,12 +270,12 @@ public struct BatchClient: Sendable {
                     case .failure(let own): answers.append(.failure(own))
                     }
                 }
-                return .success(answers)
+                return RawAnswers(answers: answers, wholeFailure: answeredBefore ? nil : error)
             }
             answers += chunk.answers
             start = end
         }
-        return .success(answers)
+        return RawAnswers(answers: answers, wholeFailure: nil)
     }
 
     /// The requests one batch request takes from `start` on: at most `sizes[kind]` of the first
@@ -315,7 +331,8 @@ public struct BatchClient: Sendable {
             for position in positions { answers[position] = .failure(error) }
             return (answers, .failed(error))
         case .success(let exchanged):
-            let items = await replayingRefused(exchanged.items, of: wire, signedWith: exchanged.authorization, options: options)
+            let items = await replayingRefused(
+                exchanged.items, of: wire, signedWith: exchanged.authorization, inSession: exchanged.sessionID, options: options)
             // `exchange` checked that there is one answer per item sent.
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
@@ -362,10 +379,13 @@ public struct BatchClient: Sendable {
     /// hears that the credential the batch carried was refused (and refreshes it, once for every
     /// call failing together, or ends), and the items go again, once, in one batch signed anew.
     /// A 401 to that replay tells the session the credential is refused even fresh. Without this,
-    /// items kept for a credential the server no longer takes would wait for it for good.
+    /// items kept for a credential the server no longer takes would wait for it for good. When
+    /// the session replaced the credential while the batch was under way (another call's 401, a
+    /// refresh before expiry), the items go again with the newer one, as a single call's would;
+    /// never with a later session's.
     private func replayingRefused(
         _ items: [Result<TransportResponse, RepositoryError>], of wire: [JSONValue], signedWith sent: String?,
-        options: RequestOptions
+        inSession sessionID: Int?, options: RequestOptions
     ) async -> [Result<TransportResponse, RepositoryError>] {
         let refused = items.indices.filter { Self.isRefused(items[$0]) }
         guard !refused.isEmpty, let sent, let session = repository.sessionManager else { return items }
@@ -374,17 +394,21 @@ public struct BatchClient: Sendable {
         do {
             // Only while the credential that signed the batch is still the session's: after a
             // logout (and maybe another user's login) the items are not sent again.
-            guard let current = try await session.authorize(), current.headerValue == sent,
-                let user = current.sessionIdentity ?? session.sessionIdentity
+            guard let current = try await session.authorize(), let user = current.sessionIdentity ?? session.sessionIdentity
             else { return items }
-            replay = try await session.authorizationRejected(current)
+            if current.headerValue == sent {
+                replay = try await session.authorizationRejected(current)
+            } else {
+                guard let sessionID, current.sessionID == sessionID else { return items }
+                replay = current
+            }
             // The replay is signed for the same user or not at all.
             if pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = user }
         } catch {
             return items
         }
         guard let replay else { return items }
-        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?)
+        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?, sessionID: Int?)
         switch await exchange(refused.map { wire[$0] }, requiresSession: true, options: pinned) {
         case .success(let answers): again = answers
         case .failure(let error):
@@ -404,7 +428,10 @@ public struct BatchClient: Sendable {
     /// `Authorization` the request went with and whose session signed it, or the failure of the
     /// batch request itself (network, a non-2xx status, an answer that does not fit).
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
-        -> Result<(items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?), RepositoryError>
+        -> Result<
+            (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?, sessionID: Int?),
+            RepositoryError
+        >
     {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         var batchRequest: TransportRequest
@@ -423,7 +450,10 @@ public struct BatchClient: Sendable {
         case .success(let answer): response = answer
         case .failure(let error): return .failure(error)
         }
-        if case .failure(let error) = repository.interpret(response, to: batchRequest, for: Endpoint<Void>.post(path)) {
+        // An unsigned batch refused (a 401 for a bad API key) fails as an unsigned call does, not
+        // as an expired session.
+        let interpreted = requiresSession ? Endpoint<Void>.post(path) : Endpoint<Void>.post(path).withoutSession()
+        if case .failure(let error) = repository.interpret(response, to: batchRequest, for: interpreted) {
             return .failure(error)
         }
         // Which items ran is unknown when the answer does not fit: the batch call failed as a whole.
@@ -431,7 +461,7 @@ public struct BatchClient: Sendable {
         // led to another origin, where the transport did not send it.
         let fromOrigin = response.url.map { Self.origin(of: $0) == Self.origin(of: batchRequest.url) } ?? true
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
-            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil, context.signedSessionIdentity)
+            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil, context.signedSessionIdentity, context.signedSessionID)
         }
     }
 

@@ -31,11 +31,16 @@ enum BatchWire {
     /// `Authorization` (and cookies), so its own would be replaced without a word.
     static let ownCredentials = ["Authorization", "Cookie"]
 
-    /// An item of the `batch` array, or why the request cannot go in a batch: one that is not
-    /// under the base URL, whose body is not text in memory, or that carries an `Authorization`
+    /// An item of the `batch` array, or why the request cannot go in a batch: one that could not
+    /// be sent on its own (`TransportRequest.problemSending`), one that is not under the base URL, whose body is not text in memory, or that carries an `Authorization`
     /// or `Cookie` of its own (not the configuration's default, `defaults`, which the batch
     /// request carries too).
     static func item(for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
+        // What the call could not send on its own (a line break in a header value) does not go
+        // inside the batch either, where a server rebuilding each item could read it as a field.
+        if let problem = request.problemSending {
+            return .failure(.invalidRequest(reason: problem, request: request.summary))
+        }
         if let name = request.ownCredential(among: ownCredentials, defaults: defaults) {
             return .failure(
                 .invalidRequest(

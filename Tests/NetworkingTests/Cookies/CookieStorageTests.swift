@@ -256,6 +256,34 @@ struct CookieStorageTests {
         #expect(kept.map(\.value) == ["1"])
         #expect(storage.allCookies.isEmpty)
     }
+
+    @Test("An answer over http cannot push a Secure cookie out with junk to set its own; an expired cookie goes before a live one")
+    func evictionKeepsSecureCookies() throws {
+        // Given: a Secure session set over https, beside a cookie that expires
+        let time = ManualTime()
+        let storage = CookieStorage(maximumCookiesPerDomain: 3, maximumCookies: 4, now: { time.now })
+        try receive(["sid=good; Path=/; Secure", "brief=1; Max-Age=5; Path=/"], from: "https://api.example.com/", into: storage)
+        time.advance(10)
+        // When: an answer over http fills the domain, then tries to set the session
+        try receive((1...5).map { "j\($0)=x; Path=/" } + ["sid=evil; Path=/"], from: "http://api.example.com/", into: storage)
+        // Then: the junk pushed out only itself (and the expired cookie), never the session
+        let kept = storage.cookies(for: try url("https://api.example.com/")).map { "\($0.name)=\($0.value)" }
+        #expect(kept.contains("sid=good"))
+        #expect(!kept.contains("sid=evil"))
+        #expect(kept.count == 3)
+        // And the storage's total: another site over http cannot push the session out either
+        try receive((1...4).map { "k\($0)=x; Path=/" }, from: "http://other.example/", into: storage)
+        #expect(storage.cookies(for: try url("https://api.example.com/")).map(\.value).contains("good"))
+        #expect(storage.allCookies.count == 4)
+    }
+
+    @Test("A cookie made by hand with ; before a combining accent in its value is not kept: it would split the Cookie header")
+    func combiningSemicolon() throws {
+        let storage = CookieStorage()
+        storage.set(Cookie(name: "pref", value: "x;\u{301}y=1", domain: "h.example"))
+        storage.set(Cookie(name: "a\u{301};b", value: "1", domain: "h.example"))
+        #expect(storage.allCookies.isEmpty)
+    }
 }
 
 @Suite("Cookies through a repository")

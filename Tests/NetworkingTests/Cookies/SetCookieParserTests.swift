@@ -164,6 +164,23 @@ struct SetCookieParserTests {
                 != nil)
     }
 
+    @Test("Only the last Domain attribute counts (RFC 6265 §5.3 step 4)")
+    func lastDomainWins() throws {
+        let kept = try #require(try cookie("id=1; Domain=other.test; Domain=example.com", from: "https://www.example.com/"))
+        #expect(kept.domain == "example.com")
+        #expect(!kept.isHostOnly)
+        #expect(try cookie("id=1; Domain=example.com; Domain=other.test", from: "https://www.example.com/") == nil)
+    }
+
+    @Test("A field is split at the byte ;, also before a combining accent, as the server reads the header it gets back")
+    func combiningSemicolon() throws {
+        let kept = try #require(try cookie("pref=x;\u{301}Secure"))
+        #expect(kept.value == "x")
+        #expect(kept.isSecure == false, "the attribute is Secure followed by an accent, not Secure")
+        let named = try #require(try cookie("a=1;\u{301} Path=/"))
+        #expect(named.value == "1")
+    }
+
     @Test("An Expires that is not a date leaves a session cookie", arguments: ["soon", "Wed, 32 Oct 2015 07:28:00 GMT", "21 Oct 2015", ""])
     func unreadableExpires(date: String) throws {
         #expect(try #require(try cookie("a=1; Expires=\(date)")).expiresAt == nil)

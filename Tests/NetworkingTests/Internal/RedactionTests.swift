@@ -82,6 +82,15 @@ struct RedactionTests {
                 ])
     }
 
+    @Test("A header written as a name and value pair (a batch item's, a HAR entry's) has its value redacted when the name is secret")
+    func headerPairs() throws {
+        let body = Data(
+            #"{"batch": [{"headers": [{"name": "X-Api-Key", "value": "k-123"}, {"name": "Accept", "value": "application/json"}]}]}"#.utf8)
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1024)
+        #expect(!excerpt.contains("k-123"))
+        #expect(excerpt.contains("application/json"))
+    }
+
     @Test("A sensitive member holding an object is redacted whole")
     func sensitiveObject() {
         let excerpt = Redaction.standard.bodyExcerpt(Data(#"{"session": {"id": "abc123", "user": 1}}"#.utf8), limit: 1024)

@@ -152,6 +152,22 @@ struct RequestBuilderTests {
         #expect(reason?.contains("an array") == true)
     }
 
+    @Test("A HEAD with a form, a multipart form or an upload is refused: the transports would send it without its body")
+    func headCarriesNoBody() throws {
+        var form = MultipartFormData()
+        form.append(Data("q1".utf8), name: "report", fileName: "report.txt", contentType: "text/plain")
+        let endpoints: [Endpoint<Void>] = [
+            Endpoint(.head, "books", parameters: ["a": 1], encoding: .form),
+            .upload(.head, "books", form: form),
+            .upload(.head, "books", body: .data(Data("x".utf8))),
+        ]
+        for endpoint in endpoints {
+            #expect(invalidRequestReason(endpoint)?.contains("HEAD request cannot carry a body") == true)
+        }
+        // Its parameters in the query are fine.
+        #expect(try build(Endpoint<Void>(.head, "books", parameters: ["a": 1])).url.query == "a=1")
+    }
+
     @Test("Non-object parameters with a multipart form are refused, never sent as JSON in place of the form")
     func multipartNonObjectParameters() throws {
         // Given: a form with a file, and parameters that cannot be its text fields
