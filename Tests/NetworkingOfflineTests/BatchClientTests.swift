@@ -319,6 +319,26 @@ struct BatchClientTests {
         #expect(!sent.contains("X-Admin"))
     }
 
+    @Test(
+        "An item the server did not run, or answered without a code, names its own request, not the batch's answer with the others' bodies")
+    func itemFailuresNameTheirOwnRequest() async throws {
+        let answer = #"[null, {"headers": []}, {"code": 201, "body": "{\"index\": 2, \"token\": \"secret\"}"}]"#
+        let (repository, _) = try Self.repository(ScriptedBatch([answer]))
+        var batch = Batch()
+        let notes = (0..<3).map { batch.add(Endpoint<Created>.post("notes/\($0)")) }
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        for (handle, reason) in zip(notes.prefix(2), [BatchWire.notRunReason, BatchWire.noCodeReason]) {
+            guard case .failure(.invalidResponse(let found, let context)) = results[handle] else {
+                Issue.record("expected invalidResponse, got \(results[handle])")
+                continue
+            }
+            #expect(found == reason)
+            #expect(context.request.url.path.hasPrefix("/notes/"))
+            #expect(context.response == nil)
+        }
+        #expect(try results[notes[2]].get().index == 2)
+    }
+
     /// An option this feature serves in the chain, and must: reading it requires the observer.
     enum ServedInChain: RequestOptionKey {
         static let defaultValue = false

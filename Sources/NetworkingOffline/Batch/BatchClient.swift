@@ -337,7 +337,8 @@ public struct BatchClient: Sendable {
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
                 answers[position] = await followingRedirect(
-                    answer, of: original, signed: requiresSession, by: exchanged.identity, options: options)
+                    BatchWire.naming(original, in: answer), of: original, signed: requiresSession, by: exchanged.identity,
+                    options: options)
             }
             return (answers, .answered)
         }

@@ -20,6 +20,16 @@ enum BatchWire {
         .invalidResponse(reason: notRunReason, context: ErrorContext(request: request.summary))
     }
 
+    /// `answer`, an item's failure to be read (``itemReasons``) naming the item's own `request`
+    /// instead of the batch's: the batch request and its answer, which holds every other item's
+    /// body (another call's login answer, say), do not go into this item's error and its logs.
+    static func naming(_ request: TransportRequest, in answer: Result<TransportResponse, RepositoryError>)
+        -> Result<TransportResponse, RepositoryError>
+    {
+        guard case .failure(.invalidResponse(let reason, _)) = answer, itemReasons.contains(reason) else { return answer }
+        return .failure(.invalidResponse(reason: reason, context: ErrorContext(request: request.summary)))
+    }
+
     /// Header fields an item does not carry: the batch request's own carry them (its
     /// `Authorization` is inherited), a proxy's credential is the proxy's, and the rest describe
     /// the batch's transfer, not the item's.
