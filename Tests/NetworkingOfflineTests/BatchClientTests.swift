@@ -273,6 +273,42 @@ struct BatchClientTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("A batch endpoint refusing every batch as too large costs a halving for two items, then a request per item, never more")
+    func everythingTooLarge() async throws {
+        let transport = StubTransport(routes: [StubTransport.Route.json(.post, "batch", status: 413, #"{"code": "too_large"}"#)])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let notes = (0..<10).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
+        let results = try await BatchClient(repository: repository, limit: 8).send(batch).get()
+        for note in notes { #expect(results[note].failure?.statusCode == 413) }
+        // 8, 4, 2, 1 for the first item; 8, 4, 2, 1 again for the second; then one each.
+        #expect(transport.requests.count == 16)
+    }
+
+    @Test("A refused batch signed for a user is never replayed for another who logged in meanwhile")
+    func refusedItemsKeepToTheirUser() async throws {
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), credential: Credential(accessToken: "ann", refreshToken: "r"))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "batch") { request in
+                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob")
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": 401, "body": ""}]"#.utf8),
+                    url: request.url)
+            }
+        ])
+        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let note = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(results[note].failure?.statusCode == 401)
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann"])
+    }
+
     @Test("Items answered 401 after the session replaced its token meanwhile go again with the newer token, without another refresh")
     func refusedAfterANewerToken() async throws {
         // Given a batch endpoint that refuses the old token's items, and a session whose token

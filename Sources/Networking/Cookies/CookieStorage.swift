@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// It follows RFC 6265: host-only and domain cookies, paths, `Secure`, `Max-Age` and `Expires`
 /// (an expired cookie is removed). A hostile server cannot fill memory: at most
-/// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, the oldest going first;
+/// ``maximumCookiesPerDomain`` per domain and ``maximumCookies`` in all, expired cookies going
+/// first, then the oldest that is not `Secure` (a `Secure` one only for an answer over https);
 /// when the storage is full, room is made among the cookies of the site (registrable domain) that
 /// set the most, so one server, or the many subdomains of one site, cannot push out another's
 /// session. Answers over plain `http` cannot set a `Secure`
@@ -152,7 +153,9 @@ public final class CookieStorage: Sendable {
             {
                 state.entries.remove(at: oldest)
             }
-            if state.entries.count > maximumCookies { Self.evictFromLargestSource(&state.entries, secureOrigin: secureOrigin) }
+            if state.entries.count > maximumCookies {
+                Self.evictFromLargestSource(&state.entries, setBy: source, secureOrigin: secureOrigin)
+            }
         }
     }
 
@@ -179,8 +182,9 @@ public final class CookieStorage: Sendable {
     /// Removes the oldest cookie of the site that set the most, so that a server filling the
     /// storage (from one host or many of its subdomains) pushes out its own cookies, not another's;
     /// as within a domain, one that is not Secure first. When an answer over http set the cookie
-    /// and that site has only Secure ones, the oldest cookie that is not Secure goes instead.
-    private static func evictFromLargestSource(_ entries: inout [Entry], secureOrigin: Bool) {
+    /// and that site has only Secure ones, the oldest cookie of the setting site that is not
+    /// Secure goes instead (at worst the one just set), never another site's.
+    private static func evictFromLargestSource(_ entries: inout [Entry], setBy setter: String, secureOrigin: Bool) {
         var counts: [String: Int] = [:]
         for entry in entries { counts[entry.source, default: 0] += 1 }
         guard let most = counts.values.max() else { return }
@@ -189,7 +193,7 @@ public final class CookieStorage: Sendable {
         let candidates = entries.indices.filter { entries[$0].source == site }
         let victim =
             evictable(candidates, of: entries, secureOrigin: secureOrigin)
-            ?? evictable(Array(entries.indices), of: entries, secureOrigin: secureOrigin)
+            ?? evictable(entries.indices.filter { entries[$0].source == setter }, of: entries, secureOrigin: secureOrigin)
         if let victim { entries.remove(at: victim) }
     }
 

@@ -117,6 +117,13 @@ public struct RequestContext: Sendable {
     /// of the same session may replay the call, one of a later session (after a logout) never.
     public var signedSessionID: Int? { record.sessionID }
 
+    /// The version (``SessionAuthorization/version``) of the credential the session signed the
+    /// call's latest request with, or `nil` when the session did not sign it (not yet, no session,
+    /// or the configuration's default headers authorize). With ``signedSessionID`` and
+    /// ``signedSessionIdentity`` it names the ``SessionAuthorization`` to hand
+    /// ``SessionAuthorizing/authorizationRejected(_:)`` when a feature answers a 401 itself.
+    public var signedCredentialVersion: Int? { record.credentialVersion }
+
     /// A context for the next request of the same call (a poll): its own ``id`` (a server that
     /// deduplicates by request id or `Idempotency-Key` must see a new request), the call's record
     /// (so it keeps to the session the call was first signed in).
@@ -160,6 +167,14 @@ final class CallRecord: Sendable {
 
     /// Whose session that is, when it said.
     var sessionIdentity: String? { session.withLock { $0?.identity } }
+
+    private let version = Mutex<Int?>(nil)
+
+    /// The version of the credential the latest request was signed with, if the session signed it.
+    var credentialVersion: Int? {
+        get { version.withLock { $0 } }
+        set { version.withLock { $0 = newValue } }
+    }
 
     /// A record for another request of the same call (an event stream's reconnection): attempts
     /// of its own, kept to the session this call was first signed in.

@@ -116,7 +116,7 @@ struct RequestBuilder {
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
         }
         // The transports send no body with a HEAD: a form or an upload would be lost unsaid.
-        if endpoint.method == .head, body != nil {
+        if endpoint.method == .head, let body, body.inMemoryData?.isEmpty != true {
             throw .invalidRequest(
                 reason: "a HEAD request cannot carry a body: send its parameters in the query (encoding: .query)",
                 request: RequestSummary(method: endpoint.method, url: url))

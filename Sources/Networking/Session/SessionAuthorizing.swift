@@ -110,7 +110,7 @@ struct SessionInterceptor: Interceptor {
             throw .unauthenticatedSession(nil)
         }
         context.record.signed(in: authorization.sessionID, as: identity)
-        let response = try await next(signed(request, with: authorization))
+        let response = try await next(signed(request, with: authorization, record: context.record))
         // A request the session did not sign, or a 401 from another origin a redirect led to
         // (without the credential), tells nothing about the session's credential.
         guard response.statusCode == 401, !defaultHeadersAuthorize, response.isFromOrigin(of: request.url) else { return response }
@@ -124,13 +124,14 @@ struct SessionInterceptor: Interceptor {
                     "the server refused the session's token and a streamed body cannot be sent again; the token has been refreshed, send the call again",
                 request: request.summary)
         }
-        let replayed = try await next(signed(request, with: replay))
+        let replayed = try await next(signed(request, with: replay, record: context.record))
         if replayed.statusCode == 401, replayed.isFromOrigin(of: request.url) { await session.replayRejected(replay) }
         return replayed
     }
 
-    private func signed(_ request: TransportRequest, with authorization: SessionAuthorization) -> TransportRequest {
+    private func signed(_ request: TransportRequest, with authorization: SessionAuthorization, record: CallRecord) -> TransportRequest {
         guard !defaultHeadersAuthorize else { return request }
+        record.credentialVersion = authorization.version
         var signed = request
         signed.headers["Authorization"] = authorization.headerValue
         return signed

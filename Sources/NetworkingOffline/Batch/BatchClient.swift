@@ -11,7 +11,8 @@ import Networking
 ///   on their own afterwards: see ``send(_:)``). A batch the
 ///   endpoint refuses as too large (413 Content Too Large: none of its items ran) is sent again in
 ///   halves, and the rest of the call in batches no larger, down to one item; an item refused
-///   alone gets that 413 as its result, and the items after it go on at the full size. When a
+///   alone gets that 413 as its result, and the items after it go on at the size before that
+///   halving (one at a time after a second such item with nothing taken between). When a
 ///   batch request fails after an earlier one was answered, what ran is not lost: the answered
 ///   items keep their results, the items of the failed request get its error (whether they ran
 ///   is unknown), and the later items, not sent, fail as items the server did not run
@@ -168,9 +169,10 @@ public struct BatchClient: Sendable {
     /// or the failure of a batch request when no item has an answer.
     ///
     /// The requests go in batches of at most ``limit``, one after another (smaller after a 413,
-    /// as the type's overview says). When a batch request
-    /// fails before any other was answered (the first one, unless it had nothing to send), the
-    /// result is that failure: no item has an answer. None ran when the request never left (no
+    /// as the type's overview says; an item refused as too large alone has that 413 as its answer,
+    /// so a batch of one such item succeeds with it). When a batch request
+    /// fails before any other was answered (the first one, unless it had nothing to send or only
+    /// items refused alone), the result is that failure: no item has an answer. None ran when the request never left (no
     /// network, a refused connection); after a timeout, a lost connection or a gateway's 5xx the
     /// server may have run them, so only writes it can recognise (an `Idempotency-Key`) are safe
     /// to send again. When one fails
@@ -239,21 +241,32 @@ public struct BatchClient: Sendable {
         // each time the endpoint refuses one as too large (413) — a refusal before running any
         // item — down to one.
         var sizes = [limit, limit]
+        // Per kind: the size before the halving under way began, and whether the last batch
+        // request of that kind was one item refused alone.
+        var sizeBeforeHalving: [Int?] = [nil, nil]
+        var lastRefusedAlone = [false, false]
         while start < requests.count {
             let (kind, end) = Self.run(from: start, count: requests.count, sizes: sizes, signed: signed)
             let chunk = await sendOne(requests[start..<end], requiresSession: kind == 1, options: options)
             switch chunk.outcome {
             case .answered:
                 answeredBefore = true
+                sizeBeforeHalving[kind] = nil
+                lastRefusedAlone[kind] = false
             case .nothingSent:
                 break
             case .failed(let error) where halvesTooLarge && end - start > 1 && Self.isTooLarge(error):
+                if sizeBeforeHalving[kind] == nil { sizeBeforeHalving[kind] = sizes[kind] }
                 sizes[kind] = (end - start) / 2
                 continue
             case .failed(let error) where halvesTooLarge && Self.isTooLarge(error):
-                // One item too large even alone: it keeps the 413 (it did not run), and the
-                // items after it go on, in batches of the full size again.
-                sizes[kind] = limit
+                // One item too large even alone: it keeps the 413 (it did not run), and the items
+                // after it go on at the size before that halving. After a second such item with
+                // nothing taken between, one at a time: a server refusing everything costs a
+                // request per item, not a halving for each.
+                if !lastRefusedAlone[kind], let size = sizeBeforeHalving[kind] { sizes[kind] = size }
+                sizeBeforeHalving[kind] = nil
+                lastRefusedAlone[kind] = true
             case .failed(let error):
                 answers += chunk.answers
                 for request in requests[end...] {
@@ -332,7 +345,7 @@ public struct BatchClient: Sendable {
             return (answers, .failed(error))
         case .success(let exchanged):
             let items = await replayingRefused(
-                exchanged.items, of: wire, signedWith: exchanged.authorization, inSession: exchanged.sessionID, options: options)
+                exchanged.items, of: wire, signedWith: exchanged.signer, options: options)
             // `exchange` checked that there is one answer per item sent.
             for (position, answer) in zip(positions, items) {
                 guard case .success(let original) = requests[position] else { continue }
@@ -385,31 +398,21 @@ public struct BatchClient: Sendable {
     /// refresh before expiry), the items go again with the newer one, as a single call's would;
     /// never with a later session's.
     private func replayingRefused(
-        _ items: [Result<TransportResponse, RepositoryError>], of wire: [JSONValue], signedWith sent: String?,
-        inSession sessionID: Int?, options: RequestOptions
+        _ items: [Result<TransportResponse, RepositoryError>], of wire: [JSONValue], signedWith signer: SessionAuthorization?,
+        options: RequestOptions
     ) async -> [Result<TransportResponse, RepositoryError>] {
         let refused = items.indices.filter { Self.isRefused(items[$0]) }
-        guard !refused.isEmpty, let sent, let session = repository.sessionManager else { return items }
-        let replay: SessionAuthorization?
+        // Only a batch the session signed, for a user it names: the replay is signed for that
+        // user or not at all.
+        guard !refused.isEmpty, let signer, let user = signer.sessionIdentity, let session = repository.sessionManager
+        else { return items }
         var pinned = options
-        do {
-            // Only while the credential that signed the batch is still the session's: after a
-            // logout (and maybe another user's login) the items are not sent again.
-            guard let current = try await session.authorize(), let user = current.sessionIdentity ?? session.sessionIdentity
-            else { return items }
-            if current.headerValue == sent {
-                replay = try await session.authorizationRejected(current)
-            } else {
-                guard let sessionID, current.sessionID == sessionID else { return items }
-                replay = current
-            }
-            // The replay is signed for the same user or not at all.
-            if pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = user }
-        } catch {
-            return items
-        }
-        guard let replay else { return items }
-        let again: (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?, sessionID: Int?)
+        if pinned[SessionIdentityKey.self] == nil { pinned[SessionIdentityKey.self] = user }
+        // The session decides, as for a call: the current credential of the same session when the
+        // one that signed the batch was replaced meanwhile, a refreshed one when it was the
+        // current one, nothing after a logout.
+        guard let replay = try? await session.authorizationRejected(signer) else { return items }
+        let again: Exchanged
         switch await exchange(refused.map { wire[$0] }, requiresSession: true, options: pinned) {
         case .success(let answers): again = answers
         case .failure(let error):
@@ -429,10 +432,7 @@ public struct BatchClient: Sendable {
     /// `Authorization` the request went with and whose session signed it, or the failure of the
     /// batch request itself (network, a non-2xx status, an answer that does not fit).
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
-        -> Result<
-            (items: [Result<TransportResponse, RepositoryError>], authorization: String?, identity: String?, sessionID: Int?),
-            RepositoryError
-        >
+        -> Result<Exchanged, RepositoryError>
     {
         let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
         var batchRequest: TransportRequest
@@ -461,9 +461,27 @@ public struct BatchClient: Sendable {
         // The credential the batch went with, as far as the answer tells: none when a redirect
         // led to another origin, where the transport did not send it.
         let fromOrigin = response.url.map { Self.origin(of: $0) == Self.origin(of: batchRequest.url) } ?? true
-        return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
-            (items, fromOrigin ? response.requestHeaders?["Authorization"] : nil, context.signedSessionIdentity, context.signedSessionID)
+        let sent = fromOrigin ? response.requestHeaders?["Authorization"] : nil
+        let signer = sent.flatMap { header in
+            context.signedSessionID.flatMap { id in
+                context.signedCredentialVersion.map { version in
+                    SessionAuthorization(
+                        headerValue: header, version: version, sessionID: id, sessionIdentity: context.signedSessionIdentity)
+                }
+            }
         }
+        return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
+            Exchanged(items: items, authorization: sent, identity: context.signedSessionIdentity, signer: signer)
+        }
+    }
+
+    /// A batch request's answer: one answer per item, the `Authorization` it went with, whose
+    /// session signed it, and, when the session signed it, with what (for a 401 to its items).
+    private struct Exchanged {
+        var items: [Result<TransportResponse, RepositoryError>]
+        var authorization: String?
+        var identity: String?
+        var signer: SessionAuthorization?
     }
 
     /// Whether an item was answered 401.

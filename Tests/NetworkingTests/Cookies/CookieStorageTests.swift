@@ -277,6 +277,21 @@ struct CookieStorageTests {
         #expect(storage.allCookies.count == 4)
     }
 
+    @Test("A full storage whose largest site has only Secure cookies: an answer over http drops its own cookie, never another site's")
+    func fullStorageOverHTTP() throws {
+        let storage = CookieStorage(maximumCookiesPerDomain: 10, maximumCookies: 4)
+        try receive(["a=1; Path=/; Secure", "b=2; Path=/; Secure"], from: "https://api.example.com/", into: storage)
+        try receive(["s=1; Path=/"], from: "https://shop.test/", into: storage)
+        try receive(["x=1; Path=/"], from: "http://other.test/", into: storage)
+        #expect(storage.allCookies.count == 4)
+        // When: another http answer comes with the storage full
+        try receive(["y=1; Path=/"], from: "http://other.test/", into: storage)
+        // Then: the largest site's Secure cookies and the shop's session stay; other.test made room itself
+        #expect(storage.cookies(for: try url("https://api.example.com/")).count == 2)
+        #expect(storage.cookies(for: try url("https://shop.test/")).map(\.name) == ["s"])
+        #expect(storage.cookies(for: try url("http://other.test/")).count == 1)
+    }
+
     @Test("A cookie made by hand with ; before a combining accent in its value is not kept: it would split the Cookie header")
     func combiningSemicolon() throws {
         let storage = CookieStorage()

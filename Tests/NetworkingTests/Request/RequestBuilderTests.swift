@@ -164,7 +164,8 @@ struct RequestBuilderTests {
         for endpoint in endpoints {
             #expect(invalidRequestReason(endpoint)?.contains("HEAD request cannot carry a body") == true)
         }
-        // Its parameters in the query are fine.
+        // Its parameters in the query are fine, and so is an empty form.
+        #expect(try build(Endpoint<Void>(.head, "books", parameters: [:], encoding: .form)).method == .head)
         #expect(try build(Endpoint<Void>(.head, "books", parameters: ["a": 1])).url.query == "a=1")
     }
 
