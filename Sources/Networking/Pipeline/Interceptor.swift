@@ -113,8 +113,9 @@ public struct RequestContext: Sendable {
 
     /// The session that signed the call's requests (``SessionAuthorization/sessionID``), or `nil`
     /// before the call is signed. A feature that answers a 401 itself (a batch replaying its
-    /// refused items) compares it with the session's current authorization: a newer credential
-    /// of the same session may replay the call, one of a later session (after a logout) never.
+    /// refused items) gives it, with ``signedCredentialVersion``, to
+    /// ``SessionAuthorizing/authorizationRejected(_:)``: a later session (after a logout) never
+    /// replays the call.
     public var signedSessionID: Int? { record.sessionID }
 
     /// The version (``SessionAuthorization/version``) of the credential the session signed the
