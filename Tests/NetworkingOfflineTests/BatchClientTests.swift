@@ -43,11 +43,25 @@ struct BatchClientTests {
 
     /// A logged-in repository for `http://api.test/` whose batch endpoint answers from `script`.
     static func repository(_ script: ScriptedBatch) throws -> (APIRepository, StubTransport) {
-        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { request in script.answer(request) }])
-        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        let session = SessionManager<APIUser>()
-        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
-        return (APIRepository(configuration: configuration, sessionManager: session, transport: transport), transport)
+        try repository(batch: StubTransport.Route(.post, "batch") { request in script.answer(request) })
+    }
+
+    /// A repository for `http://api.test/` whose batch endpoint is `batch`, with `interceptors`
+    /// in its chain, signed in with `session` (by default Ann, logged in with `ann-token`).
+    static func repository(
+        batch: StubTransport.Route, session: SessionManager<APIUser>? = nil, interceptors: [any Interceptor] = []
+    ) throws -> (APIRepository, StubTransport) {
+        let transport = StubTransport(routes: [batch])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = interceptors
+        let signedIn: SessionManager<APIUser>
+        if let session {
+            signedIn = session
+        } else {
+            signedIn = SessionManager<APIUser>()
+            try signedIn.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        }
+        return (APIRepository(configuration: configuration, sessionManager: signedIn, transport: transport), transport)
     }
 
     @Test(
@@ -224,11 +238,7 @@ struct BatchClientTests {
 
     @Test("An unsigned batch answered 401 fails as an unsigned call does (authenticationFailed), not as an expired session")
     func unsignedBatchRefused() async throws {
-        let transport = StubTransport(routes: [StubTransport.Route.json(.post, "batch", status: 401, #"{"code": "bad_key"}"#)])
-        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        let session = SessionManager<APIUser>()
-        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
-        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let (repository, _) = try Self.repository(batch: .json(.post, "batch", status: 401, #"{"code": "bad_key"}"#))
         var batch = Batch()
         batch.add(Endpoint<Created>.post("signup", parameters: ["n": 1]).withoutSession())
         guard case .failure(.authenticationFailed(let context)) = await BatchClient(repository: repository).send(batch) else {
@@ -243,12 +253,8 @@ struct BatchClientTests {
     )
     func firstFailureWithACallAnsweredAlone() async throws {
         // Given a batch endpoint that answers 503, and a read the chain answers on its own
-        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { request in ScriptedBatch([]).answer(request) }])
-        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        configuration.interceptors = [ChainOnlyReads()]
-        let session = SessionManager<APIUser>()
-        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
-        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let (repository, transport) = try Self.repository(
+            batch: StubTransport.Route(.post, "batch") { request in ScriptedBatch([]).answer(request) }, interceptors: [ChainOnlyReads()])
         var batch = Batch()
         let read = batch.add(Endpoint<Created>.get("notes/1").with(ServedInChain.self, true))
         let first = (0..<2).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
@@ -275,11 +281,7 @@ struct BatchClientTests {
 
     @Test("A batch endpoint refusing every batch as too large costs a halving for two items, then a request per item, never more")
     func everythingTooLarge() async throws {
-        let transport = StubTransport(routes: [StubTransport.Route.json(.post, "batch", status: 413, #"{"code": "too_large"}"#)])
-        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        let session = SessionManager<APIUser>()
-        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
-        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let (repository, transport) = try Self.repository(batch: .json(.post, "batch", status: 413, #"{"code": "too_large"}"#))
         var batch = Batch()
         let notes = (0..<10).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
         let results = try await BatchClient(repository: repository, limit: 8).send(batch).get()
@@ -292,16 +294,13 @@ struct BatchClientTests {
     func refusedItemsKeepToTheirUser() async throws {
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), credential: Credential(accessToken: "ann", refreshToken: "r"))
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.post, "batch") { request in
-                try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob")
-                return TransportResponse(
-                    statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": 401, "body": ""}]"#.utf8),
-                    url: request.url)
-            }
-        ])
-        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        let batchEndpoint = StubTransport.Route(.post, "batch") { request in
+            try? session.login(user: APIUser(id: 2, name: "Bob"), token: "bob")
+            return TransportResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"code": 401, "body": ""}]"#.utf8),
+                url: request.url)
+        }
+        let (repository, transport) = try Self.repository(batch: batchEndpoint, session: session)
         var batch = Batch()
         let note = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 1]))
         let results = try await BatchClient(repository: repository).send(batch).get()
@@ -315,19 +314,16 @@ struct BatchClientTests {
         // is replaced (by another call's refresh) while the batch is under way
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), credential: Credential(accessToken: "old", refreshToken: "r"))
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.post, "batch") { request in
-                guard request.headers["Authorization"] == "Bearer new" else {
-                    try? session.update(credential: Credential(accessToken: "new", refreshToken: "r"))
-                    return TransportResponse(
-                        statusCode: 200, headers: ["Content-Type": "application/json"],
-                        body: Data(#"[{"code": 401, "body": ""}, {"code": 401, "body": ""}]"#.utf8), url: request.url)
-                }
-                return ScriptedBatch([Self.created([0, 1])]).answer(request)
+        let batchEndpoint = StubTransport.Route(.post, "batch") { request in
+            guard request.headers["Authorization"] == "Bearer new" else {
+                try? session.update(credential: Credential(accessToken: "new", refreshToken: "r"))
+                return TransportResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json"],
+                    body: Data(#"[{"code": 401, "body": ""}, {"code": 401, "body": ""}]"#.utf8), url: request.url)
             }
-        ])
-        let configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+            return ScriptedBatch([Self.created([0, 1])]).answer(request)
+        }
+        let (repository, transport) = try Self.repository(batch: batchEndpoint, session: session)
         var batch = Batch()
         let notes = (0..<2).map { batch.add(Endpoint<Created>.post("notes", parameters: ["n": $0])) }
         // When

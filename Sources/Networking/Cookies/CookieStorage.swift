@@ -41,6 +41,8 @@ public final class CookieStorage: Sendable {
         /// The site (registrable domain) of the host whose answer set it — the cookie's domain's
         /// for one given to ``set(_:)`` — so that one site's many subdomains count as one.
         var source: String
+
+        func isExpired(at date: Date) -> Bool { cookie.expiresAt.map { $0 <= date } ?? false }
     }
 
     private struct State {
@@ -77,7 +79,7 @@ public final class CookieStorage: Sendable {
     public func cookies(for url: URL) -> [Cookie] {
         let date = now()
         return state.withLock { state in
-            state.entries.removeAll { $0.cookie.expiresAt.map { $0 <= date } ?? false }
+            state.entries.removeAll { $0.isExpired(at: date) }
             return state.entries.filter { $0.cookie.matches(url, at: date) }
                 .sorted { ($0.cookie.path.count, $1.created) > ($1.cookie.path.count, $0.created) }
                 .map(\.cookie)
@@ -88,7 +90,7 @@ public final class CookieStorage: Sendable {
     public var allCookies: [Cookie] {
         let date = now()
         return state.withLock { state in
-            state.entries.removeAll { $0.cookie.expiresAt.map { $0 <= date } ?? false }
+            state.entries.removeAll { $0.isExpired(at: date) }
             return state.entries.map(\.cookie)
         }
     }
@@ -146,7 +148,7 @@ public final class CookieStorage: Sendable {
             // Making room (RFC 6265bis §5.7, the last step): expired cookies go first, then the
             // oldest that is not Secure; a Secure one only for an answer over https. Else an
             // answer over http could push a Secure session out with junk and then set its own.
-            state.entries.removeAll { $0.cookie.expiresAt.map { $0 <= date } ?? false }
+            state.entries.removeAll { $0.isExpired(at: date) }
             let sameDomain = state.entries.indices.filter { state.entries[$0].cookie.domain == cookie.domain }
             if sameDomain.count > maximumCookiesPerDomain,
                 let oldest = Self.evictable(sameDomain, of: state.entries, secureOrigin: secureOrigin)

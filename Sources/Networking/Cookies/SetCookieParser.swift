@@ -36,8 +36,8 @@ enum SetCookieParser {
         // at characters: `;` before a combining accent is one character, not a `;`.
         let parts = field.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
-        let name = String(decoding: pair[..<equals], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        let value = String(decoding: pair[pair.index(after: equals)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let name = trimmed(pair[..<equals])
+        let value = trimmed(pair[pair.index(after: equals)...])
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameAndValueLength else { return nil }
         var cookie = Cookie(name: name, value: value, domain: host, path: defaultPath(of: url))
         var maxAge: Date?
@@ -47,7 +47,7 @@ enum SetCookieParser {
         var namesRootPath = false
         for attribute in parts.dropFirst() {
             let pieces = attribute.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-                .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces) }
+                .map(trimmed)
             let key = pieces[0].lowercased()
             let argument = pieces.count > 1 ? pieces[1] : ""
             guard argument.utf8.count <= maximumAttributeValueLength else { continue }
@@ -97,6 +97,11 @@ enum SetCookieParser {
         }
         cookie.expiresAt = maxAge ?? expires
         return cookie
+    }
+
+    /// A piece of a field split at ASCII bytes (whole UTF-8 characters), as text without the blanks around it.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
+        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
     /// Whether a cookie for `domain` may go to the names under it: not for a single label (`com`)

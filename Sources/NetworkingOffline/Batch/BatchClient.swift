@@ -462,13 +462,10 @@ public struct BatchClient: Sendable {
         // led to another origin, where the transport did not send it.
         let fromOrigin = response.url.map { Self.origin(of: $0) == Self.origin(of: batchRequest.url) } ?? true
         let sent = fromOrigin ? response.requestHeaders?["Authorization"] : nil
-        let signer = sent.flatMap { header in
-            context.signedSessionID.flatMap { id in
-                context.signedCredentialVersion.map { version in
-                    SessionAuthorization(
-                        headerValue: header, version: version, sessionID: id, sessionIdentity: context.signedSessionIdentity)
-                }
-            }
+        var signer: SessionAuthorization?
+        if let sent, let id = context.signedSessionID, let version = context.signedCredentialVersion {
+            signer = SessionAuthorization(
+                headerValue: sent, version: version, sessionID: id, sessionIdentity: context.signedSessionIdentity)
         }
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
             Exchanged(items: items, authorization: sent, identity: context.signedSessionIdentity, signer: signer)
