@@ -7,17 +7,21 @@ import Foundation
 /// The rules:
 /// - Every credential has a version; signing records the version used.
 /// - A 401 for an older version is replayed with the current credential, without a refresh:
-///   another request already refreshed since it was signed. (``SessionManager`` asks only for a
-///   request of the current session: versions go on counting across sessions.)
+///   another request already refreshed since it was signed — unless the current credential is
+///   known to be expired by now (a long upload signed before that refresh), which is refreshed
+///   first. (``SessionManager`` asks only for a request of the current session: versions go on
+///   counting across sessions.)
 /// - A 401 for the current version starts a refresh unless one is running; either way the request
 ///   waits for it. However many requests fail at once, there is exactly one refresh.
 /// - A request that needs a credential known to be expired starts (or joins) a refresh before it
 ///   is sent.
-/// - At most ``RefreshWindow/maximumRefreshes`` refreshes may start within
+/// - At most ``RefreshWindow/maximumRefreshes`` refreshes started by a 401 may start within
 ///   ``RefreshWindow/interval``; one more fails every waiter with an excessive-refresh error,
-///   which stops refresh loops against a server that rejects every new token. A refresh that
-///   failed without the server rejecting it leaves the window when it ends: it replays nothing,
-///   so it is no loop, and a device offline must not lose its session for trying.
+///   which stops refresh loops against a server that rejects every new token. A refresh started
+///   because the credential is about to expire does not count: short-lived tokens renewed on
+///   time are no loop. A refresh that failed without the server rejecting it leaves the window
+///   when it ends: it replays nothing, so it is no loop, and a device offline must not lose its
+///   session for trying.
 /// - A new session (login, restore, end) starts afresh: the refresh of the session before is
 ///   abandoned (its waiters ask again, and its outcome, identified by its ``refreshID``, is
 ///   ignored when it comes) and the window is emptied, so one user's refreshes never hold up or
@@ -45,6 +49,8 @@ struct RefreshStateMachine: Sendable {
     private(set) var waiters: [Int] = []
     private var refreshStarts: [Date] = []
     private var refreshingFrom = 0
+    /// Whether the running refresh has its start in the window (one a 401 started).
+    private var runningCounts = false
     let window: RefreshWindow
 
     init(window: RefreshWindow) {
@@ -62,24 +68,34 @@ struct RefreshStateMachine: Sendable {
             return .wait
         }
         guard isExpired, canRefresh else { return .proceed(version: version) }
-        return start(for: waiter, now: now)
+        return start(for: waiter, counted: false, now: now)
     }
 
-    /// A request signed with `signedVersion` was answered 401.
-    mutating func rejected(_ waiter: Int, signedVersion: Int, canRefresh: Bool, now: Date) -> Decision {
+    /// A request signed with `signedVersion` was answered 401; `isExpired` tells whether the
+    /// current credential is known to be expired.
+    mutating func rejected(_ waiter: Int, signedVersion: Int, isExpired: Bool, canRefresh: Bool, now: Date) -> Decision {
         if isRefreshing {
             waiters.append(waiter)
             return .wait
         }
-        if signedVersion != version { return .proceed(version: version) }
+        if signedVersion != version {
+            // Replaying with a credential known to be expired would be refused in turn, and that
+            // refusal would end the session: refresh it first.
+            guard isExpired, canRefresh else { return .proceed(version: version) }
+            return start(for: waiter, counted: false, now: now)
+        }
         guard canRefresh else { return .giveUp }
-        return start(for: waiter, now: now)
+        return start(for: waiter, counted: true, now: now)
     }
 
-    private mutating func start(for waiter: Int, now: Date) -> Decision {
-        refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
-        guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
-        refreshStarts.append(now)
+    /// Starts a refresh for `waiter`; `counted`: whether it takes a place in the window.
+    private mutating func start(for waiter: Int, counted: Bool, now: Date) -> Decision {
+        if counted {
+            refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
+            guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
+            refreshStarts.append(now)
+        }
+        runningCounts = counted
         isRefreshing = true
         refreshID += 1
         refreshingFrom = version
@@ -107,7 +123,7 @@ struct RefreshStateMachine: Sendable {
     mutating func refreshFailed(_ refresh: Int, counts: Bool = true) -> [Int] {
         guard isRunning(refresh) else { return [] }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
-        if !counts { _ = refreshStarts.popLast() }
+        if !counts, runningCounts { _ = refreshStarts.popLast() }
         return finish()
     }
 
@@ -143,8 +159,10 @@ struct RefreshStateMachine: Sendable {
 
 /// How many refreshes may start within an interval before refreshing is considered a loop.
 ///
-/// A refresh that failed without the server rejecting it (the endpoint unreachable, a 5xx, an
-/// answer that does not decode) is not counted: it replays nothing, so it is no loop.
+/// Only refreshes started by a 401 count. One started because the token is about to expire
+/// (short-lived tokens renewed on time) is no loop; nor is a refresh that failed without the
+/// server rejecting it (the endpoint unreachable, a 5xx, an answer that does not decode): it
+/// replays nothing.
 public struct RefreshWindow: Sendable, Hashable {
     /// The most refreshes allowed within ``interval``. Default 5.
     public var maximumRefreshes: Int

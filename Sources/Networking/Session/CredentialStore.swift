@@ -22,8 +22,9 @@ public struct PersistedSession: Sendable, Hashable, Codable {
     public var credential: Credential
     /// The user as JSON, or `nil` when not known yet.
     public var user: JSONValue?
-    /// The session's ``SessionManager/sessionIdentity`` for a `User` that is not `Identifiable`,
-    /// kept so that the identity outlives user updates and restarts; `nil` in files written before it existed.
+    /// The session's ``SessionManager/sessionIdentity`` as it started, kept so that the identity
+    /// outlives user updates and restarts, and a stored user that no longer decodes (an app
+    /// update changed `User`); `nil` in files written before it existed.
     public var identity: String?
 
     /// Creates a persisted session.

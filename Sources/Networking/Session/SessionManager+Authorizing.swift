@@ -45,10 +45,11 @@ extension SessionManager {
 
     /// Signs in session `expected`, or in the current one when `nil`.
     private func authorize(expecting pinned: Int?) async throws(RepositoryError) -> SessionAuthorization? {
-        let marker = RefreshingManager.current
+        let marker = RefreshingManager.current.flatMap { $0.manager == ObjectIdentifier(self) ? $0 : nil }
         // The session the request was made in, once known: after a wait it is signed in that
-        // session or not at all, never with the credential of a user who logged in meanwhile.
-        var session = pinned
+        // session or not at all, never with the credential of a user who logged in meanwhile. A
+        // call of the refresher (or of a task it started) belongs to the session it refreshed.
+        var session = pinned ?? marker?.session
         while true {
             let now = clock.now()
             let expected = session
@@ -58,9 +59,7 @@ extension SessionManager {
                 }
                 // A call made by the refresher (or a task it started) that needs this session
                 // would wait for the very refresh it is part of: it fails while that refresh runs.
-                if let marker, marker.manager == ObjectIdentifier(self), state.refresh.isRefreshing,
-                    state.refresh.refreshID == marker.refresh
-                {
+                if let marker, state.refresh.isRefreshing, state.refresh.refreshID == marker.refresh {
                     return (.fail(Self.callInsideRefresh), state.sessionID)
                 }
                 let id = newWaiter(&state)
@@ -85,7 +84,9 @@ extension SessionManager {
                 guard let credential = state.credential, state.sessionID == authorization.sessionID else { return .loggedOut }
                 let id = newWaiter(&state)
                 let decision = state.refresh.rejected(
-                    id, signedVersion: authorization.version, canRefresh: canRefresh(credential), now: now)
+                    id, signedVersion: authorization.version,
+                    isExpired: state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
+                    canRefresh: canRefresh(credential), now: now)
                 return decide(decision, waiter: id, credential: credential, state: &state)
             }
             let replay = try await perform(step)
@@ -171,11 +172,19 @@ extension SessionManager {
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
     private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
-        let marker = RefreshingManager.Marker(manager: ObjectIdentifier(self), refresh: refresh)
+        let marker = RefreshingManager.Marker(manager: ObjectIdentifier(self), refresh: refresh, session: session)
         Task {
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
-            finishRefresh(refresh, of: credential, in: session, with: result)
+            finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable))
         }
+    }
+
+    /// A refreshed credential without an access token is a failed refresh that keeps the session
+    /// (it would sign requests `Bearer ` and, stored, read as no session at the next launch,
+    /// losing the refresh token that still works).
+    private static func usable(_ credential: Credential) -> Result<Credential, RepositoryError> {
+        guard credential.accessToken.isEmpty else { return .success(credential) }
+        return .failure(.invalidRequest(reason: "the token refresher returned a credential with an empty access token", request: nil))
     }
 
     /// Takes the refresh's outcome: the new credential is used (and the waiters woken) at once;
@@ -360,11 +369,14 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
 
 /// The session manager and refresh the current task runs (or was started from), so that a call
 /// of the refresher that needs that session fails at once instead of waiting for the refresh it
-/// is part of. Tasks the refresher starts inherit it; it counts only while that refresh runs.
+/// is part of. Tasks the refresher starts inherit it; it fails calls only while that refresh
+/// runs, and pins them to the session it refreshed after (never signed for a user who logged in since).
 enum RefreshingManager {
     struct Marker: Sendable, Equatable {
         let manager: ObjectIdentifier
         let refresh: Int
+        /// The session refreshed: the refresher's calls are never signed in another one.
+        let session: Int
     }
 
     @TaskLocal static var current: Marker?

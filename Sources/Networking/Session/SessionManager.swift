@@ -178,10 +178,11 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         return fixed
     }
 
-    /// The identity fixed when a session starts: `nil` for an `Identifiable` user (named by its
-    /// `id`), else a digest of the user's JSON form, or of the access token when the user is not known.
+    /// The identity fixed when a session starts: the `id` of an `Identifiable` user, else a
+    /// digest of the user's JSON form, or of the access token when the user is not known. User
+    /// code, so never called under the lock.
     static func startingIdentity(user: User?, token: String) -> String? {
-        if user is any Identifiable { return nil }
+        if let identifiable = user as? any Identifiable { return "user:\(identifiable.id)" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = user.flatMap { try? encoder.encode($0) } ?? Data(token.utf8)
@@ -360,11 +361,12 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
         guard let stored, !stored.credential.accessToken.isEmpty else { return .success(nil) }
         let user = stored.user.flatMap { try? Self.decodeUser($0) }
+        let identity = stored.identity ?? Self.startingIdentity(user: user, token: stored.credential.accessToken)
         let id = state.withLock { state -> Int? in
             guard state.credential == nil else { return nil }
             state.credential = stored.credential
             state.user = user
-            state.identity = stored.identity ?? Self.startingIdentity(user: user, token: stored.credential.accessToken)
+            state.identity = identity
             state.beginSession()
             return state.sessionID
         }

@@ -44,7 +44,7 @@ struct RefreshStateMachineTests {
     func singleFlight() {
         var machine = RefreshStateMachine(window: RefreshWindow())
         var decisions: [RefreshStateMachine.Decision] = []
-        for waiter in 1...50 { decisions.append(machine.rejected(waiter, signedVersion: 0, canRefresh: true, now: now)) }
+        for waiter in 1...50 { decisions.append(machine.rejected(waiter, signedVersion: 0, isExpired: false, canRefresh: true, now: now)) }
         #expect(decisions.filter { $0 == .startRefresh }.count == 1)
         #expect(decisions.filter { $0 == .wait }.count == 49)
         let (_, woken) = machine.refreshSucceeded(machine.refreshID)
@@ -55,9 +55,9 @@ struct RefreshStateMachineTests {
     @Test("a 401 for an older credential is replayed with the current one, without a refresh")
     func staleRejection() {
         var machine = RefreshStateMachine(window: RefreshWindow())
-        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         _ = machine.refreshSucceeded(machine.refreshID)
-        let decision7 = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        let decision7 = machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         #expect(decision7 == .proceed(version: 1))
         #expect(!machine.isRefreshing)
     }
@@ -65,20 +65,20 @@ struct RefreshStateMachineTests {
     @Test("a 401 that cannot be refreshed gives up")
     func giveUp() {
         var machine = RefreshStateMachine(window: RefreshWindow())
-        let decision8 = machine.rejected(1, signedVersion: 0, canRefresh: false, now: now)
+        let decision8 = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: false, now: now)
         #expect(decision8 == .giveUp)
     }
 
     @Test("a failed refresh returns every waiter to fail, and the next 401 may refresh again")
     func failure() {
         var machine = RefreshStateMachine(window: RefreshWindow())
-        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
-        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         let decision9 = machine.refreshFailed(machine.refreshID)
         #expect(decision9 == [1, 2])
         #expect(!machine.isRefreshing)
         #expect(machine.version == 0)
-        let decision10 = machine.rejected(3, signedVersion: 0, canRefresh: true, now: now)
+        let decision10 = machine.rejected(3, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         #expect(decision10 == .startRefresh)
     }
 
@@ -86,21 +86,21 @@ struct RefreshStateMachineTests {
     func window() {
         var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 2, interval: 30))
         for attempt in 0..<2 {
-            let decision11 = machine.rejected(attempt, signedVersion: machine.version, canRefresh: true, now: now)
+            let decision11 = machine.rejected(attempt, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now)
             #expect(decision11 == .startRefresh)
             _ = machine.refreshSucceeded(machine.refreshID)
         }
-        let decision12 = machine.rejected(9, signedVersion: machine.version, canRefresh: true, now: now.addingTimeInterval(10))
+        let decision12 = machine.rejected(9, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(10))
         #expect(decision12 == .excessive)
         // Once the window has passed, refreshing is allowed again.
-        let decision13 = machine.rejected(10, signedVersion: machine.version, canRefresh: true, now: now.addingTimeInterval(31))
+        let decision13 = machine.rejected(10, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(31))
         #expect(decision13 == .startRefresh)
     }
 
     @Test("a credential replaced during a refresh is not overwritten by the refresh's result")
     func replacedDuringRefresh() {
         var machine = RefreshStateMachine(window: RefreshWindow())
-        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         machine.credentialReplaced()
         let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
         #expect(!keep)
@@ -111,8 +111,8 @@ struct RefreshStateMachineTests {
     @Test("a cancelled waiter leaves the queue; the others are still woken")
     func cancellation() {
         var machine = RefreshStateMachine(window: RefreshWindow())
-        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
-        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         let cancelled = machine.cancel(2)
         let cancelledTwice = machine.cancel(2)
         let woken = machine.refreshSucceeded(machine.refreshID).waiters
@@ -124,14 +124,14 @@ struct RefreshStateMachineTests {
     @Test("a new session abandons the running refresh: its waiters are returned, its outcome ignored, the window emptied")
     func sessionChanged() {
         var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 1, interval: 30))
-        _ = machine.rejected(1, signedVersion: 0, canRefresh: true, now: now)
-        _ = machine.rejected(2, signedVersion: 0, canRefresh: true, now: now)
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        _ = machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         let abandoned = machine.refreshID
         #expect(machine.sessionChanged() == [1, 2])
         #expect(!machine.isRefreshing)
         #expect(machine.version == 1)
         // The new session may refresh at once: the old refresh left the window with its session
-        #expect(machine.rejected(3, signedVersion: 1, canRefresh: true, now: now) == .startRefresh)
+        #expect(machine.rejected(3, signedVersion: 1, isExpired: false, canRefresh: true, now: now) == .startRefresh)
         // The abandoned refresh's outcome changes nothing of the new one
         let late = machine.refreshSucceeded(abandoned)
         #expect(!late.keep)
@@ -141,6 +141,37 @@ struct RefreshStateMachineTests {
         let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
         #expect(keep)
         #expect(woken == [3])
+    }
+
+    @Test("refreshes started because the credential is about to expire take no place in the window")
+    func proactiveRefreshesAreNoLoop() {
+        var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 2, interval: 30))
+        for waiter in 1...10 {
+            #expect(machine.credentialNeeded(by: waiter, isExpired: true, canRefresh: true, now: now) == .startRefresh)
+            _ = machine.refreshSucceeded(machine.refreshID)
+        }
+        // A proactive refresh that fails leaves the 401s' starts where they were
+        #expect(machine.rejected(11, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        _ = machine.refreshSucceeded(machine.refreshID)
+        #expect(machine.credentialNeeded(by: 12, isExpired: true, canRefresh: true, now: now) == .startRefresh)
+        _ = machine.refreshFailed(machine.refreshID, counts: false)
+        #expect(machine.rejected(13, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        _ = machine.refreshSucceeded(machine.refreshID)
+        #expect(machine.rejected(14, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now) == .excessive)
+    }
+
+    @Test("a 401 for an older credential refreshes first when the current one is known to be expired")
+    func staleRejectionOfExpiredCredential() {
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        _ = machine.refreshSucceeded(machine.refreshID)
+        #expect(machine.rejected(2, signedVersion: 0, isExpired: true, canRefresh: true, now: now) == .startRefresh)
+        #expect(machine.rejected(3, signedVersion: 0, isExpired: true, canRefresh: true, now: now) == .wait)
+        let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
+        #expect(keep)
+        #expect(woken == [2, 3])
+        // Without a way to refresh, the replay goes with what there is
+        #expect(machine.rejected(4, signedVersion: 0, isExpired: true, canRefresh: false, now: now) == .proceed(version: 2))
     }
 
     @Test("a session change with no refresh running wakes nobody")

@@ -151,6 +151,36 @@ struct SessionCrossSessionTests {
         #expect(bobsHeader == "Bearer bob-1")
     }
 
+    @Test("A call the refresher makes after Ann logged out and Bob logged in is not signed with Bob's token")
+    func refresherCallAfterAUserSwitch() async throws {
+        let holder = Mutex<SessionManager<User>?>(nil)
+        let started = Gate()
+        let switched = Gate()
+        let refresherCall = Mutex<Result<SessionAuthorization?, RepositoryError>?>(nil)
+        let refresher = ClosureRefresher { credential in
+            started.open()
+            await switched.wait()
+            guard let manager = holder.withLock({ $0 }) else { return .failure(.cancelled(nil)) }
+            let outcome = await authorizing(manager)
+            refresherCall.withLock { $0 = outcome }
+            return .success(credential)
+        }
+        let manager = SessionManager<User>(refresher: refresher)
+        holder.withLock { $0 = manager }
+        try manager.login(user: ann, credential: Credential(accessToken: "ann", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
+        // Ann's request starts a refresh, which waits while Ann logs out and Bob logs in
+        let annsCall = Task { await authorizing(manager) }
+        await started.wait()
+        try manager.logout()
+        try manager.login(user: bob, credential: Credential(accessToken: "bob"))
+        switched.open()
+        _ = try #require(await annsCall.value(within: .seconds(10)))
+        // Then: the refresher's call belongs to Ann's session, which has ended
+        for _ in 0..<1000 where refresherCall.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        let outcome = try #require(refresherCall.withLock { $0 })
+        #expect(try outcome.get() == nil)
+    }
+
     @Test("Ann's refreshes do not count against Bob's refresh window")
     func windowStartsAfreshWithEachSession() async throws {
         // Given: a window of two refreshes, both used by Ann's session
@@ -159,19 +189,17 @@ struct SessionCrossSessionTests {
         }
         let manager = SessionManager<User>(
             refresher: refresher, refreshPolicy: RefreshPolicy(window: RefreshWindow(maximumRefreshes: 2, interval: 3600)))
-        let expired = Credential(accessToken: "ann", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60))
-        try manager.login(user: ann, credential: expired)
-        _ = await authorizing(manager)
-        try manager.update(credential: expired)
-        _ = await authorizing(manager)
+        try manager.login(user: ann, credential: Credential(accessToken: "ann", refreshToken: "r"))
+        var annsAuthorization = try #require(try await manager.authorize())
+        for _ in 1...2 { annsAuthorization = try #require(try await manager.authorizationRejected(annsAuthorization)) }
         #expect(calls.all.count == 2)
-        #expect(manager.sessionToken == "ann+")
-        // When: Ann logs out, Bob logs in with an expired token
+        #expect(manager.sessionToken == "ann++")
+        // When: Ann logs out, Bob logs in, and his first request is answered 401
         try manager.logout()
-        try manager.login(
-            user: bob, credential: Credential(accessToken: "bob", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
-        // Then: Bob's first request may refresh; it is not an excessive refresh
-        let bobsOutcome = await authorizing(manager)
+        try manager.login(user: bob, credential: Credential(accessToken: "bob", refreshToken: "r"))
+        let bobsAuthorization = try #require(try await manager.authorize())
+        // Then: Bob's session may refresh; it is not an excessive refresh
+        let bobsOutcome = await rejecting(bobsAuthorization, on: manager)
         #expect(calls.all.count == 3)
         #expect(manager.isLoggedIn)
         if case .failure(let error) = bobsOutcome {

@@ -41,4 +41,19 @@ struct SessionIdentityTests {
         try manager.update(user: Member(id: 7, name: "Ann B."))
         #expect(manager.sessionIdentity == "user:7")
     }
+
+    @Test("An Identifiable user whose stored form no longer decodes keeps its id as the identity after a restart")
+    func identifiableUserThatNoLongerDecodes() async throws {
+        let store = InMemoryCredentialStore()
+        try SessionManager<Member>(store: store).login(user: Member(id: 7, name: "Ann"), credential: Credential(accessToken: "t1"))
+        // An app update changed the user's type: the stored user has no `email`
+        struct NewMember: Codable, Sendable, Identifiable {
+            let id: Int
+            let email: String
+        }
+        let restarted = SessionManager<NewMember>(store: store)
+        _ = await restarted.bootstrap()
+        #expect(restarted.currentUser == nil)
+        #expect(restarted.sessionIdentity == "user:7")
+    }
 }

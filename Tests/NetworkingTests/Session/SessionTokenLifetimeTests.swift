@@ -53,6 +53,62 @@ struct SessionTokenLifetimeTests {
         #expect(manager.isLoggedIn)
     }
 
+    @Test("Tokens that live 10 s, renewed on time for two minutes, never count as a refresh loop")
+    func tokensRenewedOnTime() async throws {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
+        // A request a second: a refresh every five seconds, far more than the window's 5 in 30 s
+        for _ in 1...120 {
+            _ = try await manager.authorize()
+            clock.advance(by: 1)
+        }
+        #expect(manager.isLoggedIn)
+        #expect(calls.all.count >= 20)
+    }
+
+    @Test("A 401 for a token refreshed since, read after the new token expired too, refreshes before the replay")
+    func lateRejectionAfterTheNewTokenExpired() async throws {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
+        // A long upload is signed with the login's token
+        let upload = try #require(try await manager.authorize())
+        // Other calls refresh at 4.5 minutes; the new token lives 5 minutes
+        clock.advance(by: 280)
+        _ = try await manager.authorize()
+        #expect(calls.all.count == 1)
+        // The upload's 401 is read at 10 minutes, when the refreshed token has expired too
+        clock.advance(by: 320)
+        let replay = try await manager.authorizationRejected(upload)
+        #expect(replay?.headerValue == "Bearer t++")
+        #expect(calls.all.count == 2)
+    }
+
+    @Test("A refresher that returns an empty access token fails the refresh and keeps the session")
+    func emptyRefreshedToken() async throws {
+        let (refresher, _) = countingRefresher { _ in .success(Credential(accessToken: "", refreshToken: "r2")) }
+        let store = InMemoryCredentialStore()
+        let manager = SessionManager<User>(store: store, refresher: refresher)
+        try manager.login(user: ann, credential: Credential(accessToken: "t", refreshToken: "r"))
+        let signed = try #require(try await manager.authorize())
+        let outcome = await rejecting(signed, on: manager)
+        guard case .failure(.sessionRefreshFailed(.refresherFailed(.invalidRequest(let reason, _)), _)) = outcome else {
+            Issue.record("expected a refresh failure, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("empty access token"))
+        manager.waitUntilStored()
+        #expect(manager.sessionToken == "t")
+        #expect((try store.load())?.credential.refreshToken == "r")
+    }
+
     @Test("A token set by update(credential:) that is known to be expired is still refreshed before sending")
     func updatedExpiredToken() async throws {
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
