@@ -49,7 +49,12 @@ struct RequestPipeline: Sendable {
         // An event stream's idle timeout counts from here: the request goes on the wire.
         (request.responseBodySink as? ChunkSink)?.wire.sent()
         do {
-            var response = try await transport.send(request)
+            // A transport that does not stream never sees the sink: one that wraps a streaming
+            // transport without saying so would have the body streamed to it, then fed again
+            // from its empty response (a download's file emptied after the fact).
+            var sent = request
+            if !transport.streamsBodies { sent.responseBodySink = nil }
+            var response = try await transport.send(sent)
             response.requestHeaders = request.headers
             guard let sink = request.responseBodySink, !transport.streamsBodies else { return response }
             return try Self.feed(response, to: sink)

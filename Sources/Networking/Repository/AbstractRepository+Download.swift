@@ -460,11 +460,18 @@ extension AbstractRepository {
         -> Result<RepositoryResponse<ResponseChunks>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<ResponseChunks> in
-            // URLSession cannot pause: it buffers what the reader has not taken, up to its own
-            // limit (a body another transport or an interceptor hands over is in memory already).
+            // A streaming transport that cannot pause (URLSession, or one of the app's) buffers
+            // what the reader has not taken, up to URLSession's limit or the default one (a body
+            // a transport that does not stream or an interceptor hands over is in memory already).
+            let unreadLimit =
+                !self.transport.streamsBodies
+                ? Int.max
+                : max(
+                    (self.transport as? URLSessionTransport)?.maximumResponseSize ?? LibcurlTransport.defaultMaximumResponseSize,
+                    4 * ChunkSink.highWater)
             let chunks = ResponseChunks(
                 method: endpoint.method,
-                unreadLimit: (self.transport as? URLSessionTransport).map { max($0.maximumResponseSize, 4 * ChunkSink.highWater) } ?? .max,
+                unreadLimit: unreadLimit,
                 wire: endpoint.options[WireActivityOption.self] ?? WireActivity())
             let request = RequestSummary(method: endpoint.method, url: try self.builder.build(endpoint).url)
             var streaming = endpoint

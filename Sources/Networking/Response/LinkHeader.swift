@@ -14,7 +14,8 @@ enum LinkHeader {
         for field in fields {
             for link in links(in: Array(field.utf8)) where link.relations.contains(wanted) {
                 if let anchor = link.anchor, !isContext(anchor, of: base) { continue }
-                return URL(string: link.target, relativeTo: base)?.absoluteURL
+                // A target that is no URL does not hide a later link of the same relation.
+                if let target = URL(string: link.target, relativeTo: base)?.absoluteURL { return target }
             }
         }
         return nil
@@ -78,11 +79,20 @@ enum LinkHeader {
         return String(decoding: bytes[lower..<upper], as: UTF8.self)
     }
 
-    /// Each `<target>; params` of a field, with its relation types lower-cased.
+    /// Each `<target>; params` of a field, with its relation types lower-cased. An element that
+    /// does not start with `<` is skipped whole: a `<` inside its quoted title is no link.
     private static func links(in bytes: [UInt8]) -> [Link] {
         var result: [Link] = []
         var position = 0
-        while let open = bytes[position...].firstIndex(of: UInt8(ascii: "<")) {
+        let skipped: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: ",")]
+        while true {
+            while position < bytes.count, skipped.contains(bytes[position]) { position += 1 }
+            guard position < bytes.count else { break }
+            guard bytes[position] == UInt8(ascii: "<") else {
+                position = (firstOutsideQuotes(UInt8(ascii: ","), in: bytes, position..<bytes.count) ?? bytes.count) + 1
+                continue
+            }
+            let open = position
             guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { break }
             var link = Link(target: String(decoding: bytes[(open + 1)..<close], as: UTF8.self), relations: [])
             // The parameters run to the next comma outside quotes.

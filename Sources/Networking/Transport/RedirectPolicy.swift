@@ -9,7 +9,8 @@ import Foundation
 ///   ``TransportRequest/keepsMethodOnRedirect`` and the redirect names the same path and query
 ///   at another address (see there); other methods are kept with their body;
 /// - 303 turns every method but `HEAD` into `GET` without a body;
-/// - 307 and 308 keep the method and the body;
+/// - 307 and 308 keep the method and the body — but a body is never sent again from `https` to
+///   `http` (the redirect fails with ``TransportError/invalidResponse(_:)``);
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
 /// - the request's own `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an
@@ -91,6 +92,13 @@ struct RedirectPolicy: Sendable {
             // The fields that described the body go with it (RFC 9110 §15.4): a digest or an
             // encoding left on a GET without a body would have a server refuse the GET.
             for name in Self.bodyFields { next.headers[name] = nil }
+        }
+        // A body sent over https (a token request's secret, a write) is not sent again in the
+        // clear: a 307 or 308 to http, or a write's move, fails instead.
+        if next.body != nil, Self.isDowngrade(request.url, target) {
+            throw .invalidResponse(
+                "refusing to send the body of \(request.method.rawValue) \(Redaction.standard.url(request.url)) again over http to \(Redaction.standard.url(target)): a redirect from https to http"
+            )
         }
         if !request.keepsCredentials(redirectedTo: target) {
             next.headers["Authorization"] = nil

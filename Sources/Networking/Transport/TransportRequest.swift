@@ -26,7 +26,8 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// bounds the connection), by libcurl's transfer rate averaged over about five seconds: an
     /// exchange below one byte a second for that long fails (a silence is noticed up to five
     /// seconds late), and one its reader has paused is never idle. `URLSessionTransport` hands
-    /// it to URLSession as the request's `timeoutInterval`, which counts making the connection too;
+    /// it to URLSession as the request's `timeoutInterval`, which counts making the connection too
+    /// (on Linux in whole seconds, rounded up);
     /// a streamed body it stages in a file first fails once the stream gives nothing for this long.
     public var idleTimeout: TimeInterval?
     /// The TLS requirements of this request: pinned keys, trust anchors and a client certificate.

@@ -189,6 +189,11 @@ public final class URLSessionTransport: Transport {
         let seconds = remaining.seconds
         // URLSession's own timeout is an idle one; the whole exchange is bounded by the deadline timer.
         urlRequest.timeoutInterval = min(seconds, request.idleTimeout ?? seconds)
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking counts whole seconds (0.9 s became 0 ms, a timeout at once):
+            // at least one, rounded up. The deadline timer keeps the exchange to its own time.
+            urlRequest.timeoutInterval = max(1, urlRequest.timeoutInterval.rounded(.up))
+        #endif
         let handle = TaskHandle()
         let used = channel(for: request.security)
         let session = used.session

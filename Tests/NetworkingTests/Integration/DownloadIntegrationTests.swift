@@ -891,6 +891,39 @@ struct ResponseChunksIntegrationTests {
         #expect(bytes <= limit)
     }
 
+    @Test("A transport that wraps a streaming one without saying it streams gets the whole file from nginx, not an emptied one")
+    func wrapperThatDoesNotStream() async throws {
+        let servers = try TestServers.require()
+        let folder = try DownloadIntegrationTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL, transport: Forwarding(inner: TransportUnderTest.libcurl.shared))
+        let file = try await repository.performRequest(
+            Endpoint<DownloadedFile>.get("1m.bin").downloading(
+                to: folder.appendingPathComponent("1m.bin"), expectedSHA256: try await DownloadIntegrationTests.nginxSHA256("1m.bin"))
+        ).get()
+        #expect(file.size == 1024 * 1024)
+    }
+
+    @Test("A streaming transport of the app's that cannot pause is held to 100 MiB unread, as URLSession is to its limit")
+    func unreadLimitOfAnUnpausableTransport() async throws {
+        let streamer = UnpausableStreamer(chunks: 120)
+        let repository = TestAPI.Repository(configuration: try NetworkingConfiguration(baseURL: "http://localhost/v1"), transport: streamer)
+        let stream = try await repository.performRequest(Endpoint<ResponseChunks>.get("log").withoutSession()).get()
+        // The reader lags: everything the transport had arrives first.
+        await streamer.finished.wait()
+        do {
+            var bytes = 0
+            for try await chunk in stream { bytes += chunk.count }
+            Issue.record("a reader this far behind must get an error, read \(bytes) bytes")
+        } catch {
+            guard case .responseTooLarge(let limit, _) = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+            #expect(limit == LibcurlTransport.defaultMaximumResponseSize)
+        }
+    }
+
     @Test("a streamed call an interceptor answers itself (a mock) gives that answer's body to the reader")
     func interceptorAnswersStreamedCall() async throws {
         let servers = try TestServers.require()
@@ -949,6 +982,35 @@ struct ResponseChunksIntegrationTests {
 }
 
 /// Answers every call itself with a 200 and `body`, without the transport.
+/// Forwards to another transport and leaves `streamsBodies` at its default, as an app's
+/// logging wrapper might.
+private struct Forwarding: Transport {
+    let inner: any Transport
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        try await inner.send(request)
+    }
+}
+
+/// Streams `chunks` MiB to the request's sink at once, without pausing, before it returns;
+/// `finished` opens when it has handed them over or was refused.
+private struct UnpausableStreamer: Transport {
+    let chunks: Int
+    let finished = Gate()
+    var streamsBodies: Bool { true }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        guard let sink = request.responseBodySink, sink.begin(ResponseHead(statusCode: 200, url: request.url), canPause: false, resume: {})
+        else { return TransportResponse(statusCode: 200, url: request.url) }
+        defer { finished.open() }
+        let chunk = [UInt8](repeating: 0x61, count: 1024 * 1024)
+        for _ in 0..<chunks {
+            if let failure = chunk.withUnsafeBytes({ sink.receive($0) }).failureWithoutPause { throw failure }
+        }
+        return TransportResponse(statusCode: 200, url: request.url)
+    }
+}
+
 private struct AnswersItself: Interceptor {
     let body: Data
 

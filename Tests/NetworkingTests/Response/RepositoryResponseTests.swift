@@ -359,4 +359,20 @@ struct LinkHeaderTests {
             #expect(context.link(rel: "next")?.path == "/p4", "anchor \(anchor)")
         }
     }
+
+    @Test("An element that does not start with '<' is skipped whole: a link inside its quoted title is none")
+    func elementWithoutTarget() throws {
+        let links = try response(links: [
+            #"rel="prev"; title="<https://evil.example/>; rel=next", <https://api.example.com/p5>; rel="next""#
+        ])
+        #expect(links.link(rel: "next")?.absoluteString == "https://api.example.com/p5")
+        let only = try response(links: [#"title="<https://evil.example/>; rel=next""#])
+        #expect(only.link(rel: "next") == nil)
+    }
+
+    @Test("A target that is no URL does not hide a later link of the same relation")
+    func unparsableTarget() throws {
+        let links = try response(links: ["<http://[::1>; rel=next, <https://api.example.com/p6>; rel=next"])
+        #expect(links.link(rel: "next")?.path == "/p6")
+    }
 }

@@ -90,7 +90,7 @@ struct RedirectPolicyTests {
         var post = request(.post)
         post.keepsMethodOnRedirect = true
         let moved = [
-            "https://api2.example.com/v1/items?page=2", "http://api.example.com:8080/v1/items?page=2",
+            "https://api2.example.com/v1/items?page=2", "https://api.example.com:8080/v1/items?page=2",
             "https://api.example.com/v1/items/?page=2",
         ]
         for status in [301, 302] {
@@ -145,6 +145,28 @@ struct RedirectPolicyTests {
         #expect(moved.headers["X-Api-Key"] == "k3y" && moved.headers["Authorization"] == "Bearer t")
     }
 
+    @Test("A body is never sent again from https to http: a 307 or 308 there, or a write's move, fails; a 302 that drops it is followed")
+    func noBodyGoesToPlainHTTP() throws {
+        for status in [307, 308] {
+            #expect(throws: TransportError.self) {
+                try policy.nextRequest(after: redirect(status, to: "http://api.example.com/v1/items?page=2"), to: request(.post), redirectsSoFar: 0)
+            }
+        }
+        var write = request(.put)
+        write.keepsMethodOnRedirect = true
+        #expect(throws: TransportError.self) {
+            try policy.nextRequest(after: redirect(301, to: "http://api.example.com/v1/items?page=2"), to: write, redirectsSoFar: 0)
+        }
+        let dropped = try #require(
+            try policy.nextRequest(after: redirect(302, to: "http://api.example.com/v1/items"), to: request(.post), redirectsSoFar: 0))
+        #expect(dropped.method == .get && dropped.body == nil)
+        // Over https, or from http to http, the body goes on.
+        #expect(try policy.nextRequest(after: redirect(307, to: "https://cdn.example.com/x"), to: request(.post), redirectsSoFar: 0)?.body != nil)
+        var plain = request(.post)
+        plain.url = URL(string: "http://api.example.com/x")!
+        #expect(try policy.nextRequest(after: redirect(307, to: "http://cdn.example.com/x"), to: plain, redirectsSoFar: 0)?.body != nil)
+    }
+
     @Test("A request with a client certificate is never redirected to http")
     func clientCertificateStaysOnHTTPS() throws {
         var post = request(.get, body: nil)
@@ -177,7 +199,8 @@ struct RedirectPolicyTests {
         #expect(same.headers["Authorization"] == "Bearer t")
         #expect(same.headers["Cookie"] == "a=b")
         for location in ["https://evil.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"] {
-            let next = try #require(try policy.nextRequest(after: redirect(307, to: location), to: request(.post), redirectsSoFar: 0))
+            // A GET: a body is not sent from https to http at all.
+            let next = try #require(try policy.nextRequest(after: redirect(307, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
             #expect(next.headers["Authorization"] == nil, "\(location)")
             #expect(next.headers["Cookie"] == nil, "\(location)")
             #expect(next.headers["X-Trace"] == "1")

@@ -20,6 +20,24 @@ struct TransportFailureTests {
         #expect(try result.get().statusCode == 200)
     }
 
+    @Test(
+        "A timeout or idle timeout under a second is honoured, not taken as none left (FoundationNetworking counts whole seconds)",
+        arguments: TransportUnderTest.all)
+    func subSecondTimeouts(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        // The test API answers in a few milliseconds; a loaded machine still has room in 0.9 s.
+        let timed = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=0.1", timeout: 0.9), over: transport.shared)
+        #expect(try timed.get().statusCode == 200)
+        var idle = try Wire.request(servers.apiURL + "/slow?seconds=0.1", timeout: 20)
+        idle.idleTimeout = 0.9
+        #expect(try await Wire.send(idle, over: transport.shared).get().statusCode == 200)
+        // And a sub-second timeout still ends a slow answer
+        let start = ContinuousClock.now
+        let slow = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=6", timeout: 0.5), over: transport.shared)
+        #expect(slow.failure == .timedOut)
+        #expect(ContinuousClock.now - start < Self.noHang)
+    }
+
     @Test("A slow response fails with timedOut after the request's timeout", arguments: TransportUnderTest.all)
     func slowResponseTimesOut(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -62,6 +62,24 @@ struct TransportRedirectTests {
         #expect(try Wire.echo(try await Wire.response(seeResult, over: transport.shared)).method == "GET")
     }
 
+    @Test("A POST redirected with 307 from the test API over https to its http address is refused, its body not sent in the clear")
+    func bodyIsNotSentAgainOverHTTP() async throws {
+        let servers = try TestServers.require()
+        let security = TransportSecurity(certificateAuthorityFile: servers.caFile)
+        let request = try Wire.request(
+            .post, servers.apiTLSURL + "/redirect/307?to=\(servers.apiURL)/echo", headers: ["Content-Type": "application/json"],
+            body: Data(#"{"refresh_token":"r"}"#.utf8), security: security)
+        let result = await Wire.send(request, over: TransportUnderTest.libcurl.shared)
+        guard case .failure(.invalidResponse(let reason)) = result else {
+            Issue.record("expected the redirect to be refused, got \(result)")
+            return
+        }
+        #expect(reason.contains("from https to http"))
+        // A GET is followed there
+        let get = try Wire.request(servers.apiTLSURL + "/redirect/307?to=\(servers.apiURL)/echo", security: security)
+        #expect(try await Wire.response(get, over: TransportUnderTest.libcurl.shared).statusCode == 200)
+    }
+
     @Test("Authorization stays on its origin", arguments: TransportUnderTest.all)
     func authorizationIsDroppedAcrossOrigins(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -15,9 +15,13 @@
     /// - Request bodies are sent from the request's `Data` without another copy; response bodies
     ///   grow from the announced `Content-Length` without quadratic copying.
     /// - Redirects follow the same rules as every transport (see ``URLSessionTransport``): 307
-    ///   and 308 keep the method and the body, 301/302 turn `POST` into `GET` (unless
-    ///   ``TransportRequest/keepsMethodOnRedirect``), 303 turns
-    ///   everything but `HEAD` into `GET`, and the request's own `Authorization`, `Cookie` and other credential fields stay on their origin (with a ``TransportRequest/cookieStorage``, each hop gets the storage's cookies for its URL; see `RedirectPolicy`).
+    ///   and 308 keep the method and the body (never sent again from `https` to `http`: that
+    ///   redirect fails), 301/302 turn `POST` into `GET` (unless
+    ///   ``TransportRequest/keepsMethodOnRedirect``), 303 turns everything but `HEAD` into `GET`;
+    ///   the request's own `Authorization` and `Cookie` stay on their origin, and other fields
+    ///   named like a credential (`X-Api-Key`) on their host and the hosts under it, never sent
+    ///   over `http` after `https` (with a ``TransportRequest/cookieStorage``, each hop gets the
+    ///   storage's cookies for its URL; see `RedirectPolicy`).
     /// - ``TransportRequest/timeout`` bounds the whole exchange, redirects included; the connection
     ///   phase of each hop is also bounded by ``connectTimeout``.
     /// - Cancelling the calling task aborts the transfer on the wire (its connection is closed)
