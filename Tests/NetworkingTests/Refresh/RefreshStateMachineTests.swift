@@ -90,10 +90,12 @@ struct RefreshStateMachineTests {
             #expect(decision11 == .startRefresh)
             _ = machine.refreshSucceeded(machine.refreshID)
         }
-        let decision12 = machine.rejected(9, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(10))
+        let decision12 = machine.rejected(
+            9, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(10))
         #expect(decision12 == .excessive)
         // Once the window has passed, refreshing is allowed again.
-        let decision13 = machine.rejected(10, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(31))
+        let decision13 = machine.rejected(
+            10, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(31))
         #expect(decision13 == .startRefresh)
     }
 

@@ -167,7 +167,8 @@ struct SessionCrossSessionTests {
         }
         let manager = SessionManager<User>(refresher: refresher)
         holder.withLock { $0 = manager }
-        try manager.login(user: ann, credential: Credential(accessToken: "ann", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "ann", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
         // Ann's request starts a refresh, which waits while Ann logs out and Bob logs in
         let annsCall = Task { await authorizing(manager) }
         await started.wait()

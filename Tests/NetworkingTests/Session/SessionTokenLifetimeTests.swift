@@ -60,7 +60,8 @@ struct SessionTokenLifetimeTests {
             .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
         }
         let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
-        try manager.login(user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
         // A request a second: a refresh every five seconds, far more than the window's 5 in 30 s
         for _ in 1...120 {
             _ = try await manager.authorize()
@@ -77,7 +78,8 @@ struct SessionTokenLifetimeTests {
             .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
         }
         let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
-        try manager.login(user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
         // A long upload is signed with the login's token
         let upload = try #require(try await manager.authorize())
         // Other calls refresh at 4.5 minutes; the new token lives 5 minutes

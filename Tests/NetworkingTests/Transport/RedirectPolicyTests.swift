@@ -149,7 +149,8 @@ struct RedirectPolicyTests {
     func noBodyGoesToPlainHTTP() throws {
         for status in [307, 308] {
             #expect(throws: TransportError.self) {
-                try policy.nextRequest(after: redirect(status, to: "http://api.example.com/v1/items?page=2"), to: request(.post), redirectsSoFar: 0)
+                try policy.nextRequest(
+                    after: redirect(status, to: "http://api.example.com/v1/items?page=2"), to: request(.post), redirectsSoFar: 0)
             }
         }
         var write = request(.put)
@@ -161,7 +162,9 @@ struct RedirectPolicyTests {
             try policy.nextRequest(after: redirect(302, to: "http://api.example.com/v1/items"), to: request(.post), redirectsSoFar: 0))
         #expect(dropped.method == .get && dropped.body == nil)
         // Over https, or from http to http, the body goes on.
-        #expect(try policy.nextRequest(after: redirect(307, to: "https://cdn.example.com/x"), to: request(.post), redirectsSoFar: 0)?.body != nil)
+        #expect(
+            try policy.nextRequest(after: redirect(307, to: "https://cdn.example.com/x"), to: request(.post), redirectsSoFar: 0)?.body
+                != nil)
         var plain = request(.post)
         plain.url = URL(string: "http://api.example.com/x")!
         #expect(try policy.nextRequest(after: redirect(307, to: "http://cdn.example.com/x"), to: plain, redirectsSoFar: 0)?.body != nil)
@@ -200,7 +203,8 @@ struct RedirectPolicyTests {
         #expect(same.headers["Cookie"] == "a=b")
         for location in ["https://evil.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"] {
             // A GET: a body is not sent from https to http at all.
-            let next = try #require(try policy.nextRequest(after: redirect(307, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
+            let next = try #require(
+                try policy.nextRequest(after: redirect(307, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
             #expect(next.headers["Authorization"] == nil, "\(location)")
             #expect(next.headers["Cookie"] == nil, "\(location)")
             #expect(next.headers["X-Trace"] == "1")
