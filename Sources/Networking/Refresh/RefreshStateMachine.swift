@@ -82,7 +82,7 @@ struct RefreshStateMachine: Sendable {
             // Replaying with a credential known to be expired would be refused in turn, and that
             // refusal would end the session: refresh it first.
             guard isExpired, canRefresh else { return .proceed(version: version) }
-            return start(for: waiter, counted: false, now: now)
+            return start(for: waiter, counted: true, now: now)
         }
         guard canRefresh else { return .giveUp }
         return start(for: waiter, counted: true, now: now)

@@ -467,7 +467,7 @@ extension AbstractRepository {
                 !self.transport.streamsBodies
                 ? Int.max
                 : max(
-                    (self.transport as? URLSessionTransport)?.maximumResponseSize ?? LibcurlTransport.defaultMaximumResponseSize,
+                    (self.transport as? URLSessionTransport)?.maximumResponseSize ?? ChunkSink.defaultUnreadLimit,
                     4 * ChunkSink.highWater)
             let chunks = ResponseChunks(
                 method: endpoint.method,

@@ -47,13 +47,18 @@ extension SessionManager {
     private func authorize(expecting pinned: Int?) async throws(RepositoryError) -> SessionAuthorization? {
         let marker = RefreshingManager.current.flatMap { $0.manager == ObjectIdentifier(self) ? $0 : nil }
         // The session the request was made in, once known: after a wait it is signed in that
-        // session or not at all, never with the credential of a user who logged in meanwhile. A
-        // call of the refresher (or of a task it started) belongs to the session it refreshed.
-        var session = pinned ?? marker?.session
+        // session or not at all, never with the credential of a user who logged in meanwhile.
+        var session = pinned
+        // A request refreshes before sending at most once: tokens that expire as soon as they
+        // arrive must not refresh it in a loop.
+        var waited = false
         while true {
             let now = clock.now()
-            let expected = session
+            let known = session
             let (step, current) = state.withLock { state -> (Step, Int?) in
+                // A call of the refresher (or of a task it started) while the refresher runs
+                // belongs to the session it refreshes.
+                let expected = known ?? marker.flatMap { state.refreshersRunning.contains($0.refresh) ? $0.session : nil }
                 guard let credential = state.credential, expected == nil || expected == state.sessionID else {
                     return (.loggedOut, nil)
                 }
@@ -64,13 +69,14 @@ extension SessionManager {
                 }
                 let id = newWaiter(&state)
                 let decision = state.refresh.credentialNeeded(
-                    by: id, isExpired: state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
+                    by: id, isExpired: !waited && state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
                     canRefresh: canRefresh(credential), now: now)
                 return (decide(decision, waiter: id, credential: credential, state: &state), state.sessionID)
             }
             session = current
             let authorization = try await perform(step)
             if authorization != nil || !step.waits { return authorization }
+            waited = true
         }
     }
 
@@ -83,9 +89,9 @@ extension SessionManager {
                 // Only the session that signed the request may replay it: never another user's.
                 guard let credential = state.credential, state.sessionID == authorization.sessionID else { return .loggedOut }
                 let id = newWaiter(&state)
+                // Expired by now, not within the leeway: a token still good is replayed as it is.
                 let decision = state.refresh.rejected(
-                    id, signedVersion: authorization.version,
-                    isExpired: state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
+                    id, signedVersion: authorization.version, isExpired: state.needsRefresh(at: now, leeway: 0),
                     canRefresh: canRefresh(credential), now: now)
                 return decide(decision, waiter: id, credential: credential, state: &state)
             }
@@ -173,8 +179,10 @@ extension SessionManager {
     private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
         let marker = RefreshingManager.Marker(manager: ObjectIdentifier(self), refresh: refresh, session: session)
+        state.withLock { _ = $0.refreshersRunning.insert(refresh) }
         Task {
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
+            state.withLock { _ = $0.refreshersRunning.remove(refresh) }
             finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable))
         }
     }
@@ -318,11 +326,13 @@ public struct RefreshPolicy: Sendable {
     /// with, so a token that lives less than twice the leeway is not refreshed again on
     /// arrival; and one that arrives already expired by the device's clock (a clock running
     /// ahead of the server's) is used until the server answers 401, instead of refreshed in a
-    /// loop until the ``window`` ends the session.
+    /// loop. A request refreshes before sending at most once: after that refresh it is sent with
+    /// what it brought, however short-lived.
     public var leeway: TimeInterval
-    /// At most this many refreshes within an interval; more end the session with
-    /// ``RefreshFailure/excessiveRefresh(maximum:interval:)``. Default 5 per 30 seconds. A
-    /// refresh that failed without the server rejecting it is not counted.
+    /// At most this many refreshes started by a 401 within an interval;
+    /// more end the session with ``RefreshFailure/excessiveRefresh(maximum:interval:)``.
+    /// Default 5 per 30 seconds. A refresh before sending (the token is about to expire), and
+    /// one that failed without the server rejecting it, are not counted.
     public var window: RefreshWindow
     /// Whether a refresh that fails because the server cannot be reached
     /// (``RepositoryError/isConnectivityFailure``) ends the session.
@@ -369,8 +379,9 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
 
 /// The session manager and refresh the current task runs (or was started from), so that a call
 /// of the refresher that needs that session fails at once instead of waiting for the refresh it
-/// is part of. Tasks the refresher starts inherit it; it fails calls only while that refresh
-/// runs, and pins them to the session it refreshed after (never signed for a user who logged in since).
+/// is part of. Tasks the refresher starts inherit it; while the refresher runs, it pins their
+/// calls to the session it refreshes (never signed for a user who logged in since), and fails
+/// them while that refresh is still the running one. After the refresher returns it counts no more.
 enum RefreshingManager {
     struct Marker: Sendable, Equatable {
         let manager: ObjectIdentifier

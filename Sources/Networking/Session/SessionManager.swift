@@ -42,6 +42,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         var sessionID = 0
         var waits: [Int: Wait] = [:]
         var nextWaiter = 0
+        /// The refreshes whose refresher has not returned yet (see `RefreshingManager`).
+        var refreshersRunning: Set<Int> = []
         /// The identity of a session whose `User` is not `Identifiable`: fixed when it starts.
         var identity: String?
         /// When the current credential came from a refresh, by the manager's clock; `nil` for one

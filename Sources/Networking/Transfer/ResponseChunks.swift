@@ -118,6 +118,9 @@ final class ChunkSink: ResponseBodySink {
 
     /// Unread bytes beyond which the transport is asked to pause.
     static let highWater = 1024 * 1024
+    /// The unread bytes a streaming transport that cannot pause (other than URLSession, held to
+    /// its own `maximumResponseSize`) may buffer: the transports' default response limit.
+    static let defaultUnreadLimit = 100 * 1024 * 1024
 
     private let state = Mutex(State())
     /// The call's method, for the context of a failure the sink finds itself.

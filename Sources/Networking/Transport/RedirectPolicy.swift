@@ -7,10 +7,12 @@ import Foundation
 /// The rules, after RFC 9110 §15.4 and what browsers do:
 /// - 301 and 302 turn `POST` into `GET` without a body — unless the request
 ///   ``TransportRequest/keepsMethodOnRedirect`` and the redirect names the same path and query
-///   at another address (see there); other methods are kept with their body;
+///   at another address (see there); other methods are kept with their body (but see `https`
+///   to `http` below);
 /// - 303 turns every method but `HEAD` into `GET` without a body;
-/// - 307 and 308 keep the method and the body — but a body is never sent again from `https` to
-///   `http` (the redirect fails with ``TransportError/invalidResponse(_:)``);
+/// - 307 and 308 keep the method and the body;
+/// - a body is never sent again from `https` to `http`, whatever the status: the redirect fails
+///   with ``TransportError/invalidResponse(_:)``;
 /// - 300, 304, 305, 306 and a redirect without `Location` are delivered as they are;
 /// - a relative `Location` is resolved against the URL that answered;
 /// - the request's own `Authorization` and `Cookie` are dropped when the scheme, host or port changes (but for an

@@ -13,6 +13,11 @@
 ///   the cookie storage reads one cookie per field, since a joined value cannot always be split
 ///   back (a cookie's value may hold a comma).
 ///
+/// A transport that wraps another (to log, to count) forwards its ``streamsBodies``: one that
+/// leaves the default `false` gets no response sink, so the wrapped transport collects every
+/// body in memory — a download or an endless stream (``ResponseChunks``, server-sent events)
+/// is then held to the wrapped transport's `maximumResponseSize` and handed over only when it ends.
+///
 /// Redirects are the transport's to follow, or to return as they are; one that follows them
 /// itself can do it as the built-in ones do with ``TransportRequest/redirected(by:)``, in a loop
 /// bounded by a limit of its own (theirs is 10), giving each hop only the time left of the

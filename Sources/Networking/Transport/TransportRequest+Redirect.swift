@@ -17,8 +17,8 @@ extension TransportRequest {
     /// - Returns: `nil` when `response` is not a redirect to follow: not 301, 302, 303, 307 or
     ///   308, or without a `Location`.
     /// - Throws: ``TransportError/invalidResponse(_:)`` for a `Location` that is not an `http` or
-    ///   `https` URL, or one that would take a pinned request (or one with a client certificate)
-    ///   off `https`.
+    ///   `https` URL, one that would take a pinned request (or one with a client certificate)
+    ///   off `https`, or one that would send the request's body again from `https` to `http`.
     public func redirected(by response: TransportResponse) throws(TransportError) -> TransportRequest? {
         try RedirectPolicy(maximumRedirects: 1).nextRequest(after: response, to: self, redirectsSoFar: 0)
     }

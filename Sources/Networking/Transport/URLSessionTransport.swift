@@ -11,7 +11,7 @@ import Synchronization
 /// - a 401 with `WWW-Authenticate: Basic` is answered as a plain 401 (Swift 6.3.1's URLSession would hang);
 /// - redirects are followed here, not by URLSession, with the same rules as every transport
 ///   (``LibcurlTransport`` too): 307 and 308 keep the method and the body (Linux would drop the
-///   body), 301/302 turn `POST` into `GET` (unless ``TransportRequest/keepsMethodOnRedirect``),
+///   body; a body is never sent again from `https` to `http`: that redirect fails), 301/302 turn `POST` into `GET` (unless ``TransportRequest/keepsMethodOnRedirect``),
 ///   303 turns everything but `HEAD` into `GET`, and
 ///   the request's own `Authorization` and `Cookie` are not sent to another origin, nor other
 ///   credential fields to another host (with a ``TransportRequest/cookieStorage``, each hop gets

@@ -228,14 +228,14 @@ enum SessionsArticle {
         try session.login(user: response.user, credential: credential)
     }
 
-    struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String; let expiresIn: Double }
+    struct TokenResponse: Decodable, Sendable { let token: String; let refreshToken: String?; let expiresIn: Double }
 
     final class AuthRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
         func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
             let response: Result<TokenResponse, RepositoryError> = await performAuthenticationRequest(
                 .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
             return response.map {
-                Credential(accessToken: $0.token, refreshToken: $0.refreshToken, expiresAt: Date().addingTimeInterval($0.expiresIn))
+                Credential(accessToken: $0.token, refreshToken: $0.refreshToken ?? credential.refreshToken, expiresAt: Date().addingTimeInterval($0.expiresIn))
             }
         }
     }

@@ -920,7 +920,7 @@ struct ResponseChunksIntegrationTests {
                 Issue.record("expected responseTooLarge, got \(error)")
                 return
             }
-            #expect(limit == LibcurlTransport.defaultMaximumResponseSize)
+            #expect(limit == 100 * 1024 * 1024)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 @Suite("SessionManager with short-lived tokens and wrong clocks", .timeLimit(.minutes(1)))
@@ -69,6 +70,30 @@ struct SessionTokenLifetimeTests {
         }
         #expect(manager.isLoggedIn)
         #expect(calls.all.count >= 20)
+    }
+
+    @Test("Tokens that expire a millisecond after they arrive: a request refreshes once before sending, not in a loop")
+    func tokensExpiringOnArrival() async throws {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let refreshes = Mutex(0)
+        let (refresher, calls) = countingRefresher { credential in
+            let issued = Credential(
+                accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(0.001))
+            // Time passes while the answer comes back: the token has expired by the time it is used
+            clock.advance(by: 0.01)
+            // A bound of the test's own, so that a loop fails instead of running until the time limit
+            let count = refreshes.withLock { count in
+                count += 1
+                return count
+            }
+            return count > 20 ? .failure(.cancelled(nil)) : .success(issued)
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(-1)))
+        let header = try await manager.authorize()?.headerValue
+        #expect(header == "Bearer t+")
+        #expect(calls.all.count == 1)
     }
 
     @Test("A 401 for a token refreshed since, read after the new token expired too, refreshes before the replay")

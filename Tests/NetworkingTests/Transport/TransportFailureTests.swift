@@ -26,9 +26,9 @@ struct TransportFailureTests {
     func subSecondTimeouts(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
         // The test API answers in a few milliseconds; a loaded machine still has room in 0.9 s.
-        let timed = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=0.1", timeout: 0.9), over: transport.shared)
+        let timed = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=0.05", timeout: 0.9), over: transport.shared)
         #expect(try timed.get().statusCode == 200)
-        var idle = try Wire.request(servers.apiURL + "/slow?seconds=0.1", timeout: 20)
+        var idle = try Wire.request(servers.apiURL + "/slow?seconds=0.05", timeout: 20)
         idle.idleTimeout = 0.9
         #expect(try await Wire.send(idle, over: transport.shared).get().statusCode == 200)
         // And a sub-second timeout still ends a slow answer
