@@ -78,12 +78,9 @@ struct RefreshStateMachine: Sendable {
             waiters.append(waiter)
             return .wait
         }
-        if signedVersion != version {
-            // Replaying with a credential known to be expired would be refused in turn, and that
-            // refusal would end the session: refresh it first.
-            guard isExpired, canRefresh else { return .proceed(version: version) }
-            return start(for: waiter, counted: true, now: now)
-        }
+        // A 401 for an older version is replayed with the current one — unless that one is known
+        // to be expired too: its refusal would end the session, so it is refreshed first.
+        if signedVersion != version, !(isExpired && canRefresh) { return .proceed(version: version) }
         guard canRefresh else { return .giveUp }
         return start(for: waiter, counted: true, now: now)
     }

@@ -424,12 +424,12 @@ public struct BatchClient: Sendable {
         var replayed = items
         for (index, answer) in zip(refused, again.items) { replayed[index] = answer }
         let refusedAgain = again.items.contains(where: Self.isRefused)
-        if refusedAgain, again.authorization == replay.headerValue { await session.replayRejected(replay) }
+        if refusedAgain, again.signer?.headerValue == replay.headerValue { await session.replayRejected(replay) }
         return replayed
     }
 
-    /// Sends one batch request carrying `wire` and returns one answer per item, the
-    /// `Authorization` the request went with and whose session signed it, or the failure of the
+    /// Sends one batch request carrying `wire` and returns one answer per item, whose session
+    /// signed it and with what, or the failure of the
     /// batch request itself (network, a non-2xx status, an answer that does not fit).
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
         -> Result<Exchanged, RepositoryError>
@@ -468,15 +468,14 @@ public struct BatchClient: Sendable {
                 headerValue: sent, version: version, sessionID: id, sessionIdentity: context.signedSessionIdentity)
         }
         return BatchWire.responses(in: response, expected: wire.count, request: batchRequest).map { items in
-            Exchanged(items: items, authorization: sent, identity: context.signedSessionIdentity, signer: signer)
+            Exchanged(items: items, identity: context.signedSessionIdentity, signer: signer)
         }
     }
 
-    /// A batch request's answer: one answer per item, the `Authorization` it went with, whose
-    /// session signed it, and, when the session signed it, with what (for a 401 to its items).
+    /// A batch request's answer: one answer per item, whose session signed it, and, when the
+    /// session signed it, with what (for a 401 to its items).
     private struct Exchanged {
         var items: [Result<TransportResponse, RepositoryError>]
-        var authorization: String?
         var identity: String?
         var signer: SessionAuthorization?
     }
