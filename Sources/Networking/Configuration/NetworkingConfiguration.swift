@@ -184,7 +184,8 @@ public struct NetworkingConfiguration: Sendable {
     /// More header, query and JSON field names to redact in logs, cURL descriptions and decoding
     /// reports, beyond the built-in ones (any name containing token, password, secret,
     /// authorization, cookie, credential, api key, access key, private key, signature, session or
-    /// sessid, and the names key, sig, auth, pass and sid). These match whole names, ignoring case:
+    /// sessid, and the names key, sig, auth, pass, sid, otp, jwt, assertion, client_assertion,
+    /// code_verifier, x-auth and x-authentication). These match whole names, ignoring case:
     /// `"email"` hides `email`, not `user_email`. An error's own `description` knows only the
     /// built-in names (an error does not carry its configuration); the log line of a failure
     /// applies these too.

@@ -28,7 +28,13 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
         case .sessionRefreshFailed(let failure, let context):
-            let request = context.map { "\($0.request) was not sent: " } ?? ""
+            // Refreshed before sending (an expired token), or after the server refused the call.
+            var request = ""
+            if let context {
+                request =
+                    context.response.map { "\(context.request) was refused (status \($0.statusCode)) and " }
+                    ?? "\(context.request) was not sent: "
+            }
             return "\(request)the session could not be refreshed: \(failure.description.clause). Log in again if the session has ended."
         case .requestError(let context):
             return "\(context.request) failed with status \(Self.status(context))\(Self.attempts(context)).\(Self.bodySuffix(context))"

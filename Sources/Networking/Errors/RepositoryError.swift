@@ -46,7 +46,9 @@ public enum RepositoryError: Error, Sendable {
     /// that refresh fails with this error. The session ends only when the refresh was rejected
     /// (400, 401 or 403), or could not reach the server with
     /// ``RefreshPolicy/expiresSessionWhenUnreachable`` set; any other failure (a 503, a TLS
-    /// error, an answer that does not decode) keeps it for the next try.
+    /// error, an answer that does not decode) keeps it for the next try. The context names the
+    /// call that waited; it holds the server's 401 when that answer started the refresh, and no
+    /// response when the call was held back before sending (its token known to be expired).
     case sessionRefreshFailed(RefreshFailure, ErrorContext?)
     /// The server answered with a non-2xx status that no custom error matched.
     case requestError(ErrorContext)

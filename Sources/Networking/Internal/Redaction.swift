@@ -19,7 +19,13 @@ struct Redaction: Sendable {
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
     /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature, `sid` a
     /// session identifier in a URL; `sessid` — PHP's `PHPSESSID` — is a fragment.)
-    static let builtInNames: Set<String> = ["key", "sig", "auth", "pass", "sid"]
+    /// OAuth's PKCE verifier and client assertions, JWT grants, one-time passwords and the
+    /// `X-Auth` headers are whole names too. (`code`, an authorization code, is not: it names an
+    /// API's error code as often, which a log must show.)
+    static let builtInNames: Set<String> = [
+        "key", "sig", "auth", "pass", "sid", "code_verifier", "assertion", "client_assertion", "jwt", "otp", "x-auth",
+        "x-authentication",
+    ]
 
     /// The redaction with the built-in names only.
     static let standard = Redaction()
@@ -69,19 +75,6 @@ struct Redaction: Sendable {
             components.user = Self.placeholder
             changed = true
         }
-        if let items = components.queryItems {
-            // A secret name's value goes; so do secret pairs inside another value (a return URL,
-            // `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
-            let redacted = items.map { item -> URLQueryItem in
-                if isSecret(item.name) { return URLQueryItem(name: item.name, value: Self.placeholder) }
-                guard let value = item.value, value.contains("=") else { return item }
-                return URLQueryItem(name: item.name, value: redactText(value))
-            }
-            if redacted != items {
-                components.queryItems = redacted
-                changed = true
-            }
-        }
         // Path parameters (`/app;jsessionid=…`) are pairs too, each segment's on its own (a
         // value ends with its segment).
         if components.path.contains(";"), components.path.contains("=") {
@@ -101,8 +94,42 @@ struct Redaction: Sendable {
                 changed = true
             }
         }
-        return changed ? (components.string ?? unparsedURLText(url.absoluteString)) : url.absoluteString
+        guard let text = changed ? components.string : url.absoluteString else { return unparsedURLText(url.absoluteString) }
+        return redactingQuery(of: text)
     }
+
+    /// The URL text with the values of its secret query pairs replaced, every other pair left as
+    /// it was sent: rebuilding the query from decoded items would show an encoded `+` (`C%2B%2B`)
+    /// as a plain one, which a server reads as a space, and a command copied from a log would
+    /// search for something else.
+    private func redactingQuery(of text: String) -> String {
+        // The query runs from the first `?` (encoded anywhere before it) to the fragment.
+        guard let mark = text.firstIndex(of: "?") else { return text }
+        let start = text.index(after: mark)
+        let end = text[start...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[start..<end]
+        guard query.contains("=") else { return text }
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
+            guard let equals = pair.firstIndex(of: "=") else { return pair }
+            let name = pair[..<equals]
+            if isSecret(name.removingPercentEncoding ?? String(name)) { return name + "=" + Self.encodedPlaceholder }
+            // Secret pairs inside a value go too (a return URL, `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
+            let value = pair[pair.index(after: equals)...]
+            guard let decoded = value.removingPercentEncoding, decoded.contains("=") else { return pair }
+            let redacted = redactText(decoded)
+            guard redacted != decoded else { return pair }
+            return name + "=" + (redacted.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? Self.encodedPlaceholder)
+        }
+        guard pairs.elementsEqual(query.split(separator: "&", omittingEmptySubsequences: false)) else {
+            return text.replacingCharacters(in: start..<end, with: pairs.joined(separator: "&"))
+        }
+        return text
+    }
+
+    /// The placeholder as a query value carries it.
+    private static let encodedPlaceholder = "%3Credacted%3E"
+    /// What a query value may hold unencoded: what a query may, but the pair and form separators.
+    private static let queryValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
 
     /// Text meant as a URL (a `Location`, a configured base URL), as it may appear in an error:
     /// its credentials and secret query values redacted, whether or not it parses.
@@ -167,27 +194,31 @@ struct Redaction: Sendable {
     /// Linear in the text, whatever a server sends: a name starts where a run of name characters
     /// starts (the look-behind), so a long run without `=` is scanned once, not from each of its
     /// characters; and the result is built in one pass, not by replacing in place match by match.
+    ///
+    /// The patterns find names only; a secret name's value is measured here, so that a value
+    /// that is no secret is scanned for pairs as well (`lang=en;jsessionid=…`), and a secret JSON
+    /// member goes whole whatever its value (an array or object to its closing bracket, or to the
+    /// end of text cut short).
     func redactText(_ text: String) -> String {
         var result = text
         for (expression, marker) in Self.pairPatterns.list {
             // Text without the pattern's marker holds no such pair: nothing to match.
             guard result.utf8.contains(marker) else { continue }
             let source = result
+            let isJSON = marker == UInt8(ascii: "\"")
             let matches = expression.matches(in: source, range: NSRange(source.startIndex..., in: source))
             var redacted = ""
             var cursor = source.startIndex
             for match in matches {
-                guard let whole = Range(match.range, in: source), let name = Range(match.range(at: 1), in: source),
-                    whole.lowerBound >= cursor
-                else { continue }
+                guard let name = Range(match.range, in: source), name.lowerBound >= cursor else { continue }
                 let bare = source[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
                 // A form's names are percent-encoded: `user%5Bpassword%5D` is `user[password]`.
                 guard isSecret(bare.removingPercentEncoding ?? bare) else { continue }
                 if redacted.isEmpty { redacted.reserveCapacity(source.utf8.count) }
-                redacted += source[cursor..<whole.lowerBound]
-                redacted += source[name]
-                redacted += source[name].hasPrefix("\"") ? "\"\(Self.placeholder)\"" : Self.placeholder
-                cursor = whole.upperBound
+                redacted += source[cursor..<name.upperBound]
+                redacted += isJSON ? "\"\(Self.placeholder)\"" : Self.placeholder
+                cursor =
+                    isJSON ? Self.jsonValueEnd(in: source, from: name.upperBound) : Self.pairValueEnd(in: source, from: name.upperBound)
             }
             guard cursor > source.startIndex else { continue }
             redacted += source[cursor...]
@@ -196,13 +227,66 @@ struct Redaction: Sendable {
         return result
     }
 
-    /// The two pair patterns of ``redactText(_:)``, compiled once, each with a byte every match
-    /// contains: `"name": value` (a quote; the value a string, a number, `true`, `false` or
-    /// `null`), then `name=value` (an equals sign).
+    /// The two name patterns of ``redactText(_:)``, compiled once, each with a byte every match
+    /// contains: `"name": ` (a quote), then `name=` (an equals sign).
     private static let pairPatterns = CompiledPatterns([
-        (#"("[^"]*"\s*:\s*)(?:"(?:[^"\\]|\\.)*"?|-?[0-9][0-9.eE+\-]*|true|false|null)"#, UInt8(ascii: "\"")),
-        (#"(?<![A-Za-z0-9_\-\.\[\]%])([A-Za-z0-9_\-\.\[\]%]+=)[^&\s]*"#, UInt8(ascii: "=")),
+        (#""[^"]*"\s*:\s*"#, UInt8(ascii: "\"")),
+        (#"(?<![A-Za-z0-9_\-\.\[\]%])[A-Za-z0-9_\-\.\[\]%]+="#, UInt8(ascii: "=")),
     ])
+
+    /// Where a `name=value` pair's value ends: at the next `&` or white space. (A secret value
+    /// keeps a `;` or `,` it holds: more hidden beats part of a token shown.)
+    private static func pairValueEnd(in text: String, from start: String.Index) -> String.Index {
+        let bytes = text.utf8
+        var index = start
+        while index < bytes.endIndex, !Self.pairEnds.contains(bytes[index]) { bytes.formIndex(after: &index) }
+        return index
+    }
+
+    private static let pairEnds: Set<UInt8> = [
+        UInt8(ascii: "&"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+    ]
+    private static let literalEnds: Set<UInt8> = pairEnds.union([UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")])
+
+    /// Where the JSON value starting at `start` ends: past its closing quote or bracket (strings
+    /// inside skipped whole), at the end of text cut short, or, for a number or literal, at the
+    /// next delimiter.
+    private static func jsonValueEnd(in text: String, from start: String.Index) -> String.Index {
+        let bytes = text.utf8
+        var index = start
+        guard index < bytes.endIndex else { return index }
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        guard [quote, UInt8(ascii: "["), UInt8(ascii: "{")].contains(bytes[index]) else {
+            while index < bytes.endIndex, !Self.literalEnds.contains(bytes[index]) { bytes.formIndex(after: &index) }
+            return index
+        }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == backslash {
+                    escaped = true
+                } else if byte == quote {
+                    inString = false
+                    if depth == 0 { return index }
+                }
+            } else if byte == quote {
+                inString = true
+            } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
+                depth += 1
+            } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                depth -= 1
+                if depth <= 0 { return index }
+            }
+        }
+        return index
+    }
 
     /// Compiled expressions, shared by every thread: `NSRegularExpression` is immutable and
     /// documented as safe to use from several threads at once.

@@ -2,7 +2,9 @@ import Foundation
 
 /// When and how soon a failed request is sent again.
 ///
-/// By default a request is retried when its method is idempotent (`GET`, `HEAD`, `PUT`, `DELETE`,
+/// Retrying is off unless a configuration or an endpoint sets a policy
+/// (``NetworkingConfiguration/retryPolicy`` defaults to ``never``). With a policy, a request is
+/// retried when its method is idempotent (`GET`, `HEAD`, `PUT`, `DELETE`,
 /// `OPTIONS`, `TRACE`; others only when added to ``retryableMethods``) and it failed with status
 /// 408, 429, 500, 502, 503 or 504, a lost connection, or a timeout — and, when
 /// ``retriesConnectionFailures`` is on, a connection that could not be opened. It is sent at most
@@ -161,9 +163,11 @@ public struct RetryPolicy: Sendable {
     /// delay-seconds too large for an `Int` give `.infinity` (longer than any limit).
     public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        // Delay-seconds too large for an `Int` is still a wait (RFC 9110 §10.2.3): the longest.
-        if !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return .infinity }
+        // Delay-seconds is digits only (RFC 9110 §10.2.3: no sign); too many for an `Int` is
+        // still a wait, the longest.
+        if !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return Int(text).map(TimeInterval.init) ?? .infinity
+        }
         guard let date = HTTPDate.date(from: text, now: now) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }

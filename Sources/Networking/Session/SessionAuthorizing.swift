@@ -92,7 +92,8 @@ struct SessionInterceptor: Interceptor {
                 reason: "the session's credential goes over https only, and this call needs it but goes over http",
                 request: request.summary)
         }
-        let errorContext = ErrorContext(request: request.summary)
+        // Nothing is sent while the session decides: a failure there names the call, unsent.
+        let errorContext = ErrorContext(request: request.summary, attempts: 0)
         // Every attempt of a call (retries, an outer interceptor's repeats) is signed in the
         // session its first attempt was signed in, or not at all.
         let signedIn = context.record.sessionID
@@ -115,7 +116,10 @@ struct SessionInterceptor: Interceptor {
         // (without the credential), tells nothing about the session's credential.
         guard response.statusCode == 401, !defaultHeadersAuthorize, response.isFromOrigin(of: request.url) else { return response }
         let reject = { () async throws(RepositoryError) in try await session.authorizationRejected(authorization) }
-        guard let replay = try await withRequest(errorContext, reject) else { return response }
+        // A refresh that fails now fails a call the server answered: its error keeps that 401.
+        guard let replay = try await withRequest(ErrorContext(request: request.summary, response: response), reject) else {
+            return response
+        }
         // A streamed body has been read: the call cannot be replayed. The session has refreshed
         // for the next call, so this one fails without reading as a logout.
         if request.body?.isStreamed == true {

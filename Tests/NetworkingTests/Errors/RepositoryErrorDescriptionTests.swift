@@ -92,6 +92,16 @@ struct RepositoryErrorDescriptionTests {
         }
     }
 
+    @Test("A refresh failure says whether its call was held back before sending or refused with a 401")
+    func refreshFailureSaysWhetherSent() {
+        let failure = RefreshFailure.refresherFailed(.noNetworkConnection(.connectionRefused, Self.bare))
+        let unsent = RepositoryError.sessionRefreshFailed(failure, ErrorContext(request: Self.request, attempts: 0)).description
+        #expect(unsent.hasPrefix("\(Self.request) was not sent: the session could not be refreshed"), "\(unsent)")
+        let refused = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 401))
+        let sent = RepositoryError.sessionRefreshFailed(failure, refused).description
+        #expect(sent.hasPrefix("\(Self.request) was refused (status 401) and the session could not be refreshed"), "\(sent)")
+    }
+
     @Test("A refresher's call that needed the session is told once; a decoding failure ends its sentence before the body")
     func nestedOnce() async throws {
         let inner = RepositoryError.sessionRefreshFailed(

@@ -78,6 +78,8 @@ struct RefreshIntegrationTests {
             }
             #expect(cause.statusCode == 401)
             #expect(context.request.url.path.hasSuffix("users/me"))
+            // The call's own 401, which started the refresh, is kept.
+            #expect(context.statusCode == 401)
         }
         #expect(!session.isLoggedIn)
         var sawExpired = false

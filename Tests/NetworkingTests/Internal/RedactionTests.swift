@@ -14,6 +14,8 @@ struct RedactionTests {
             ("X-Functions-Key", true), ("X-Master-Key", true), ("X-Auth-Key", true), ("auth_key", true),
             ("Idempotency-Key", false), ("X-Idempotency-Key", false), ("X-Request-Key", false), ("sort_key", false),
             ("X-Request-Id", false), ("monkey", false), ("PHPSESSID", true), ("sid", true), ("side", false), ("consider", false),
+            ("code_verifier", true), ("client_assertion", true), ("assertion", true), ("jwt", true), ("OTP", true),
+            ("X-Auth", true), ("X-Authentication", true), ("code", false), ("author", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)
@@ -130,6 +132,30 @@ struct RedactionTests {
                 == #"{"pin": 1234, "token": "<redacted>", "secret": "<redacted>", "session_key": "<redacted>", "count": 3, "ok": false}"#)
     }
 
+    @Test("A pair that is no secret does not hide the secret pair after it; a secret member's array or object goes whole")
+    func pairsAfterPairsAndStructuredValues() throws {
+        // A path parameter after another one, in a URL and as text
+        let url = try #require(URL(string: "https://h.test/app;lang=en;jsessionid=ABC123/x"))
+        #expect(!Redaction.standard.url(url).contains("ABC123"))
+        #expect(Redaction.standard.redactText("lang=en;jsessionid=ABC123") == "lang=en;jsessionid=<redacted>")
+        // Members whose values are arrays or objects, in JSON text cut short or not parsed
+        let text = #"{"api_tokens": ["a1", "b2"], "password": {"old": "x]y", "new": "z"}, "n": 1, "secret": ["cut"#
+        #expect(
+            Redaction.standard.redactText(text)
+                == #"{"api_tokens": "<redacted>", "password": "<redacted>", "n": 1, "secret": "<redacted>""#)
+    }
+
+    @Test("Redacting a query keeps every other pair as it was sent (an encoded + stays encoded)")
+    func queryKeptAsSent() throws {
+        let url = try #require(URL(string: "https://h.test/search?q=C%2B%2B&api_key=X1&tag=a+b"))
+        #expect(Redaction.standard.url(url) == "https://h.test/search?q=C%2B%2B&api_key=%3Credacted%3E&tag=a+b")
+        let nested = try #require(URL(string: "https://h.test/login?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3Dt0k%26page%3D2&x=%2B"))
+        let redacted = Redaction.standard.url(nested)
+        #expect(!redacted.contains("t0k"))
+        #expect(redacted.hasSuffix("&x=%2B"))
+        #expect(URLComponents(string: redacted)?.queryItems?.first?.value == "https://app/cb?access_token=<redacted>&page=2")
+    }
+
     @Test("Redacting text takes linear time, whatever a server sends", .timeLimit(.minutes(1)))
     func linearTime() {
         // A megabyte of name characters with no "=" after them: each was a start the pattern
@@ -139,6 +165,11 @@ struct RedactionTests {
         // 150,000 secret pairs: each was replaced in place, copying the rest of the text.
         let pairs = String(repeating: "token=x&", count: 150_000)
         #expect(Redaction.standard.redactText(pairs) == String(repeating: "token=<redacted>&", count: 150_000))
+        // Secret members whose values open brackets that never close, and pairs within pairs.
+        let members = String(repeating: #""token": [{"#, count: 100_000)
+        #expect(Redaction.standard.redactText(members) == #""token": "<redacted>""#)
+        let nested = String(repeating: "a=b;", count: 150_000)
+        #expect(Redaction.standard.redactText(nested) == nested)
     }
 
     @Test("A non-JSON body is redacted as text and bounded")

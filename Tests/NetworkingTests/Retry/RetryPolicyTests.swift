@@ -132,6 +132,9 @@ struct RetryPolicyTests {
         #expect(RetryPolicy.retryAfter("120", now: now) == 120)
         #expect(RetryPolicy.retryAfter(" 0 ", now: now) == 0)
         #expect(RetryPolicy.retryAfter("-5", now: now) == nil)
+        // Digits only: a sign is not delay-seconds.
+        #expect(RetryPolicy.retryAfter("+30", now: now) == nil)
+        #expect(RetryPolicy.retryAfter("-0", now: now) == nil)
         #expect(RetryPolicy.retryAfter("Tue, 14 Nov 2023 22:13:30 GMT", now: now) == 10)
         #expect(RetryPolicy.retryAfter("Tuesday, 14-Nov-23 22:13:30 GMT", now: now) == 10)
         #expect(RetryPolicy.retryAfter("Tue Nov 14 22:13:30 2023", now: now) == 10)

@@ -126,6 +126,7 @@ struct SessionRefreshFailureTests {
             }
             #expect(cause.statusCode == 503)
             #expect(context.request.url.path.hasSuffix("books/1"))
+            #expect(context.statusCode == 401)
         }
         // Then: one refresh per request, and the session is still there to try again
         manager.waitUntilStored()
@@ -260,7 +261,8 @@ struct SessionRefreshFailureTests {
         let call = Task { await repository.performRequest(Endpoint<Void>.get("books/1")) }
         let result = try #require(await call.value(within: .seconds(10)), "the call waited for the refresh it started")
         guard
-            case .sessionRefreshFailed(.refresherFailed(.sessionRefreshFailed(.refresherFailed(.invalidRequest(let reason, _)), _?)), _)? =
+            case .sessionRefreshFailed(
+                .refresherFailed(.sessionRefreshFailed(.refresherFailed(.invalidRequest(let reason, _)), _?)), let held?)? =
                 result.failure
         else {
             Issue.record("expected the refresh to fail with the refresher's refused call, got \(result)")
@@ -268,6 +270,8 @@ struct SessionRefreshFailureTests {
         }
         #expect(reason.contains("performAuthenticationRequest"))
         #expect(transport.requests.isEmpty)
+        // Held back before sending: no response, no attempt.
+        #expect(held.response == nil && held.attempts == 0)
         #expect(manager.isLoggedIn)
         refreshOver.open()
         let later = try #require(holder.withLock { $0.later })
