@@ -22,12 +22,14 @@ extension RequestSummary: CustomReflectable {
 }
 
 extension TransportRequest: CustomReflectable {
-    /// The request's members, its URL and header values redacted.
+    /// The request's members, its URL and header values redacted, the body by its kind and size
+    /// (`Data`'s own mirror lists a small body's bytes).
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
-                "method": method, "url": Redaction.standard.url(url), "headers": headers, "body": body as Any, "timeout": timeout,
+                "method": method, "url": Redaction.standard.url(url), "headers": headers, "body": body?.description as Any,
+                "timeout": timeout,
                 "security": security, "keepsMethodOnRedirect": keepsMethodOnRedirect,
             ], displayStyle: .struct)
     }

@@ -2,7 +2,9 @@ import Foundation
 
 extension TransportRequest {
     /// The request as a `curl` command line, with credentials redacted: for bug reports and for
-    /// trying a call by hand.
+    /// trying a call by hand. It knows the built-in secret names only; pass a configuration's
+    /// ``NetworkingConfiguration/secretFields`` to ``cURLDescription(secretFields:)`` for yours
+    /// (the library's own log lines do).
     public var cURLDescription: String { cURLDescription(secretFields: []) }
 
     /// The request as a `curl` command line, redacting the built-in secret names and `secretFields`.
@@ -16,7 +18,10 @@ extension TransportRequest {
             let plain = method.rawValue.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }
             parts.append("-X \(plain && method.rawValue.allSatisfy(\.isASCII) ? method.rawValue : Self.quoted(method.rawValue))")
         }
-        parts.append(Self.quoted(redaction.url(url)))
+        let shownURL = redaction.url(url)
+        // curl reads `[]` and `{}` in a URL as a glob (route templates keep `filter[year]`).
+        if shownURL.contains(where: { "[]{}".contains($0) }) { parts.append("--globoff") }
+        parts.append(Self.quoted(shownURL))
         if let authorities = security.certificateAuthorityFile { parts.append("--cacert \(Self.quoted(authorities.path))") }
         if let client = security.clientCertificate {
             // The files, never the password (curl asks for it) nor bytes in memory (a placeholder).
@@ -32,7 +37,8 @@ extension TransportRequest {
         if let requestBody = body, requestBody.inMemoryData == nil {
             parts.append("--data-binary @body.bin")
         } else if let body = body?.inMemoryData, !body.isEmpty {
-            if let text = String(data: body, encoding: .utf8) {
+            // A NUL cannot be in a shell argument: such a body is binary for the command line.
+            if !body.contains(0), let text = String(data: body, encoding: .utf8) {
                 // JSON is written again only when something was redacted: as sent, otherwise
                 // (its key order, and numbers too large for a Double, kept). The text is checked
                 // too: of duplicate keys the parsed value keeps one, and the text holds both.

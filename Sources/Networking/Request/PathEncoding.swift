@@ -78,6 +78,39 @@ enum PathEncoding {
         encode(text, keeping: isUnreserved)
     }
 
+    /// A URL's path, query and fragment with every byte no URL may hold percent-encoded: `[`, `]`,
+    /// a space, `|`, non-ASCII, a `%` that starts no escape, a second `#`. `URL(string:)` would
+    /// encode such bytes itself, but then encodes every `%` of their component too, so a route's
+    /// `filter[year]=x&q=C%2B%2B` would send `q=C%252B%252B`. Text that needs nothing is returned
+    /// as it is.
+    static func encodeInvalidBytes(_ text: Substring) -> String {
+        let bytes = Array(text.utf8)
+        var fragmentStarted = false
+        var result: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            var keep = isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+            if byte == UInt8(ascii: "#") {
+                keep = !fragmentStarted
+                fragmentStarted = true
+            } else if byte == UInt8(ascii: "%") {
+                keep = index + 2 < bytes.count && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2])
+            }
+            if !keep, result.isEmpty {
+                result.reserveCapacity(bytes.count + 16)
+                result.append(contentsOf: bytes[..<index])
+            }
+            if !keep || !result.isEmpty { append(byte, keeping: keep, to: &result) }
+        }
+        return result.isEmpty ? String(text) : String(decoding: result, as: UTF8.self)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
     private static func encode(_ text: String, keeping: (UInt8) -> Bool) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

@@ -184,7 +184,11 @@ struct RequestBuilder {
     ///   secret query value.
     func url(for path: String, encoded: Bool = false) throws(RepositoryError) -> URL {
         if Self.isAbsolute(path) {
-            guard let absolute = URL(string: path), absolute.host?.isEmpty == false else {
+            // The host as given (an IPv6 literal's brackets), the rest encoded where no URL may hold it.
+            let authority = path.range(of: "://")?.upperBound ?? path.startIndex
+            let rest = path[authority...].firstIndex { "/?#".contains($0) } ?? path.endIndex
+            let text = String(path[..<rest]) + PathEncoding.encodeInvalidBytes(path[rest...])
+            guard let absolute = URL(string: text), absolute.host?.isEmpty == false else {
                 throw .invalidURL(
                     reason: "\"\(redacted(path))\" is not a valid absolute URL: percent-encode it, or give a path under the base URL")
             }
@@ -192,7 +196,7 @@ struct RequestBuilder {
         }
         let suffix = encoded ? Self.joinedRenderedPath(path) : PathEncoding.joinedSegments(of: path, encodes: true)
         let base = configuration.baseURL.absoluteString
-        let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + suffix
+        let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + PathEncoding.encodeInvalidBytes(suffix[...])
         guard let url = URL(string: text) else {
             let shownBase = Redaction(secretFields: configuration.secretFields).url(configuration.baseURL)
             throw .invalidURL(reason: "\"\(redacted(path))\" does not form a valid URL under \(shownBase)")
@@ -235,7 +239,10 @@ struct RequestBuilder {
     private func appendingQuery(_ query: String, to url: URL) throws(RepositoryError) -> URL {
         guard !query.isEmpty else { return url }
         let separator = url.query == nil ? "?" : "&"
-        guard let result = URL(string: url.absoluteString + separator + query) else {
+        // The query goes before a fragment (`list#top`), which is never sent.
+        let text = url.absoluteString
+        let fragment = text.firstIndex(of: "#") ?? text.endIndex
+        guard let result = URL(string: text[..<fragment] + separator + query + text[fragment...]) else {
             throw .invalidURL(reason: "the query \"\(redacted(query))\" does not form a valid URL")
         }
         return result

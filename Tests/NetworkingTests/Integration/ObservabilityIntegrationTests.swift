@@ -99,9 +99,34 @@ struct ObservabilityIntegrationTests {
         #expect(!duplicate.cURLDescription.contains("hunter2"), "\(duplicate.cURLDescription)")
         let file = TransportRequest(method: .post, url: url, body: .file(URL(fileURLWithPath: "/tmp/report (1).pdf")))
         let binary = TransportRequest(method: .post, url: url, body: Data([0xFF, 0xFE, 0x00]))
-        for command in [file.cURLDescription, binary.cURLDescription] {
+        // Valid UTF-8, but a NUL cannot be in a shell argument.
+        let withNUL = TransportRequest(method: .post, url: url, body: Data("a\u{0}b".utf8))
+        // An IPv6 literal's brackets are not a curl glob.
+        let ipv6 = TransportRequest(method: .get, url: try #require(URL(string: "http://[::1]:8080/x")))
+        #expect(ipv6.cURLDescription.contains("--globoff"))
+        for command in [file.cURLDescription, binary.cURLDescription, withNUL.cURLDescription] {
             #expect(command.hasSuffix("--data-binary @body.bin") && !command.contains("#"), "\(command)")
         }
+    }
+
+    @Test("a cURL description run by a shell sends the same request: encoded brackets and +, quotes in headers and body")
+    func cURLRuns() async throws {
+        let servers = try TestServers.require()
+        let curl = try #require(Subprocess.find("curl"), "script/bootstrap installs curl")
+        let shell = try #require(Subprocess.find("sh"))
+        let url = try #require(URL(string: servers.httpbinURL + "/anything?filter%5Byear%5D=1999&q=C%2B%2B"))
+        let request = TransportRequest(
+            method: .put, url: url, headers: ["Content-Type": "application/json", "X-Note": "it's"],
+            body: Data(#"{"name": "O'Brien"}"#.utf8))
+        let command = request.cURLDescription
+        let (status, output) = try await Subprocess.run(shell, ["-c", curl.path + command.dropFirst("curl".count) + " --silent"])
+        #expect(status == 0, "\(command)")
+        let echo = try JSONValue(parsing: output)
+        #expect(echo["method"] == "PUT")
+        #expect(echo["args"]?["filter[year]"] == "1999")
+        #expect(echo["args"]?["q"] == "C++")
+        #expect(echo["headers"]?["X-Note"] == "it's")
+        #expect(echo["json"]?["name"] == "O'Brien")
     }
 
     @Test("the in-flight count rises with concurrent calls and returns to zero")

@@ -106,6 +106,19 @@ struct RequestBuilderTests {
         #expect(request.headers["Content-Type"] == nil)
     }
 
+    @Test("An absolute URL with brackets keeps its encoded values encoded once; parameters go before a fragment")
+    func absoluteURLsAsGiven() throws {
+        // Foundation encodes the brackets and then every % of the query: q=C%252B%252B.
+        let brackets = try build(Endpoint<Void>.get("https://h.test/x?a[]=1&q=C%2B%2B"))
+        #expect(brackets.url.absoluteString == "https://h.test/x?a%5B%5D=1&q=C%2B%2B")
+        let ipv6 = try build(Endpoint<Void>.get("http://[::1]:8080/a b?c=%zz"))
+        #expect(ipv6.url.absoluteString == "http://[::1]:8080/a%20b?c=%25zz")
+        // The query went after the fragment, where it is never sent.
+        let fragment = try build(Endpoint<Void>.get("https://h.test/list#top", parameters: ["page": 2]))
+        #expect(fragment.url.absoluteString == "https://h.test/list?page=2#top")
+        #expect(fragment.url.query == "page=2")
+    }
+
     @Test("POST, PUT and PATCH send parameters as a JSON body", arguments: [HTTPMethod.post, .put, .patch])
     func bodyMethods(method: HTTPMethod) throws {
         // Given / When

@@ -40,6 +40,16 @@ struct RouteCallTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("A route's query with brackets keeps its encoded values encoded once")
+    func bracketsInARouteQuery() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "search", path: "search?filter[:field]=:q&x=a b")], transport: transport)
+        _ = await repository.performRequest(Endpoint<Void>.route("search", pathVariables: ["field": "year", "q": "C++ & more"]))
+        let url = try #require(transport.requests.first?.url)
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems
+        #expect(items == [URLQueryItem(name: "filter[year]", value: "C++ & more"), URLQueryItem(name: "x", value: "a b")], "\(url)")
+    }
+
     @Test("Without routes in the configuration, the error says so")
     func noRoutes() async throws {
         let transport = AnsweringTransport()
