@@ -67,11 +67,23 @@ struct LoggingInterceptor: Interceptor {
     private func details(headers: HTTPHeaders, body: Data?) -> String {
         var text = ""
         for field in headers { text += "\n    \(field.name): \(redaction.headerValue(name: field.name, value: field.value))" }
-        if let body, !body.isEmpty {
+        if let body, Self.isBinary(body) {
+            text += "\n    <\(body.count) bytes, binary>"
+        } else if let body, !body.isEmpty {
             let excerpt = redaction.bodyExcerpt(body, limit: configuration.bodyLimit, pretty: true)
             text += "\n    " + excerpt.replacingOccurrences(of: "\n", with: "\n    ")
         }
         return text
+    }
+
+    /// Whether a body is not text (an image, protobuf): a NUL, or bytes that are not UTF-8, in its
+    /// first kilobyte. Logged as text it would be a screen of replacement characters.
+    static func isBinary(_ body: Data) -> Bool {
+        let head = body.prefix(1024)
+        if head.contains(0) { return true }
+        // Valid UTF-8, but for a character the cut at 1 KiB may have split.
+        let cut = head.count < body.count ? 3 : 0
+        return !(0...cut).contains { String(data: head.dropLast($0), encoding: .utf8) != nil }
     }
 
     static func format(_ seconds: TimeInterval) -> String {

@@ -96,6 +96,12 @@ struct RequestBuilder {
                         request: summary)
                 }
                 guard endpoint.method != .get && endpoint.method != .head else {
+                    if case .object = json {
+                        throw .invalidRequest(
+                            reason:
+                                "\(endpoint.method) cannot carry a JSON body; leave the encoding out (or use .query) to send its parameters in the query",
+                            request: summary)
+                    }
                     throw .invalidRequest(
                         reason:
                             "\(endpoint.method) cannot carry a body, so its parameters must be a dictionary (sent in the query), not \(json.kindDescription)",

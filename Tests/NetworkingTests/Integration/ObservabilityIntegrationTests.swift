@@ -31,6 +31,22 @@ struct ObservabilityIntegrationTests {
         #expect(logger.records.allSatisfy { $0.level != .off })
     }
 
+    @Test("debug logs name a binary body by its size instead of printing it")
+    func binaryBodies() async throws {
+        let servers = try TestServers.require()
+        let logger = RecordingLogger()
+        var configuration = try TestServers.configuration(servers.httpbinURL)
+        configuration.logging = LoggingConfiguration(level: .debug, logger: logger)
+        let repository = TestRepository(configuration: configuration)
+        let bytes = try await repository.performRawRequest(
+            Endpoint<TransportResponse>.get("bytes/2048", parameters: ["seed": 7]).withoutSession()
+        ).get()
+        #expect(bytes.body.count == 2048)
+        let text = logger.records.map(\.message).joined(separator: "\n")
+        #expect(text.contains("<2048 bytes, binary>"), "\(text)")
+        #expect(!text.contains("\u{FFFD}"))
+    }
+
     @Test("at .error only failures are logged, with status and timing")
     func errorLevel() async throws {
         let servers = try TestServers.require()

@@ -159,6 +159,14 @@ struct UploadIntegrationTests {
         ).get()
         #expect(range.size == 5000)
         #expect(range.sha256 == Self.hex(whole[1000..<6000]))
+        // A range past the file's end is refused before anything is sent, saying so.
+        let past: Result<RawReceipt, RepositoryError> = await repository.performRequest(
+            Endpoint.upload(.post, "uploads/raw", body: .file(file, offset: 99_000, length: 5000)).withoutSession())
+        guard case .invalidRequest(let reason, _)? = past.failure else {
+            Issue.record("expected .invalidRequest, got \(past)")
+            return
+        }
+        #expect(reason.contains("holds 100000 bytes, fewer than the 5000 from offset 99000"), "\(reason)")
         let chunks = AsyncStream<Data> { continuation in
             for index in 0..<40 { continuation.yield(whole[(index * 2500)..<((index + 1) * 2500)]) }
             continuation.finish()

@@ -27,6 +27,15 @@ struct RedactionTests {
         #expect(StandardErrorLogger.escapingControls("plain → text") == "plain → text")
     }
 
+    @Test("A body is binary for a log when its first kilobyte holds a NUL or is not UTF-8; text cut mid-character is text")
+    func binaryBodies() {
+        #expect(!LoggingInterceptor.isBinary(Data("plain ünïcode".utf8)))
+        #expect(LoggingInterceptor.isBinary(Data([0x50, 0x4E, 0x47, 0x00])))
+        #expect(LoggingInterceptor.isBinary(Data([0xFF, 0xD8, 0xFF, 0xE0])))
+        // A two-byte character straddling the 1 KiB cut.
+        #expect(!LoggingInterceptor.isBinary(Data((String(repeating: "a", count: 1023) + "ü and more").utf8)))
+    }
+
     @Test("A log record's URL is the redacted one, or the origin alone: never the request's own")
     func loggedURL() throws {
         let url = try #require(URL(string: "https://api.example.com:8443/a?token=s3cret"))

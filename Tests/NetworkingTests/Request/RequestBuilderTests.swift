@@ -163,6 +163,9 @@ struct RequestBuilderTests {
         // Then
         #expect(reason?.contains("\(method) cannot carry a body") == true, "\(reason ?? "nil")")
         #expect(reason?.contains("an array") == true)
+        // A dictionary asked to go as JSON is told where it can go instead.
+        let json = invalidRequestReason(Endpoint<Void>(method, "books", parameters: ["q": "x"], encoding: .json))
+        #expect(json == "\(method) cannot carry a JSON body; leave the encoding out (or use .query) to send its parameters in the query")
     }
 
     @Test("A HEAD with a form, a multipart form or an upload is refused: the transports would send it without its body")

@@ -212,7 +212,16 @@ extension BodySegment {
             guard url.isFileURL else {
                 throw .invalidRequest("the body file \(Redaction.standard.urlText(url.absoluteString)) is not a file URL")
             }
-            if length >= 0 { return length }
+            if length >= 0 {
+                // A regular file must hold the part declared: announced longer, the upload would
+                // stop short and fail as a file that changed while it was sent. (A device or a
+                // pipe with a length given is read for that many bytes.)
+                if case .regular(let size) = POSIX.kind(ofFileAt: url.path), offset > size || length > size - offset {
+                    throw .invalidRequest(
+                        "the body file \(url.path) holds \(size) bytes, fewer than the \(length) from offset \(offset) it is to send")
+                }
+                return length
+            }
             switch POSIX.kind(ofFileAt: url.path) {
             case .unreadable(let reason): throw .invalidRequest("the body file \(url.path) cannot be read: \(reason)")
             case .other: throw .invalidRequest("the body file \(url.path) is not a regular file, so its length is unknown")
