@@ -158,10 +158,13 @@ extension RepositoryError {
     /// unresolvable, offline, a connection lost before the response was complete, or a timeout):
     /// the failures worth trying again later. A server that answered — even with garbage, an
     /// oversize head or a 5xx — is not a connectivity failure; a proxy that refused to open the
-    /// tunnel, and an answer whose body stopped coming (a timeout), are.
+    /// tunnel, and an answer whose body stopped coming (a timeout), are. So is a token refresh
+    /// that failed for one of these reasons (an expired token on a device offline): the session
+    /// is kept, and the call is worth trying again later like any other.
     public var isConnectivityFailure: Bool {
         switch self {
         case .noNetworkConnection, .timeout: true
+        case .sessionRefreshFailed(.refresherFailed(let cause), _): cause.isConnectivityFailure
         default: false
         }
     }

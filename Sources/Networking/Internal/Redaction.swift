@@ -39,8 +39,15 @@ struct Redaction: Sendable {
 
     func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return secretFields.contains(lowered) || Self.builtInNames.contains(lowered)
-            || Self.builtInFragments.contains { lowered.contains($0) }
+        if secretFields.contains(lowered) || Self.builtInNames.contains(lowered) || Self.builtInFragments.contains(where: lowered.contains)
+        {
+            return true
+        }
+        // A query's or a form's nested name (`user[email]`, `codes[]`): each part is a name too.
+        guard lowered.contains("[") else { return false }
+        return lowered.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains {
+            secretFields.contains(String($0)) || Self.builtInNames.contains(String($0))
+        }
     }
 
     /// A header's value for a log: hidden whole when the name is secret; otherwise with the values
@@ -115,7 +122,11 @@ struct Redaction: Sendable {
             if isSecret(name.removingPercentEncoding ?? String(name)) { return name + "=" + Self.encodedPlaceholder }
             // Secret pairs inside a value go too (a return URL, `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
             let value = pair[pair.index(after: equals)...]
-            guard let decoded = value.removingPercentEncoding, decoded.contains("=") else { return pair }
+            guard let decoded = value.removingPercentEncoding else {
+                // Not UTF-8 once decoded: unreadable, so hidden whole when it could hold a pair.
+                return value.range(of: "%3D", options: .caseInsensitive) == nil ? pair : name + "=" + Self.encodedPlaceholder
+            }
+            guard decoded.contains("=") else { return pair }
             let redacted = redactText(decoded)
             guard redacted != decoded else { return pair }
             return name + "=" + (redacted.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? Self.encodedPlaceholder)
@@ -234,7 +245,7 @@ struct Redaction: Sendable {
         (#"(?<![A-Za-z0-9_\-\.\[\]%])[A-Za-z0-9_\-\.\[\]%]+="#, UInt8(ascii: "=")),
     ])
 
-    /// Where a `name=value` pair's value ends: at the next `&` or white space. (A secret value
+    /// Where a `name=value` pair's value ends: at the next `&`, space, tab, CR or LF. (A secret value
     /// keeps a `;` or `,` it holds: more hidden beats part of a token shown.)
     private static func pairValueEnd(in text: String, from start: String.Index) -> String.Index {
         let bytes = text.utf8

@@ -19,7 +19,7 @@ extension TransportRequest {
             parts.append("-X \(plain && method.rawValue.allSatisfy(\.isASCII) ? method.rawValue : Self.quoted(method.rawValue))")
         }
         let shownURL = redaction.url(url)
-        // curl reads `[]` and `{}` in a URL as a glob (route templates keep `filter[year]`).
+        // curl reads `[]` and `{}` in a URL as a glob (an IPv6 host's brackets).
         if shownURL.contains(where: { "[]{}".contains($0) }) { parts.append("--globoff") }
         parts.append(Self.quoted(shownURL))
         if let authorities = security.certificateAuthorityFile { parts.append("--cacert \(Self.quoted(authorities.path))") }

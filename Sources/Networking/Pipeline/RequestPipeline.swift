@@ -45,7 +45,7 @@ struct RequestPipeline: Sendable {
     }
 
     private func sendOverTransport(_ request: TransportRequest) async throws(RepositoryError) -> TransportResponse {
-        if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary, attempts: 0)) }
+        if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary)) }
         // An event stream's idle timeout counts from here: the request goes on the wire.
         (request.responseBodySink as? ChunkSink)?.wire.sent()
         do {

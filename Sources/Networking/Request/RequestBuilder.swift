@@ -99,7 +99,7 @@ struct RequestBuilder {
                     if case .object = json {
                         throw .invalidRequest(
                             reason:
-                                "\(endpoint.method) cannot carry a JSON body; leave the encoding out (or use .query) to send its parameters in the query",
+                                "\(endpoint.method) cannot carry a JSON body: send its parameters in the query (encoding .query)",
                             request: summary)
                     }
                     throw .invalidRequest(
@@ -183,7 +183,7 @@ struct RequestBuilder {
     }
 
     /// The base URL with the path's segments percent-encoded and appended; an absolute `http` or
-    /// `https` URL is taken as it is (a call to another host).
+    /// `https` URL is taken as it is (a call to another host), but for what no URL may hold.
     ///
     /// - Throws: ``RepositoryError/invalidURL(reason:)`` quoting the path redacted: errors are
     ///   logged and shown, and a path can hold a password (`https://alice:s3cret@host/`) or a

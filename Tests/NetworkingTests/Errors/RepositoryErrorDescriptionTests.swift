@@ -92,6 +92,16 @@ struct RepositoryErrorDescriptionTests {
         }
     }
 
+    @Test("A refresh that failed for want of a network is a connectivity failure; one the server answered is not")
+    func refreshConnectivity() {
+        let offline = RepositoryError.noNetworkConnection(.connectionRefused, Self.bare)
+        #expect(RepositoryError.sessionRefreshFailed(.refresherFailed(offline), Self.bare).isConnectivityFailure)
+        #expect(RepositoryError.sessionRefreshFailed(.refresherFailed(.timeout(Self.bare)), nil).isConnectivityFailure)
+        let answered = RepositoryError.requestError(ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503)))
+        #expect(!RepositoryError.sessionRefreshFailed(.refresherFailed(answered), nil).isConnectivityFailure)
+        #expect(!RepositoryError.sessionRefreshFailed(.excessiveRefresh(maximum: 5, interval: 30), nil).isConnectivityFailure)
+    }
+
     @Test("A refresh failure says whether its call was held back before sending or refused with a 401")
     func refreshFailureSaysWhetherSent() {
         let failure = RefreshFailure.refresherFailed(.noNetworkConnection(.connectionRefused, Self.bare))

@@ -16,6 +16,7 @@ struct RedactionTests {
             ("X-Request-Id", false), ("monkey", false), ("PHPSESSID", true), ("sid", true), ("side", false), ("consider", false),
             ("code_verifier", true), ("client_assertion", true), ("assertion", true), ("jwt", true), ("OTP", true),
             ("X-Auth", true), ("X-Authentication", true), ("code", false), ("author", false),
+            ("user[otp]", true), ("auth[key]", true), ("keys[]", false), ("user[name]", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)
@@ -141,6 +142,13 @@ struct RedactionTests {
                 == #"{"pin": 1234, "token": "<redacted>", "secret": "<redacted>", "session_key": "<redacted>", "count": 3, "ok": false}"#)
     }
 
+    @Test("The configuration's names match the parts of a nested query or form name")
+    func nestedSecretFields() {
+        let redaction = Redaction(secretFields: ["email"])
+        #expect(redaction.redactText("user%5Bemail%5D=a%40b.c&user%5Bname%5D=ann") == "user%5Bemail%5D=<redacted>&user%5Bname%5D=ann")
+        #expect(redaction.isSecret("emails[]") == false && redaction.isSecret("email[]"))
+    }
+
     @Test("A pair that is no secret does not hide the secret pair after it; a secret member's array or object goes whole")
     func pairsAfterPairsAndStructuredValues() throws {
         // A path parameter after another one, in a URL and as text
@@ -163,6 +171,9 @@ struct RedactionTests {
         #expect(!redacted.contains("t0k"))
         #expect(redacted.hasSuffix("&x=%2B"))
         #expect(URLComponents(string: redacted)?.queryItems?.first?.value == "https://app/cb?access_token=<redacted>&page=2")
+        // A value that is not UTF-8 once decoded, and could hold a pair, is hidden whole.
+        let unreadable = try #require(URL(string: "https://h.test/login?next=cb%3Faccess_token%3Dt0k%FF&page=2"))
+        #expect(Redaction.standard.url(unreadable) == "https://h.test/login?next=%3Credacted%3E&page=2")
     }
 
     @Test("Redacting text takes linear time, whatever a server sends", .timeLimit(.minutes(1)))

@@ -165,7 +165,7 @@ struct RequestBuilderTests {
         #expect(reason?.contains("an array") == true)
         // A dictionary asked to go as JSON is told where it can go instead.
         let json = invalidRequestReason(Endpoint<Void>(method, "books", parameters: ["q": "x"], encoding: .json))
-        #expect(json == "\(method) cannot carry a JSON body; leave the encoding out (or use .query) to send its parameters in the query")
+        #expect(json == "\(method) cannot carry a JSON body: send its parameters in the query (encoding .query)")
     }
 
     @Test("A HEAD with a form, a multipart form or an upload is refused: the transports would send it without its body")

@@ -217,6 +217,9 @@ extension BodySegment {
                 // stop short and fail as a file that changed while it was sent. (A device or a
                 // pipe with a length given is read for that many bytes.)
                 if case .regular(let size) = POSIX.kind(ofFileAt: url.path), offset > size || length > size - offset {
+                    guard offset <= size else {
+                        throw .invalidRequest("the body file \(url.path) holds \(size) bytes, fewer than its offset \(offset)")
+                    }
                     throw .invalidRequest(
                         "the body file \(url.path) holds \(size) bytes, fewer than the \(length) from offset \(offset) it is to send")
                 }
