@@ -84,6 +84,16 @@ enum PathEncoding {
     /// `filter[year]=x&q=C%2B%2B` would send `q=C%252B%252B`. Text that needs nothing is returned
     /// as it is.
     static func encodeInvalidBytes(_ text: Substring) -> String {
+        // Most paths hold nothing to encode and no `%` to check: one pass, no copy of the bytes.
+        var fragments = 0
+        let plain = text.utf8.allSatisfy { byte in
+            if byte == UInt8(ascii: "#") {
+                fragments += 1
+                return fragments == 1
+            }
+            return isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+        }
+        if plain { return String(text) }
         let bytes = Array(text.utf8)
         var fragmentStarted = false
         var result: [UInt8] = []
