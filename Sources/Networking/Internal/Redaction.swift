@@ -39,15 +39,11 @@ struct Redaction: Sendable {
 
     func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        if secretFields.contains(lowered) || Self.builtInNames.contains(lowered) || Self.builtInFragments.contains(where: lowered.contains)
-        {
-            return true
-        }
+        func isNamed(_ name: String) -> Bool { secretFields.contains(name) || Self.builtInNames.contains(name) }
+        if isNamed(lowered) || Self.builtInFragments.contains(where: lowered.contains) { return true }
         // A query's or a form's nested name (`user[email]`, `codes[]`): each part is a name too.
         guard lowered.contains("[") else { return false }
-        return lowered.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains {
-            secretFields.contains(String($0)) || Self.builtInNames.contains(String($0))
-        }
+        return lowered.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { isNamed(String($0)) }
     }
 
     /// A header's value for a log: hidden whole when the name is secret; otherwise with the values
@@ -116,25 +112,31 @@ struct Redaction: Sendable {
         let end = text[start...].firstIndex(of: "#") ?? text.endIndex
         let query = text[start..<end]
         guard query.contains("=") else { return text }
+        var changed = false
         let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
-            guard let equals = pair.firstIndex(of: "=") else { return pair }
-            let name = pair[..<equals]
-            if isSecret(name.removingPercentEncoding ?? String(name)) { return name + "=" + Self.encodedPlaceholder }
-            // Secret pairs inside a value go too (a return URL, `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
-            let value = pair[pair.index(after: equals)...]
-            guard let decoded = value.removingPercentEncoding else {
-                // Not UTF-8 once decoded: unreadable, so hidden whole when it could hold a pair.
-                return value.range(of: "%3D", options: .caseInsensitive) == nil ? pair : name + "=" + Self.encodedPlaceholder
-            }
-            guard decoded.contains("=") else { return pair }
-            let redacted = redactText(decoded)
-            guard redacted != decoded else { return pair }
-            return name + "=" + (redacted.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? Self.encodedPlaceholder)
+            guard let redacted = redactedPair(pair) else { return pair }
+            changed = true
+            return redacted
         }
-        guard pairs.elementsEqual(query.split(separator: "&", omittingEmptySubsequences: false)) else {
-            return text.replacingCharacters(in: start..<end, with: pairs.joined(separator: "&"))
+        return changed ? text.replacingCharacters(in: start..<end, with: pairs.joined(separator: "&")) : text
+    }
+
+    /// A query's `name=value` pair with its value replaced when the name is secret or the value
+    /// holds a secret pair; `nil` when the pair is kept as it is.
+    private func redactedPair(_ pair: Substring) -> Substring? {
+        guard let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals]
+        if isSecret(name.removingPercentEncoding ?? String(name)) { return name + "=" + Self.encodedPlaceholder }
+        // Secret pairs inside a value go too (a return URL, `?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D…`).
+        let value = pair[pair.index(after: equals)...]
+        guard let decoded = value.removingPercentEncoding else {
+            // Not UTF-8 once decoded: unreadable, so hidden whole when it could hold a pair.
+            return value.range(of: "%3D", options: .caseInsensitive) == nil ? nil : name + "=" + Self.encodedPlaceholder
         }
-        return text
+        guard decoded.contains("=") else { return nil }
+        let redacted = redactText(decoded)
+        guard redacted != decoded else { return nil }
+        return name + "=" + (redacted.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? Self.encodedPlaceholder)
     }
 
     /// The placeholder as a query value carries it.
@@ -248,10 +250,12 @@ struct Redaction: Sendable {
     /// Where a `name=value` pair's value ends: at the next `&`, space, tab, CR or LF. (A secret value
     /// keeps a `;` or `,` it holds: more hidden beats part of a token shown.)
     private static func pairValueEnd(in text: String, from start: String.Index) -> String.Index {
-        let bytes = text.utf8
-        var index = start
-        while index < bytes.endIndex, !Self.pairEnds.contains(bytes[index]) { bytes.formIndex(after: &index) }
-        return index
+        firstIndex(in: text, from: start, of: pairEnds)
+    }
+
+    /// The first index from `start` of a byte in `ends`, or the end of the text.
+    private static func firstIndex(in text: String, from start: String.Index, of ends: Set<UInt8>) -> String.Index {
+        text.utf8[start...].firstIndex(where: ends.contains) ?? text.endIndex
     }
 
     private static let pairEnds: Set<UInt8> = [
@@ -269,8 +273,7 @@ struct Redaction: Sendable {
         let quote = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\")
         guard [quote, UInt8(ascii: "["), UInt8(ascii: "{")].contains(bytes[index]) else {
-            while index < bytes.endIndex, !Self.literalEnds.contains(bytes[index]) { bytes.formIndex(after: &index) }
-            return index
+            return firstIndex(in: text, from: start, of: literalEnds)
         }
         var depth = 0
         var inString = false

@@ -60,8 +60,7 @@ enum PathEncoding {
             return next.count == 2 && next.allSatisfy { $0.isASCII && $0.isHexDigit } ? "%" : "%25"
         }
         return encode(String(character)) { byte in
-            isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
-                || (inQuery && (byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")))
+            isPathOrQueryByte(byte) || (inQuery && (byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")))
         }
     }
 
@@ -91,14 +90,14 @@ enum PathEncoding {
                 fragments += 1
                 return fragments == 1
             }
-            return isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+            return isPathOrQueryByte(byte)
         }
         if plain { return String(text) }
         let bytes = Array(text.utf8)
         var fragmentStarted = false
         var result: [UInt8] = []
         for (index, byte) in bytes.enumerated() {
-            var keep = isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+            var keep = isPathOrQueryByte(byte)
             if byte == UInt8(ascii: "#") {
                 keep = !fragmentStarted
                 fragmentStarted = true
@@ -112,6 +111,11 @@ enum PathEncoding {
             if !keep || !result.isEmpty { append(byte, keeping: keep, to: &result) }
         }
         return result.isEmpty ? String(text) : String(decoding: result, as: UTF8.self)
+    }
+
+    /// What a path or a query may hold unencoded: `pchar`, `/` and `?`.
+    private static func isPathOrQueryByte(_ byte: UInt8) -> Bool {
+        isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
