@@ -22,6 +22,10 @@ import Foundation
 ///   time are no loop. A refresh that failed without the server rejecting it leaves the window
 ///   when it ends: it replays nothing, so it is no loop, and a device offline must not lose its
 ///   session for trying.
+/// - For ``RefreshPolicy/failureCoolDown`` after such a failure, a request that would refresh
+///   the same credential again fails at once with that failure instead: an auth server that
+///   fails fast (a 503 in 20 ms) gets one refresh per cool-down, not one per request answered
+///   401 meanwhile. A replaced credential or a new session ends it.
 /// - A new session (login, restore, end) starts afresh: the refresh of the session before is
 ///   abandoned (its waiters ask again, and its outcome, identified by its ``refreshID``, is
 ///   ignored when it comes) and the window is emptied, so one user's refreshes never hold up or
@@ -39,6 +43,9 @@ struct RefreshStateMachine: Sendable {
         case giveUp
         /// Too many refreshes in the window: fail and end the session.
         case excessive
+        /// The last refresh of this credential failed less than the cool-down ago: fail with
+        /// its error (``coolingFailure``), keeping the session.
+        case coolingDown
     }
 
     private(set) var version = 0
@@ -51,15 +58,25 @@ struct RefreshStateMachine: Sendable {
     private var refreshingFrom = 0
     /// Whether the running refresh has its start in the window (one a 401 started).
     private var runningCounts = false
+    /// The last refresh that failed without a rejection: the version it was to replace, when,
+    /// and its error. See ``coolDown``.
+    private var lastFailure: (version: Int, at: Date, error: RepositoryError)?
     let window: RefreshWindow
+    /// How long, in seconds, after a refresh failed without a rejection no other refresh of the
+    /// same credential starts; 0 for none.
+    let coolDown: TimeInterval
 
-    init(window: RefreshWindow) {
-        // Out-of-range windows are clamped: no negative count, no negative or NaN interval.
+    init(window: RefreshWindow, coolDown: TimeInterval = 0) {
+        // Out-of-range values are clamped: no negative count, no negative or NaN interval.
         var clamped = window
         clamped.maximumRefreshes = max(0, window.maximumRefreshes)
         clamped.interval = window.interval >= 0 ? window.interval : 0
         self.window = clamped
+        self.coolDown = coolDown >= 0 ? coolDown : 0
     }
+
+    /// The error a ``Decision/coolingDown`` request fails with: that of the refresh that failed last.
+    var coolingFailure: RepositoryError? { lastFailure?.error }
 
     /// A request that needs the session asks how to proceed.
     mutating func credentialNeeded(by waiter: Int, isExpired: Bool, canRefresh: Bool, now: Date) -> Decision {
@@ -87,8 +104,14 @@ struct RefreshStateMachine: Sendable {
 
     /// Starts a refresh for `waiter`; `counted`: whether it takes a place in the window.
     private mutating func start(for waiter: Int, counted: Bool, now: Date) -> Decision {
+        // A clock set back since the failure ends the cool-down rather than stretching it.
+        if let lastFailure, lastFailure.version == version {
+            let elapsed = now.timeIntervalSince(lastFailure.at)
+            if elapsed >= 0, elapsed < coolDown { return .coolingDown }
+        }
         if counted {
-            refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
+            let interval = window.interval
+            refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
             guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
             refreshStarts.append(now)
         }
@@ -108,17 +131,21 @@ struct RefreshStateMachine: Sendable {
         guard isRunning(refresh) else { return (false, []) }
         let keep = refreshingFrom == version
         if keep { version += 1 }
+        lastFailure = nil
         return (keep, finish())
     }
 
     /// The refresh `refresh` failed: returns the waiters to fail (none when it is no longer the
     /// running one).
     ///
-    /// - Parameter counts: whether the refresh stays in the window. `false` for one the server
-    ///   did not reject (unreachable, 5xx, an answer that does not decode): it replays nothing,
-    ///   so it cannot be part of a loop, and must not use up the window of a device that is offline.
-    mutating func refreshFailed(_ refresh: Int, counts: Bool = true) -> [Int] {
+    /// - Parameters:
+    ///   - counts: whether the refresh stays in the window. `false` for one the server did not
+    ///     reject (unreachable, 5xx, an answer that does not decode): it replays nothing, so it
+    ///     cannot be part of a loop, and must not use up the window of a device that is offline.
+    ///   - coolingDown: for such a failure, its error and when it came: it starts the cool-down.
+    mutating func refreshFailed(_ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil) -> [Int] {
         guard isRunning(refresh) else { return [] }
+        if let coolingDown { lastFailure = (refreshingFrom, coolingDown.at, coolingDown.error) }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
         if !counts, runningCounts { _ = refreshStarts.popLast() }
         return finish()
@@ -130,6 +157,7 @@ struct RefreshStateMachine: Sendable {
     mutating func sessionChanged() -> [Int] {
         version += 1
         refreshStarts.removeAll()
+        lastFailure = nil
         return isRefreshing ? finish() : []
     }
 

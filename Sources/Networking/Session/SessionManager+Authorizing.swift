@@ -147,6 +147,8 @@ extension SessionManager {
             let error = RepositoryError.sessionRefreshFailed(
                 .excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil)
             return .expireAndFail(session: state.sessionID, error)
+        case .coolingDown:
+            return .fail(.sessionRefreshFailed(.refresherFailed(state.refresh.coolingFailure ?? .cancelled(nil)), nil))
         }
     }
 
@@ -237,11 +239,15 @@ extension SessionManager {
             let rejected = error.isRefreshRejection
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
             let failure = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
+            let now = clock.now()
             let ending = state.withLock { state -> Int? in
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
-                // Only a rejection stays in the refresh window (see `RefreshWindow`).
-                for waiter in state.refresh.refreshFailed(refresh, counts: rejected && current) { state.resolve(waiter, with: outcome) }
+                // Only a rejection stays in the refresh window (see `RefreshWindow`); any other
+                // failure starts the cool-down (see `RefreshPolicy.failureCoolDown`).
+                let waiters = state.refresh.refreshFailed(
+                    refresh, counts: rejected && current, coolingDown: rejected || !current ? nil : (error, now))
+                for waiter in waiters { state.resolve(waiter, with: outcome) }
                 return endsSession && current ? session : nil
             }
             if let ending { expire(session: ending) }
@@ -343,12 +349,26 @@ public struct RefreshPolicy: Sendable {
     /// that does not decode, a cancellation) never does: its waiting requests fail, and the
     /// session and its stored credential are kept.
     public var expiresSessionWhenUnreachable: Bool
+    /// For this many seconds after a refresh failed without the server rejecting it (unreachable,
+    /// a 5xx, an answer that does not decode), a request that would refresh the same credential
+    /// again fails at once with that refresh's error instead of calling the refresher. Default 1.
+    ///
+    /// An auth server failing fast (a 503 in 20 ms) then gets one refresh per cool-down, not one
+    /// per request answered 401 meanwhile. A request signed with an older credential is still
+    /// replayed with the current one, a new credential (a login,
+    /// ``SessionManager/update(credential:)``) ends the cool-down, and 0 (or a negative or NaN
+    /// value) turns it off.
+    public var failureCoolDown: TimeInterval
 
     /// Creates a policy; every argument has the documented default.
-    public init(leeway: TimeInterval = 30, window: RefreshWindow = RefreshWindow(), expiresSessionWhenUnreachable: Bool = false) {
+    public init(
+        leeway: TimeInterval = 30, window: RefreshWindow = RefreshWindow(), expiresSessionWhenUnreachable: Bool = false,
+        failureCoolDown: TimeInterval = 1
+    ) {
         self.leeway = leeway
         self.window = window
         self.expiresSessionWhenUnreachable = expiresSessionWhenUnreachable
+        self.failureCoolDown = failureCoolDown
     }
 
     /// The leeway as used: a negative or NaN one is zero; an infinite one makes every token with

@@ -145,7 +145,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         self.refresher = refresher
         self.refreshPolicy = refreshPolicy
         self.clock = clock
-        state = Mutex(State(refresh: RefreshStateMachine(window: refreshPolicy.window)))
+        state = Mutex(State(refresh: RefreshStateMachine(window: refreshPolicy.window, coolDown: refreshPolicy.failureCoolDown)))
     }
 
     deinit {

@@ -140,6 +140,49 @@ struct RefreshIntegrationTests {
         #expect(!session.isLoggedIn)
     }
 
+    @Test("a refresh endpoint answering 503: one refresh per cool-down, every request fails with the 503, the session stays")
+    func refreshCoolDown() async throws {
+        let servers = try TestServers.require()
+        let configuration = try TestServers.configuration(servers.apiURL)
+        let anonymous = TestAPI.Repository(configuration: configuration)
+        // Down (its refresh endpoint answers 503) until told otherwise; then the test API's refresh.
+        let state = Mutex((down: true, calls: 0))
+        let refresher = ClosureRefresher { credential in
+            let down = state.withLock { state in
+                state.calls += 1
+                return state.down
+            }
+            guard down else { return await anonymous.refreshCredential(credential) }
+            let refreshed: Result<TestAPI.Login, RepositoryError> = await anonymous.performAuthenticationRequest(.post("status/503"))
+            return refreshed.map { Credential(accessToken: $0.token, refreshToken: $0.refreshToken) }
+        }
+        let session = SessionManager<TestAPI.User>(refresher: refresher, refreshPolicy: RefreshPolicy(failureCoolDown: 60))
+        let login = try await anonymous.login().get()
+        let credential = Credential(accessToken: login.token, refreshToken: login.refreshToken)
+        try session.login(user: login.user, credential: credential)
+        let repository = TestAPI.Repository(configuration: configuration, sessionManager: session)
+        _ = await repository.expire(token: login.token)
+        // When: four requests in a row are answered 401 within the cool-down
+        for attempt in 1...4 {
+            guard case .sessionRefreshFailed(.refresherFailed(let cause), let context?)? = await repository.fetchCurrentUser().failure
+            else {
+                Issue.record("attempt \(attempt): expected the refresh's 503")
+                continue
+            }
+            #expect(cause.statusCode == 503)
+            #expect(context.statusCode == 401)
+        }
+        // Then: the refresh endpoint was called once, and the session is kept
+        #expect(state.withLock { $0.calls } == 1)
+        #expect(session.isLoggedIn)
+        // When: the endpoint is back and the app hands the credential in again (ending the cool-down)
+        state.withLock { $0.down = false }
+        try session.update(credential: credential)
+        // Then: the next 401 refreshes at once, and the request succeeds
+        #expect((try? await repository.fetchCurrentUser().get()) == login.user)
+        #expect(state.withLock { $0.calls } == 2)
+    }
+
     @Test("cancelling a request that waits for a refresh ends it at once; the others still succeed")
     func cancelWhileWaiting() async throws {
         let servers = try TestServers.require()

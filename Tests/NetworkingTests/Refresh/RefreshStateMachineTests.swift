@@ -182,4 +182,56 @@ struct RefreshStateMachineTests {
         #expect(machine.sessionChanged().isEmpty)
         #expect(machine.version == 1)
     }
+
+    @Test("after a failure without a rejection, another refresh of that credential waits for the cool-down; its error is kept")
+    func coolDownAfterFailure() {
+        var machine = RefreshStateMachine(window: RefreshWindow(), coolDown: 2)
+        #expect(machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        let failure = RepositoryError.cancelled(nil)
+        #expect(machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now)) == [1])
+        // Within the cool-down: by a 401 or by an expired credential, no refresh starts.
+        #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(1.9)) == .coolingDown)
+        #expect(machine.credentialNeeded(by: 3, isExpired: true, canRefresh: true, now: now) == .coolingDown)
+        guard case .cancelled? = machine.coolingFailure else {
+            Issue.record("expected the failed refresh's error, got \(String(describing: machine.coolingFailure))")
+            return
+        }
+        #expect(machine.waiters.isEmpty && !machine.isRefreshing)
+        // A clock set back, or the cool-down over: a refresh starts again.
+        #expect(machine.rejected(4, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-1)) == .startRefresh)
+        _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
+        #expect(machine.rejected(5, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(2)) == .startRefresh)
+    }
+
+    @Test("the cool-down ends with a refresh that succeeds, a replaced credential or a new session; none without a cool-down")
+    func coolDownEnds() {
+        let failure = RepositoryError.cancelled(nil)
+        var machine = RefreshStateMachine(window: RefreshWindow(), coolDown: 60)
+        // A replaced credential: a 401 for it refreshes; one for the old credential is replayed.
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
+        machine.credentialReplaced()
+        #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .proceed(version: 1))
+        #expect(machine.rejected(3, signedVersion: 1, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        // A refresh that succeeds.
+        _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
+        #expect(machine.credentialNeeded(by: 4, isExpired: true, canRefresh: true, now: now) == .coolingDown)
+        let later = now.addingTimeInterval(60)
+        #expect(machine.rejected(5, signedVersion: 1, isExpired: false, canRefresh: true, now: later) == .startRefresh)
+        _ = machine.refreshSucceeded(machine.refreshID)
+        #expect(machine.coolingFailure == nil)
+        // A new session.
+        _ = machine.rejected(6, signedVersion: 2, isExpired: false, canRefresh: true, now: later)
+        _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
+        _ = machine.sessionChanged()
+        #expect(machine.coolingFailure == nil)
+        #expect(machine.credentialNeeded(by: 7, isExpired: true, canRefresh: true, now: now) == .startRefresh)
+        // Without a cool-down (negative and NaN clamp to none), every 401 refreshes.
+        for coolDown in [0, -1, .nan] as [TimeInterval] {
+            var plain = RefreshStateMachine(window: RefreshWindow(), coolDown: coolDown)
+            _ = plain.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+            _ = plain.refreshFailed(plain.refreshID, counts: false, coolingDown: (failure, now))
+            #expect(plain.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        }
+    }
 }

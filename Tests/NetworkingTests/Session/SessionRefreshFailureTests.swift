@@ -36,20 +36,23 @@ private let expiredCredential = Credential(accessToken: "t1", refreshToken: "r1"
 
 @Suite("SessionManager after a failed refresh", .timeLimit(.minutes(1)))
 struct SessionRefreshFailureTests {
-    @Test("Offline with an expired token: 8 failed refreshes in a row leave the session and the store alone")
+    @Test("Offline with an expired token: 8 failed refreshes in a row, a cool-down apart, leave the session and the store alone")
     func offlineWithExpiredToken() async throws {
         // Given: an expired token, and a refresher that cannot reach the server
         let store = ScriptedCredentialStore()
         let (refresher, calls) = countingRefresher { _ in .failure(.noNetworkConnection(.notConnected, refreshContext())) }
-        let manager = SessionManager<User>(store: store, refresher: refresher)
+        let clock = TestClock(start: Date())
+        let manager = SessionManager<User>(store: store, refresher: refresher, clock: clock.networkingClock)
         try manager.login(user: ann, credential: expiredCredential)
-        // When: more requests than the default window (5 refreshes per 30 s) allows refreshes
+        // When: more requests than the default window (5 refreshes per 30 s) allows refreshes,
+        // each after the default cool-down (1 s)
         for attempt in 1...8 {
             let outcome = await authorizing(manager)
             guard case .sessionRefreshFailed(.refresherFailed(.noNetworkConnection), nil)? = outcome.failure else {
                 Issue.record("attempt \(attempt): expected the refresher's failure, got \(outcome)")
                 continue
             }
+            clock.advance(by: 1)
         }
         // Then: each one tried a refresh, none ended the session
         manager.waitUntilStored()
@@ -66,15 +69,17 @@ struct SessionRefreshFailureTests {
         // Given
         let store = ScriptedCredentialStore()
         let (refresher, calls) = countingRefresher { _ in .failure(error) }
-        let manager = SessionManager<User>(store: store, refresher: refresher)
+        let clock = TestClock(start: Date())
+        let manager = SessionManager<User>(store: store, refresher: refresher, clock: clock.networkingClock)
         try manager.login(user: ann, credential: expiredCredential)
-        // When: more requests than the window allows refreshes
+        // When: more requests than the window allows refreshes, a cool-down apart
         for attempt in 1...8 {
             let outcome = await authorizing(manager)
             guard case .sessionRefreshFailed(.refresherFailed, nil)? = outcome.failure else {
                 Issue.record("attempt \(attempt): expected the refresher's failure, got \(outcome)")
                 continue
             }
+            clock.advance(by: 1)
         }
         // Then
         manager.waitUntilStored()
@@ -108,12 +113,15 @@ struct SessionRefreshFailureTests {
         }
     }
 
-    @Test("Requests answered 401 whose refresh gets 503 fail with the refresh's error; the session and the store stay")
+    @Test(
+        "Requests answered 401 whose refresh gets 503 fail with the refresh's error, one refresh per cool-down; the session and the store stay"
+    )
     func unavailableRefreshThroughRequests() async throws {
         // Given: a session whose token the server rejects, and a refresh endpoint that is down
         let store = ScriptedCredentialStore()
         let (refresher, calls) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
-        let manager = SessionManager<User>(store: store, refresher: refresher)
+        let clock = TestClock(start: Date())
+        let manager = SessionManager<User>(store: store, refresher: refresher, clock: clock.networkingClock)
         try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
         let transport = StubTransport(routes: [.status(.get, "books/1", 401, json: #"{"message": "expired"}"#)])
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
@@ -127,10 +135,13 @@ struct SessionRefreshFailureTests {
             #expect(cause.statusCode == 503)
             #expect(context.request.url.path.hasSuffix("books/1"))
             #expect(context.statusCode == 401)
+            // Four requests within each cool-down (default 1 s).
+            if attempt == 4 { clock.advance(by: 1) }
         }
-        // Then: one refresh per request, and the session is still there to try again
+        // Then: one refresh per cool-down, and the session is still there to try again
         manager.waitUntilStored()
-        #expect(calls.all.count == 8)
+        #expect(calls.all.count == 2)
+        #expect(transport.requests.count == 8)
         #expect(manager.isLoggedIn)
         #expect(store.stored?.credential.accessToken == "t1")
     }
@@ -253,7 +264,8 @@ struct SessionRefreshFailureTests {
             let refreshed: Result<Void, RepositoryError> = await repository.performRequest(Endpoint<Void>.post("auth/refresh"))
             return refreshed.map { credential }
         }
-        let manager = SessionManager<User>(refresher: refresher)
+        // No cool-down: the later call refreshes again at once.
+        let manager = SessionManager<User>(refresher: refresher, refreshPolicy: RefreshPolicy(failureCoolDown: 0))
         try manager.login(user: ann, credential: expiredCredential)
         let transport = StubTransport(routes: [.json(.get, "books/1", "{}"), .json(.post, "auth/refresh", "{}")])
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
@@ -306,5 +318,42 @@ struct SessionRefreshFailureTests {
         #expect(maximum == 3)
         #expect(calls.all.count == 4)
         #expect(!manager.isLoggedIn)
+    }
+
+    @Test("Within the cool-down a failed refresh is not tried again, and a replay of an older credential still goes; a new credential ends it")
+    func coolDown() async throws {
+        // Given: a refresher that fails fast without a rejection, then works
+        let answers = Mutex<[Result<Credential, RepositoryError>]>([
+            .failure(.requestError(refreshContext(status: 503))), .success(Credential(accessToken: "t3", refreshToken: "r3")),
+        ])
+        let (refresher, calls) = countingRefresher { _ in answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] } }
+        let clock = TestClock(start: Date())
+        let manager = SessionManager<User>(
+            refresher: refresher, refreshPolicy: RefreshPolicy(failureCoolDown: 30), clock: clock.networkingClock)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let first = try #require(try await manager.authorize())
+        // When: its 401 refreshes (503); another 401 for the same token comes 29 s later
+        let failed = await rejecting(first, on: manager)
+        clock.advance(by: 29)
+        let cooling = await rejecting(first, on: manager)
+        // Then: both fail with the 503, and the refresher was called once
+        for outcome in [failed, cooling] {
+            guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = outcome.failure else {
+                Issue.record("expected the refresh's 503, got \(outcome)")
+                continue
+            }
+            #expect(cause.statusCode == 503)
+        }
+        #expect(calls.all.count == 1)
+        // When: the app gives the session another token; a request signed with the first is answered 401
+        try manager.update(credential: Credential(accessToken: "t2", refreshToken: "r2"))
+        let replay = try #require(try await manager.authorizationRejected(first))
+        // Then: it is replayed with the new token without a refresh, and a 401 for that one refreshes at once
+        #expect(replay.headerValue == "Bearer t2")
+        #expect(calls.all.count == 1)
+        let refreshed = try #require(try await manager.authorizationRejected(replay))
+        #expect(refreshed.headerValue == "Bearer t3")
+        #expect(calls.all.count == 2)
+        #expect(manager.isLoggedIn)
     }
 }
