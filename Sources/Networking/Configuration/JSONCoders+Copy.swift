@@ -24,8 +24,10 @@ extension JSONDecoder {
 }
 
 extension JSONEncoder {
-    /// A new encoder with the same formatting, strategies and user info (see `JSONDecoder.copy()`).
+    /// A new encoder with the same formatting, strategies and user info (see `JSONDecoder.copy()`);
+    /// a subclass, whose `encode(_:)` may do more than its settings say, is shared as it is.
     func copy() -> JSONEncoder {
+        guard type(of: self) == JSONEncoder.self else { return self }
         let copy = JSONEncoder()
         copy.outputFormatting = outputFormatting
         copy.keyEncodingStrategy = keyEncodingStrategy

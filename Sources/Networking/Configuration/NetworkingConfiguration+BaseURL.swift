@@ -15,7 +15,7 @@ extension NetworkingConfiguration {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for text that is not an
     ///   `http` or `https` URL with a host, or that has a user, a query, a fragment or an encoded
-    ///   `/` in its path; and for
+    ///   `/` or an escape that is not UTF-8 in its path; and for
     ///   parts the initializer that takes them one by one refuses (a port outside 1...65535).
     public init(baseURL text: String) throws(RepositoryError) {
         let scheme: String
@@ -33,6 +33,8 @@ extension NetworkingConfiguration {
             case .userQueryOrFragment:
                 throw .invalidConfiguration(
                     reason: "baseURL \"\(text)\" has a user, a query or a fragment: give scheme, host, port and path only")
+            case .portOutOfRange:
+                throw .invalidConfiguration(reason: "baseURL \"\(text)\" has a port outside 1...65535")
             }
         }
         // The path is taken decoded and encoded again segment by segment: an encoded slash
@@ -41,9 +43,14 @@ extension NetworkingConfiguration {
             throw .invalidConfiguration(
                 reason: "baseURL \"\(Redaction.standard.urlText(text))\" has an encoded \"/\" (%2F) in its path, which cannot be kept")
         }
-        let path = components.path
+        // Decoded by hand: Foundation's `path` is empty for an escape that is not UTF-8 (`/Caf%E9`),
+        // which would send every call to the host's root.
+        guard let path = components.percentEncodedPath.removingPercentEncoding else {
+            throw .invalidConfiguration(
+                reason: "baseURL \"\(Redaction.standard.urlText(text))\" has a percent escape in its path that is not UTF-8 text")
+        }
         try self.init(
-            useSecureConnection: scheme == "https", domainURL: components.host ?? "", port: components.port,
+            useSecureConnection: scheme == "https", domainURL: BaseURLText.host(of: components), port: components.port,
             subdomainURL: path.isEmpty || path == "/" ? nil : path)
     }
 

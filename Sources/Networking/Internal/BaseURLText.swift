@@ -9,6 +9,8 @@ enum BaseURLText {
         case notWebURL
         case noHost
         case userQueryOrFragment
+        /// A port too large for any number (`:99999999999999999999`), which Foundation reads as none.
+        case portOutOfRange
     }
 
     /// The parts of `text`, once it passed the rule.
@@ -17,9 +19,18 @@ enum BaseURLText {
             scheme == "http" || scheme == "https"
         else { throw .notWebURL }
         guard components.host?.isEmpty == false else { throw .noHost }
-        guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil else {
-            throw .userQueryOrFragment
-        }
+        // Percent-encoded: the decoded parts read as none when they are not UTF-8 (`?k=%FF`).
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil,
+            components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
+        else { throw .userQueryOrFragment }
+        if components.rangeOfPort?.isEmpty == false, components.port == nil { throw .portOutOfRange }
         return (scheme, components)
+    }
+
+    /// The host of `components` as a host name: an international one in punycode, as given
+    /// (Foundation decodes `xn--bcher-kva.example` to `bücher.example`).
+    static func host(of components: URLComponents) -> String {
+        guard let host = components.host, !host.allSatisfy(\.isASCII) else { return components.host ?? "" }
+        return components.encodedHost ?? host
     }
 }

@@ -100,13 +100,18 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// missing port is the scheme's own (`http` 80, `https` 443, SOCKS5 1080; curl takes 1080
     /// for all).
     ///
-    /// Returns `nil` for another scheme or none (`proxy.internal:3128`), a URL without a host, or
-    /// one with a path, query or fragment.
+    /// Returns `nil` for another scheme or none (`proxy.internal:3128`), a URL without a host, one
+    /// with a path, query or fragment, a port too large for any number, or a user or password
+    /// that does not decode to UTF-8 text.
     public init?(url: URL) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty,
-            components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil
+            let scheme = components.scheme?.lowercased(), components.host?.isEmpty == false,
+            ["", "/"].contains(components.percentEncodedPath), components.percentEncodedQuery == nil,
+            components.percentEncodedFragment == nil, components.rangeOfPort?.isEmpty != false || components.port != nil,
+            (components.percentEncodedUser == nil) == (components.user == nil),
+            (components.percentEncodedPassword == nil) == (components.password == nil)
         else { return nil }
+        let host = BaseURLText.host(of: components)
         let kind: Kind
         let defaultPort: Int
         switch scheme {
@@ -164,7 +169,9 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
     /// request with this text rather than connect somewhere else.
     var problem: String? {
-        let isIPv6 = host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        // At least two colons: `10.0.0.1:3128` is an address with its port, not an IPv6 address.
+        let isIPv6 =
+            host.count(where: { $0 == ":" }) >= 2 && host.allSatisfy { ($0.isASCII && $0.isHexDigit) || $0 == ":" || $0 == "." }
         if host.isEmpty || (host.contains(":") && !isIPv6)
             || host.contains(where: { $0.isWhitespace || "/@?#[]".contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
         {

@@ -31,6 +31,9 @@ struct NetworkingConfigurationTests {
             ("http://[::1]:8080/v2", "http://[::1]:8080/v2"),
             ("https://intranet.example.com/sites/Team%20Site/_api", "https://intranet.example.com/sites/Team%20Site/_api"),
             ("https://api.example.com/caf%C3%A9", "https://api.example.com/caf%C3%A9"),
+            // An international host given in punycode stays so (Foundation's `host` decodes it).
+            ("https://xn--bcher-kva.example/v1", "https://xn--bcher-kva.example/v1"),
+            ("https://api.example.com:/v1", "https://api.example.com/v1"),
         ])
     func wholeBaseURL(text: String, expected: String) throws {
         #expect(try NetworkingConfiguration(baseURL: text).baseURL.absoluteString == expected)
@@ -49,6 +52,12 @@ struct NetworkingConfigurationTests {
             ("https://api.example.com/#top", "user, a query or a fragment"),
             ("https://api.example.com:70000", "port"),
             ("https://api.example.com/tenants/a%2Fb", "encoded \"/\" (%2F)"),
+            // Parts Foundation reads as none: a port too large for any number, escapes that are not UTF-8.
+            ("https://api.example.com:99999999999999999999/v1", "port outside 1...65535"),
+            ("https://intranet.example.com/sites/Caf%E9", "not UTF-8"),
+            ("https://api.example.com/v1?k=%FF", "user, a query or a fragment"),
+            ("https://api.example.com/v1#%FF", "user, a query or a fragment"),
+            ("https://api.example.com%FF@other.example/v1", "user, a query or a fragment"),
         ])
     func rejectsWholeBaseURL(text: String, expected: String) {
         let reason = rejection { () throws(RepositoryError) in try NetworkingConfiguration(baseURL: text) }

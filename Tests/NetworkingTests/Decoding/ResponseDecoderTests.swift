@@ -229,6 +229,24 @@ struct ResponseDecoderTests {
         #expect(book.id == 7)
     }
 
+    @Test("A JSONEncoder subclass encodes a repository's bodies itself: its encode(_:) may do more than its settings")
+    func encoderSubclass() async throws {
+        final class Wrapping: JSONEncoder, @unchecked Sendable {
+            override func encode<T: Encodable>(_ value: T) throws -> Data {
+                // An API that wants every body wrapped in {"data": ...}
+                Data(#"{"data":"#.utf8) + (try super.encode(value)) + Data("}".utf8)
+            }
+        }
+        struct Title: Encodable, Sendable { let title: String }
+        var configuration = try makeConfiguration()
+        configuration.jsonEncoder = Wrapping()
+        let transport = StubTransport(routes: [.status(.post, "books", 204)])
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        try await repository.performRequest(Endpoint<Void>.post("books", parameters: Parameters(Title(title: "Dune")))).get()
+        let body = transport.requests.first?.body?.inMemoryData.map { String(decoding: $0, as: UTF8.self) }
+        #expect(body == #"{"data":{"title":"Dune"}}"#)
+    }
+
     @Test("Values quoted in a reason never show credentials")
     func reasonRedaction() throws {
         // Given bodies whose mismatch sits at, or contains, a credential

@@ -29,7 +29,12 @@ struct ProxyServerTests {
         }
         #expect(try parse("http://[::1]:8080")?.host == "::1")
         #expect(try parse("http://[::1]:8080")?.authority == "[::1]:8080")
-        for text in ["ftp://proxy:21", "http://proxy:3128/path", "http://proxy:3128?x=1", "file:///tmp/proxy", "proxy.internal:3128"] {
+        #expect(try parse("http://xn--bcher-kva.example:3128")?.host == "xn--bcher-kva.example")
+        for text in [
+            "ftp://proxy:21", "http://proxy:3128/path", "http://proxy:3128?x=1", "file:///tmp/proxy", "proxy.internal:3128",
+            // Parts Foundation reads as none: a port too large for any number, escapes that are not UTF-8.
+            "http://proxy:99999999999999999999", "http://proxy/%FF", "http://proxy/?%FF", "http://ci%FF:pw@proxy", "http://ci:p%FF@proxy",
+        ] {
             #expect(try parse(text) == nil, "\(text)")
         }
     }
@@ -72,6 +77,10 @@ struct ProxyServerTests {
         #expect(ProxyServer(.http, host: "proxy", port: 1, excludedHosts: [""]).problem != nil)
         #expect(ProxyServer(.http, host: "proxy.internal:3128", port: 3128).problem?.contains("its port goes in") == true)
         #expect(ProxyServer(.http, host: "fd00::1", port: 3128).problem == nil)
+        // An address with its port, a name with one, full-width digits: no IPv6 address.
+        for host in ["10.0.0.1:3128", "cafe:3128", "fd00::\u{FF11}"] {
+            #expect(ProxyServer(.http, host: host, port: 3128).problem?.contains("its port goes in") == true, "\(host)")
+        }
         #expect(ProxyServer(.http, host: "10.0.0.1", port: 3128).problem == nil)
         let long = String(repeating: "t", count: 256)
         #expect(ProxyServer(.socks5, host: "proxy", port: 1080, username: "ci", password: long).problem?.contains("255") == true)
