@@ -37,6 +37,9 @@ extension NetworkingConfiguration {
             return "defaultHeaders: \(problem)"
         }
         if let problem = configuration.retryPolicy.problem { return "retryPolicy: \(problem)" }
+        for host in configuration.sessionHosts where (try? validatedHost(host)) == nil {
+            return "sessionHosts: \"\(shown(host))\" is not a host name or address: give the host alone, as in \"files.example.com\""
+        }
         if configuration.logging.bodyLimit < 0 {
             return "logging.bodyLimit must not be negative, not \(configuration.logging.bodyLimit)"
         }

@@ -132,8 +132,10 @@ public struct NetworkingConfiguration: Sendable {
     /// — goes without the session's `Authorization`. When ``useSecureConnection`` is on, a call
     /// that needs the session and goes to one of these hosts over plain `http` fails with
     /// ``RepositoryError/invalidRequest(reason:request:)``: the credential goes over `https` only.
-    /// Default none.
-    public var sessionHosts: [String] = []
+    /// Each is a host name or address alone, as in ``domainURL``: one with a scheme, a port or a
+    /// path would never match a call's host, so it makes every request fail with
+    /// ``RepositoryError/invalidConfiguration(reason:)`` instead. Default none.
+    public var sessionHosts: [String] = [] { didSet { updateProblems() } }
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
     /// and the repositories' object methods. Default none.
     public var routes = RouteTable.empty

@@ -12,19 +12,19 @@ enum ConfigurationFile {
 
     /// The whole file, at most `limit` bytes.
     static func contents(of url: URL, limit: Int) throws(Refusal) -> Data {
-        switch POSIX.kind(ofFileAt: url.path) {
+        guard url.isFileURL else { throw Refusal(reason: "cannot be read: it is not a file URL") }
+        // Opened without waiting (a FIFO put in its place would block an open for reading until
+        // a writer comes), then checked through the descriptor: what is read is what was checked.
+        let descriptor = POSIX.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw Refusal(reason: "cannot be read: \(POSIX.lastError)") }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        defer { try? handle.close() }
+        switch POSIX.kind(of: descriptor) {
         case .unreadable(let reason): throw Refusal(reason: "cannot be read: \(reason)")
         case .other: throw Refusal(reason: "cannot be read: it is not a plain file (a folder, a pipe or a device)")
         case .regular(let size) where size > limit: throw Refusal(reason: "is larger than \(limit) bytes")
         case .regular: break
         }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw Refusal(reason: "cannot be read: \(error.localizedDescription.clause)")
-        }
-        defer { try? handle.close() }
         let data: Data
         do {
             data = try handle.read(upToCount: limit + 1) ?? Data()

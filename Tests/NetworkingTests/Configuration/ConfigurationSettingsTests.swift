@@ -288,6 +288,19 @@ struct ConfigurationSettingsTests {
         #expect(configuration.validationError == nil)
     }
 
+    @Test("A session host given with a scheme, a port or a path, which no call's host would match, is refused saying so")
+    func sessionHostsAreHosts() throws {
+        var configuration = try makeConfiguration()
+        configuration.sessionHosts = ["files.example.com", "10.0.0.7", "fd00::7", "FILES.example.org."]
+        #expect(configuration.validationError == nil)
+        for entry in ["https://files.example.com", "files.example.com:8443", "files.example.com/v1", "", "ci:s3cret@files.example.com"] {
+            configuration.sessionHosts = ["files.example.com", entry]
+            let reason = configuration.validationError.flatMap(Self.reason)
+            #expect(reason?.hasPrefix("sessionHosts: ") == true, "\(entry): \(reason ?? "nil")")
+            #expect(reason?.contains("s3cret") == false)
+        }
+    }
+
     private static func reason(_ error: RepositoryError) -> String? {
         if case .invalidConfiguration(let reason) = error { return reason }
         return nil

@@ -212,6 +212,10 @@ struct RouteTableJSONTests {
         #expect(mkfifo(fifo.path, 0o600) == 0)
         let pipe = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPIContentsOf: fifo) }
         #expect(pipe.hasSuffix("cannot be read: it is not a plain file (a folder, a pipe or a device)"))
+        // A URL that is not a file's is not read as the path it happens to have.
+        let web = try #require(URL(string: "https://example.com\(folder.url.path)/routes.json"))
+        let remote = invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(contentsOf: web) }
+        #expect(remote.hasSuffix("cannot be read: it is not a file URL"), "\(remote)")
         let huge = folder.url.appendingPathComponent("huge.json")
         #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
         #expect(truncate(huge.path, 64 * 1024 * 1024 + 1) == 0)
