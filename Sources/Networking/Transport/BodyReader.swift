@@ -39,6 +39,8 @@ final class BodyReader {
     private var pending = Data()
     private var pendingOffset = 0
     private var finished = false
+    /// Whether input went into the compressor since it last gave out everything it had.
+    private var unflushed = false
     /// Where gzip's input is read to; made on a gzipped body's first read only.
     private lazy var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -84,6 +86,7 @@ final class BodyReader {
         pending = Data()
         pendingOffset = 0
         finished = false
+        unflushed = false
         if isGzipped { compressor = try? GzipCompressor() }
         return !isGzipped || compressor != nil
     }
@@ -114,9 +117,15 @@ final class BodyReader {
                     pending = try input.withUnsafeBytes { bytes in
                         try compressor?.compress(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? Data()
                     }
+                    unflushed = true
                 case .end:
                     pending = try compressor?.finish() ?? Data()
                     finished = true
+                case .wouldBlock where unflushed:
+                    // A stream that pauses: what it gave so far goes out now rather than wait in
+                    // zlib for more (and a transport sees bytes coming, not an idle stream).
+                    pending = try compressor?.flush() ?? Data()
+                    unflushed = false
                 case .wouldBlock, .failed:
                     return outcome
                 }

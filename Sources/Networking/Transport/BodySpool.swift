@@ -19,16 +19,19 @@ enum BodySpool {
         let reader = try BodyReader(body) { signal.fire() }
         defer { reader.close() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("networking-body-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = try? FileHandle(forWritingTo: file)
-        else {
-            throw .invalidRequest("the body could not be staged in \(file.path) for upload")
+        // Created private (0600) by the one call that opens it: never readable by others for a
+        // moment, as a file created first and restricted after would be.
+        let descriptor = POSIX.open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .invalidRequest("the body could not be staged in \(file.path) for upload: \(POSIX.lastError)")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         let idle = idleTimeout.map { Duration.clampedSeconds($0) }
         var lastBytes = ContinuousClock.now
+        var closed = false
         do {
-            defer { try? handle.close() }
+            defer { if !closed { try? handle.close() } }
             while true {
                 if Task.isCancelled { throw TransportError.cancelled }
                 if let deadline, ContinuousClock.now >= deadline { throw TransportError.timedOut }
@@ -38,6 +41,9 @@ enum BodySpool {
                     buffer.withUnsafeBytes { observe(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                     try handle.write(contentsOf: buffer[0..<count])
                 case .end:
+                    // A write that fails late fails the close: never upload a short file.
+                    closed = true
+                    try handle.close()
                     return file
                 case .wouldBlock:
                     // Judged only when the stream has nothing: a task of ours scheduled late must

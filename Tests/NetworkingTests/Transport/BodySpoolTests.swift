@@ -85,4 +85,25 @@ struct BodySpoolTests {
         }
         #expect(try await staging.value == 120)
     }
+
+    @Test("A gzipped stream that trickles is not idle: what it gave so far is compressed and staged at each pause")
+    func gzippedTrickleIsNotIdle() async throws {
+        // A chunk every 0.25 s for 4 s, twice the idle timeout; zlib alone would hold it all back
+        // until the end, and the stream would look silent.
+        let (trickle, producer) = AsyncStream<Data>.makeStream()
+        Thread.detachNewThread {
+            for _ in 0..<16 {
+                producer.yield(Data("chunk".utf8))
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+            producer.finish()
+        }
+        let staging = Task { () async throws(TransportError) -> Data in
+            let file = try await BodySpool.spool(RequestBody.stream(trickle).gzipped(), idleTimeout: 2)
+            defer { try? FileManager.default.removeItem(at: file) }
+            return (try? Data(contentsOf: file)) ?? Data()
+        }
+        let staged = try await staging.value
+        #expect(try GzipDecompressor.decompress(staged, maximumOutputSize: 1024) == Data(String(repeating: "chunk", count: 16).utf8))
+    }
 }

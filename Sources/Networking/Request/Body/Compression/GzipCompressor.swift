@@ -81,6 +81,29 @@ struct GzipCompressor {
         return output
     }
 
+    /// Returns every compressed byte of the input so far (a sync flush), so that a receiver can
+    /// decompress all of it now: for a stream that pauses, whose last input would otherwise wait
+    /// in zlib until enough follows for a block. Costs a few bytes of compression each time.
+    ///
+    /// - Throws: ``CompressionError/alreadyFinished`` after ``finish()``; a ``CompressionError`` if
+    ///   zlib fails, after which the compressor is unusable.
+    mutating func flush() throws(CompressionError) -> Data {
+        try checkUsable()
+        var output = Data()
+        do throws(CompressionError) {
+            let zlib = try uniqueStream()
+            // A full output buffer means more is waiting; Z_BUF_ERROR: nothing left to flush.
+            repeat {
+                let code = Self.deflateIntoScratch(zlib, flush: Z_SYNC_FLUSH, output: &output)
+                guard code == Z_OK || code == Z_BUF_ERROR else { throw ZlibStream.error(code: code, stream: zlib.stream) }
+            } while zlib.stream.pointee.avail_out == 0
+        } catch {
+            failure = error
+            throw error
+        }
+        return output
+    }
+
     /// Ends the stream and returns its last bytes: the final compressed block and the gzip trailer.
     /// A stream with no input at all is a valid 20-byte gzip file of empty content.
     ///

@@ -53,6 +53,24 @@ struct GzipTests {
         #expect(output == data)
     }
 
+    @Test("A flush gives out every byte compressed so far: the receiver decompresses it before the stream ends")
+    func flushGivesOutEverything() throws {
+        var compressor = try GzipCompressor()
+        var decompressor = try GzipDecompressor(maximumOutputSize: 1024)
+        for line in ["first line\n", "second line\n"] {
+            // Alone, a short input stays in zlib until more comes.
+            let held = try Data(line.utf8).withUnsafeBytes { try compressor.compress($0) }
+            let flushed = held + (try compressor.flush())
+            #expect(try flushed.withUnsafeBytes { try decompressor.decompress($0) } == Data(line.utf8))
+        }
+        // Nothing new: a flush gives no more input to decompress; the stream still ends validly.
+        let empty = try compressor.flush()
+        #expect(try empty.withUnsafeBytes { try decompressor.decompress($0) }.isEmpty)
+        let end = try compressor.finish()
+        #expect(try end.withUnsafeBytes { try decompressor.decompress($0) }.isEmpty)
+        try decompressor.finish()
+    }
+
     @Test("Empty input gives a valid gzip stream of nothing")
     func emptyInput() throws {
         var compressor = try GzipCompressor()
