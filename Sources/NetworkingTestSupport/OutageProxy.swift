@@ -153,6 +153,10 @@ public final class OutageProxy: Sendable {
     private static func startAccepting(_ listener: Int32, generation: Int, shared: Shared) {
         Thread.detachNewThread {
             while true {
+                // Over since the last connection (goDown() closed the listener while this thread
+                // was connecting upstream): its number may be another socket's by now, never
+                // to be accepted on.
+                guard shared.isListening(in: generation) else { return }
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else {
                     let failure = errno

@@ -20,6 +20,13 @@ import Synchronization
 /// route answers. A request no route matches fails loudly with
 /// `TransportError.invalidRequest(_:)` naming the request, so a test sees the unexpected call.
 ///
+/// Like a real transport, a call cancelled before or while its route answers throws
+/// `TransportError.cancelled`, whatever the route answers (a route that sleeps, `try? await
+/// Task.sleep(for:)`, is woken by the cancellation). Unlike one, it does not time requests: a
+/// test of a timeout uses a route that fails with it, `.failure(.get, "books", .timedOut)`, which
+/// is what a transport throws past ``TransportRequest/timeout`` — so no test depends on how busy
+/// the machine is.
+///
 /// Thread-safe: it may be used from many tasks at once.
 public final class StubTransport: Transport {
     /// One canned answer.
@@ -88,6 +95,14 @@ public final class StubTransport: Transport {
         guard let route = routes.first(where: { $0.matches(request) }) else {
             throw .invalidRequest("StubTransport has no route for \(request.summary)")
         }
-        return try await route.respond(request)
+        let outcome: Result<TransportResponse, TransportError>
+        do throws(TransportError) {
+            outcome = .success(try await route.respond(request))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Cancelled meanwhile: a real transport would have stopped, not answered.
+        if Task.isCancelled { throw .cancelled }
+        return try outcome.get()
     }
 }

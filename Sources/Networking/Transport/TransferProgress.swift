@@ -3,13 +3,16 @@
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// Request body bytes sent so far.
     public var bytesSent: Int64
-    /// The request body's size, or `nil` when there is no body.
+    /// The request body's size, or `nil` when there is no body or its size is not known before it
+    /// is sent: a stream without a length, or a gzipped body sent as it is compressed (libcurl).
+    /// A transport that stages a body in a file first (URLSession) knows it, compressed.
     public var totalBytesToSend: Int64?
     /// Response body bytes received so far.
     public var bytesReceived: Int64
     /// The response body's size from `Content-Length`, or `nil` when the server did not say.
     /// For a compressed response it counts compressed bytes, while ``bytesReceived`` may count
-    /// decompressed ones.
+    /// decompressed ones. For a download to a file that resumes, both count the whole file,
+    /// the bytes already on disk included.
     public var totalBytesToReceive: Int64?
 
     /// Creates a progress value.
