@@ -24,7 +24,7 @@ import Synchronization
 /// `TransportError.cancelled`, whatever the route answers (a route that sleeps, `try? await
 /// Task.sleep(for:)`, is woken by the cancellation). Unlike one, it does not time requests: a
 /// test of a timeout uses a route that fails with it, `.failure(.get, "books", .timedOut)`, which
-/// is what a transport throws past ``TransportRequest/timeout`` — so no test depends on how busy
+/// is what a transport throws past `TransportRequest.timeout` — so no test depends on how busy
 /// the machine is.
 ///
 /// Thread-safe: it may be used from many tasks at once.

@@ -320,7 +320,9 @@ struct SessionRefreshFailureTests {
         #expect(!manager.isLoggedIn)
     }
 
-    @Test("Within the cool-down a failed refresh is not tried again, and a replay of an older credential still goes; a new credential ends it")
+    @Test(
+        "Within the cool-down a failed refresh is not tried again, and a replay of an older credential still goes; a new credential ends it"
+    )
     func coolDown() async throws {
         // Given: a refresher that fails fast without a rejection, then works
         let answers = Mutex<[Result<Credential, RepositoryError>]>([
