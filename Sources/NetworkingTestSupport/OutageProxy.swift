@@ -154,8 +154,8 @@ public final class OutageProxy: Sendable {
         Thread.detachNewThread {
             while true {
                 // Over since the last connection (goDown() closed the listener while this thread
-                // was connecting upstream): its number may be another socket's by now, never
-                // to be accepted on.
+                // was connecting upstream): its number may be another socket's by now. This
+                // narrows the window to this check and the `accept` below; it does not close it.
                 guard shared.isListening(in: generation) else { return }
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else {

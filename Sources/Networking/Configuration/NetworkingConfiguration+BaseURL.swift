@@ -61,8 +61,18 @@ extension NetworkingConfiguration {
 }
 
 extension NetworkingConfiguration {
-    /// The hosts the session's credential goes to, lower-cased: the API's and ``sessionHosts``.
+    /// The hosts the session's credential goes to, as ``comparableHost(_:)`` writes them: the
+    /// API's and ``sessionHosts``.
     var credentialHosts: Set<String> {
-        Set(([baseURL.host ?? ""] + sessionHosts).map { $0.lowercased() })
+        Set(([baseURL.host ?? ""] + sessionHosts).map(Self.comparableHost))
+    }
+
+    /// A host as two spellings of it compare equal: lower-cased, an IPv6 address without its
+    /// brackets, a name without its trailing dot (`FILES.example.org.` is `files.example.org`).
+    static func comparableHost(_ host: String) -> String {
+        var text = Substring(host.lowercased())
+        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        if text.hasSuffix(".") { text = text.dropLast() }
+        return String(text)
     }
 }

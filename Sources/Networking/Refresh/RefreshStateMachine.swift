@@ -79,12 +79,18 @@ struct RefreshStateMachine: Sendable {
     var coolingFailure: RepositoryError? { lastFailure?.error }
 
     /// A request that needs the session asks how to proceed.
-    mutating func credentialNeeded(by waiter: Int, isExpired: Bool, canRefresh: Bool, now: Date) -> Decision {
+    ///
+    /// - Parameters:
+    ///   - isExpired: whether the credential is expired or about to (within the leeway).
+    ///   - isUsable: whether it still works (not expired yet): during a cool-down it is used
+    ///     rather than the request failed.
+    mutating func credentialNeeded(by waiter: Int, isExpired: Bool, isUsable: Bool = false, canRefresh: Bool, now: Date) -> Decision {
         if isRefreshing {
             waiters.append(waiter)
             return .wait
         }
         guard isExpired, canRefresh else { return .proceed(version: version) }
+        if isUsable, isCoolingDown(at: now) { return .proceed(version: version) }
         return start(for: waiter, counted: false, now: now)
     }
 
@@ -103,12 +109,17 @@ struct RefreshStateMachine: Sendable {
     }
 
     /// Starts a refresh for `waiter`; `counted`: whether it takes a place in the window.
+    /// Whether a refresh of the current credential failed less than the cool-down ago.
+    private func isCoolingDown(at now: Date) -> Bool {
+        guard let lastFailure, lastFailure.version == version else { return false }
+        // Either way: a request reads the time before it takes the lock, so it may be a little
+        // earlier than the failure it finds; a clock set back further ends the cool-down rather
+        // than stretch it.
+        return abs(now.timeIntervalSince(lastFailure.at)) < coolDown
+    }
+
     private mutating func start(for waiter: Int, counted: Bool, now: Date) -> Decision {
-        // A clock set back since the failure ends the cool-down rather than stretching it.
-        if let lastFailure, lastFailure.version == version {
-            let elapsed = now.timeIntervalSince(lastFailure.at)
-            if elapsed >= 0, elapsed < coolDown { return .coolingDown }
-        }
+        if isCoolingDown(at: now) { return .coolingDown }
         if counted {
             let interval = window.interval
             refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
@@ -186,8 +197,8 @@ struct RefreshStateMachine: Sendable {
 ///
 /// Only refreshes started by a 401 count. One started because the token is about to expire
 /// (short-lived tokens renewed on time) is no loop; nor is a refresh that failed without the
-/// server rejecting it (the endpoint unreachable, a 5xx, an answer that does not decode): it
-/// replays nothing.
+/// server rejecting it with 400, 401 or 403 (the endpoint unreachable or slow, a 5xx, 429 or
+/// another 4xx, an answer that does not decode): it replays nothing.
 public struct RefreshWindow: Sendable, Hashable {
     /// The most refreshes allowed within ``interval``. Default 5.
     public var maximumRefreshes: Int

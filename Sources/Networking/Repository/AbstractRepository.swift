@@ -335,7 +335,7 @@ extension AbstractRepository {
     /// manager, every host counts. A 401 from a host the credential never went to says nothing
     /// about the session.
     func reachesSession(_ url: URL) -> Bool {
-        sessionManager == nil || configuration.credentialHosts.contains(url.host?.lowercased() ?? "")
+        sessionManager == nil || configuration.credentialHosts.contains(NetworkingConfiguration.comparableHost(url.host ?? ""))
     }
 }
 

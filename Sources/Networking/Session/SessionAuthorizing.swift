@@ -81,7 +81,7 @@ struct SessionInterceptor: Interceptor {
     let httpsOnly: Bool
 
     /// Whether the request goes to a host the session's credential is for.
-    private func isForSession(_ url: URL) -> Bool { hosts.contains(url.host?.lowercased() ?? "") }
+    private func isForSession(_ url: URL) -> Bool { hosts.contains(NetworkingConfiguration.comparableHost(url.host ?? "")) }
 
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse

@@ -70,7 +70,7 @@ extension SessionManager {
                 let id = newWaiter(&state)
                 let decision = state.refresh.credentialNeeded(
                     by: id, isExpired: !waited && state.needsRefresh(at: now, leeway: refreshPolicy.clampedLeeway),
-                    canRefresh: canRefresh(credential), now: now)
+                    isUsable: !state.needsRefresh(at: now, leeway: 0), canRefresh: canRefresh(credential), now: now)
                 return (decide(decision, waiter: id, credential: credential, state: &state), state.sessionID)
             }
             session = current
@@ -240,13 +240,17 @@ extension SessionManager {
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
             let failure = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
             let now = clock.now()
+            let offline = if case .noNetworkConnection = error { true } else { false }
             let ending = state.withLock { state -> Int? in
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
                 // Only a rejection stays in the refresh window (see `RefreshWindow`); any other
-                // failure starts the cool-down (see `RefreshPolicy.failureCoolDown`).
+                // failure of a session that goes on starts the cool-down (see
+                // `RefreshPolicy.failureCoolDown`), unless it reached no server (a device offline
+                // that comes back must refresh at once).
+                let coolsDown = current && !endsSession && !offline
                 let waiters = state.refresh.refreshFailed(
-                    refresh, counts: rejected && current, coolingDown: rejected || !current ? nil : (error, now))
+                    refresh, counts: rejected && current, coolingDown: coolsDown ? (error, now) : nil)
                 for waiter in waiters { state.resolve(waiter, with: outcome) }
                 return endsSession && current ? session : nil
             }
@@ -340,7 +344,7 @@ public struct RefreshPolicy: Sendable {
     /// Default 5 per 30 seconds. A refresh before sending (the token is about to expire), and
     /// one that failed without the server rejecting it, are not counted.
     public var window: RefreshWindow
-    /// Whether a refresh that fails because the server cannot be reached
+    /// Whether a refresh that fails because the server cannot be reached or timed out
     /// (``RepositoryError/isConnectivityFailure``) ends the session.
     /// Default `false`: the waiting requests fail, but the session is kept to try again later.
     ///
@@ -349,15 +353,19 @@ public struct RefreshPolicy: Sendable {
     /// that does not decode, a cancellation) never does: its waiting requests fail, and the
     /// session and its stored credential are kept.
     public var expiresSessionWhenUnreachable: Bool
-    /// For this many seconds after a refresh failed without the server rejecting it (unreachable,
-    /// a 5xx, an answer that does not decode), a request that would refresh the same credential
-    /// again fails at once with that refresh's error instead of calling the refresher. Default 1.
+    /// For this many seconds after a refresh failed without the server rejecting it (timed out,
+    /// a 5xx, 429 or another 4xx, an answer that does not decode), a request that would refresh
+    /// the same credential again fails at once with that refresh's error instead of calling the
+    /// refresher. Default 1, counted from the failure; the auth server's `Retry-After` is not read.
+    /// A refresh that reached no server (``RepositoryError/noNetworkConnection(_:_:)``: offline,
+    /// refused, no such host) starts none: a device back online refreshes at once. A token that
+    /// is only about to expire (within ``leeway``) is still sent meanwhile.
     ///
     /// An auth server failing fast (a 503 in 20 ms) then gets one refresh per cool-down, not one
     /// per request answered 401 meanwhile. A request signed with an older credential is still
     /// replayed with the current one, a new credential (a login,
     /// ``SessionManager/update(credential:)``) ends the cool-down, and 0 (or a negative or NaN
-    /// value) turns it off.
+    /// value) turns it off; `.infinity` refreshes a credential at most once until it is replaced.
     public var failureCoolDown: TimeInterval
 
     /// Creates a policy; every argument has the documented default.
@@ -379,8 +387,9 @@ public struct RefreshPolicy: Sendable {
 /// Why refreshing the session's token failed.
 public enum RefreshFailure: Sendable, CustomStringConvertible {
     /// The refresher failed with the error given: the refresh endpoint rejected the refresh token
-    /// (400, 401 or 403), which ends the session, or the refresh failed otherwise — unreachable, a
-    /// 5xx, an answer that does not decode — which keeps it to try again later (see ``RefreshPolicy``).
+    /// (400, 401 or 403), which ends the session, or the refresh failed otherwise — unreachable,
+    /// timed out, a 5xx, 429 or another 4xx, an answer that does not decode — which keeps it to
+    /// try again later (see ``RefreshPolicy``).
     indirect case refresherFailed(RepositoryError)
     /// More refreshes than the ``RefreshWindow`` allows: the server keeps rejecting new tokens.
     case excessiveRefresh(maximum: Int, interval: TimeInterval)

@@ -119,7 +119,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     public let refresher: (any TokenRefresher)?
     /// When to refresh and how often at most.
     public let refreshPolicy: RefreshPolicy
-    /// The time source for expiry and the refresh window.
+    /// The time source for expiry, the refresh window and the refresh cool-down.
     public let clock: NetworkingClock
 
     let state: Mutex<State>

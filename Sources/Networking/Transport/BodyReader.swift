@@ -41,6 +41,9 @@ final class BodyReader {
     private var finished = false
     /// Whether input went into the compressor since it last gave out everything it had.
     private var unflushed = false
+    /// When the compressor last gave out everything: at most one flush a second (each ends a
+    /// block, which costs compression to a stream that pauses after every small chunk).
+    private var lastFlush: ContinuousClock.Instant?
     /// Where gzip's input is read to; made on a gzipped body's first read only.
     private lazy var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -87,6 +90,7 @@ final class BodyReader {
         pendingOffset = 0
         finished = false
         unflushed = false
+        lastFlush = nil
         if isGzipped { compressor = try? GzipCompressor() }
         return !isGzipped || compressor != nil
     }
@@ -121,11 +125,12 @@ final class BodyReader {
                 case .end:
                     pending = try compressor?.finish() ?? Data()
                     finished = true
-                case .wouldBlock where unflushed:
+                case .wouldBlock where unflushed && lastFlush.map { ContinuousClock.now - $0 >= .seconds(1) } != false:
                     // A stream that pauses: what it gave so far goes out now rather than wait in
                     // zlib for more (and a transport sees bytes coming, not an idle stream).
                     pending = try compressor?.flush() ?? Data()
                     unflushed = false
+                    lastFlush = ContinuousClock.now
                 case .wouldBlock, .failed:
                     return outcome
                 }

@@ -33,6 +33,7 @@ struct NetworkingConfigurationTests {
             ("https://api.example.com/caf%C3%A9", "https://api.example.com/caf%C3%A9"),
             // An international host given in punycode stays so (Foundation's `host` decodes it).
             ("https://xn--bcher-kva.example/v1", "https://xn--bcher-kva.example/v1"),
+            ("https://bücher.example/v1", "https://xn--bcher-kva.example/v1"),
             ("https://api.example.com:/v1", "https://api.example.com/v1"),
         ])
     func wholeBaseURL(text: String, expected: String) throws {

@@ -244,7 +244,7 @@ enum SessionsArticle {
         SessionManager<User>(
             store: FileCredentialStore(applicationName: "books"),
             refresher: AuthRepository(configuration: configuration),
-            refreshPolicy: RefreshPolicy(leeway: 30, window: RefreshWindow(maximumRefreshes: 5, interval: 30)))
+            refreshPolicy: RefreshPolicy(leeway: 30, window: RefreshWindow(maximumRefreshes: 5, interval: 30), failureCoolDown: 1))
     }
 }
 

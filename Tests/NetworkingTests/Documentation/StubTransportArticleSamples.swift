@@ -107,6 +107,32 @@ struct StubTransportArticleSamples {
         _ = await call.value
     }
 
+    @Test func aTimeoutIsARouteThatFailsWithIt() async throws {
+        let configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        let transport = StubTransport(routes: [.failure(.get, "books/1", .timedOut)])
+        let books = BooksRepository(configuration: configuration, transport: transport)
+
+        guard case .failure(.timeout) = await books.book(id: 1) else { Issue.record("expected a timeout"); return }
+        #expect(transport.requests.first?.timeout == configuration.timeout)   // what a transport would have waited
+    }
+
+    @Test func aCancelledCallEndsAsCancelled() async throws {
+        let (reached, arrives) = AsyncStream<Void>.makeStream()
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books/1") { request throws(TransportError) in
+                arrives.yield()
+                try? await Task.sleep(for: .seconds(60))  // a slow server; the cancellation wakes it
+                return TransportResponse(statusCode: 200, headers: [:], body: Data(), url: request.url)
+            },
+        ])
+        let books = BooksRepository(configuration: try NetworkingConfiguration(domainURL: "api.example.com"), transport: transport)
+
+        let call = Task { await books.book(id: 1) }
+        for await _ in reached { break }  // the request is at the server: cancel it there
+        call.cancel()
+        guard case .failure(.cancelled)? = await call.value(within: .seconds(10)) else { Issue.record("expected cancelled"); return }
+    }
+
     @Test("the echo route answers with the request's body")
     func echoRoute() async throws {
         let transport = StubTransport(routes: [StubTransportArticle.echoRoute()])

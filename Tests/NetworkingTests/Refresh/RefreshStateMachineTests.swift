@@ -197,8 +197,13 @@ struct RefreshStateMachineTests {
             return
         }
         #expect(machine.waiters.isEmpty && !machine.isRefreshing)
-        // A clock set back, or the cool-down over: a refresh starts again.
-        #expect(machine.rejected(4, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-1)) == .startRefresh)
+        // A request that read the time just before the failure came is in the cool-down too;
+        // one whose token still works (only within the leeway) is sent with it.
+        #expect(
+            machine.rejected(6, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-0.5)) == .coolingDown)
+        #expect(machine.credentialNeeded(by: 7, isExpired: true, isUsable: true, canRefresh: true, now: now) == .proceed(version: 0))
+        // A clock set back further than the cool-down, or the cool-down over: a refresh starts again.
+        #expect(machine.rejected(4, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-2)) == .startRefresh)
         _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
         #expect(machine.rejected(5, signedVersion: 0, isExpired: false, canRefresh: true, now: now.addingTimeInterval(2)) == .startRefresh)
     }

@@ -36,7 +36,9 @@ private let expiredCredential = Credential(accessToken: "t1", refreshToken: "r1"
 
 @Suite("SessionManager after a failed refresh", .timeLimit(.minutes(1)))
 struct SessionRefreshFailureTests {
-    @Test("Offline with an expired token: 8 failed refreshes in a row, a cool-down apart, leave the session and the store alone")
+    @Test(
+        "Offline with an expired token: 8 failed refreshes in a row (no cool-down: no server was reached) leave the session and the store alone"
+    )
     func offlineWithExpiredToken() async throws {
         // Given: an expired token, and a refresher that cannot reach the server
         let store = ScriptedCredentialStore()
@@ -45,14 +47,13 @@ struct SessionRefreshFailureTests {
         let manager = SessionManager<User>(store: store, refresher: refresher, clock: clock.networkingClock)
         try manager.login(user: ann, credential: expiredCredential)
         // When: more requests than the default window (5 refreshes per 30 s) allows refreshes,
-        // each after the default cool-down (1 s)
+        // at the same moment: the device may be back online by the next one
         for attempt in 1...8 {
             let outcome = await authorizing(manager)
             guard case .sessionRefreshFailed(.refresherFailed(.noNetworkConnection), nil)? = outcome.failure else {
                 Issue.record("attempt \(attempt): expected the refresher's failure, got \(outcome)")
                 continue
             }
-            clock.advance(by: 1)
         }
         // Then: each one tried a refresh, none ended the session
         manager.waitUntilStored()
@@ -191,7 +192,8 @@ struct SessionRefreshFailureTests {
         let manager = SessionManager<User>(refresher: refresher)
         try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
         var configuration = try makeConfiguration()
-        configuration.sessionHosts = ["files.api.test"]
+        // Written as a host may be: upper case, with the root's trailing dot, an IPv6 address in brackets.
+        configuration.sessionHosts = ["FILES.api.test.", "[fd00::7]"]
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "report") { request throws(TransportError) in TransportResponse(statusCode: 401, url: request.url) },
             .json(.get, "files/1", "{}"), .json(.get, "books/1", #"{"id": 1, "title": "T"}"#),
@@ -199,10 +201,11 @@ struct SessionRefreshFailureTests {
         let repository = TestRepository(configuration: configuration, sessionManager: manager, transport: transport)
         _ = await repository.performRequest(Endpoint<Void>.get("books/1"))
         _ = await repository.performRequest(Endpoint<Void>.get("http://files.api.test/files/1"))
+        _ = await repository.performRequest(Endpoint<Void>.get("http://[fd00::7]/files/1"))
         let elsewhere = await repository.performRequest(Endpoint<Void>.get("http://partner.example/report"))
-        let sent = transport.requests.map { ($0.url.host ?? "", $0.headers["Authorization"]) }
-        #expect(sent.map(\.0) == ["api.test", "files.api.test", "partner.example"])
-        #expect(sent.map(\.1) == ["Bearer t1", "Bearer t1", nil])
+        let sent = transport.requests.map { $0.headers["Authorization"] }
+        #expect(transport.requests.count == 4)
+        #expect(sent == ["Bearer t1", "Bearer t1", "Bearer t1", nil])
         guard case .authenticationFailed? = elsewhere.failure else {
             Issue.record("expected authenticationFailed for a 401 from a host the session never reached, got \(elsewhere)")
             return
@@ -321,24 +324,28 @@ struct SessionRefreshFailureTests {
     }
 
     @Test(
-        "Within the cool-down a failed refresh is not tried again, and a replay of an older credential still goes; a new credential ends it"
+        "Within the cool-down a failed refresh is not tried again, a replay of an older credential still goes, and a new credential ends it"
     )
     func coolDown() async throws {
         // Given: a refresher that fails fast without a rejection, then works
         let answers = Mutex<[Result<Credential, RepositoryError>]>([
-            .failure(.requestError(refreshContext(status: 503))), .success(Credential(accessToken: "t3", refreshToken: "r3")),
+            .failure(.requestError(refreshContext(status: 503))), .success(Credential(accessToken: "t4", refreshToken: "r4")),
         ])
         let (refresher, calls) = countingRefresher { _ in answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] } }
         let clock = TestClock(start: Date())
         let manager = SessionManager<User>(
             refresher: refresher, refreshPolicy: RefreshPolicy(failureCoolDown: 30), clock: clock.networkingClock)
         try manager.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
-        let first = try #require(try await manager.authorize())
-        // When: its 401 refreshes (503); another 401 for the same token comes 29 s later
-        let failed = await rejecting(first, on: manager)
+        let old = try #require(try await manager.authorize())
+        try manager.update(credential: Credential(accessToken: "t2", refreshToken: "r2"))
+        let current = try #require(try await manager.authorize())
+        // When: a 401 for t2 refreshes (503); 29 s later another 401 for t2, and one for t1
+        let failed = await rejecting(current, on: manager)
         clock.advance(by: 29)
-        let cooling = await rejecting(first, on: manager)
-        // Then: both fail with the 503, and the refresher was called once
+        let cooling = await rejecting(current, on: manager)
+        let replay = try #require(try await manager.authorizationRejected(old))
+        // Then: both 401s for t2 fail with the 503, the refresher was called once, and t1's
+        // request is replayed with t2 (another request had replaced its token)
         for outcome in [failed, cooling] {
             guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = outcome.failure else {
                 Issue.record("expected the refresh's 503, got \(outcome)")
@@ -346,16 +353,44 @@ struct SessionRefreshFailureTests {
             }
             #expect(cause.statusCode == 503)
         }
-        #expect(calls.all.count == 1)
-        // When: the app gives the session another token; a request signed with the first is answered 401
-        try manager.update(credential: Credential(accessToken: "t2", refreshToken: "r2"))
-        let replay = try #require(try await manager.authorizationRejected(first))
-        // Then: it is replayed with the new token without a refresh, and a 401 for that one refreshes at once
         #expect(replay.headerValue == "Bearer t2")
         #expect(calls.all.count == 1)
-        let refreshed = try #require(try await manager.authorizationRejected(replay))
-        #expect(refreshed.headerValue == "Bearer t3")
+        // When: the app gives the session another token, which the server answers 401
+        try manager.update(credential: Credential(accessToken: "t3", refreshToken: "r3"))
+        let third = try #require(try await manager.authorize())
+        let refreshed = try #require(try await manager.authorizationRejected(third))
+        // Then: that refreshes at once
+        #expect(refreshed.headerValue == "Bearer t4")
         #expect(calls.all.count == 2)
+        #expect(manager.isLoggedIn)
+    }
+
+    @Test("During a cool-down a token about to expire is still sent; once expired, its requests fail unsent")
+    func coolDownWithTokenAboutToExpire() async throws {
+        // Given: a token that expires in 25 s (inside the 30 s leeway), and a refresh endpoint that answers 503
+        let (refresher, calls) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
+        let clock = TestClock(start: Date())
+        let manager = SessionManager<User>(
+            refresher: refresher, refreshPolicy: RefreshPolicy(failureCoolDown: 60), clock: clock.networkingClock)
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1", expiresAt: clock.now.addingTimeInterval(25)))
+        // When: the first request refreshes before sending, which fails
+        let first = await authorizing(manager)
+        guard case .sessionRefreshFailed(.refresherFailed, nil)? = first.failure else {
+            Issue.record("expected the refresh's 503, got \(first)")
+            return
+        }
+        // Then: during the cool-down the token, still good, is sent as it is, without a refresh
+        #expect(try await manager.authorize()?.headerValue == "Bearer t1")
+        // When: it has expired, still within the cool-down
+        clock.advance(by: 26)
+        // Then: the request fails with the refresh's error, unsent; the refresher was called once
+        guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = await authorizing(manager).failure else {
+            Issue.record("expected the refresh's 503")
+            return
+        }
+        #expect(cause.statusCode == 503)
+        #expect(calls.all.count == 1)
         #expect(manager.isLoggedIn)
     }
 }

@@ -88,8 +88,8 @@ struct BodySpoolTests {
 
     @Test("A gzipped stream that trickles is not idle: what it gave so far is compressed and staged at each pause")
     func gzippedTrickleIsNotIdle() async throws {
-        // A chunk every 0.25 s for 4 s, twice the idle timeout; zlib alone would hold it all back
-        // until the end, and the stream would look silent.
+        // A chunk every 0.25 s for 4 s, longer than the idle timeout; zlib alone would hold it all
+        // back until the end, and the stream would look silent (it is flushed at most once a second).
         let (trickle, producer) = AsyncStream<Data>.makeStream()
         Thread.detachNewThread {
             for _ in 0..<16 {
@@ -99,7 +99,7 @@ struct BodySpoolTests {
             producer.finish()
         }
         let staging = Task { () async throws(TransportError) -> Data in
-            let file = try await BodySpool.spool(RequestBody.stream(trickle).gzipped(), idleTimeout: 2)
+            let file = try await BodySpool.spool(RequestBody.stream(trickle).gzipped(), idleTimeout: 3)
             defer { try? FileManager.default.removeItem(at: file) }
             return (try? Data(contentsOf: file)) ?? Data()
         }
