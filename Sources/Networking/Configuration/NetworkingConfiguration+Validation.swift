@@ -93,7 +93,7 @@ extension NetworkingConfiguration {
     }
 
     /// `[address]` when the text is an IPv6 address, with or without brackets.
-    private static func ipv6Literal(_ text: String) -> String? {
+    static func ipv6Literal(_ text: String) -> String? {
         var address = Substring(text)
         if address.hasPrefix("[") && address.hasSuffix("]") { address = address.dropFirst().dropLast() }
         let hex = Set("0123456789abcdefABCDEF:.")

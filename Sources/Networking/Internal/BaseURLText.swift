@@ -23,8 +23,14 @@ enum BaseURLText {
         guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil,
             components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
         else { throw .userQueryOrFragment }
-        if components.rangeOfPort?.isEmpty == false, components.port == nil { throw .portOutOfRange }
+        if hasUnreadablePort(components) { throw .portOutOfRange }
         return (scheme, components)
+    }
+
+    /// Whether `components` has a port too large for any number (`:99999999999999999999`), which
+    /// Foundation reads as none, as if the URL had no port.
+    static func hasUnreadablePort(_ components: URLComponents) -> Bool {
+        components.rangeOfPort?.isEmpty == false && components.port == nil
     }
 
     /// The host of `components` as a host name: an international one in punycode, as given

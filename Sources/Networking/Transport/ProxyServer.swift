@@ -107,7 +107,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), components.host?.isEmpty == false,
             ["", "/"].contains(components.percentEncodedPath), components.percentEncodedQuery == nil,
-            components.percentEncodedFragment == nil, components.rangeOfPort?.isEmpty != false || components.port != nil,
+            components.percentEncodedFragment == nil, !BaseURLText.hasUnreadablePort(components),
             (components.percentEncodedUser == nil) == (components.user == nil),
             (components.percentEncodedPassword == nil) == (components.password == nil)
         else { return nil }
@@ -169,9 +169,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible, CustomRe
     /// Why this proxy cannot be used, or `nil` when it can: a transport with it refuses every
     /// request with this text rather than connect somewhere else.
     var problem: String? {
-        // At least two colons: `10.0.0.1:3128` is an address with its port, not an IPv6 address.
-        let isIPv6 =
-            host.count(where: { $0 == ":" }) >= 2 && host.allSatisfy { ($0.isASCII && $0.isHexDigit) || $0 == ":" || $0 == "." }
+        // The configuration's rule: `10.0.0.1:3128` is an address with its port, not an IPv6 address.
+        let isIPv6 = NetworkingConfiguration.ipv6Literal(host) != nil
         if host.isEmpty || (host.contains(":") && !isIPv6)
             || host.contains(where: { $0.isWhitespace || "/@?#[]".contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
         {
