@@ -174,7 +174,7 @@ struct OfflineQueueCallerTests {
         #expect(await Self.eventually { setup.server.isHeld }, "the flush is delivering the first note")
         caller.cancel()
         // It ends while the flush still waits for the server.
-        let ended = await caller.value(within: .seconds(10))
+        let ended = await caller.value(within: .seconds(60))
         #expect(setup.server.isHeld)
         setup.server.release()
         guard case .failure(.cancelled)? = ended else {

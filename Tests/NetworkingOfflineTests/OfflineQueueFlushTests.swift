@@ -253,7 +253,7 @@ struct OfflineQueueFlushTests {
         let waiter = Task { await setup.queue.outcome(of: tickets[0]) }
         try await Task.sleep(for: .milliseconds(50))
         waiter.cancel()
-        let outcome = await waiter.value(within: .seconds(10))
+        let outcome = await waiter.value(within: .seconds(60))
         guard case .failure(.cancelled) = outcome else {
             Issue.record("expected cancelled, got \(outcome)")
             return

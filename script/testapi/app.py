@@ -1397,6 +1397,8 @@ def upload_raw():
 #     range_limit=K   a 206 carries at most K bytes (its Content-Range says
 #                     which), as servers that cap a range's size do
 #     no_validators=1 no ETag or Last-Modified (so If-Range never matches)
+#     overlong=K      a 206 sends K bytes more than its Content-Range names, chunked
+#                     (no Content-Length), as a broken server or cache might
 #     cut_after=M     send M body bytes of this response (200 or 206) with the
 #                     full Content-Length announced, then close the connection
 #                     (the socket is shut down and gunicorn drops it); M >= the
@@ -1603,8 +1605,12 @@ def files(name):
             cut = (stop - start) // 2
     if cut is not None and cut >= stop - start:
         cut = None
-    headers["Content-Length"] = str(stop - start)
     sock = request.environ.get("gunicorn.socket")
+    overlong = query_int("overlong", 0)
+    if status_code == 206 and overlong > 0:
+        return Response(file_chunks(name, version, start, stop + overlong), status=206,
+                        headers=headers)
+    headers["Content-Length"] = str(stop - start)
     return Response(file_body(name, version, start, stop, cut, sock), status=status_code,
                     headers=headers)
 

@@ -35,6 +35,9 @@ VENV_BIN = os.path.join(ROOT, ".venv", "bin")
 READY_TIMEOUT = 20.0
 POLL_INTERVAL = 0.1
 STOP_TIMEOUT = 6.0
+# The ports are free when chosen but bound only when each server has started, so another process
+# can take one in between; a start that lost a port tries again with new ones.
+START_ATTEMPTS = 3
 
 
 @dataclass
@@ -500,6 +503,29 @@ def make_certs():
     return json.loads(out.stdout)
 
 
+def launch_all():
+    """Starts every server on new free ports and waits until each answers; returns the ports and
+    the servers that exited or did not answer in time (none when all are up)."""
+    ports = dict(zip((s.name for s in SERVER_LIST), free_ports(len(SERVER_LIST))))
+    procs = {}
+    for server in SERVER_LIST:
+        say(f"starting {server.name} on 127.0.0.1:{ports[server.name]}")
+        procs[server.name] = launch(server, ports[server.name])
+
+    pending = list(SERVER_LIST)
+    deadline = time.monotonic() + READY_TIMEOUT
+    while pending:
+        failed = [s for s in pending if procs[s.name].poll() is not None]
+        if not failed and time.monotonic() > deadline:
+            failed = pending
+        if failed:
+            return ports, failed
+        pending = [s for s in pending if not is_healthy(s, ports[s.name], timeout=0.5)]
+        if pending:
+            time.sleep(POLL_INTERVAL)
+    return ports, []
+
+
 def start():
     text = running_and_healthy()
     if text is not None:
@@ -515,27 +541,20 @@ def start():
         say(f"certificate generation failed: {getattr(exc, 'stderr', '') or exc}")
         return 1
 
-    ports = dict(zip((s.name for s in SERVER_LIST), free_ports(len(SERVER_LIST))))
-    procs = {}
-    for server in SERVER_LIST:
-        say(f"starting {server.name} on 127.0.0.1:{ports[server.name]}")
-        procs[server.name] = launch(server, ports[server.name])
-
-    pending = list(SERVER_LIST)
-    deadline = time.monotonic() + READY_TIMEOUT
-    while pending:
-        failed = [s for s in pending if procs[s.name].poll() is not None]
-        if not failed and time.monotonic() > deadline:
-            failed = pending
-        if failed:
-            for server in failed:
-                say(f"{server.name} failed to start; last lines of .servers/{server.name}.log:")
-                sys.stderr.write(tail(path_in_servers(server.name + ".log")))
-            stop(quiet=True)
-            return 1
-        pending = [s for s in pending if not is_healthy(s, ports[s.name], timeout=0.5)]
-        if pending:
-            time.sleep(POLL_INTERVAL)
+    for attempt in range(1, START_ATTEMPTS + 1):
+        ports, failed = launch_all()
+        if not failed:
+            break
+        logs = {s.name: tail(path_in_servers(s.name + ".log")) for s in failed}
+        stop(quiet=True)
+        lost_port = any("in use" in text for text in logs.values())
+        if lost_port and attempt < START_ATTEMPTS:
+            say(f"{', '.join(logs)} lost its port to another process; starting again on new ports")
+            continue
+        for name, text in logs.items():
+            say(f"{name} failed to start; last lines of .servers/{name}.log:")
+            sys.stderr.write(text)
+        return 1
 
     pairs = [(s.env_key, s.url(ports[s.name])) for s in SERVER_LIST]
     pairs += [
@@ -597,7 +616,18 @@ def main():
     # One command at a time: concurrent starts would race for the pid files.
     with open(path_in_servers(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return COMMANDS[sys.argv[1]]()
+        if sys.argv[1] not in ("start", "restart"):
+            return COMMANDS[sys.argv[1]]()
+        # The servers run in sessions of their own, so a signal to this command does not reach
+        # them: a start interrupted halfway stops what it had started.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        try:
+            return COMMANDS[sys.argv[1]]()
+        except (KeyboardInterrupt, SystemExit):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            stop(quiet=True)
+            return 130
 
 
 if __name__ == "__main__":

@@ -55,7 +55,13 @@ struct ResponseDecoder: Sendable {
 
     /// Reports a failure to decode an error body for a custom error rule.
     func reportBodyFailure(_ error: any Error, typeName: String, context: ErrorContext) {
-        if let error = error as? DecodingError {
+        if let response = context.response, response.body.isEmpty {
+            reported(
+                .mismatch, typeName: typeName, context: context, codingPath: "",
+                reason:
+                    "the body is empty (status \(response.statusCode)) but a \(typeName) was expected; decode an Optional for answers that may have none"
+            )
+        } else if let error = error as? DecodingError {
             failure(for: error, typeName: typeName, context: context)
         } else {
             reported(.mismatch, typeName: typeName, context: context, codingPath: "", reason: "\(error)")

@@ -19,6 +19,9 @@ import Foundation
 /// ]
 /// ```
 ///
+/// Rules apply to answers that are not successes: a 2xx answer is decoded as the call's type,
+/// never mapped.
+///
 /// A 401 from the API on a request that needs a session is always
 /// ``RepositoryError/unauthenticatedSession(_:)``; rules for 401 apply to requests that do not
 /// need a session, such as a login, and to a 401 from another origin a redirect led to (which
@@ -47,7 +50,9 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
 
         /// A response with this status (and API code, when given) has its body decoded as `Body`
         /// and turned into an error by `makeError`, for errors that carry details such as
-        /// validation messages. An empty body is `nil` when `Body` is optional.
+        /// validation messages. An empty body is `nil` when `Body` is optional; when it is not, the
+        /// rule does not match (and the decoding-failure hook hears of the empty body, except for
+        /// a `HEAD` request, which never has one).
         public static func status<Body: Decodable & Sendable>(
             _ statusCode: Int, apiCode: String? = nil, decoding: Body.Type,
             _ makeError: @escaping @Sendable (Body) -> any CustomRepositoryErrorType
@@ -91,13 +96,18 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
     /// Whether there are no rules.
     public var isEmpty: Bool { rules.isEmpty }
 
+    /// Whether a rule for this status needs the body's API code.
+    func needsAPICode(for statusCode: Int) -> Bool {
+        rules.contains { $0.statusCode == statusCode && $0.apiCode != nil }
+    }
+
     /// The error for a response, trying API-code rules first; `nil` when no rule matches.
+    /// `bodyCode` is the body's API code (``apiCode(in:)``), read once for every mapping a call has.
     func match(
-        _ response: TransportResponse, decoder: BodyDecoder, onBodyDecodingFailure: (Rule, any Error) -> Void
+        _ response: TransportResponse, bodyCode: String?, decoder: BodyDecoder, onBodyDecodingFailure: (Rule, any Error) -> Void
     ) -> (any CustomRepositoryErrorType)? {
         let candidates = rules.filter { $0.statusCode == response.statusCode }
         guard !candidates.isEmpty else { return nil }
-        let bodyCode: String? = candidates.contains { $0.apiCode != nil } ? apiCode(in: response) : nil
         let ordered = candidates.filter { $0.apiCode != nil } + candidates.filter { $0.apiCode == nil }
         for rule in ordered where rule.apiCode == nil || rule.apiCode == bodyCode {
             do {
@@ -109,8 +119,12 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
         return nil
     }
 
-    private func apiCode(in response: TransportResponse) -> String? {
-        switch response.json?.value(atKeyPath: apiCodeKeyPath) {
+    /// The API code at ``apiCodeKeyPath`` in the response's body; `nil` when there is none, or the
+    /// body is larger than an error body with a code would be (it is not built into a value,
+    /// several times its size in memory).
+    func apiCode(in response: TransportResponse) -> String? {
+        guard response.body.count <= ResponseDecoder.inspectedBodyLimit else { return nil }
+        return switch response.json?.value(atKeyPath: apiCodeKeyPath) {
         case .string(let code): code
         case .int(let code): String(code)
         // A whole number past a 32-bit `Int` (watchOS) is a `Double` there.

@@ -65,6 +65,9 @@ extension AbstractRepository {
                 reason: "a resumable download needs a destination to resume into",
                 request: RequestSummary(method: endpoint.method, url: requestURL))
         }
+        if let destination = options.destination, let problem = Self.problem(withDestination: destination) {
+            throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: requestURL))
+        }
         let destination = options.destination ?? Self.temporaryDestination(for: requestURL)
         let files = DownloadFiles(destination: destination)
         // One download per destination at a time: two would write the same partial file.
@@ -120,7 +123,12 @@ extension AbstractRepository {
                     // or those kept before when it failed without touching them (no network, a 503, a
                     // cancellation before the head).
                     files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
-                    if let failure = sink.failure, let context = error.context { throw .downloadFailed(failure, context) }
+                    // The head that came belongs in the error: the status and fields that explain it.
+                    let context = error.context.map {
+                        ErrorContext(request: $0.request, response: $0.response ?? sink.headResponse, attempts: $0.attempts)
+                    }
+                    if let fault = sink.serverFault, let context { throw .invalidResponse(reason: fault, context: context) }
+                    if let failure = sink.failure, let context { throw .downloadFailed(failure, context) }
                     throw error
                 }
                 if case .restart? = sink.decision {
@@ -152,6 +160,20 @@ extension AbstractRepository {
             context: ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
     }
 
+    /// Why nothing can be downloaded to `destination`, before anything is sent: it is not a file
+    /// URL (its path would be taken from a web address), or it names a folder (the whole body
+    /// would come before the rename into it failed); `nil` when it can be written.
+    static func problem(withDestination destination: URL) -> String? {
+        guard destination.isFileURL else {
+            return "the destination must be a file URL (URL(fileURLWithPath:)), not \(destination.absoluteString.prefix(200))"
+        }
+        var information = stat()
+        if destination.hasDirectoryPath || (stat(destination.path, &information) == 0 && information.st_mode & S_IFMT == S_IFDIR) {
+            return "the destination \(destination.path) is a folder: name the file to write"
+        }
+        return nil
+    }
+
     /// A part of a capped range smaller than this counts against ``maximumSmallParts``.
     static let smallPartBytes: Int64 = 64 * 1024
     /// The most parts smaller than ``smallPartBytes`` one call appends, its first answer's included.
@@ -165,7 +187,8 @@ extension AbstractRepository {
         var sha256: String?
         if complete {
             // Written by an earlier run, which may have ended before it was flushed to disk.
-            if let problem = files.syncPartial() { throw .downloadFailed(.fileSystem(problem), context) }
+            // On a thread of its own: flushing a large file can block for seconds.
+            if let problem = await OwnThread.run({ _ in files.syncPartial() }) { throw .downloadFailed(.fileSystem(problem), context) }
             size = files.partialSize ?? 0
             // Whole already, but kept by a call with a larger limit (or none).
             if let limit = options.maximumSize, size > limit {
@@ -179,7 +202,7 @@ extension AbstractRepository {
             }
             sink.reportComplete(size: size)
         } else {
-            guard let finished = sink.finish() else {
+            guard let finished = await OwnThread.run({ _ in sink.finish() }) else {
                 // Refused on its announced size with no body to fail on (an interceptor's answer):
                 // the kept partial file stays as it was.
                 let refused = if case .tooLarge? = sink.failure { true } else { false }

@@ -318,8 +318,22 @@ open class AbstractRepository: @unchecked Sendable {
         if response.statusCode == 401, endpoint.requiresSession, response.isFromOrigin(of: request.url), reachesSession(request.url) {
             throw .unauthenticatedSession(context)
         }
+        // The body's API code is read once, for the call's mapping and the repository's, where
+        // both key paths are the same.
+        var codes: [String: String?] = [:]
         for mapping in [endpoint.customErrors, customErrors] where !mapping.isEmpty {
-            let match = mapping.match(response, decoder: decoder.bodyDecoder) { rule, error in
+            var bodyCode: String?
+            if mapping.needsAPICode(for: response.statusCode) {
+                if let known = codes[mapping.apiCodeKeyPath] {
+                    bodyCode = known
+                } else {
+                    bodyCode = mapping.apiCode(in: response)
+                    codes[mapping.apiCodeKeyPath] = .some(bodyCode)
+                }
+            }
+            let match = mapping.match(response, bodyCode: bodyCode, decoder: decoder.bodyDecoder) { rule, error in
+                // A HEAD's answer never has a body: a rule that decodes one cannot match it.
+                guard request.method != .head || !response.body.isEmpty else { return }
                 decoder.reportBodyFailure(error, typeName: rule.bodyTypeName ?? "error body", context: context)
             }
             if let match { throw .customError(name: match.name, error: match, context: context) }

@@ -34,6 +34,9 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     private(set) var head: ResponseHead?
     private(set) var written: Int64 = 0
     private(set) var failure: DownloadFailure?
+    /// Why the server's body was refused: longer than its head announced (the download reports
+    /// it as ``RepositoryError/invalidResponse(reason:context:)``, with that head).
+    private(set) var serverFault: String?
     private var descriptor: Int32 = -1
     private var hasher: SHA256?
     private var total: Int64?
@@ -65,6 +68,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         self.decision = decision
         self.head = head
         failure = nil
+        serverFault = nil
         closeFile()
         let announced: Int64? = if case .writeFromStart(let total) = decision { total } else { decision.appending?.total }
         if let maximumSize, let announced, announced > maximumSize {
@@ -110,9 +114,13 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         case .writeFromStart?, .append?, .appendPart?:
             // After a failed write, nothing more: a later byte would leave a hole in the file.
             guard failure == nil, descriptor >= 0 else { return failed() }
-            // A part longer than its range would put the next part's bytes in the wrong place.
-            if case .appendPart(_, let end, _)? = decision, Int64(bytes.count) > end - written {
-                return .failed(.invalidRequest("the server sent more than the range its Content-Range named"))
+            // A body longer than its head announced (Content-Range, Content-Length) would put bytes
+            // past the file's end, or a part's bytes where the next part's go: refused before any
+            // of them is written, so what the file held stays good to resume from.
+            if let end = announcedEnd, Int64(bytes.count) > end - written {
+                let reason = "the server sent more than the \(end) bytes its Content-Range or Content-Length announced"
+                serverFault = reason
+                return .failed(.invalidResponse(reason))
             }
             return write(bytes)
         default:
@@ -134,6 +142,21 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
 
     /// The size announced for the whole file.
     var expectedTotal: Int64? { total }
+
+    /// The size the file has once this answer's body is written, as its head announced; `nil`
+    /// when it did not say.
+    private var announcedEnd: Int64? {
+        switch decision {
+        case .appendPart(_, let end, _)?: end
+        case .append(_, let total)?, .writeFromStart(let total)?: total
+        default: nil
+        }
+    }
+
+    /// The head that came, as a response without its body, for an error's context.
+    var headResponse: TransportResponse? {
+        head.map { TransportResponse(statusCode: $0.statusCode, headers: $0.headers, url: $0.url) }
+    }
 
     /// The request of the next attempt, and this sink made ready for it. A resumable download that
     /// wrote bytes it can resume asks for the rest (`Range` and `If-Range`) and appends it; one

@@ -327,10 +327,10 @@ struct SetCookieParserTests {
     }
 
     @Test("Splitting takes linear time, however many commas a server sends", .timeLimit(.minutes(1)))
-    func splitIsLinear() throws {
-        let fields = SetCookieParser.split("a=b" + String(repeating: ",", count: 1_000_000))
+    func splitIsLinear() async throws {
+        let fields = await onPlainThread { SetCookieParser.split("a=b" + String(repeating: ",", count: 1_000_000)) }
         #expect(fields.count == 1)
-        let dated = SetCookieParser.split("a=1; Expires=Wed" + String(repeating: ",", count: 100_000) + " b=2")
+        let dated = await onPlainThread { SetCookieParser.split("a=1; Expires=Wed" + String(repeating: ",", count: 100_000) + " b=2") }
         #expect(dated.count == 1)
     }
 

@@ -143,6 +143,54 @@ struct CustomErrorMappingTests {
         #expect(told.statusCode == 422)
     }
 
+    @Test("An empty error body for a rule that decodes a type that is not optional does not match, and the hook is told the body is empty")
+    func emptyBodyForRequiredType() async throws {
+        // Given
+        let mapping: CustomErrorMapping = [.status(404, decoding: ValidationBody.self) { BooksError.validation($0.fields) }]
+        // When
+        let error = try await mappedError(status: 404, repositoryErrors: mapping)
+        // Then: before, the hook heard "not valid JSON (Unexpected end of file)"
+        guard case .requestError(let context) = error else {
+            Issue.record("expected requestError, got \(error)")
+            return
+        }
+        #expect(context.statusCode == 404)
+        let told = try #require(failures.all.first)
+        #expect(failures.all.count == 1)
+        #expect(told.kind == .mismatch)
+        #expect(told.reason.contains("the body is empty (status 404) but a ValidationBody was expected"), "\(told.reason)")
+    }
+
+    @Test("An error body larger than 4 MiB is not searched for an API code: the plain rule applies")
+    func hugeBodyHasNoAPICode() async throws {
+        // Given
+        let mapping: CustomErrorMapping = [
+            .status(409, apiCode: "duplicate_isbn", BooksError.duplicate), .status(409, BooksError.conflict),
+        ]
+        let huge = #"{"code": "duplicate_isbn", "padding": ""# + String(repeating: "x", count: 4 * 1024 * 1024) + #""}"#
+        // When
+        let error = try await mappedError(status: 409, json: huge, repositoryErrors: mapping)
+        let small = try await mappedError(status: 409, json: #"{"code": "duplicate_isbn"}"#, repositoryErrors: mapping)
+        // Then
+        #expect(error.customError(as: BooksError.self) == .conflict)
+        #expect(small.customError(as: BooksError.self) == .duplicate)
+    }
+
+    @Test("The call's mapping and the repository's read the API code at their own key paths")
+    func apiCodeForEachMapping() async throws {
+        // Given: the call's rules read "error.code", the repository's "code"
+        let call = CustomErrorMapping([.status(409, apiCode: "a", BooksError.duplicate)], apiCodeKeyPath: "error.code")
+        let repository: CustomErrorMapping = [.status(409, apiCode: "b", BooksError.gone)]
+        // When
+        let nested = try await mappedError(
+            status: 409, json: #"{"error": {"code": "a"}, "code": "b"}"#, repositoryErrors: repository, endpointErrors: call)
+        let topLevel = try await mappedError(
+            status: 409, json: #"{"error": {"code": "x"}, "code": "b"}"#, repositoryErrors: repository, endpointErrors: call)
+        // Then
+        #expect(nested.customError(as: BooksError.self) == .duplicate)
+        #expect(topLevel.customError(as: BooksError.self) == .gone)
+    }
+
     @Test("A failed decoding rule lets a later rule for the same status match")
     func fallThrough() async throws {
         let mapping: CustomErrorMapping = [

@@ -33,14 +33,12 @@ struct ConfigurationSettingsIntegrationTests {
         // When
         configuration.timeout = 0.3
         let repository = TestAPI.Repository(configuration: configuration)
-        let start = ContinuousClock.now
         let result = await repository.performRequest(Endpoint<Void>.get("slow", parameters: ["seconds": 3]).withoutSession())
         // Then: with the 30 s timeout the call would have succeeded after 3 s
         guard case .timeout? = result.failure else {
             Issue.record("expected .timeout, got \(result)")
             return
         }
-        #expect(ContinuousClock.now - start < .seconds(15), "far below the old 30 s timeout, whatever the machine's load")
     }
 
     @Test("defaultHeaders, queryEncodedMethods and queryEncodingStyle set after init are what the server receives")

@@ -105,6 +105,66 @@ struct DownloadIntegrationTests {
         #expect(Self.contents(of: folder) == ["big.bin"])
     }
 
+    @Test(
+        "A 206 longer than its Content-Range is refused before its first byte past the range: .invalidResponse with the 206, and what came before kept to resume",
+        arguments: TransportUnderTest.all)
+    func overlongPart(transport: TransportUnderTest) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(transport: transport.shared)
+        let destination = folder.appendingPathComponent("big.bin")
+        let parameters: Parameters = ["size": 1_200_000, "cut_once": UUID().uuidString, "cut_after": 400_000, "overlong": 5000]
+        // Given: a partial file of 400,000 bytes
+        let first = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/big", parameters: parameters).downloading(to: destination, resumable: true))
+        guard case .noNetworkConnection? = first.failure else {
+            Issue.record("expected a lost connection, got \(first)")
+            return
+        }
+        // When: the rest comes as a 206 with 5,000 bytes more than its Content-Range names
+        let second = await repository.performRequest(
+            Endpoint<DownloadedFile>.get("files/big", parameters: parameters).downloading(to: destination, resumable: true))
+        // Then: before, the file grew past its end and the call failed "incomplete: 1205000 of
+        // 1200000 bytes", its kept bytes dropped at the next call
+        guard case .invalidResponse(let reason, let context)? = second.failure else {
+            Issue.record("expected invalidResponse, got \(second)")
+            return
+        }
+        #expect(reason.contains("more than the 1200000 bytes"), "\(reason)")
+        #expect(context.statusCode == 206)
+        #expect(context.response?.headers["Content-Range"] == "bytes 400000-1199999/1200000")
+        let files = DownloadFiles(destination: destination)
+        let kept = try #require(files.partialSize)
+        #expect(kept >= 400_000 && kept <= 1_200_000)
+        #expect(FileManager.default.fileExists(atPath: files.resumptionRecord.path))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test("A destination that is not a file URL, or is a folder, is refused before anything is sent")
+    func unusableDestination() async throws {
+        let servers = try TestServers.require()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let repository = try TestAPI.anonymous(servers.nginxURL)
+        let web = try #require(URL(string: "https://example.com/x.bin"))
+        let outcomes = [
+            await repository.performRequest(Endpoint<DownloadedFile>.get("1m.bin").downloading(to: web)).failure,
+            await repository.performRequest(Endpoint<DownloadedFile>.get("1m.bin").downloading(to: folder)).failure,
+            await repository.performRequest(
+                Endpoint<DownloadedFile>.get("1m.bin").downloading(to: folder.appendingPathComponent("new/", isDirectory: true))
+            ).failure,
+        ]
+        let reasons = outcomes.map { error -> String in
+            guard case .invalidRequest(let reason, _)? = error else { return "not invalidRequest: \(String(describing: error))" }
+            return reason
+        }
+        #expect(reasons[0].hasPrefix("the destination must be a file URL"), "\(reasons[0])")
+        #expect(reasons[1] == "the destination \(folder.path) is a folder: name the file to write", "\(reasons[1])")
+        #expect(reasons[2].hasSuffix("is a folder: name the file to write"), "\(reasons[2])")
+        // Nothing was written next to them (no lock file, no partial file).
+        #expect(Self.contents(of: folder).isEmpty)
+    }
+
     @Test("A compressed answer is downloaded as the transport decodes it, whatever its Content-Length", arguments: TransportUnderTest.all)
     func compressedAnswer(transport: TransportUnderTest) async throws {
         let folder = try Self.folder()
@@ -302,7 +362,7 @@ struct DownloadIntegrationTests {
             await Task {
                 await repository.performRequest(
                     Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true, expectedSHA256: checksum))
-            }.value(within: .seconds(20))
+            }.value(within: .seconds(60))
         }
         // The kept bytes are hashed before the request goes: through a link to a FIFO, that read
         // would wait for a writer forever.
@@ -460,18 +520,22 @@ struct DownloadIntegrationTests {
 
     @Test("A resumable download that is whole and checked but cannot be moved into place keeps its bytes for the next call")
     func failedMoveKeepsTheDownload() async throws {
-        // Given: a folder where the destination should be (rename cannot replace it)
+        // Given: a folder put where the destination should be once the download has started (one
+        // there before is refused before anything is sent); rename cannot replace it
         let servers = try TestServers.require()
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let repository = try TestAPI.anonymous(servers.nginxURL)
         let destination = folder.appendingPathComponent("1m.bin")
-        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
-        try Data("in the way".utf8).write(to: destination.appendingPathComponent("note.txt"))
         let endpoint = Endpoint<DownloadedFile>.get("1m.bin")
             .downloading(to: destination, resumable: true, expectedSHA256: try await Self.nginxSHA256("1m.bin"))
+        var blocking = endpoint
+        blocking.progress = { _ in
+            try? FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+            try? Data("in the way".utf8).write(to: destination.appendingPathComponent("note.txt"))
+        }
         // When: the whole file is downloaded and checked, and the move fails
-        let failed = await repository.performRequest(endpoint)
+        let failed = await repository.performRequest(blocking)
         guard case .downloadFailed(.fileSystem, _)? = failed.failure else {
             Issue.record("expected a file-system failure, got \(failed)")
             return

@@ -174,6 +174,34 @@ struct ErrorCasesIntegrationTests {
         #expect(session.isLoggedIn)
     }
 
+    @Test(
+        "A rule decoding a 404's body: httpbin's empty 404 does not match and the hook hears the body is empty; a HEAD's says nothing",
+        arguments: TransportUnderTest.all)
+    func emptyErrorBody(transport: TransportUnderTest) async throws {
+        // Given
+        let servers = try TestServers.require()
+        let heard = Recorder<DecodingFailure>()
+        let repository = TestAPI.Repository(
+            configuration: try TestServers.configuration(servers.httpbinURL, decodingFailureHandler: { heard.record($0) }),
+            transport: transport.shared)
+        let mapping: CustomErrorMapping = [.status(404, decoding: ValidationBody.self) { BooksError.validation($0.fields) }]
+        // When
+        let get = await repository.performRequest(Endpoint<Void>.get("status/404").withoutSession().mappingErrors(mapping))
+        let head = await repository.performRequest(Endpoint<Void>(.head, "status/404").withoutSession().mappingErrors(mapping))
+        // Then
+        for result in [get, head] {
+            guard case .requestError(let context)? = result.failure else {
+                Issue.record("expected requestError, got \(result)")
+                continue
+            }
+            #expect(context.statusCode == 404)
+        }
+        #expect(
+            heard.all.map(\.reason) == [
+                "the body is empty (status 404) but a ValidationBody was expected; decode an Optional for answers that may have none"
+            ])
+    }
+
     @Test("isConnectivityFailure is false for every answered-but-bad case")
     func answeredButBad() async throws {
         // Given

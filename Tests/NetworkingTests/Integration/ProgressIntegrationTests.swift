@@ -97,7 +97,7 @@ struct ProgressIntegrationTests {
         }
         call.withLock { $0 = task }
         started.withLock { $0 = true }
-        guard let result = await task.value(within: .seconds(20)) else {
+        guard let result = await task.value(within: .seconds(60)) else {
             Issue.record("the call never ended")
             return
         }

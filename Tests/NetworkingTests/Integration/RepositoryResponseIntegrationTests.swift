@@ -35,7 +35,8 @@ struct RepositoryResponseIntegrationTests {
     @Test("After redirects, the URL is the final one and the request the one that was made", arguments: TransportUnderTest.all)
     func finalURLAfterRedirects(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
-        let repository = try TestAPI.anonymous(servers.httpbinURL, transport: transport.shared)
+        // Each hop waits for the shared pool: a minute, not 20 s, for a busy test run.
+        let repository = try TestAPI.anonymous(servers.httpbinURL, transport: transport.shared, timeout: 60)
         let result: Result<RepositoryResponse<JSONValue>, RepositoryError> = await repository.performRequest(
             Endpoint.get("redirect/2").withoutSession())
         let response = try result.get()

@@ -177,19 +177,17 @@ struct RedactionTests {
     }
 
     @Test("Redacting text takes linear time, whatever a server sends", .timeLimit(.minutes(1)))
-    func linearTime() {
+    func linearTime() async {
         // A megabyte of name characters with no "=" after them: each was a start the pattern
         // scanned the whole run from.
         let run = "=" + String(repeating: "a", count: 1_000_000)
-        #expect(Redaction.standard.redactText(run) == run)
         // 150,000 secret pairs: each was replaced in place, copying the rest of the text.
         let pairs = String(repeating: "token=x&", count: 150_000)
-        #expect(Redaction.standard.redactText(pairs) == String(repeating: "token=<redacted>&", count: 150_000))
         // Secret members whose values open brackets that never close, and pairs within pairs.
         let members = String(repeating: #""token": [{"#, count: 100_000)
-        #expect(Redaction.standard.redactText(members) == #""token": "<redacted>""#)
         let nested = String(repeating: "a=b;", count: 150_000)
-        #expect(Redaction.standard.redactText(nested) == nested)
+        let redacted = await onPlainThread { [run, pairs, members, nested].map(Redaction.standard.redactText) }
+        #expect(redacted == [run, String(repeating: "token=<redacted>&", count: 150_000), #""token": "<redacted>""#, nested])
     }
 
     @Test("A non-JSON body is redacted as text and bounded")

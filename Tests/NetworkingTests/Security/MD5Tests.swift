@@ -31,8 +31,9 @@ struct MD5Tests {
     }
 
     @Test("One million times \"a\"")
-    func millionA() {
-        #expect(hex(MD5.hash(repeatElement(UInt8(ascii: "a"), count: 1_000_000))) == "7707d6ae4e027c70eea2a935c2296f21")
+    func millionA() async {
+        #expect(
+            await onPlainThread { hex(MD5.hash(repeatElement(UInt8(ascii: "a"), count: 1_000_000))) } == "7707d6ae4e027c70eea2a935c2296f21")
     }
 
     @Test("Hashing in two pieces equals hashing at once, at every split point of 200 bytes")

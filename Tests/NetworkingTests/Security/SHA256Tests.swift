@@ -26,9 +26,9 @@ struct SHA256Tests {
     }
 
     @Test("One million times \"a\" (NIST long message)")
-    func millionA() {
+    func millionA() async {
         #expect(
-            hex(SHA256.hash(repeatElement(UInt8(ascii: "a"), count: 1_000_000)))
+            await onPlainThread { hex(SHA256.hash(repeatElement(UInt8(ascii: "a"), count: 1_000_000))) }
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 

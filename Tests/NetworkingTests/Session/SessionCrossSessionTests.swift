@@ -140,8 +140,8 @@ struct SessionCrossSessionTests {
         try manager.logout()
         try manager.login(user: bob, credential: Credential(accessToken: "bob-1", refreshToken: "bob-r1"))
         // Then: Ann's request gets nothing and Bob's is signed, both while Ann's refresh is still held
-        let annsOutcome = await annsRequest.value(within: .seconds(10))
-        let bobsOutcome = await Task { await authorizing(manager) }.value(within: .seconds(10))
+        let annsOutcome = await annsRequest.value(within: .seconds(60))
+        let bobsOutcome = await Task { await authorizing(manager) }.value(within: .seconds(60))
         refresher.release()
         guard case .success(nil)? = annsOutcome else {
             Issue.record("expected no authorization for Ann's request, got \(String(describing: annsOutcome))")
@@ -175,7 +175,7 @@ struct SessionCrossSessionTests {
         try manager.logout()
         try manager.login(user: bob, credential: Credential(accessToken: "bob"))
         switched.open()
-        _ = try #require(await annsCall.value(within: .seconds(10)))
+        _ = try #require(await annsCall.value(within: .seconds(60)))
         // Then: the refresher's call belongs to Ann's session, which has ended
         for _ in 0..<1000 where refresherCall.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
         let outcome = try #require(refresherCall.withLock { $0 })

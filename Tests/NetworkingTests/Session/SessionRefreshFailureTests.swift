@@ -274,7 +274,7 @@ struct SessionRefreshFailureTests {
         let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
         holder.withLock { $0.repository = repository }
         let call = Task { await repository.performRequest(Endpoint<Void>.get("books/1")) }
-        let result = try #require(await call.value(within: .seconds(10)), "the call waited for the refresh it started")
+        let result = try #require(await call.value(within: .seconds(60)), "the call waited for the refresh it started")
         guard
             case .sessionRefreshFailed(
                 .refresherFailed(.sessionRefreshFailed(.refresherFailed(.invalidRequest(let reason, _)), _?)), let held?)? =
@@ -290,7 +290,7 @@ struct SessionRefreshFailureTests {
         #expect(manager.isLoggedIn)
         refreshOver.open()
         let later = try #require(holder.withLock { $0.later })
-        let laterResult = try #require(await later.value(within: .seconds(10)))
+        let laterResult = try #require(await later.value(within: .seconds(60)))
         #expect(laterResult.failure == nil, "\(laterResult)")
         #expect(transport.requests.last?.headers["Authorization"] == "Bearer t2")
     }

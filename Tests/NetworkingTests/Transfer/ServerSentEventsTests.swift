@@ -344,7 +344,7 @@ struct ServerSentEventsTests {
         let reading = Task { await readAll(events) }
         while !chunks.sink.hasWaitingReader { try await Task.sleep(for: .milliseconds(5)) }
         events.cancel()
-        guard let (read, error) = await reading.value(within: .seconds(20)) else {
+        guard let (read, error) = await reading.value(within: .seconds(60)) else {
             Issue.record("the reader hung after cancel()")
             return
         }
@@ -360,7 +360,7 @@ struct ServerSentEventsTests {
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
         let events = try Self.events(over: chunks, idleTimeout: .milliseconds(200))
         Data("data: a\n\n".utf8).withUnsafeBytes { _ = chunks.sink.receive($0) }
-        guard let (read, error) = await Task(operation: { await readAll(events) }).value(within: .seconds(20)) else {
+        guard let (read, error) = await Task(operation: { await readAll(events) }).value(within: .seconds(60)) else {
             Issue.record("the reader hung on a silent connection")
             return
         }

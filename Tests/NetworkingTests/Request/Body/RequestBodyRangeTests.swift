@@ -78,7 +78,7 @@ struct RequestBodyRangeTests {
         let reading = Task.detached { [self] in
             (try? self.readAll(.file(fifo, length: 10))) ?? .failure(.invalidRequest("the reader could not be made"))
         }
-        let result = try #require(await reading.value(within: .seconds(10)), "the open blocked")
+        let result = try #require(await reading.value(within: .seconds(60)), "the open blocked")
         guard case .failure(.invalidRequest(let reason)) = result else {
             Issue.record("a pipe was read")
             return

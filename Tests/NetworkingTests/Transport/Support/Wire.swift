@@ -7,7 +7,7 @@ import Testing
 enum Wire {
     /// A `GET` request; fails the test when the text is not a URL.
     static func request(
-        _ text: String, headers: HTTPHeaders = [:], timeout: TimeInterval = 20, security: TransportSecurity = .default
+        _ text: String, headers: HTTPHeaders = [:], timeout: TimeInterval = 60, security: TransportSecurity = .default
     ) throws -> TransportRequest {
         try request(.get, text, headers: headers, timeout: timeout, security: security)
     }
@@ -15,7 +15,7 @@ enum Wire {
     /// A request; fails the test when the text is not a URL.
     static func request(
         _ method: HTTPMethod, _ text: String, headers: HTTPHeaders = [:], body: Data? = nil,
-        timeout: TimeInterval = 20, security: TransportSecurity = .default
+        timeout: TimeInterval = 60, security: TransportSecurity = .default
     ) throws -> TransportRequest {
         let url = try #require(URL(string: text), "\(text) is not a URL")
         return TransportRequest(method: method, url: url, headers: headers, body: body, timeout: timeout, security: security)
