@@ -375,8 +375,23 @@ def command_for(server, port):
     return cmd + [server.app]
 
 
+# Whether this command launched a server: only then does an interrupted start stop them (a
+# start that found them running leaves another run's servers alone).
+LAUNCHED = []
+
+
 def launch(server, port):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
+    # No signal between the launch and its pid file: a server without one could not be stopped.
+    signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        return launch_recorded(server, port, env, signals)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+
+
+def launch_recorded(server, port, env, signals):
     with open(path_in_servers(server.name + ".log"), "wb") as log:
         proc = subprocess.Popen(
             command_for(server, port),
@@ -386,8 +401,11 @@ def launch(server, port):
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # own process group: stop kills workers too
+            # The server must hear `stop`'s SIGTERM: it does not keep this command's mask.
+            preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, signals),
         )
     write_pid(server, proc.pid)
+    LAUNCHED.append(server.name)
     return proc
 
 
@@ -623,11 +641,12 @@ def main():
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         try:
             return COMMANDS[sys.argv[1]]()
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit) as interruption:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            stop(quiet=True)
-            return 130
+            if LAUNCHED:
+                stop(quiet=True)
+            return interruption.code if isinstance(interruption, SystemExit) else 130
 
 
 if __name__ == "__main__":

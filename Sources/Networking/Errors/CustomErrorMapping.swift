@@ -74,7 +74,8 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
 
     /// The rules, in the order they were written.
     public var rules: [Rule]
-    /// Where the API code sits in an error body, as a dotted key path. Default `"code"`.
+    /// Where the API code sits in an error body, as a dotted key path (a number is an array
+    /// index). Default `"code"`. A body over 4 MiB, or not JSON, has no code.
     public var apiCodeKeyPath: String
 
     /// Creates an empty mapping.

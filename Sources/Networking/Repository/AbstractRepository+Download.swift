@@ -35,6 +35,12 @@ extension AbstractRepository {
     ///   destination is left as it is), with ``RepositoryError/invalidResponse(reason:context:)``.
     /// - One download at a time per destination: another one running (in this process or
     ///   another) fails this one at once with ``DownloadFailure/destinationInUse(path:)``.
+    /// - The destination is a file URL naming a file (or none yet) in a folder that exists: one
+    ///   that is not a file URL, names a folder, a device or a FIFO is refused with
+    ///   ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent.
+    /// - A body longer than its head announced (a `206` past its `Content-Range`, a body past its
+    ///   `Content-Length`) fails with ``RepositoryError/invalidResponse(reason:context:)`` at the
+    ///   first byte past it; what came within it is kept for a resumable download.
     public func performRequest(_ endpoint: Endpoint<DownloadedFile>) async -> Result<DownloadedFile, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> DownloadedFile in try await self.download(endpoint) }
     }
@@ -164,12 +170,17 @@ extension AbstractRepository {
     /// URL (its path would be taken from a web address), or it names a folder (the whole body
     /// would come before the rename into it failed); `nil` when it can be written.
     static func problem(withDestination destination: URL) -> String? {
+        // Only its scheme is named: a web address given by mistake may carry a signature or a token.
         guard destination.isFileURL else {
-            return "the destination must be a file URL (URL(fileURLWithPath:)), not \(destination.absoluteString.prefix(200))"
+            return "the destination must be a file URL (URL(fileURLWithPath:)), not a \(destination.scheme ?? "relative") URL"
         }
         var information = stat()
         if destination.hasDirectoryPath || (stat(destination.path, &information) == 0 && information.st_mode & S_IFMT == S_IFDIR) {
             return "the destination \(destination.path) is a folder: name the file to write"
+        }
+        // A device or a FIFO (`/dev/null`) would be replaced by the file, not written to.
+        if lstat(destination.path, &information) == 0, ![S_IFREG, S_IFLNK].contains(information.st_mode & S_IFMT) {
+            return "the destination \(destination.path) is not a plain file (a device, a FIFO or a socket) that the download could replace"
         }
         return nil
     }

@@ -507,8 +507,8 @@ extension Endpoint where Response == DownloadedFile {
     /// body decoded into another type is not a file.
     ///
     /// - Parameters:
-    ///   - destination: the file to write (replaced when it exists); `nil` writes a new file in
-    ///     the temporary folder.
+    ///   - destination: the file to write (replaced when it exists), a file URL in a folder that
+    ///     exists; `nil` writes a new file in the temporary folder.
     ///   - resumable: keep the partial file when the download fails or is cancelled, and resume
     ///     from it next time with `Range` and `If-Range`; nothing is left behind otherwise.
     ///   - expectedSHA256: the hex SHA-256 the file must have.

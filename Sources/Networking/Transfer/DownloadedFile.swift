@@ -23,7 +23,8 @@ public struct DownloadedFile: Sendable, Hashable {
 /// Where and how a download is written (see ``Endpoint/downloading(to:resumable:expectedSHA256:maximumSize:)``).
 public struct DownloadOptions: Sendable, Hashable {
     /// The file to write, or `nil` for a new file in the temporary folder named after the URL
-    /// (`<name>.<random>.<extension>`, WebApiClient's `saveAsResource`).
+    /// (`<name>.<random>.<extension>`, WebApiClient's `saveAsResource`). A file URL naming a
+    /// file, in a folder that exists.
     public var destination: URL?
     /// Whether a failed or cancelled download keeps its partial file (beside the destination,
     /// hidden) to be resumed by the next download to the same destination. Default `false`:

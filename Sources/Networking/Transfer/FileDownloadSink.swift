@@ -37,6 +37,9 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
     /// Why the server's body was refused: longer than its head announced (the download reports
     /// it as ``RepositoryError/invalidResponse(reason:context:)``, with that head).
     private(set) var serverFault: String?
+    /// Where this answer's body starts in the file and where its head says it ends (a 206's
+    /// range, else its `Content-Length`); no end when the head does not say.
+    private var bodyBounds: (start: Int64, end: Int64?) = (0, nil)
     private var descriptor: Int32 = -1
     private var hasher: SHA256?
     private var total: Int64?
@@ -91,6 +94,10 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             hasher = prefixHasher
             total = appending.total
         }
+        // A 206's body is its range, whatever the file's total; another answer's is the file.
+        let range = head.statusCode == 206 ? head.headers["Content-Range"].flatMap(DownloadStateMachine.contentRange) : nil
+        let rangeEnd = range.flatMap { $0.last < Int64.max ? $0.last + 1 : nil }
+        bodyBounds = (written, range == nil ? total : rangeEnd)
         // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
         // even a weak one, rules a date out).
         let sent: String? =
@@ -115,10 +122,15 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             // After a failed write, nothing more: a later byte would leave a hole in the file.
             guard failure == nil, descriptor >= 0 else { return failed() }
             // A body longer than its head announced (Content-Range, Content-Length) would put bytes
-            // past the file's end, or a part's bytes where the next part's go: refused before any
-            // of them is written, so what the file held stays good to resume from.
-            if let end = announcedEnd, Int64(bytes.count) > end - written {
-                let reason = "the server sent more than the \(end) bytes its Content-Range or Content-Length announced"
+            // past the file's end, or a part's bytes where the next part's go: what is within it
+            // is written, the rest refused, so the file stays good to resume from.
+            if let end = bodyBounds.end, Int64(bytes.count) > end - written {
+                let within = Int(clamping: max(0, end - written))
+                if within > 0, case .failed(let error) = write(UnsafeRawBufferPointer(rebasing: bytes.prefix(within))) {
+                    return .failed(error)
+                }
+                let announced = end - bodyBounds.start
+                let reason = "the server sent more than the \(announced) bytes its head announced (Content-Range or Content-Length)"
                 serverFault = reason
                 return .failed(.invalidResponse(reason))
             }
@@ -142,16 +154,6 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
 
     /// The size announced for the whole file.
     var expectedTotal: Int64? { total }
-
-    /// The size the file has once this answer's body is written, as its head announced; `nil`
-    /// when it did not say.
-    private var announcedEnd: Int64? {
-        switch decision {
-        case .appendPart(_, let end, _)?: end
-        case .append(_, let total)?, .writeFromStart(let total)?: total
-        default: nil
-        }
-    }
 
     /// The head that came, as a response without its body, for an error's context.
     var headResponse: TransportResponse? {

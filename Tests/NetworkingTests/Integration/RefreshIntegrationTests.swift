@@ -72,14 +72,17 @@ struct RefreshIntegrationTests {
         let results = await fetchConcurrently(repository, count: 10)
         #expect(try await repository.counters().refreshCalls - before == 1)
         for result in results {
+            // On a busy machine a call may start only after the refresh was rejected: the session
+            // is over by then, and it is not sent.
+            if case .unauthenticatedSession(nil)? = result.failure { continue }
             guard case .sessionRefreshFailed(.refresherFailed(let cause), let context?)? = result.failure else {
                 Issue.record("expected .sessionRefreshFailed, got \(String(describing: result.failure))")
                 continue
             }
             #expect(cause.statusCode == 401)
             #expect(context.request.url.path.hasSuffix("users/me"))
-            // The call's own 401, which started the refresh, is kept; on a busy machine a call may
-            // get there only after the refresh failed, and then is not sent at all.
+            // The call's own 401, which started the refresh, is kept; a call that came while the
+            // refresh ran waited for it unsent.
             #expect(context.statusCode == 401 || context.response == nil, "\(context)")
         }
         #expect(!session.isLoggedIn)
