@@ -167,8 +167,9 @@ extension AbstractRepository {
     }
 
     /// Why nothing can be downloaded to `destination`, before anything is sent: it is not a file
-    /// URL (its path would be taken from a web address), or it names a folder (the whole body
-    /// would come before the rename into it failed); `nil` when it can be written.
+    /// URL (its path would be taken from a web address), it names a folder (the whole body would
+    /// come before the rename into it failed), or a device, FIFO or socket (which the rename would
+    /// replace); `nil` when it can be written.
     static func problem(withDestination destination: URL) -> String? {
         // Only its scheme is named: a web address given by mistake may carry a signature or a token.
         guard destination.isFileURL else {
