@@ -190,7 +190,22 @@ enum DownloadStateMachine {
     /// The size the file has once the range is written: its total, or, when the total is not
     /// known (`bytes first-last/*`), the end of the range, so that a body cut short is still noticed.
     static func end(of range: (first: Int64, last: Int64, total: Int64?)) -> Int64? {
-        range.total ?? (range.last < Int64.max ? range.last + 1 : nil)
+        range.total ?? afterLast(of: range)
+    }
+
+    /// The offset just past a range's last byte; `nil` when it would not fit an `Int64`.
+    static func afterLast(of range: (first: Int64, last: Int64, total: Int64?)) -> Int64? {
+        range.last < Int64.max ? range.last + 1 : nil
+    }
+
+    /// Where an answer's body ends in the file, as its head announces: a `206`'s range, whatever
+    /// the file's total; another answer's `announced` size (its `Content-Length`). `nil` when the
+    /// head does not say, or the body has a content coding (written decoded, so its head's sizes
+    /// do not count what is written).
+    static func bodyEnd(status: Int, headers: HTTPHeaders, announced: Int64?) -> Int64? {
+        guard !isEncoded(headers) else { return nil }
+        guard status == 206 else { return announced }
+        return headers["Content-Range"].flatMap(contentRange).flatMap(afterLast)
     }
 
     /// The total of `bytes */total`, as a 416 carries it.

@@ -94,10 +94,7 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
             hasher = prefixHasher
             total = appending.total
         }
-        // A 206's body is its range, whatever the file's total; another answer's is the file.
-        let range = head.statusCode == 206 ? head.headers["Content-Range"].flatMap(DownloadStateMachine.contentRange) : nil
-        let rangeEnd = range.flatMap { $0.last < Int64.max ? $0.last + 1 : nil }
-        bodyBounds = (written, range == nil ? total : rangeEnd)
+        bodyBounds = (written, DownloadStateMachine.bodyEnd(status: head.statusCode, headers: head.headers, announced: announced))
         // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
         // even a weak one, rules a date out).
         let sent: String? =

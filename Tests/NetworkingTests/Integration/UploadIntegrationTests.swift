@@ -50,7 +50,7 @@ struct UploadIntegrationTests {
     /// The hex SHA-256 of `bytes`, computed on a thread of its own (seconds of work in a debug build).
     static func hex(_ bytes: some Sequence<UInt8>) async -> String {
         let array = Array(bytes)
-        return await onPlainThread { SHA256.hash(array).map { String(format: "%02x", $0) }.joined() }
+        return await onPlainThread { SHA256.hex(SHA256.hash(array)) }
     }
 
     static func repository(_ transport: TransportUnderTest) throws -> TestAPI.Repository {

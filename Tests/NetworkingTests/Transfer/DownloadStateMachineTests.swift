@@ -184,6 +184,19 @@ struct DownloadStateMachineTests {
         }
     }
 
+    @Test("A body ends where its head says: a 206's range (not the file's total), a Content-Length; nowhere when compressed")
+    func bodyEnd() {
+        #expect(Machine.bodyEnd(status: 206, headers: ["Content-Range": "bytes 0-99/1000"], announced: 1000) == 100)
+        #expect(Machine.bodyEnd(status: 206, headers: ["Content-Range": "bytes 400-999/*"], announced: nil) == 1000)
+        #expect(Machine.bodyEnd(status: 200, headers: ["Content-Length": "500"], announced: 500) == 500)
+        #expect(Machine.bodyEnd(status: 200, headers: [:], announced: nil) == nil)
+        // Written decoded: a compressed 206 from the start is longer than its range, and may be.
+        #expect(
+            Machine.bodyEnd(status: 206, headers: ["Content-Range": "bytes 0-99/1000", "Content-Encoding": "gzip"], announced: nil) == nil)
+        #expect(
+            Machine.bodyEnd(status: 206, headers: ["Content-Range": "bytes 0-\(Int64.max - 1)/\(Int64.max)"], announced: nil) == Int64.max)
+    }
+
     @Test("A compressed answer has no known total, and is never appended to a partial file")
     func encodedAnswer() {
         #expect(
