@@ -25,12 +25,19 @@ struct TransportFailureTests {
         arguments: TransportUnderTest.all)
     func subSecondTimeouts(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
-        // The test API answers in a few milliseconds; a loaded machine still has room in 0.9 s.
-        let timed = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=0.05", timeout: 0.9), over: transport.shared)
-        #expect(try timed.get().statusCode == 200)
+        // The test API answers in a few milliseconds. A timeout taken as none left fails every
+        // time; a machine busy enough to miss 0.9 s once (the whole suite starts at the same
+        // moment) gets a few more tries.
+        func succeeds(_ request: TransportRequest) async -> Bool {
+            for _ in 0..<5 where (try? await Wire.send(request, over: transport.shared).get().statusCode) == 200 {
+                return true
+            }
+            return false
+        }
+        #expect(await succeeds(try Wire.request(servers.apiURL + "/slow?seconds=0.05", timeout: 0.9)))
         var idle = try Wire.request(servers.apiURL + "/slow?seconds=0.05", timeout: 20)
         idle.idleTimeout = 0.9
-        #expect(try await Wire.send(idle, over: transport.shared).get().statusCode == 200)
+        #expect(await succeeds(idle))
         // And a sub-second timeout still ends a slow answer
         let start = ContinuousClock.now
         let slow = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=6", timeout: 0.5), over: transport.shared)
