@@ -137,8 +137,11 @@ public struct NetworkingConfiguration: Sendable {
     /// ``RepositoryError/invalidConfiguration(reason:)`` instead. Default none.
     public var sessionHosts: [String] = [] { didSet { updateProblems() } }
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
-    /// and the repositories' object methods. Default none.
-    public var routes = RouteTable.empty
+    /// and the repositories' object methods. Default none. A route whose
+    /// `invalidatesCachedRouteNames` names no route of the table makes every request fail with
+    /// ``RepositoryError/invalidConfiguration(reason:)`` (a misspelt name would leave the cache
+    /// silently stale).
+    public var routes = RouteTable.empty { didSet { updateProblems() } }
     /// Where cookies are kept between requests, or `nil` (the default): none are kept or added
     /// (a `Cookie` field a call sets itself is sent as it is). Give several configurations the same ``CookieStorage`` to share cookies.
     public var cookieStorage: CookieStorage?

@@ -173,7 +173,7 @@ struct Redaction: Sendable {
         // Large bodies are not parsed just to show their start; their text is redacted instead.
         if body.count <= 1_048_576, let json = try? JSONValue(parsing: body), json.isContainer {
             let redacted = redact(json)
-            return Self.truncate(pretty ? redacted.prettyDescription : redacted.description, limit: limit)
+            return pretty ? redacted.prettyDescription(limit: limit) : Self.truncate(redacted.description, limit: limit)
         }
         let text = String(decoding: body.prefix(limit * 2), as: UTF8.self)
         return Self.truncate(redactText(text), limit: limit, totalBytes: body.count)
@@ -335,10 +335,76 @@ extension JSONValue {
         }
     }
 
-    /// Indented JSON text with sorted keys, for debug logs.
-    var prettyDescription: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? description
+    /// Indented JSON text with sorted keys, for debug logs, cut after `limit` bytes as
+    /// ``Redaction/truncate(_:limit:totalBytes:)`` cuts (the bytes left out counted).
+    ///
+    /// Only what is shown is built: indentation grows with depth, so a 1 MiB document nested 256
+    /// deep would indent to hundreds of megabytes. The compact text is indented as it is read.
+    func prettyDescription(limit: Int) -> String {
+        let limit = Redaction.clamped(limit)
+        let compact = Array(description.utf8)
+        // A few bytes past the limit, so the character the cut falls in is whole.
+        let kept = limit &+ 4
+        var output: [UInt8] = []
+        output.reserveCapacity(min(kept, compact.count &* 2))
+        var total = 0
+        var depth = 0
+        func emit(_ byte: UInt8) {
+            total &+= 1
+            if output.count < kept { output.append(byte) }
+        }
+        func newline() {
+            total &+= 1 &+ 2 &* depth
+            guard output.count < kept else { return }
+            output.append(UInt8(ascii: "\n"))
+            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: min(2 &* depth, kept &- output.count)))
+        }
+        var inString = false
+        var escaped = false
+        var index = 0
+        while index < compact.count {
+            let byte = compact[index]
+            index &+= 1
+            if inString {
+                emit(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                emit(byte)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                emit(byte)
+                if index < compact.count, compact[index] == byte &+ 2 {
+                    // An empty container stays on its line: `{}`, `[]`.
+                    emit(compact[index])
+                    index &+= 1
+                } else {
+                    depth &+= 1
+                    newline()
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth &-= 1
+                newline()
+                emit(byte)
+            case UInt8(ascii: ","):
+                emit(byte)
+                newline()
+            case UInt8(ascii: ":"):
+                emit(UInt8(ascii: " "))
+                emit(byte)
+                emit(UInt8(ascii: " "))
+            default:
+                emit(byte)
+            }
+        }
+        return Redaction.truncate(String(decoding: output, as: UTF8.self), limit: limit, totalBytes: total)
     }
 }

@@ -68,14 +68,16 @@ public struct StandardErrorLogger: NetworkLogging {
     public init() {}
 
     /// Writes the record's message as one or more lines; control characters other than line
-    /// breaks and tabs are written escaped (`\u{1B}`), so a server's body cannot move the
-    /// terminal's cursor, rewrite a line or change its colours.
+    /// breaks and tabs, and the bidirectional controls, are written escaped (`\u{1B}`,
+    /// `\u{202E}`), so a server's body cannot move the terminal's cursor, rewrite a line, change
+    /// its colours or show its text reordered.
     public func log(_ record: LogRecord) {
         var line = "[Networking] \(Self.escapingControls(record.message))\n"
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(STDERR_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return }
                 offset += written
             }
@@ -84,7 +86,8 @@ public struct StandardErrorLogger: NetworkLogging {
 }
 
 extension StandardErrorLogger {
-    /// The text with control characters other than `\n` and `\t` written as `\u{…}`.
+    /// The text with control characters other than `\n` and `\t`, and bidirectional controls,
+    /// written as `\u{…}`.
     static func escapingControls(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isEscaped) else { return text }
         var escaped = String.UnicodeScalarView()
@@ -99,7 +102,7 @@ extension StandardErrorLogger {
     }
 
     private static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
-        scalar != "\n" && scalar != "\t" && scalar.properties.generalCategory == .control
+        (scalar != "\n" && scalar != "\t" && scalar.properties.generalCategory == .control) || scalar.properties.isBidiControl
     }
 }
 

@@ -30,7 +30,9 @@ extension TransportRequest {
             if let key = client.privateKey { parts.append("--key \(Self.quoted(key.curlArgument))") }
         }
         for field in headers {
-            parts.append("-H \(Self.quoted("\(field.name): \(redaction.headerValue(name: field.name, value: field.value))"))")
+            let value = redaction.headerValue(name: field.name, value: field.value)
+            // curl reads `Name:` as "do not send Name"; `Name;` sends it empty.
+            parts.append("-H \(Self.quoted(value.isEmpty ? "\(field.name);" : "\(field.name): \(value)"))")
         }
         // A body that is not text in memory (a file, a form, a stream, binary data) is named as a
         // file to supply; no `# …` comment after it, which zsh would not take as one.

@@ -202,7 +202,9 @@ struct RequestBuilder {
         }
         let suffix = encoded ? Self.joinedRenderedPath(path) : PathEncoding.joinedSegments(of: path, encodes: true)
         let base = configuration.baseURL.absoluteString
-        let text = suffix.isEmpty ? base : (base.hasSuffix("/") ? base : base + "/") + PathEncoding.encodeInvalidBytes(suffix[...])
+        // A query-only route (`?page=1`) adds no "/" to the base URL's path.
+        let joint = suffix.hasPrefix("?") || base.hasSuffix("/") ? "" : "/"
+        let text = suffix.isEmpty ? base : base + joint + PathEncoding.encodeInvalidBytes(suffix[...])
         guard let url = URL(string: text) else {
             let shownBase = Redaction(secretFields: configuration.secretFields).url(configuration.baseURL)
             throw .invalidURL(reason: "\"\(redacted(path))\" does not form a valid URL under \(shownBase)")

@@ -33,7 +33,8 @@ import Foundation
 /// The template's own text is sent as written where a URL may hold it (`%` before two hexadecimal
 /// digits included), and percent-encoded elsewhere: a space, `|`, non-ASCII text, a lone `%`, and
 /// `[` or `]` before the `?`. A template that starts with neither `http://`, `https://` nor
-/// `:baseURL` stays under the base URL, whatever its values or text look like.
+/// `:baseURL` stays under the base URL, whatever its values or text look like: its own text may
+/// hold no `.` or `..` segment either (`%2E%2E` included), and a `}` is written `\}`.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -47,11 +48,18 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a template.
     ///
-    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}`, an
-    ///   empty or invalid placeholder name, a `\` at the end, a `#`, or a user in an absolute URL.
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}` (or a
+    ///   `}` without its `{`), an empty or invalid placeholder name (RFC 6570 operators such as
+    ///   `{?page}` included), a `\` at the end, a `#`, a user in an absolute URL, or a `.` or `..`
+    ///   segment in a path under the base URL.
     public init(_ text: String) throws(RepositoryError) {
         self.text = text
         parts = try Self.parse(text)
+        if !namesItsServer, Self.hasLiteralDotSegment(parts) {
+            throw .invalidConfiguration(
+                reason: "the path \"\(Redaction.standard.unparsedURLText(text))\" has a \".\" or \"..\" segment, "
+                    + "which servers resolve, so the request would leave the base URL's path")
+        }
     }
 
     /// The names of the placeholders, in order.
@@ -92,18 +100,24 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             case .literal(let text):
                 path += text
                 guard !inQuery else { continue }
+                // The template's text is percent-encoded already: its segment counts decoded
+                // (`{x}%2E` with "." is "..").
+                var written = ""
                 for character in text {
                     if character == "/" { slashes &+= 1 }
                     if character == "/" || character == "?" {
+                        segment += Self.decoded(written)
+                        written = ""
                         try endSegment()
                         if character != "/" {
                             inQuery = true
                             break
                         }
                     } else {
-                        segment.append(character)
+                        written.append(character)
                     }
                 }
+                segment += Self.decoded(written)
             case .variable(let name):
                 guard let value = values.value(atKeyPath: name) else { throw .missing(name) }
                 let text = try Self.text(of: value, name: name, inQuery: inQuery)
@@ -140,6 +154,35 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             }
     }
 
+    /// Percent-encoded text as a server reads it (`%2E` is a `.`); text with an invalid escape as it is.
+    private static func decoded(_ text: String) -> String {
+        text.removingPercentEncoding ?? text
+    }
+
+    /// Whether the template's own text holds a dot segment in its path (`../admin`, `a/%2E%2E/b`),
+    /// which servers resolve, so the request would leave the base URL's path.
+    private static func hasLiteralDotSegment(_ parts: [Part]) -> Bool {
+        var segment = ""
+        var hasValue = false
+        for part in parts {
+            guard case .literal(let text) = part else {
+                hasValue = true
+                continue
+            }
+            for character in text {
+                guard character == "/" || character == "?" else {
+                    segment.append(character)
+                    continue
+                }
+                if !hasValue, isDotSegment(decoded(segment)) { return true }
+                if character == "?" { return false }
+                segment = ""
+                hasValue = false
+            }
+        }
+        return !hasValue && isDotSegment(decoded(segment))
+    }
+
     /// A value's text; an empty string is refused in a path (it would leave an empty segment),
     /// not in the query.
     private static func text(of value: JSONValue, name: String, inQuery: Bool) throws(PathTemplateError) -> String {
@@ -158,7 +201,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// Whether the template says which server its calls go to: it starts with `http://` or
     /// `https://`, or with `:baseURL` (filled with an absolute URL). Any other is under the base URL.
     var namesItsServer: Bool {
-        RequestBuilder.isAbsolute(text) || text.hasPrefix(":baseURL")
+        RequestBuilder.isAbsolute(text) || (text.hasPrefix(":baseURL") && parts.first == .variable("baseURL"))
     }
 
     private static func parse(_ text: String) throws(RepositoryError) -> [Part] {
@@ -189,6 +232,8 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         // `|`, non-ASCII) is percent-encoded past the host, and a `%` too unless two hexadecimal
         // digits follow it (text encoded already).
         var inQuery = false
+        // Braces written `\{`, whose `}` may follow unescaped (`\{x}` is the text "{x}").
+        var escapedBraces = 0
         func appendText(_ character: Character) {
             guard characters.startIndex > authorityEnd else { return literal.append(character) }
             if character == "?" { inQuery = true }
@@ -200,6 +245,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 guard let escaped = characters.popFirst() else {
                     throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
+                if escaped == "{" { escapedBraces &+= 1 }
                 appendText(escaped)
             case "[" where characters.startIndex <= authorityEnd:
                 // An IPv6 host (`http://[2001:db8::1]/`): its colons are not placeholders.
@@ -240,13 +286,20 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 }
                 guard closed else { throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"{\" without its \"}\"") }
                 // OpenAPI's names may hold "-" and more: anything but braces, "/" and spaces.
-                guard let first = name.first, !first.isNumber, first != ".", !name.hasSuffix("."),
+                // An RFC 6570 operator (`{?page}`, `{+path}`) is not supported: it would fail every call.
+                guard let first = name.first, !first.isNumber, !"+#./;?&=,!@|".contains(first), !name.hasSuffix("."),
                     name.allSatisfy({ $0 != "{" && $0 != "/" && !$0.isWhitespace })
                 else {
                     throw .invalidConfiguration(
                         reason: "the path \"\(shown)\" has an invalid placeholder \"{\(name)}\": a name such as {id} or {meeting.id}")
                 }
                 parts.append(.variable(name))
+            case "}" where escapedBraces > 0:
+                escapedBraces &-= 1
+                appendText(character)
+            case "}":
+                throw .invalidConfiguration(
+                    reason: "the path \"\(shown)\" has a \"}\" without its \"{\": write \"\\}\" for the character")
             default:
                 appendText(character)
             }

@@ -20,8 +20,11 @@ extension RouteTable {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for malformed JSON (line and
     ///   column), a document that is neither OpenAPI 3 nor Swagger 2, two operations with the
-    ///   same name, an `operationId` that is not a string, more than 100,000 operations (or paths
-    ///   of more than 32 MiB in all), or (with `includingBasePath`) a base path longer than 2,048 bytes.
+    ///   same name, an `operationId` that is not a string, a path item given by a reference to
+    ///   another file, a path that is not a valid route path (a `..` segment, for one), more than
+    ///   100,000 operations (or paths of more than 32 MiB in all, or more than 1,000,000
+    ///   parameters, media types and security requirements in all, counted per operation), or
+    ///   (with `includingBasePath`) a base path longer than 2,048 bytes.
     public init(openAPI json: Data, source: String = "OpenAPI document", includingBasePath: Bool = false) throws(RepositoryError) {
         let document: JSONValue
         do {
@@ -45,6 +48,12 @@ extension RouteTable {
         var templateBytes = 0
         for path in paths.keys.sorted() {
             guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
+            if let reference = item["$ref"]?.stringValue {
+                throw .invalidConfiguration(
+                    reason:
+                        "\(source): the path \(path) is given by the reference \"\(reference)\", which is not in the document: bundle the document's files into one"
+                )
+            }
             for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
                 guard case .object(let operation)? = item[method] else { continue }
                 let name: String
@@ -58,12 +67,11 @@ extension RouteTable {
                 let security = operation["security"] ?? globalSecurity
                 // A session is needed when every alternative asks for a scheme: `[]` or an empty
                 // requirement `{}` among them allows anonymous calls.
-                let requiresSession =
-                    if case .array(let requirements)? = security {
-                        !requirements.isEmpty && !requirements.contains(.object([:]))
-                    } else {
-                        false
-                    }
+                var requiresSession = false
+                if case .array(let requirements)? = security {
+                    try references.spend(requirements.count, source: source)
+                    requiresSession = !requirements.isEmpty && !requirements.contains(.object([:]))
+                }
                 let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
                 // OpenAPI's placeholders are `{name}` only: a colon is text (`/v1/{name}:cancel`).
                 let template = Self.escapingText(base.isEmpty ? relative : base + "/" + relative)
@@ -74,13 +82,13 @@ extension RouteTable {
                             "\(source) has more than \(Self.maximumOperationCount) operations, or paths of more than \(Self.maximumTemplateBytes) bytes in all"
                     )
                 }
+                let serialization = try Self.serialization(
+                    of: .object(operation), pathParameters: Self.array(item["parameters"]), method: method, swagger2: isSwagger2,
+                    references: references, source: source)
                 do {
                     try add(
                         Route(
-                            name: name, method: HTTPMethod(method), path: template,
-                            serialization: Self.serialization(
-                                of: .object(operation), pathParameters: Self.array(item["parameters"]), method: method,
-                                swagger2: isSwagger2, references: references),
+                            name: name, method: HTTPMethod(method), path: template, serialization: serialization,
                             requiresSession: requiresSession))
                 } catch {
                     throw .invalidConfiguration(reason: "\(source): \(error.configurationReason)")
@@ -140,7 +148,9 @@ extension RouteTable {
         guard raw.utf8.count <= maximumBasePathLength else {
             throw .invalidConfiguration(reason: "\(source): the base path is longer than \(maximumBasePathLength) bytes")
         }
-        let trimmed = raw.split(separator: "/").joined(separator: "/")
+        // A query or fragment in a server URL is not part of its path (every route's path would
+        // land in it).
+        let trimmed = raw.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
     }
 
@@ -192,14 +202,17 @@ extension RouteTable {
     /// The serialization of an operation's parameters: its body's media type; the query when it
     /// has no body (`nil` for `GET`, `HEAD` and `DELETE`, which send them there anyway).
     private static func serialization(
-        of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, references: OpenAPIReferences
-    ) -> RouteSerialization? {
+        of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, references: OpenAPIReferences,
+        source: String
+    ) throws(RepositoryError) -> RouteSerialization? {
         let document = references.document
         let bodiless: RouteSerialization? = ["get", "head", "delete"].contains(method) ? nil : .query
         let mediaTypes: [String]
         if swagger2 {
             // Parameters of the path item apply to each of its operations (Swagger 2.0 §4.3.4).
-            let parameters = (Self.array(operation["parameters"]) + pathParameters).map { references.resolved($0) }
+            let given = Self.array(operation["parameters"]) + pathParameters
+            try references.spend(given.count, source: source)
+            let parameters = given.map { references.resolved($0) }
             let locations = Set(parameters.compactMap { (parameter: JSONValue) in parameter["in"]?.stringValue })
             guard locations.contains("body") || locations.contains("formData") else {
                 // A parameter given by a reference outside the document may be the body: then the
@@ -207,7 +220,9 @@ extension RouteTable {
                 return parameters.contains { $0["$ref"] != nil } ? nil : bodiless
             }
             let consumes = operation["consumes"] ?? document["consumes"]
-            let declared = Self.array(consumes).compactMap(\.stringValue)
+            let declaredValues = Self.array(consumes)
+            try references.spend(declaredValues.count, source: source)
+            let declared = declaredValues.compactMap(\.stringValue)
             // Form parameters without a body go as a form whatever else `consumes` lists (a JSON
             // media type there is the document's default): multipart when it is listed or a
             // parameter is a file.
@@ -221,7 +236,9 @@ extension RouteTable {
             guard let body = operation["requestBody"].map({ references.resolved($0) }) else { return bodiless }
             // A body given by a reference outside the document is not followed: JSON, the common case.
             guard case .object(let content)? = body["content"] else { return .json }
-            mediaTypes = content.keys.sorted()
+            try references.spend(content.count, source: source)
+            // The kind follows from which media types are listed, whatever their order.
+            mediaTypes = Array(content.keys)
         }
         // Parameters such as "; charset=UTF-8" do not change the kind of body.
         let lowered = mediaTypes.map { $0.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -239,7 +256,29 @@ final class OpenAPIReferences {
     /// Each reference's target, `nil` when it points to nothing.
     private var targets: [String: JSONValue?] = [:]
 
+    /// How many parameters, media types and security requirements the operations have looked at
+    /// so far: operations sharing one large `$ref`'d body or parameter list look at it each, so a
+    /// small document could otherwise cost hours.
+    private var work = 0
+    /// The most the operations of one document may look at in all: far above large real APIs'
+    /// tens of thousands, and well under a second of work.
+    static let maximumWork = 1_000_000
+
     init(document: JSONValue) { self.document = document }
+
+    /// Counts `count` items looked at.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` once the document's operations
+    ///   have looked at more than ``maximumWork`` in all.
+    func spend(_ count: Int, source: String) throws(RepositoryError) {
+        work &+= count
+        guard work <= Self.maximumWork else {
+            throw .invalidConfiguration(
+                reason:
+                    "\(source): its operations list more than \(Self.maximumWork) parameters, media types and security requirements in all"
+            )
+        }
+    }
 
     /// `value`, or what its `$ref` points to when that is a JSON Pointer into this document
     /// (`#/components/requestBodies/Item`, `#/parameters/body`; RFC 6901, `~1` for `/` and `~0`

@@ -125,14 +125,14 @@ struct ObservabilityIntegrationTests {
         }
     }
 
-    @Test("a cURL description run by a shell sends the same request: encoded brackets and +, quotes in headers and body")
+    @Test("a cURL description run by a shell sends the same request: encoded brackets and +, quotes in headers and body, an empty header")
     func cURLRuns() async throws {
         let servers = try TestServers.require()
         let curl = try #require(Subprocess.find("curl"), "script/bootstrap installs curl")
         let shell = try #require(Subprocess.find("sh"))
         let url = try #require(URL(string: servers.httpbinURL + "/anything?filter%5Byear%5D=1999&q=C%2B%2B"))
         let request = TransportRequest(
-            method: .put, url: url, headers: ["Content-Type": "application/json", "X-Note": "it's"],
+            method: .put, url: url, headers: ["Content-Type": "application/json", "X-Note": "it's", "X-Empty": ""],
             body: Data(#"{"name": "O'Brien"}"#.utf8))
         let command = request.cURLDescription
         let (status, output) = try await Subprocess.run(shell, ["-c", curl.path + command.dropFirst("curl".count) + " --silent"])
@@ -142,6 +142,8 @@ struct ObservabilityIntegrationTests {
         #expect(echo["args"]?["filter[year]"] == "1999")
         #expect(echo["args"]?["q"] == "C++")
         #expect(echo["headers"]?["X-Note"] == "it's")
+        // `-H 'X-Empty:'` would have told curl to leave the field out.
+        #expect(echo["headers"]?["X-Empty"] == "")
         #expect(echo["json"]?["name"] == "O'Brien")
     }
 

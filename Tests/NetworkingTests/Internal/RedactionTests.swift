@@ -26,6 +26,8 @@ struct RedactionTests {
     func terminalControls() {
         #expect(StandardErrorLogger.escapingControls("a\u{1B}[2Jb\rc\nd\te\u{7F}") == "a\\u{1B}[2Jb\\u{D}c\nd\te\\u{7F}")
         #expect(StandardErrorLogger.escapingControls("plain → text") == "plain → text")
+        // Bidirectional controls reorder what a terminal shows; a joiner inside an emoji stays.
+        #expect(StandardErrorLogger.escapingControls("a\u{202E}b\u{2066}c👩\u{200D}💻") == "a\\u{202E}b\\u{2066}c👩\u{200D}💻")
     }
 
     @Test("A body is binary for a log when its first kilobyte holds a NUL or is not UTF-8; text cut mid-character is text")
@@ -252,5 +254,45 @@ struct RedactionTests {
         #expect(kept.utf8.count <= 1024)
         #expect(kept.utf8.count >= 1020)
         #expect(excerpt.hasSuffix("more bytes)"))
+    }
+}
+
+@Suite("Pretty body excerpts")
+struct PrettyExcerptTests {
+    @Test("A pretty excerpt reads as JSONEncoder's pretty printing, secrets redacted, empty containers on their line")
+    func asTheEncoderWrites() throws {
+        let body = Data(#"{"b": [1, {"token": "t0k", "x": "a:b,\"c\"{"}], "a": {"n": null, "e": [], "o": {}}}"#.utf8)
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 4096, pretty: true)
+        let expected = """
+            {
+              "a" : {
+                "e" : [],
+                "n" : null,
+                "o" : {}
+              },
+              "b" : [
+                1,
+                {
+                  "token" : "<redacted>",
+                  "x" : "a:b,\\"c\\"{"
+                }
+              ]
+            }
+            """
+        #expect(excerpt == expected)
+    }
+
+    @Test("A deeply nested body builds only the excerpt: its indentation would be hundreds of times its size")
+    func deepBodyIsCut() async throws {
+        // 256 levels and 200,000 values: pretty-printed whole, about 100 MB of indentation.
+        let body = Data(
+            (String(repeating: "[", count: 255) + Array(repeating: "0", count: 200_000).joined(separator: ",")
+                + String(repeating: "]", count: 255)).utf8)
+        let excerpt = await onPlainThread { Redaction.standard.bodyExcerpt(body, limit: 1000, pretty: true) }
+        let kept = try #require(excerpt.components(separatedBy: "… (").first)
+        #expect(kept.utf8.count == 1000)
+        #expect(excerpt.hasSuffix(" more bytes)"))
+        let total = try #require(Int(excerpt.split(separator: "(").last?.split(separator: " ").first ?? ""))
+        #expect(total > 100_000_000)
     }
 }

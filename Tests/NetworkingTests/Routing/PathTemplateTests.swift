@@ -213,9 +213,31 @@ struct PathTemplateTests {
             ("books/{a b}", #"the path "books/{a b}" has an invalid placeholder "{a b}": a name such as {id} or {meeting.id}"#),
             ("books/{id.}", #"the path "books/{id.}" has an invalid placeholder "{id.}": a name such as {id} or {meeting.id}"#),
             ("books/:id\\", #"the path "books/:id\" ends with a lone "\""#),
+            ("books/{id}}", #"the path "books/{id}}" has a "}" without its "{": write "\}" for the character"#),
+            ("books{?page}", #"the path "books{?page}" has an invalid placeholder "{?page}": a name such as {id} or {meeting.id}"#),
+            ("files/{+path}", #"the path "files/{+path}" has an invalid placeholder "{+path}": a name such as {id} or {meeting.id}"#),
         ])
     func invalid(template: String, reason: String) {
         #expect(invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate(template) } == reason)
+    }
+
+    @Test(
+        "A template's own dot segment is refused: servers resolve it, so the call would leave the base URL's path",
+        arguments: ["../admin", "books/./x", "books/..", "a/%2E%2E/b", "a/%2e/b", "..;x/y", "{id}/../x", "..?page=1"])
+    func literalDotSegments(template: String) {
+        let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate(template) }
+        #expect(reason.hasSuffix(#"has a "." or ".." segment, which servers resolve, so the request would leave the base URL's path"#))
+    }
+
+    @Test("Dots that are no dot segment, in the query, or in a template that names its server are kept")
+    func literalDotsKept() throws {
+        #expect(try render("books/..x/.hidden/x..", [:]) == "books/..x/.hidden/x..")
+        #expect(try render("search?path=../x", [:]) == "search?path=../x")
+        #expect(try render("https://files.example.com/a/../b", [:]) == "https://files.example.com/a/../b")
+        #expect(try render("books/\\}", [:]) == "books/%7D")
+        // A literal `%2E` after a "." value makes ".." too.
+        #expect(try renderRefusal("files/{x}%2E", ["x": "."]).hasPrefix(#"the path variable "x" is "."#))
+        #expect(try render("files/{x}%2E", ["x": "a"]) == "files/a%2E")
     }
 
     @Test("A route with an invalid template is refused, naming the route")

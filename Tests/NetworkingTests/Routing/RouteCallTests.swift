@@ -50,6 +50,27 @@ struct RouteCallTests {
         #expect(items == [URLQueryItem(name: "filter[year]", value: "C++ & more"), URLQueryItem(name: "x", value: "a b")], "\(url)")
     }
 
+    @Test("A query-only route adds no slash to the base URL's path; a route naming a misspelt cached route is refused")
+    func queryOnlyRouteAndUnknownInvalidation() async throws {
+        let transport = AnsweringTransport()
+        let repository = try repository([Route(name: "page", path: "?page=:n")], transport: transport)
+        _ = await repository.performRequest(Endpoint<Void>.route("page", pathVariables: ["n": 2]))
+        #expect(transport.requests.first?.url.absoluteString == "http://api.test/api/v1?page=2")
+        // A name that matches no route would leave the cache stale without a word.
+        var configuration = try routedConfiguration(
+            RouteTable([
+                Route(name: "books", path: "books"),
+                Route(name: "add", method: .post, path: "books", invalidatesCachedRouteNames: ["bookList"]),
+            ]))
+        #expect(
+            configuration.validationError?.description
+                == RepositoryError.invalidConfiguration(
+                    reason: #"routes: route "add" invalidates the cached route "bookList", but no route is named so"#
+                ).description)
+        configuration.routes = try RouteTable([Route(name: "add", method: .post, path: "books", invalidatesCachedRouteNames: ["add"])])
+        #expect(configuration.validationError == nil)
+    }
+
     @Test("Without routes in the configuration, the error says so")
     func noRoutes() async throws {
         let transport = AnsweringTransport()

@@ -204,6 +204,31 @@ struct RouteTableOpenAPITests {
         #expect(refused?.contains("more than 100000 operations") == true, "\(String(describing: refused))")
     }
 
+    @Test("Operations sharing one large list are held to a total of what they look at: a small document cannot cost hours")
+    func sharedListsAreBounded() async throws {
+        // 1,001 operations each looking at the document's 1,000 security requirements.
+        let requirements = (0..<1_000).map { #"{"k\#($0)": []}"# }.joined(separator: ",")
+        let paths = (0...1_000).map { #""/p\#($0)": {"get": {}}"# }.joined(separator: ",")
+        let crafted = #"{"openapi": "3.0.0", "security": [\#(requirements)], "paths": {\#(paths)}}"#
+        let reason = await onPlainThread { refusal(crafted) }
+        #expect(reason.contains("more than 1000000 parameters, media types and security requirements in all"), "\(reason)")
+        #expect(try load(#"{"openapi": "3.0.0", "security": [\#(requirements)], "paths": {"/a": {"get": {}}}}"#)["GET /a"] != nil)
+    }
+
+    @Test("A path item in another file, or a path with a dot segment, is refused; a server URL's query is no part of its path")
+    func refusedPathsAndServerQuery() throws {
+        let external = #"{"openapi": "3.0.0", "paths": {"/pets": {"$ref": "pets.json#/Pets"}}}"#
+        #expect(
+            refusal(external)
+                == #"OpenAPI document: the path /pets is given by the reference "pets.json#/Pets", which is not in the document: bundle the document's files into one"#
+        )
+        let climbing = #"{"openapi": "3.0.0", "paths": {"/../admin": {"get": {}}}}"#
+        #expect(refusal(climbing).contains(#"has a "." or ".." segment"#))
+        let query =
+            #"{"openapi": "3.0.0", "servers": [{"url": "https://h.example/v1?key=1#top"}], "paths": {"/pets/{id}": {"get": {"operationId": "pet"}}}}"#
+        #expect(try load(query, includingBasePath: true)["pet"]?.path.text == "/v1/pets/{id}")
+    }
+
     @Test("An empty operationId names the route by its method and path; one that is not a string is refused, naming the operation")
     func oddOperationIDs() throws {
         let empty = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": ""}}}}"#
