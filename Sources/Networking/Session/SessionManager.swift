@@ -307,12 +307,15 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// Loads the store when no session is active (a stored user is available at once), then, with
     /// a `fetcher`, fetches the current user. A 401 expires the session (after a refresh, when a
     /// refresher is set); other failures keep it. Call it once at launch, before the first request.
+    ///
+    /// Waiting for its turn among transitions and reading or writing the store happen on a thread
+    /// of their own: a slow store, or a login writing it meanwhile, holds none of Swift's
+    /// cooperative threads, which requests need.
     @discardableResult
     public func bootstrap(fetchingUserWith fetcher: (any CurrentUserFetcher<User>)? = nil) async -> BootstrapOutcome<User> {
-        // From inside a transition (a credential store), there is nothing to restore: report the state.
-        guard gate.enter() else { return isLoggedIn ? .restored(user: currentUser) : .noSession }
-        let loaded = restore()
-        gate.leave()
+        let loaded = await OwnThread.run { [self] _ in
+            gate.enter() ? restoreWithTurn() : .success(nil)
+        }
         let session: Int
         switch loaded {
         case .failure(let error): return .storeFailed(error)
@@ -321,7 +324,20 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         }
         guard let fetcher else { return .restored(user: currentUser) }
         let fetched = await fetcher.fetchCurrentUser()
-        guard gate.enter() else { return .restored(user: currentUser) }
+        return await OwnThread.run { [self] _ in
+            gate.enter() ? finishBootstrap(session: session, fetched: fetched) : .restored(user: currentUser)
+        }
+    }
+
+    /// ``restore()`` with the turn, which the caller has taken and this gives back.
+    private func restoreWithTurn() -> Result<Int?, CredentialStoreError> {
+        defer { gate.leave() }
+        return restore()
+    }
+
+    /// The end of ``bootstrap(fetchingUserWith:)``, with the turn, which the caller has taken and
+    /// this gives back: what the fetched user means for the session restored as `session`.
+    private func finishBootstrap(session: Int, fetched: Result<User, RepositoryError>) -> BootstrapOutcome<User> {
         defer { gate.leave() }
         // Another login or a logout happened meanwhile: this bootstrap's answer no longer applies.
         let (current, currentSession, user) = state.withLock { ($0.credential, $0.sessionID, $0.user) }

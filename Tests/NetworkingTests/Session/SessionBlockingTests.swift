@@ -325,6 +325,35 @@ struct SessionBlockingTests {
         }
     }
 
+    @Test("bootstrap() waits for its turn off Swift's cooperative threads: requests run while four wait behind a held store write")
+    func bootstrapWaitsOffThePool() async throws {
+        // Given: a transition holding the turn in its store write
+        let store = GatedStore()
+        let manager = SessionManager<User>(store: store)
+        try manager.login(user: ann, credential: Credential(accessToken: "t1"))
+        store.holdNextOperation()
+        Thread { _ = try? manager.update(user: bob) }.start()
+        try #require(await signalled(store.entered, within: 10), "the transition never reached the store")
+
+        // When: four bootstraps wait for the turn, more than the pool's threads here
+        let bootstraps = (0..<4).map { _ in Task { await manager.bootstrap() } }
+        let transport = StubTransport(routes: [.json(.get, "books/1", bookJSON)])
+        let repository = TestRepository(configuration: try makeConfiguration(), sessionManager: manager, transport: transport)
+        let (results, watchdog, stillHeld) = await twentyRequests(through: repository, whileHolding: store) { store.isHolding }
+
+        // Then: the requests ran meanwhile, and each bootstrap restores the session once released
+        #expect(watchdog.isEmpty)
+        #expect(stillHeld, "the store was released before the requests finished")
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        store.release()
+        for bootstrap in bootstraps {
+            guard case .restored = await bootstrap.value else {
+                Issue.record("expected .restored")
+                continue
+            }
+        }
+    }
+
     @Test(
         "20 requests answered 401 — ending the session, or refreshing it — complete while another transition's store write is held",
         arguments: [false, true])
