@@ -40,9 +40,6 @@ extension NetworkingConfiguration {
         for host in configuration.sessionHosts where (try? validatedHost(host)) == nil {
             return "sessionHosts: \"\(shown(host))\" is not a host name or address: give the host alone, as in \"files.example.com\""
         }
-        if let (route, name) = configuration.routes.unknownInvalidatedName {
-            return "routes: route \"\(route)\" invalidates the cached route \"\(name)\", but no route is named so"
-        }
         if configuration.logging.bodyLimit < 0 {
             return "logging.bodyLimit must not be negative, not \(configuration.logging.bodyLimit)"
         }

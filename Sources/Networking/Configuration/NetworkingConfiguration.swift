@@ -137,11 +137,8 @@ public struct NetworkingConfiguration: Sendable {
     /// ``RepositoryError/invalidConfiguration(reason:)`` instead. Default none.
     public var sessionHosts: [String] = [] { didSet { updateProblems() } }
     /// The API's named routes and object routes, called with ``Endpoint/route(_:pathVariables:parameters:query:headers:)-(_,_,_,_,HTTPHeaders)``
-    /// and the repositories' object methods. Default none. A route whose
-    /// `invalidatesCachedRouteNames` names no route of the table makes every request fail with
-    /// ``RepositoryError/invalidConfiguration(reason:)`` (a misspelt name would leave the cache
-    /// silently stale).
-    public var routes = RouteTable.empty { didSet { updateProblems() } }
+    /// and the repositories' object methods. Default none.
+    public var routes = RouteTable.empty
     /// Where cookies are kept between requests, or `nil` (the default): none are kept or added
     /// (a `Cookie` field a call sets itself is sent as it is). Give several configurations the same ``CookieStorage`` to share cookies.
     public var cookieStorage: CookieStorage?
@@ -187,9 +184,10 @@ public struct NetworkingConfiguration: Sendable {
     /// The time source for retries, polling and log timings. Default ``NetworkingClock/live``.
     public var clock: NetworkingClock = .live
     /// More header, query and JSON field names to redact in logs, cURL descriptions and decoding
-    /// reports, beyond the built-in ones (any name containing token, password, secret,
-    /// authorization, cookie, credential, api key, access key, private key, signature, session or
-    /// sessid, and the names key, sig, auth, pass, sid, otp, jwt, assertion, client_assertion,
+    /// reports, beyond the built-in ones (any name containing token, password, passwd, passphrase,
+    /// pwd, secret, authorization, cookie, credential, api key, access key, private key,
+    /// subscription key, auth key, functions key, master key, signature, session or sessid, and
+    /// the names key, sig, auth, pass, sid, otp, jwt, assertion, client_assertion,
     /// code_verifier, x-auth and x-authentication). These match whole names, ignoring case:
     /// `"email"` hides `email`, not `user_email`. An error's own `description` knows only the
     /// built-in names (an error does not carry its configuration); the log line of a failure

@@ -202,9 +202,10 @@ struct RequestBuilder {
         }
         let suffix = encoded ? Self.joinedRenderedPath(path) : PathEncoding.joinedSegments(of: path, encodes: true)
         let base = configuration.baseURL.absoluteString
-        // A query-only route (`?page=1`) adds no "/" to the base URL's path.
-        let joint = suffix.hasPrefix("?") || base.hasSuffix("/") ? "" : "/"
-        let text = suffix.isEmpty ? base : base + joint + PathEncoding.encodeInvalidBytes(suffix[...])
+        // A query-only route (`?page=1`) adds no "/" to the base URL's path; `/?page=1` adds one.
+        let joint = suffix.hasPrefix("?") || suffix.hasPrefix("/") || base.hasSuffix("/") ? "" : "/"
+        let rest = base.hasSuffix("/") && suffix.hasPrefix("/") ? suffix.dropFirst() : suffix[...]
+        let text = suffix.isEmpty ? base : base + joint + PathEncoding.encodeInvalidBytes(rest)
         guard let url = URL(string: text) else {
             let shownBase = Redaction(secretFields: configuration.secretFields).url(configuration.baseURL)
             throw .invalidURL(reason: "\"\(redacted(path))\" does not form a valid URL under \(shownBase)")
@@ -219,7 +220,7 @@ struct RequestBuilder {
         let queryStart = path.firstIndex(of: "?") ?? path.endIndex
         let pathPart = path[..<queryStart]
         var joined = PathEncoding.joinedSegments(of: String(pathPart), encodes: false)
-        if pathPart.hasSuffix("/"), !joined.isEmpty { joined += "/" }
+        if pathPart.hasSuffix("/"), !joined.isEmpty || queryStart < path.endIndex { joined += "/" }
         return joined + path[queryStart...]
     }
 

@@ -34,7 +34,7 @@ import Foundation
 /// digits included), and percent-encoded elsewhere: a space, `|`, non-ASCII text, a lone `%`, and
 /// `[` or `]` before the `?`. A template that starts with neither `http://`, `https://` nor
 /// `:baseURL` stays under the base URL, whatever its values or text look like: its own text may
-/// hold no `.` or `..` segment either (`%2E%2E` included), and a `}` is written `\}`.
+/// hold no `..` segment either (`%2E%2E` included), and a `}` is written `\}`.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -50,14 +50,14 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}` (or a
     ///   `}` without its `{`), an empty or invalid placeholder name (RFC 6570 operators such as
-    ///   `{?page}` included), a `\` at the end, a `#`, a user in an absolute URL, or a `.` or `..`
+    ///   `{?page}` included), a `\` at the end, a `#`, a user in an absolute URL, or a `..`
     ///   segment in a path under the base URL.
     public init(_ text: String) throws(RepositoryError) {
         self.text = text
         parts = try Self.parse(text)
         if !namesItsServer, Self.hasLiteralDotSegment(parts) {
             throw .invalidConfiguration(
-                reason: "the path \"\(Redaction.standard.unparsedURLText(text))\" has a \".\" or \"..\" segment, "
+                reason: "the path \"\(Redaction.standard.unparsedURLText(text))\" has a \"..\" segment, "
                     + "which servers resolve, so the request would leave the base URL's path")
         }
     }
@@ -145,12 +145,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// value's `/` or `\`, though encoded, is decoded into a separator by servers such as nginx
     /// (and IIS), so `../../admin` would climb two levels. Bytes, not characters: servers compare
     /// bytes, and a `/` followed by a combining mark is one `Character` in Swift.
-    private static func isDotSegment(_ segment: String) -> Bool {
+    ///
+    /// With `parentOnly`, only `..` counts: a template's own `.` (`./users`) names the folder it
+    /// is in, so it cannot leave the base URL's path.
+    private static func isDotSegment(_ segment: String, parentOnly: Bool = false) -> Bool {
         let dot = UInt8(ascii: ".")
         return segment.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
             .contains { piece in
                 let name = piece.prefix { $0 != UInt8(ascii: ";") }
-                return name.elementsEqual([dot]) || name.elementsEqual([dot, dot])
+                return (!parentOnly && name.elementsEqual([dot])) || name.elementsEqual([dot, dot])
             }
     }
 
@@ -159,7 +162,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         text.removingPercentEncoding ?? text
     }
 
-    /// Whether the template's own text holds a dot segment in its path (`../admin`, `a/%2E%2E/b`),
+    /// Whether the template's own text holds a `..` segment in its path (`../admin`, `a/%2E%2E/b`),
     /// which servers resolve, so the request would leave the base URL's path.
     private static func hasLiteralDotSegment(_ parts: [Part]) -> Bool {
         var segment = ""
@@ -174,13 +177,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     segment.append(character)
                     continue
                 }
-                if !hasValue, isDotSegment(decoded(segment)) { return true }
+                if !hasValue, isDotSegment(decoded(segment), parentOnly: true) { return true }
                 if character == "?" { return false }
                 segment = ""
                 hasValue = false
             }
         }
-        return !hasValue && isDotSegment(decoded(segment))
+        return !hasValue && isDotSegment(decoded(segment), parentOnly: true)
     }
 
     /// A value's text; an empty string is refused in a path (it would leave an empty segment),
@@ -208,7 +211,8 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         let shown = Redaction.standard.unparsedURLText(text)
         // The transport never sends a fragment, so the query added after one would be lost.
         if text.contains("#") {
-            throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"#\": a request sends no fragment")
+            throw .invalidConfiguration(
+                reason: "the path \"\(shown)\" has a \"#\": a request sends no fragment (write %23 for the character)")
         }
         if RequestBuilder.isAbsolute(text), let scheme = text.range(of: "://"),
             text[scheme.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).contains("@")
@@ -246,6 +250,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                     throw .invalidConfiguration(reason: "the path \"\(shown)\" ends with a lone \"\\\"")
                 }
                 if escaped == "{" { escapedBraces &+= 1 }
+                if escaped == "}", escapedBraces > 0 { escapedBraces &-= 1 }
                 appendText(escaped)
             case "[" where characters.startIndex <= authorityEnd:
                 // An IPv6 host (`http://[2001:db8::1]/`): its colons are not placeholders.
@@ -287,7 +292,13 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
                 guard closed else { throw .invalidConfiguration(reason: "the path \"\(shown)\" has a \"{\" without its \"}\"") }
                 // OpenAPI's names may hold "-" and more: anything but braces, "/" and spaces.
                 // An RFC 6570 operator (`{?page}`, `{+path}`) is not supported: it would fail every call.
-                guard let first = name.first, !first.isNumber, !"+#./;?&=,!@|".contains(first), !name.hasSuffix("."),
+                if let first = name.first, "+#/;?&=,!@|".contains(first) {
+                    throw .invalidConfiguration(
+                        reason:
+                            "the path \"\(shown)\" has \"{\(name)}\", an RFC 6570 operator, which templates do not support: write ?page={page}, or pass the value in parameters: or query:"
+                    )
+                }
+                guard let first = name.first, !first.isNumber, first != ".", !name.hasSuffix("."),
                     name.allSatisfy({ $0 != "{" && $0 != "/" && !$0.isWhitespace })
                 else {
                     throw .invalidConfiguration(

@@ -30,6 +30,10 @@ extension RouteTable {
         do {
             document = try JSONTextParser.parse(json)
         } catch {
+            let start = String(decoding: json.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
+            if ["openapi:", "swagger:", "---"].contains(where: { start.hasPrefix($0) }) {
+                throw .invalidConfiguration(reason: "\(source) is YAML, not JSON: convert it to JSON first")
+            }
             throw .invalidConfiguration(reason: "\(source) is not valid JSON: \(error)")
         }
         let isSwagger2 = document["swagger"]?.stringValue?.hasPrefix("2") == true
@@ -49,10 +53,11 @@ extension RouteTable {
         for path in paths.keys.sorted() {
             guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
             if let reference = item["$ref"]?.stringValue {
-                throw .invalidConfiguration(
-                    reason:
-                        "\(source): the path \(path) is given by the reference \"\(reference)\", which is not in the document: bundle the document's files into one"
-                )
+                let why =
+                    reference.hasPrefix("#")
+                    ? "which points to nothing in the document, or to itself"
+                    : "which is not in the document: bundle the document's files into one"
+                throw .invalidConfiguration(reason: "\(source): the path \(path) is given by the reference \"\(reference)\", \(why)")
             }
             for method in ["get", "put", "post", "delete", "options", "head", "patch", "trace"] {
                 guard case .object(let operation)? = item[method] else { continue }
@@ -139,7 +144,8 @@ extension RouteTable {
             // An absolute server URL (or a scheme-relative one, "//host/v1") contributes its
             // path; a relative one is the path.
             if let scheme = server.range(of: "://") ?? (server.hasPrefix("//") ? server.range(of: "//") : nil) {
-                let afterAuthority = server[scheme.upperBound...].firstIndex(of: "/")
+                // The authority ends at the first "/", "?" or "#" ("https://h?next=/v1" has no path).
+                let afterAuthority = server[scheme.upperBound...].firstIndex { "/?#".contains($0) }
                 raw = afterAuthority.map { String(server[$0...]) } ?? ""
             } else {
                 raw = server
@@ -150,7 +156,14 @@ extension RouteTable {
         }
         // A query or fragment in a server URL is not part of its path (every route's path would
         // land in it).
-        let trimmed = raw.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").joined(separator: "/")
+        // A "." segment (a server URL "." or "./api") is the folder itself; a ".." one would climb
+        // out of the configuration's base URL in every route, so it is refused here, named.
+        let segments = raw.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").filter { $0 != "." }
+        if segments.contains("..") {
+            let origin = swagger2 ? "basePath" : "the first server's URL"
+            throw .invalidConfiguration(reason: "\(source): \(origin) \"\(raw)\" has a \"..\" segment: give the path it stands for")
+        }
+        let trimmed = segments.joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
     }
 

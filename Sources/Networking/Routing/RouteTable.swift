@@ -57,16 +57,6 @@ public struct RouteTable: Sendable {
     /// The names of every named route, sorted.
     public var names: [String] { routes.keys.sorted() }
 
-    /// A route's `invalidatesCachedRouteNames` entry that no route of the table has, with the
-    /// route that names it (the first in name order), or `nil`.
-    var unknownInvalidatedName: (route: String, name: String)? {
-        var found: (route: String, name: String)?
-        for (name, route) in routes where found.map({ name < $0.route }) ?? true {
-            if let unknown = route.invalidatesCachedRouteNames.first(where: { routes[$0] == nil }) { found = (name, unknown) }
-        }
-        return found
-    }
-
     /// Adds a named route.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when a route has this name

@@ -282,6 +282,17 @@ struct PrettyExcerptTests {
         #expect(excerpt == expected)
     }
 
+    @Test("A string ending in an escaped backslash ends there; a cut keeps whole characters; an excerpt of exactly the limit is whole")
+    func edges() {
+        let backslash = Redaction.standard.bodyExcerpt(Data(#"["a\\",{"b":1}]"#.utf8), limit: 4096, pretty: true)
+        #expect(backslash == "[\n  \"a\\\\\",\n  {\n    \"b\" : 1\n  }\n]")
+        // "[\n  \"ééé\"\n]" is 14 bytes, the first "é" its 6th and 7th: a cut at 6 falls inside it.
+        let accents = Data(#"["ééé"]"#.utf8)
+        #expect(Redaction.standard.bodyExcerpt(accents, limit: 6, pretty: true) == "[\n  \"… (9 more bytes)")
+        #expect(Redaction.standard.bodyExcerpt(accents, limit: 7, pretty: true) == "[\n  \"é… (7 more bytes)")
+        #expect(Redaction.standard.bodyExcerpt(accents, limit: 14, pretty: true) == "[\n  \"ééé\"\n]")
+    }
+
     @Test("A deeply nested body builds only the excerpt: its indentation would be hundreds of times its size")
     func deepBodyIsCut() async throws {
         // 256 levels and 200,000 values: pretty-printed whole, about 100 MB of indentation.

@@ -222,8 +222,21 @@ struct RouteTableOpenAPITests {
             refusal(external)
                 == #"OpenAPI document: the path /pets is given by the reference "pets.json#/Pets", which is not in the document: bundle the document's files into one"#
         )
+        #expect(refusal("openapi: 3.0.0\npaths: {}\n") == "OpenAPI document is YAML, not JSON: convert it to JSON first")
         let climbing = #"{"openapi": "3.0.0", "paths": {"/../admin": {"get": {}}}}"#
-        #expect(refusal(climbing).contains(#"has a "." or ".." segment"#))
+        #expect(refusal(climbing).contains(#"has a ".." segment"#))
+        let dangling = ##"{"openapi": "3.0.0", "paths": {"/pets": {"$ref": "#/nowhere"}}}"##
+        #expect(refusal(dangling).hasSuffix("which points to nothing in the document, or to itself"))
+        // A server URL of "." is the folder itself; without a path, a query's "/" is no path.
+        let dot = #"{"openapi": "3.0.0", "servers": [{"url": "./api"}], "paths": {"/pets": {"get": {"operationId": "pets"}}}}"#
+        #expect(try load(dot, includingBasePath: true)["pets"]?.path.text == "/api/pets")
+        let noPath =
+            #"{"openapi": "3.0.0", "servers": [{"url": "https://h.example?next=/v1"}], "paths": {"/pets": {"get": {"operationId": "pets"}}}}"#
+        #expect(try load(noPath, includingBasePath: true)["pets"]?.path.text == "pets")
+        let up = #"{"swagger": "2.0", "basePath": "/v1/..", "paths": {"/pets": {"get": {}}}}"#
+        #expect(
+            invalidConfigurationReason { () throws(RepositoryError) in _ = try RouteTable(openAPI: Data(up.utf8), includingBasePath: true) }
+                == #"OpenAPI document: basePath "/v1/.." has a ".." segment: give the path it stands for"#)
         let query =
             #"{"openapi": "3.0.0", "servers": [{"url": "https://h.example/v1?key=1#top"}], "paths": {"/pets/{id}": {"get": {"operationId": "pet"}}}}"#
         #expect(try load(query, includingBasePath: true)["pet"]?.path.text == "/v1/pets/{id}")
