@@ -342,7 +342,7 @@ extension JSONValue {
     /// deep would indent to hundreds of megabytes. The compact text is indented as it is read.
     func prettyDescription(limit: Int) -> String {
         let limit = Redaction.clamped(limit)
-        let compact = Array(description.utf8)
+        let compact = Array((try? encoded()) ?? Data("null".utf8))
         // A few bytes past the limit, so the character the cut falls in is whole.
         let kept = limit &+ 4
         var output: [UInt8] = []

@@ -157,9 +157,11 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             }
     }
 
-    /// Percent-encoded text as a server reads it (`%2E` is a `.`); text with an invalid escape as it is.
+    /// Percent-encoded text as a server reads it (`%2E` is a `.`); text with an invalid escape as
+    /// it is. Text without a `%`, most of every call's path, is not copied.
     private static func decoded(_ text: String) -> String {
-        text.removingPercentEncoding ?? text
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        return text.removingPercentEncoding ?? text
     }
 
     /// Whether the template's own text holds a `..` segment in its path (`../admin`, `a/%2E%2E/b`),

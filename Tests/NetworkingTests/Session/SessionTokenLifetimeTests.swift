@@ -6,6 +6,20 @@ import Testing
 
 @Suite("SessionManager with short-lived tokens and wrong clocks", .timeLimit(.minutes(1)))
 struct SessionTokenLifetimeTests {
+    /// A session on a test clock, logged in with the token "t", whose refresher appends "+" to
+    /// it: the login's token and each refreshed one expire `lifetime` seconds after they are issued.
+    private func renewingSession(lifetime: TimeInterval) throws -> (TestClock, SessionManager<User>, Recorder<Int>) {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
+        let (refresher, calls) = countingRefresher { credential in
+            .success(
+                Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(lifetime)))
+        }
+        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        try manager.login(
+            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(lifetime)))
+        return (clock, manager, calls)
+    }
+
     @Test("A device clock 10 minutes ahead: one refresh, then the refreshed token is used, never a refresh loop")
     func clockAhead() async throws {
         // Given: the device's clock runs 10 minutes ahead; the server issues 5-minute tokens by its own clock
@@ -31,13 +45,7 @@ struct SessionTokenLifetimeTests {
     @Test("Tokens that live 20 s with the default 30 s leeway: refreshed at half their lifetime, not on arrival")
     func shortLivedTokens() async throws {
         // Given: a refresher issuing tokens that live 20 s
-        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
-        let (refresher, calls) = countingRefresher { credential in
-            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(20)))
-        }
-        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
-        try manager.login(
-            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(20)))
+        let (clock, manager, calls) = try renewingSession(lifetime: 20)
         // When, then: the login's token is within the leeway, so it is refreshed once
         for _ in 1...5 { _ = try await manager.authorize() }
         #expect(calls.all.count == 1)
@@ -56,13 +64,7 @@ struct SessionTokenLifetimeTests {
 
     @Test("Tokens that live 10 s, renewed on time for two minutes, never count as a refresh loop")
     func tokensRenewedOnTime() async throws {
-        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
-        let (refresher, calls) = countingRefresher { credential in
-            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
-        }
-        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
-        try manager.login(
-            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(10)))
+        let (clock, manager, calls) = try renewingSession(lifetime: 10)
         // A request a second: a refresh every five seconds, far more than the window's 5 in 30 s
         for _ in 1...120 {
             _ = try await manager.authorize()
@@ -98,13 +100,7 @@ struct SessionTokenLifetimeTests {
 
     @Test("A 401 for a token refreshed since, read after the new token expired too, refreshes before the replay")
     func lateRejectionAfterTheNewTokenExpired() async throws {
-        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
-        let (refresher, calls) = countingRefresher { credential in
-            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
-        }
-        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
-        try manager.login(
-            user: ann, credential: Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(300)))
+        let (clock, manager, calls) = try renewingSession(lifetime: 300)
         // A long upload is signed with the login's token
         let upload = try #require(try await manager.authorize())
         // Other calls refresh at 4.5 minutes; the new token lives 5 minutes
@@ -138,13 +134,8 @@ struct SessionTokenLifetimeTests {
 
     @Test("A token set by update(credential:) that is known to be expired is still refreshed before sending")
     func updatedExpiredToken() async throws {
-        let clock = TestClock(start: Date(timeIntervalSince1970: 1_700_000_000))
-        let (refresher, calls) = countingRefresher { credential in
-            .success(Credential(accessToken: credential.accessToken + "+", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(-60)))
-        }
-        let manager = SessionManager<User>(refresher: refresher, clock: clock.networkingClock)
+        let (clock, manager, calls) = try renewingSession(lifetime: -60)
         let expired = Credential(accessToken: "t", refreshToken: "r", expiresAt: clock.now.addingTimeInterval(-60))
-        try manager.login(user: ann, credential: expired)
         _ = try await manager.authorize()
         #expect(calls.all.count == 1)
         // A credential given by hand is taken at its word, whatever came before it

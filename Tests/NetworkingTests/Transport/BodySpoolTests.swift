@@ -43,6 +43,20 @@ struct BodySpoolTests {
         #expect(try await Self.sendStalling(timeout: 0.3, idleTimeout: nil) == .some(.timedOut))
     }
 
+    /// A stream of `chunks` five-byte chunks, one every 0.25 s, produced on a thread of its own: a
+    /// busy task pool must not make the stream's gaps longer.
+    static func trickle(chunks: Int) -> AsyncStream<Data> {
+        let (stream, producer) = AsyncStream<Data>.makeStream()
+        Thread.detachNewThread {
+            for _ in 0..<chunks {
+                producer.yield(Data("chunk".utf8))
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+            producer.finish()
+        }
+        return stream
+    }
+
     /// What URLSessionTransport's send fails with (within 30 s: a loaded machine runs its checks late) for a body stream that stalls
     /// after its first chunk.
     static func sendStalling(timeout: TimeInterval, idleTimeout: TimeInterval?) async throws -> TransportError?? {
@@ -69,15 +83,7 @@ struct BodySpoolTests {
 
         // A chunk every 0.25 s for 6 s, longer than the idle timeout: never idle for 4 s (a wide
         // margin: the stream's pump is a task, which a busy pool may run late).
-        let (trickle, trickleProducer) = AsyncStream<Data>.makeStream()
-        // On a thread of its own: a busy task pool must not make the stream's gaps longer.
-        Thread.detachNewThread {
-            for _ in 0..<24 {
-                trickleProducer.yield(Data("chunk".utf8))
-                Thread.sleep(forTimeInterval: 0.25)
-            }
-            trickleProducer.finish()
-        }
+        let trickle = Self.trickle(chunks: 24)
         let staging = Task { () async throws(TransportError) -> Int in
             let file = try await BodySpool.spool(.stream(trickle), idleTimeout: 4)
             defer { try? FileManager.default.removeItem(at: file) }
@@ -90,14 +96,7 @@ struct BodySpoolTests {
     func gzippedTrickleIsNotIdle() async throws {
         // A chunk every 0.25 s for 4 s, longer than the idle timeout; zlib alone would hold it all
         // back until the end, and the stream would look silent (it is flushed at most once a second).
-        let (trickle, producer) = AsyncStream<Data>.makeStream()
-        Thread.detachNewThread {
-            for _ in 0..<16 {
-                producer.yield(Data("chunk".utf8))
-                Thread.sleep(forTimeInterval: 0.25)
-            }
-            producer.finish()
-        }
+        let trickle = Self.trickle(chunks: 16)
         let staging = Task { () async throws(TransportError) -> Data in
             let file = try await BodySpool.spool(RequestBody.stream(trickle).gzipped(), idleTimeout: 3)
             defer { try? FileManager.default.removeItem(at: file) }
