@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Every call counts once from the moment it enters the pipeline until its result is delivered,
 /// retries and token refreshes included. A streamed answer (``ResponseChunks``, an event
-/// stream) counts as well while its body is read: an open event stream keeps the count above 0
+/// stream) goes on counting once its head is delivered, while its body is read: an open event stream keeps the count above 0
 /// for as long as it is open. Share one instance between repositories
 /// (``NetworkActivity/shared`` is the default of every configuration).
 ///

@@ -512,13 +512,14 @@ extension AbstractRepository {
             var streaming = endpoint
             streaming.responseBodySink = chunks.sink
             let sink = chunks.sink
-            // The body outlives this call's activity: it counts as activity of its own until it ends.
-            let activity = self.configuration.activity
-            let body = ActivityEvent.Call(id: CallIdentifier.next(), name: endpoint.name, preventsUserInteraction: false)
-            activity.begin(body)
+            // The body outlives this call's activity: once its head is handed over, it counts as
+            // activity of its own until it ends.
+            let body = StreamedBodyActivity(
+                activity: self.configuration.activity,
+                call: ActivityEvent.Call(id: CallIdentifier.next(), name: endpoint.name, preventsUserInteraction: false))
             chunks.drive(
                 with: Task {
-                    defer { activity.end(body) }
+                    defer { body.end() }
                     do throws(RepositoryError) {
                         let (_, response) = try await self.exchange(streaming)
                         // An interceptor answered without the transport (a stub, a mock): its
@@ -536,6 +537,7 @@ extension AbstractRepository {
             }
             switch start {
             case .head(let head):
+                body.handOver()
                 return RepositoryResponse(
                     value: chunks, statusCode: head.statusCode, headers: head.headers, url: head.url, request: request)
             case .ended(let error?): throw error

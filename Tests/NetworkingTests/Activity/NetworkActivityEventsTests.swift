@@ -83,6 +83,29 @@ struct NetworkActivityEventsTests {
         #expect(activity.inFlight == 0)
     }
 
+    @Test("A streamed answer counts once while it waits for its head, and goes on counting while its body is read")
+    func streamedCountsOnce() async throws {
+        // Given: a transport that reports the count it sees while the call waits for its head
+        let activity = NetworkActivity(slowCallDelay: 60)
+        let seen = Recorder<Int>()
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books") { request throws(TransportError) in
+                seen.record(activity.inFlight)
+                return TransportResponse(statusCode: 200, headers: [:], body: Data("abc".utf8), url: request.url)
+            }
+        ])
+        let repository = try repository(activity: activity, clock: .live, transport: transport)
+        // When
+        let chunks = try await repository.performRequest(Endpoint<ResponseChunks>.get("books")).get()
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
+        // Then
+        #expect(seen.all == [1])
+        #expect(body == Data("abc".utf8))
+        for _ in 0..<3000 where activity.inFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(activity.inFlight == 0)
+    }
+
     @Test("A fast blocking call reports started and finished, without slow")
     func fastCall() async throws {
         let activity = NetworkActivity(slowCallDelay: 60)
