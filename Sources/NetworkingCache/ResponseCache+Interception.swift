@@ -14,7 +14,7 @@ extension ResponseCache {
         guard request.method == .get else {
             if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
             let response = try await next(request)
-            invalidate(after: response, call: call)
+            await storing { self.invalidate(after: response, call: call) }
             return response
         }
         guard let key = call.key else {
@@ -23,7 +23,7 @@ extension ResponseCache {
                 return Self.miss(for: request, reason: reason)
             }
             let response = try await next(request)
-            invalidateRoutes(after: response, call: call)
+            if !call.policy.invalidatesRouteNames.isEmpty { await storing { self.invalidateRoutes(after: response, call: call) } }
             return response
         }
         let now = configuration.clock.now()
@@ -42,7 +42,8 @@ extension ResponseCache {
     /// Drops what an exchange made outside the chain (a batch item) made stale, as ``intercept(_:context:next:)`` would have after its answer; the
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
-        invalidate(after: response, call: Call(request: request, context: context, cache: self))
+        let call = Call(request: request, context: context, cache: self)
+        await storing { self.invalidate(after: response, call: call) }
     }
 
     /// Whether a call reads the cache, so that only the chain serves it as it asks: a cache-only
@@ -243,9 +244,9 @@ extension ResponseCache {
             let replaced = lookup(key, headers: call.request.headers).map { !$0.isSameAnswer(as: entry) } ?? false
             if refreshed.directives.noStore {
                 // The server no longer lets it be kept: not even as a stale stand-in.
-                if !replaced { forget(key, selected: entry) }
+                if !replaced { await storing { self.forget(key, selected: entry) } }
             } else if !call.requestDirectives.noStore, !replaced, let claim = pendingStores.claimStore(ticket, exclusive: true) {
-                save(refreshed, key: key, claim: claim)
+                await storing { self.save(refreshed, key: key, claim: claim) }
             }
             return refreshed.response(
                 source: .revalidated, age: Freshness(of: refreshed, now: responseDate).age, url: call.request.url)
@@ -266,6 +267,22 @@ extension ResponseCache {
         let storable =
             rule.refusal(status: response.statusCode, headers: response.headers, directives: directives) == nil && !redirected
             && !ownerChanged && response.body.count <= configuration.maximumBodyBytes
+        if storable || entry != nil || !call.policy.invalidatesRouteNames.isEmpty {
+            await storing {
+                self.keep(
+                    response, of: call, key: key, entry: entry, storable: storable, ticket: ticket, varyNames: varyNames,
+                    requestDate: requestDate, responseDate: responseDate)
+            }
+        }
+        return response
+    }
+
+    /// What an answer does to storage (run by ``storing(_:)``): invalidates the routes its call
+    /// names, stores it when it may be, or removes the stored answer it replaces.
+    private func keep(
+        _ response: TransportResponse, of call: Call, key: CacheKey, entry: CacheEntry?, storable: Bool,
+        ticket: PendingStores.Ticket, varyNames: [String], requestDate: Date, responseDate: Date
+    ) {
         // The call's own answer is newer than anything its invalidation removes: when it is about to
         // be stored, the entries under its key are spared; otherwise they go too.
         invalidateRoutes(after: response, call: call, sparing: storable ? key : nil)
@@ -287,7 +304,6 @@ extension ResponseCache {
             // request selected, not the others; a 404 or 410 says the resource is gone, all of them.
             if response.statusCode == 404 || response.statusCode == 410 { forget(key) } else if let entry { forget(key, selected: entry) }
         }
-        return response
     }
 
     /// Whether a 304's `Last-Modified` names the stored answer's: the same date, or (one that does

@@ -124,4 +124,10 @@ public final class ResponseCache: ExchangeObserver, Sendable {
         disk?.removeAll(where: matches)
         memory.removeAll(where: matches)
     }
+
+    /// Runs a request's stores and removals: on a thread of its own when they touch the disk
+    /// (``DiskThread``), at once when the cache is in memory only.
+    func storing(_ work: @escaping @Sendable () -> Void) async {
+        if disk == nil { work() } else { await DiskThread.run(work) }
+    }
 }

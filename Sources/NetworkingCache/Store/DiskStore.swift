@@ -80,6 +80,8 @@ final class DiskStore: Sendable {
         case .missing:
             state.withLock { _ = $0.index.remove(name) }
             return nil
+        case .unreadable:
+            return nil
         case .oversized:
             discard(name, file: file)
             return nil
@@ -131,6 +133,12 @@ final class DiskStore: Sendable {
     func removeAll(where matches: (StoreName) -> Bool) -> Int {
         var removed = 0
         for file in EntryFiles.names(path) {
+            if let destination = EntryFiles.destination(ofTemporary: file) {
+                // A write under way (it then fails) or one a killed process left: it goes with the
+                // entry it was to become, so that no answer a logout removes stays behind in it.
+                if let name = StoreName(fileName: String(destination)), matches(name) { EntryFiles.remove(path + "/" + file) }
+                continue
+            }
             guard let name = StoreName(fileName: file), matches(name) else { continue }
             discard(name, file: path + "/" + file)
             removed += 1
@@ -145,7 +153,8 @@ final class DiskStore: Sendable {
     }
 
     /// At first use, learns the files already in the folder (oldest first) and removes temporary
-    /// files left by a process that died while writing. Other callers go on meanwhile.
+    /// files left by a process that died while writing. Other callers go on meanwhile. A folder
+    /// that cannot be read now (no file descriptor left) is listed again at the next use.
     private func listIfNeeded() {
         let shouldList = state.withLock { state -> Bool in
             guard state.listing == .pending else { return false }
@@ -154,7 +163,12 @@ final class DiskStore: Sendable {
         }
         guard shouldList else { return }
         let removals = state.withLock { $0.removals }
-        var files = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600)
+        guard let listed = EntryFiles.list(path, removingTemporaryFilesOlderThan: 3600) else {
+            state.withLock { $0.listing = .pending }
+            return
+        }
+        var files =
+            listed
             .compactMap { file in StoreName(fileName: file.name).map { (name: $0, size: file.size, modified: file.modified) } }
             .sorted { $0.modified > $1.modified }
         sweepEarlierFormats(&files)

@@ -14,7 +14,11 @@ import Foundation
 enum EntryFiles {
     /// What reading a file found.
     enum ReadResult {
+        /// No file by that name.
         case missing
+        /// The file could not be read now (out of file descriptors, a symbolic link loop, no
+        /// permission): it may be there, so it stays counted.
+        case unreadable
         case contents(Data)
         /// The file is larger than the reader accepts: not an entry this cache wrote.
         case oversized
@@ -53,10 +57,10 @@ enum EntryFiles {
     /// so that it is removed; opening does not block on a pipe without a writer.
     static func read(_ path: String, limit: Int) -> ReadResult {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return .missing }
+        guard descriptor >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .missing }
+        guard fstat(descriptor, &status) == 0 else { return .unreadable }
         guard status.st_mode & S_IFMT == S_IFREG else { return .oversized }
         // Compared before it is made an `Int`, which is 32 bits on watchOS.
         guard status.st_size >= 0, Int64(status.st_size) <= Int64(limit) else { return .oversized }
@@ -84,7 +88,7 @@ enum EntryFiles {
     /// - Returns: whether the file was written.
     @discardableResult
     static func writeAtomically(_ data: Data, folder: String, name: String, synchronize: Bool) -> Bool {
-        let temporary = folder + "/" + temporaryPrefix + UUID().uuidString
+        let temporary = folder + "/" + temporaryName(for: name)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
         let written = data.withUnsafeBytes { buffer -> Bool in
@@ -122,17 +126,34 @@ enum EntryFiles {
         unlink(path)
     }
 
-    /// The names in `folder` that are not hidden, without looking at the files: for removals
-    /// that choose by name alone.
+    /// The name of a temporary file that becomes the file `name`: `.tmp-`, `name`, a dot and a
+    /// UUID, so that a removal by name finds the temporary files of the names it removes too.
+    static func temporaryName(for name: String) -> String {
+        temporaryPrefix + name + "." + UUID().uuidString
+    }
+
+    /// The name of the file a temporary file was to become; `nil` for other files (and for
+    /// temporary files of earlier versions, which named nothing).
+    static func destination(ofTemporary file: String) -> Substring? {
+        guard file.hasPrefix(temporaryPrefix) else { return nil }
+        let rest = file.dropFirst(temporaryPrefix.count)
+        guard let dot = rest.firstIndex(of: ".") else { return nil }
+        return rest[..<dot]
+    }
+
+    /// The names in `folder` that are not hidden, and its temporary files, without looking at the
+    /// files: for removals that choose by name alone.
     static func names(_ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            !$0.hasPrefix(".") || $0.hasPrefix(temporaryPrefix)
+        }
     }
 
     /// The files of `folder` (names not starting with a dot), with their sizes and modification
     /// times; temporary files older than `staleTemporaryAge` seconds — left by a process that
-    /// died while writing — are removed on the way.
-    static func list(_ folder: String, removingTemporaryFilesOlderThan staleTemporaryAge: TimeInterval? = nil) -> [Listed] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+    /// died while writing — are removed on the way. `nil` when the folder cannot be read.
+    static func list(_ folder: String, removingTemporaryFilesOlderThan staleTemporaryAge: TimeInterval? = nil) -> [Listed]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         let now = Date().timeIntervalSince1970
         var listed: [Listed] = []
         listed.reserveCapacity(names.count)

@@ -183,6 +183,62 @@ import Testing
         #expect(first.record(a.storeName) == nil)
     }
 
+    @Test("A removal takes the temporary files of the names it removes (a write under way, one a killed process left), and only those")
+    func removalsTakeTheirTemporaryFiles() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let (mine, theirs) = (Entries.key("a", route: "books"), Entries.key("b", route: "authors"))
+        #expect(store.store(.response(Entries.entry(for: mine)), as: mine.storeName))
+        let leftovers = [mine, theirs].map { EntryFiles.temporaryName(for: $0.storeName.description) }
+        for name in leftovers + [".tmp-of-an-earlier-version"] {
+            try Data("partial".utf8).write(to: folder.url.appendingPathComponent(name))
+        }
+        // Only the entry counts as removed.
+        #expect(store.removeAll { $0.route == mine.storeName.route } == 1)
+        #expect(Set(folder.files()) == [leftovers[1], ".tmp-of-an-earlier-version"])
+        #expect(EntryFiles.destination(ofTemporary: leftovers[1]) == Substring(theirs.storeName.description))
+    }
+
+    @Test("A file that cannot be read now (a symbolic link loop) is a miss that stays counted; a missing one is forgotten")
+    func anUnreadableFileStaysCounted() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let (looped, gone) = (Entries.key("looped"), Entries.key("gone"))
+        #expect(store.store(.response(Entries.entry(for: looped)), as: looped.storeName))
+        #expect(store.store(.response(Entries.entry(for: gone)), as: gone.storeName))
+        let path = folder.url.appendingPathComponent(looped.storeName.description).path
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        try FileManager.default.removeItem(at: folder.url.appendingPathComponent(gone.storeName.description))
+        #expect(store.record(looped.storeName) == nil)
+        #expect(store.record(gone.storeName) == nil)
+        #expect(store.usage.count == 1)
+        // Evicted, or removed, it goes.
+        #expect(store.removeAll { $0 == looped.storeName } == 1)
+        #expect(folder.files().isEmpty)
+    }
+
+    @Test("A folder that cannot be listed at first use is listed again at the next")
+    func anUnlistableFolderIsListedAgain() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (first, second) = (Entries.key("first"), Entries.key("second"))
+        let writer = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        #expect(writer.store(.response(Entries.entry(for: first)), as: first.storeName))
+        #expect(writer.store(.response(Entries.entry(for: second)), as: second.storeName))
+        let saved = folder.url.deletingLastPathComponent().appendingPathComponent(folder.url.lastPathComponent + "-saved")
+        defer { try? FileManager.default.removeItem(at: saved) }
+        let reader = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        // The folder is away at the reader's first use, back at its second.
+        try FileManager.default.moveItem(at: folder.url, to: saved)
+        #expect(reader.record(first.storeName) == nil)
+        try FileManager.default.moveItem(at: saved, to: folder.url)
+        #expect(reader.record(first.storeName) != nil)
+        #expect(reader.usage.count == 2)
+    }
+
     @Test func aFolderThatCannotBeMadeThrows() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
