@@ -16,6 +16,32 @@ import Testing
         }
     }
 
+    /// An element of a kilobyte.
+    struct Wide: Decodable, Equatable {
+        let fields: [String?]
+        let a, b, c, d, e, f, g, h: (String?, String?, String?, String?)?
+
+        static func == (lhs: Wide, rhs: Wide) -> Bool { lhs.fields == rhs.fields }
+
+        init(from decoder: any Decoder) throws {
+            fields = try decoder.singleValueContainer().decode([String?].self)
+            (a, b, c, d, e, f, g, h) = (nil, nil, nil, nil, nil, nil, nil, nil)
+        }
+    }
+
+    @Test("A huge array or object of invalid elements fails at the first, without reserving room for all of them")
+    func hugeCollectionsOfInvalidElements() async {
+        #expect(MemoryLayout<Wide>.stride > 500)
+        #expect(fastJSONReservation(count: 10_000_000, stride: 1024) == 4096)
+        #expect(fastJSONReservation(count: 100, stride: 1024) == 100)
+        #expect(fastJSONReservation(count: 5, stride: 0) == 5)
+        await Self.onLargeStack {
+            assertSameAsJSONDecoder([Wide].self, "[" + Array(repeating: "0", count: 1_000_000).joined(separator: ",") + "]")
+            let members = Array(repeating: #""a":0"#, count: 300_000).joined(separator: ",")
+            assertSameAsJSONDecoder([String: Wide].self, "{" + members + "}", .snakeCase)
+        }
+    }
+
     @Test func tenMegabyteString() async {
         await Self.onLargeStack { Self.tenMegabyteStringChecks() }
     }

@@ -112,6 +112,15 @@ import Testing
         #expect(FastJSONSnakeCase.convertExactly("clé_7") == "clé7")
     }
 
+    @Test("convert(_:) converts an ASCII key on its bytes as JSONDecoder does, and any other key through it")
+    func convertMatchesJSONDecoder() {
+        let keys = ["user_id", "_leading", "trailing_", "a__b", "__", "", "URL_value", "x_y_z", "one", "it's_o'clock", "a_1b", "prénom_usuel"]
+        for key in keys {
+            #expect(FastJSONSnakeCase.convert(key) == FastJSONSnakeCase.convertExactly(key), "\(key)")
+        }
+        #expect(FastJSONSnakeCase.convert("user_id") == "userId")
+    }
+
     @Test("A custom key strategy that makes non-ASCII keys compares them as strings")
     func customStrategy() {
         let custom = Configuration(name: "custom to decomposed") {

@@ -90,7 +90,7 @@ struct ResponseDecoder: Sendable {
                 reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
         }
         var keyNames: (@Sendable (String) -> String)?
-        if case .convertFromSnakeCase = configuration.jsonDecoder.keyDecodingStrategy { keyNames = FastJSONSnakeCase.convertExactly }
+        if case .convertFromSnakeCase = configuration.jsonDecoder.keyDecodingStrategy { keyNames = FastJSONSnakeCase.convert }
         let (path, reason) = Self.describe(
             error, in: json, redaction: Redaction(secretFields: configuration.secretFields), keyNames: keyNames,
             unshown: inspected ? nil : "a value not shown (the body is too large to look into)")
@@ -201,11 +201,13 @@ struct ResponseDecoder: Sendable {
         for key in path {
             var bodyKey = key
             if key.intValue == nil, case .object(let members)? = value, members[key.stringValue] == nil {
-                // Only a name with the same letters can convert to the key: the slow conversion
-                // runs for those alone, however many members a hostile body has.
+                // Only a name with the same letters can convert to the key: the conversion runs for
+                // the first 64 of those alone, however many members a hostile body has.
                 let letters = key.stringValue.lowercased().filter { $0 != "_" }
                 let candidates = members.keys.filter { $0.lowercased().filter { $0 != "_" } == letters }
-                if let name = candidates.sorted().first(where: { keyNames($0) == key.stringValue }) { bodyKey = DynamicKey(name) }
+                if let name = candidates.sorted().prefix(64).first(where: { keyNames($0) == key.stringValue }) {
+                    bodyKey = DynamicKey(name)
+                }
             }
             keys.append(bodyKey)
             value = bodyKey.intValue.flatMap { value?[$0] } ?? value?[bodyKey.stringValue]

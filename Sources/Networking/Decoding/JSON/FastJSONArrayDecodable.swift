@@ -12,7 +12,7 @@ extension Array: FastJSONArrayDecodable where Element: Decodable {
         let tape = decoder.reader.tape
         let count = tape.elementCount(value)
         var result: [Element] = []
-        result.reserveCapacity(count)
+        result.reserveCapacity(fastJSONReservation(count: count, stride: MemoryLayout<Element>.stride))
         var element = value &+ 1
         for index in 0..<count {
             result.append(try decoder.unwrap(Element.self, value: element, parent: node, .index(index)))
@@ -20,4 +20,12 @@ extension Array: FastJSONArrayDecodable where Element: Decodable {
         }
         return result
     }
+}
+
+/// How many of the `count` elements (or members) the JSON holds to reserve room for, at `stride`
+/// bytes each: all of them up to 4 MiB; beyond, appending grows the storage as it goes. A server's
+/// array of ten million invalid elements fails at the first one, without asking for gigabytes
+/// first (which stops the process where the allocation is refused).
+func fastJSONReservation(count: Int, stride: Int) -> Int {
+    min(count, (4 << 20) / max(stride, 1))
 }

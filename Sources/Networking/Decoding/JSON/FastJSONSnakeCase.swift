@@ -83,6 +83,19 @@ enum FastJSONSnakeCase {
         return true
     }
 
+    /// Converts any key: on its bytes when it is ASCII, as ``convertExactly(_:)`` does otherwise.
+    static func convert(_ key: String) -> String {
+        var bytes = Array(key.utf8)
+        let converted = bytes.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, isASCII(base, buffer.count) else { return nil }
+            var out = FastJSONBuffer<UInt8>(capacity: buffer.count)
+            defer { out.release() }
+            guard convertASCII(base, buffer.count, into: &out) else { return key }
+            return String(decoding: UnsafeBufferPointer(start: out.base, count: out.count), as: UTF8.self)
+        }
+        return converted ?? convertExactly(key)
+    }
+
     /// Converts any key by asking `JSONDecoder` (slow; used for non-ASCII keys with an underscore),
     /// once per key: the answers are kept, up to ``keptConversions`` of them (a new one beyond
     /// that starts the table afresh, so a server's endless new keys cannot grow it).

@@ -10,7 +10,7 @@ extension Dictionary: FastJSONStringKeyedDictionary where Key == String, Value: 
         let session = decoder.session
         let memberCount = session.tape.elementCount(value)
         var result: [String: Value] = [:]
-        result.reserveCapacity(memberCount)
+        result.reserveCapacity(fastJSONReservation(count: memberCount, stride: MemoryLayout<(String, Value)>.stride))
         var key = value &+ 1
         for _ in 0..<memberCount {
             let member = key &+ 1
