@@ -114,7 +114,9 @@ import Testing
 
     @Test("convert(_:) converts an ASCII key on its bytes as JSONDecoder does, and any other key through it")
     func convertMatchesJSONDecoder() {
-        let keys = ["user_id", "_leading", "trailing_", "a__b", "__", "", "URL_value", "x_y_z", "one", "it's_o'clock", "a_1b", "prénom_usuel"]
+        let keys = [
+            "user_id", "_leading", "trailing_", "a__b", "__", "", "URL_value", "x_y_z", "one", "it's_o'clock", "a_1b", "prénom_usuel",
+        ]
         for key in keys {
             #expect(FastJSONSnakeCase.convert(key) == FastJSONSnakeCase.convertExactly(key), "\(key)")
         }
