@@ -14,7 +14,8 @@ extension ResponseCache {
         guard request.method == .get else {
             if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
             let response = try await next(request)
-            await storing { self.invalidate(after: response, call: call) }
+            // Only a write answered below 400 removes anything (see `invalidate(after:call:)`).
+            if (200..<400).contains(response.statusCode) { await storing { self.invalidate(after: response, call: call) } }
             return response
         }
         guard let key = call.key else {
@@ -43,7 +44,7 @@ extension ResponseCache {
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
         let call = Call(request: request, context: context, cache: self)
-        await storing { self.invalidate(after: response, call: call) }
+        if (200..<400).contains(response.statusCode) { await storing { self.invalidate(after: response, call: call) } }
     }
 
     /// Whether a call reads the cache, so that only the chain serves it as it asks: a cache-only

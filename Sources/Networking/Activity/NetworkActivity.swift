@@ -6,20 +6,28 @@ import Synchronization
 /// call's start and end, for calls that should keep the user waiting (WebApiClient's overlay).
 ///
 /// Every call counts once from the moment it enters the pipeline until its result is delivered,
-/// retries and token refreshes included. A streamed answer (``ResponseChunks``, an event
-/// stream) goes on counting once its head is delivered, while its body is read: an open event stream keeps the count above 0
-/// for as long as it is open. Share one instance between repositories
-/// (``NetworkActivity/shared`` is the default of every configuration).
+/// retries and token refreshes included — a call the cache answers too, briefly (debounce a
+/// spinner that should not flash). A streamed answer (``ResponseChunks``, an event stream) goes on
+/// counting once its head is delivered, as a call of its own (another ``ActivityEvent/Call/id``,
+/// never blocking the user), until its transfer ends: an open event stream keeps the count above 0
+/// while it is connected (not while it waits to reconnect). Share one instance between
+/// repositories (``NetworkActivity/shared`` is the default of every configuration).
+///
+/// Each stream runs until the instance is released (`shared`, never), so give each loop a task:
 ///
 /// ```swift
-/// for await count in NetworkActivity.shared.updates() {
-///     spinner.isHidden = count == 0
+/// Task { @MainActor in
+///     for await count in NetworkActivity.shared.updates() {
+///         spinner.isHidden = count == 0
+///     }
 /// }
-/// for await event in NetworkActivity.shared.events() where event.preventsUserInteraction {
-///     switch event.kind {
-///     case .slow: showOverlay()          // still running after slowCallDelay (4 s)
-///     case .finished: hideOverlay()
-///     case .started: break
+/// Task { @MainActor in
+///     for await event in NetworkActivity.shared.events() where event.preventsUserInteraction {
+///         switch event.kind {
+///         case .slow: showOverlay()          // still running after slowCallDelay (4 s)
+///         case .finished: hideOverlay()
+///         case .started: break
+///         }
 ///     }
 /// }
 /// ```

@@ -50,7 +50,7 @@ enum CacheArticle {
 
     static func logOut<User>(_ session: SessionManager<User>, cache: ResponseCache) throws {
         let user = session.sessionIdentity   // taken before the logout, after which it is nil
+        defer { cache.removeEntries(for: user) }   // even when logout() throws .storeFailed
         try session.logout()
-        cache.removeEntries(for: user)       // that user's answers; cache.removeAll() for everything
     }
 }

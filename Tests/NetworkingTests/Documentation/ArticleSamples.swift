@@ -343,7 +343,7 @@ enum UploadsArticle {
         // A feed that survives a dropped connection: it reconnects with Last-Event-ID and resumes.
         func followChanges(_ handle: (Change) -> Void) async throws {
             let events = try await performRequest(Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3))).get()
-            for try await event in events where event.type == "change" { handle(try event.decoded(as: Change.self)) }
+            for try await event in events where event.type == "change" { handle(try event.decoded(as: Change.self, using: FastJSONDecoder(configuration.jsonDecoder))) }
         }
 
         // In FeedRepository: the same feed, telling the user while it reconnects.
