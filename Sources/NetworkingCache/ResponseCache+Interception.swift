@@ -14,8 +14,7 @@ extension ResponseCache {
         guard request.method == .get else {
             if call.isCacheOnly { return Self.miss(for: request, reason: "\(request.method) is never answered from the cache") }
             let response = try await next(request)
-            // Only a write answered below 400 removes anything (see `invalidate(after:call:)`).
-            if (200..<400).contains(response.statusCode) { await storing { self.invalidate(after: response, call: call) } }
+            if invalidates(after: response, call: call) { await storing { self.invalidate(after: response, call: call) } }
             return response
         }
         guard let key = call.key else {
@@ -24,7 +23,7 @@ extension ResponseCache {
                 return Self.miss(for: request, reason: reason)
             }
             let response = try await next(request)
-            if !call.policy.invalidatesRouteNames.isEmpty { await storing { self.invalidateRoutes(after: response, call: call) } }
+            if invalidates(after: response, call: call) { await storing { self.invalidateRoutes(after: response, call: call) } }
             return response
         }
         let now = configuration.clock.now()
@@ -44,7 +43,7 @@ extension ResponseCache {
     /// answer itself is not stored.
     public func observe(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
         let call = Call(request: request, context: context, cache: self)
-        if (200..<400).contains(response.statusCode) { await storing { self.invalidate(after: response, call: call) } }
+        if invalidates(after: response, call: call) { await storing { self.invalidate(after: response, call: call) } }
     }
 
     /// Whether a call reads the cache, so that only the chain serves it as it asks: a cache-only
@@ -64,14 +63,24 @@ extension ResponseCache {
     /// points to). Then the routes the call names, for its discriminator, after a success.
     private func invalidate(after response: TransportResponse, call: Call) {
         let request = call.request
-        if ![HTTPMethod.get, HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(request.method),
-            (200..<400).contains(response.statusCode)
-        {
+        if Self.isUnsafe(request.method), (200..<400).contains(response.statusCode) {
             let resources = Set(
                 Self.invalidatedURLs(by: response, of: request).map { StoreName.tag(forResource: CacheKey.resource(of: $0)) })
             remove { resources.contains($0.resource) }
         }
         invalidateRoutes(after: response, call: call)
+    }
+
+    /// Whether ``invalidate(after:call:)`` removes anything after this answer, so that an answer
+    /// that makes nothing stale (most) costs no hop to a disk thread.
+    private func invalidates(after response: TransportResponse, call: Call) -> Bool {
+        (Self.isUnsafe(call.request.method) && (200..<400).contains(response.statusCode))
+            || (response.isSuccess && !call.policy.invalidatesRouteNames.isEmpty)
+    }
+
+    /// Whether a method may change its resource (RFC 9110 §9.2.1: any but the safe ones).
+    private static func isUnsafe(_ method: HTTPMethod) -> Bool {
+        ![HTTPMethod.get, HTTPMethod.head, HTTPMethod("OPTIONS"), HTTPMethod("TRACE")].contains(method)
     }
 
     /// ``exchange(_:key:entry:conditional:escapingNext:)`` with the chain's `next`, which the

@@ -16,7 +16,7 @@ import Testing
         }
     }
 
-    /// An element of a kilobyte.
+    /// An element of over half a kilobyte.
     struct Wide: Decodable, Equatable {
         let fields: [String?]
         let a, b, c, d, e, f, g, h: (String?, String?, String?, String?)?

@@ -4,12 +4,14 @@ import Synchronization
 /// (until then the call itself counts, so a call waiting for its head counts once) and ends when
 /// the body's transfer ends, in whichever order the two come.
 final class StreamedBodyActivity: Sendable {
+    /// Where the body is: its head not yet handed over, counted, or its transfer over.
     private enum Phase { case waiting, counting, ended }
 
     private let activity: NetworkActivity
     private let call: ActivityEvent.Call
     private let phase = Mutex(Phase.waiting)
 
+    /// The count of `call` (the body's own) in `activity`, not started yet.
     init(activity: NetworkActivity, call: ActivityEvent.Call) {
         self.activity = activity
         self.call = call

@@ -70,8 +70,8 @@ final class DiskStore: Sendable {
         state = Mutex(State(index: LRUIndex(costLimit: costLimit, countLimit: countLimit)))
     }
 
-    /// The record stored under `name`, now the most recently used; `nil` when there is none or
-    /// its file is damaged (the file is then deleted).
+    /// The record stored under `name`, now the most recently used; `nil` when there is none, its
+    /// file is damaged (the file is then deleted) or cannot be read now (it stays counted).
     func record(_ name: StoreName) -> StoredRecord? {
         listIfNeeded()
         let file = path + "/" + name.description
@@ -132,18 +132,22 @@ final class DiskStore: Sendable {
     @discardableResult
     func removeAll(where matches: (StoreName) -> Bool) -> Int {
         var removed = 0
+        var removedTemporaries = false
         for file in EntryFiles.names(path) {
             if let destination = EntryFiles.destination(ofTemporary: file) {
                 // A write under way (it then fails) or one a killed process left: it goes with the
                 // entry it was to become, so that no answer a logout removes stays behind in it.
-                if let name = StoreName(fileName: String(destination)), matches(name) { EntryFiles.remove(path + "/" + file) }
+                if let name = StoreName(fileName: String(destination)), matches(name) {
+                    EntryFiles.remove(path + "/" + file)
+                    removedTemporaries = true
+                }
                 continue
             }
             guard let name = StoreName(fileName: file), matches(name) else { continue }
             discard(name, file: path + "/" + file)
             removed += 1
         }
-        if removed > 0, synchronizesWrites { EntryFiles.synchronizeFolder(path) }
+        if removed > 0 || removedTemporaries, synchronizesWrites { EntryFiles.synchronizeFolder(path) }
         return removed
     }
 

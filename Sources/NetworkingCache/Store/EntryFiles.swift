@@ -19,6 +19,7 @@ enum EntryFiles {
         /// The file could not be read now (out of file descriptors, a symbolic link loop, no
         /// permission): it may be there, so it stays counted.
         case unreadable
+        /// The file's bytes.
         case contents(Data)
         /// The file is larger than the reader accepts: not an entry this cache wrote.
         case oversized
@@ -31,7 +32,7 @@ enum EntryFiles {
         let modified: TimeInterval
     }
 
-    /// The prefix of temporary files, which listings skip.
+    /// The prefix of temporary files, which ``list(_:removingTemporaryFilesOlderThan:)`` skips.
     static let temporaryPrefix = ".tmp-"
 
     /// The first `count` bytes of the file at `path` (fewer when it is shorter), or `nil` when it

@@ -85,8 +85,8 @@ enum FastJSONSnakeCase {
 
     /// Converts any key: on its bytes when it is ASCII, as ``convertExactly(_:)`` does otherwise.
     static func convert(_ key: String) -> String {
-        var bytes = Array(key.utf8)
-        let converted = bytes.withUnsafeMutableBufferPointer { buffer -> String? in
+        var bytes = key
+        let converted = bytes.withUTF8 { buffer -> String? in
             guard let base = buffer.baseAddress, isASCII(base, buffer.count) else { return nil }
             var out = FastJSONBuffer<UInt8>(capacity: buffer.count)
             defer { out.release() }
