@@ -21,6 +21,18 @@ struct NetworkActivityEventsTests {
         return TestRepository(configuration: configuration, transport: transport)
     }
 
+    /// A repository whose transport records the count it sees as it answers `GET books` with `body`.
+    private func countingRepository(_ activity: NetworkActivity, answering body: Data) throws -> (Recorder<Int>, TestRepository) {
+        let seen = Recorder<Int>()
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "books") { request throws(TransportError) in
+                seen.record(activity.inFlight)
+                return TransportResponse(statusCode: body.isEmpty ? 204 : 200, headers: [:], body: body, url: request.url)
+            }
+        ])
+        return (seen, try repository(activity: activity, clock: .live, transport: transport))
+    }
+
     /// The events of one call, up to and including its `.finished`.
     private func events(
         of stream: AsyncStream<ActivityEvent>, named name: String?
@@ -64,16 +76,8 @@ struct NetworkActivityEventsTests {
 
     @Test("A request sent through the send(_:context:) seam counts while it is in flight, as any call does")
     func sendSeamCounts() async throws {
-        // Given: a transport that reports the count it sees
         let activity = NetworkActivity(slowCallDelay: 60)
-        let seen = Recorder<Int>()
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.get, "books") { request throws(TransportError) in
-                seen.record(activity.inFlight)
-                return TransportResponse(statusCode: 204, headers: [:], body: Data(), url: request.url)
-            }
-        ])
-        let repository = try repository(activity: activity, clock: .live, transport: transport)
+        let (seen, repository) = try countingRepository(activity, answering: Data())
         let request = try repository.makeRequest(for: Endpoint<Void>.get("books"))
         // When
         let result = await repository.send(request, context: RequestContext(requiresSession: false, name: "batch"))
@@ -87,16 +91,8 @@ struct NetworkActivityEventsTests {
     // stream (ServerSentEventsIntegrationTests.leavingTheLoop): a stub's body has ended by then.
     @Test("A streamed answer counts once while it waits for its head, and not at all once its body is read")
     func streamedCountsOnce() async throws {
-        // Given: a transport that reports the count it sees while the call waits for its head
         let activity = NetworkActivity(slowCallDelay: 60)
-        let seen = Recorder<Int>()
-        let transport = StubTransport(routes: [
-            StubTransport.Route(.get, "books") { request throws(TransportError) in
-                seen.record(activity.inFlight)
-                return TransportResponse(statusCode: 200, headers: [:], body: Data("abc".utf8), url: request.url)
-            }
-        ])
-        let repository = try repository(activity: activity, clock: .live, transport: transport)
+        let (seen, repository) = try countingRepository(activity, answering: Data("abc".utf8))
         // When
         let chunks = try await repository.performRequest(Endpoint<ResponseChunks>.get("books")).get()
         var body = Data()
