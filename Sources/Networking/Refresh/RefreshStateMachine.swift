@@ -108,7 +108,6 @@ struct RefreshStateMachine: Sendable {
         return start(for: waiter, counted: true, now: now)
     }
 
-    /// Starts a refresh for `waiter`; `counted`: whether it takes a place in the window.
     /// Whether a refresh of the current credential failed less than the cool-down ago.
     private func isCoolingDown(at now: Date) -> Bool {
         guard let lastFailure, lastFailure.version == version else { return false }
@@ -118,6 +117,7 @@ struct RefreshStateMachine: Sendable {
         return abs(now.timeIntervalSince(lastFailure.at)) < coolDown
     }
 
+    /// Starts a refresh for `waiter`; `counted`: whether it takes a place in the window.
     private mutating func start(for waiter: Int, counted: Bool, now: Date) -> Decision {
         if isCoolingDown(at: now) { return .coolingDown }
         if counted {
