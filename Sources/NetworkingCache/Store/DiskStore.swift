@@ -30,11 +30,17 @@ final class DiskStore: Sendable {
         /// again after it (its file may be gone, and a later eviction would delete a file
         /// another process wrote under that name).
         var removals: UInt64 = 0
+        /// The names an eviction took out of the index whose files are not deleted yet: a store
+        /// of one of them writes again once the file is gone (the deletion may have taken its
+        /// new file), and a read of one does not count it.
+        var evicting: Set<StoreName> = []
 
-        /// Counts `name` at `cost` as the most recently used; returns the names evicted (removals too).
+        /// Counts `name` at `cost` as the most recently used; returns the names evicted (removals
+        /// too), which are ``evicting`` until ``DiskStore/delete(_:)`` deletes their files.
         mutating func insert(_ name: StoreName, cost: Int) -> [StoreName] {
             let evicted = index.insert(name, cost: cost)
             removals &+= UInt64(evicted.count)
+            evicting.formUnion(evicted)
             return evicted
         }
     }
@@ -46,6 +52,8 @@ final class DiskStore: Sendable {
     /// The largest file read or written: larger ones are not records this cache wrote.
     private let recordLimit: Int
     private let state: Mutex<State>
+    /// Called before each file an eviction deletes (tests hold an eviction there).
+    private let beforeEvictionDelete: (@Sendable (StoreName) -> Void)?
 
     /// A tier over `folder`, created (mode 0700) when missing.
     ///
@@ -56,7 +64,10 @@ final class DiskStore: Sendable {
     ///     unread, so a huge file put there by someone else is never loaded into memory.
     ///   - synchronizesWrites: `fsync` each file before its rename and the folder after it.
     /// - Throws: when the folder cannot be created or is not a folder.
-    init(folder: URL, costLimit: Int, countLimit: Int, recordLimit: Int = .max, synchronizesWrites: Bool) throws {
+    init(
+        folder: URL, costLimit: Int, countLimit: Int, recordLimit: Int = .max, synchronizesWrites: Bool,
+        beforeEvictionDelete: (@Sendable (StoreName) -> Void)? = nil
+    ) throws {
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var isFolder: ObjCBool = false
@@ -68,6 +79,7 @@ final class DiskStore: Sendable {
         self.synchronizesWrites = synchronizesWrites
         self.recordLimit = min(recordLimit, costLimit)
         state = Mutex(State(index: LRUIndex(costLimit: costLimit, countLimit: countLimit)))
+        self.beforeEvictionDelete = beforeEvictionDelete
     }
 
     /// The record stored under `name`, now the most recently used; `nil` when there is none, its
@@ -92,7 +104,8 @@ final class DiskStore: Sendable {
             }
             // The file's size now (another process may have replaced it), and the most recently used.
             let evicted = state.withLock { state -> [StoreName] in
-                state.removals == removals || state.index.contains(name) ? state.insert(name, cost: data.count) : []
+                guard !state.evicting.contains(name), state.removals == removals || state.index.contains(name) else { return [] }
+                return state.insert(name, cost: data.count)
             }
             delete(evicted)
             return record
@@ -101,20 +114,42 @@ final class DiskStore: Sendable {
 
     /// Stores `record` under `name`, evicting the least recently used beyond the limits.
     ///
+    /// An eviction of `name` decided before the write deletes its file after the lock is released,
+    /// possibly after this write's rename: a write that finds `name` still being evicted waits for
+    /// that deletion and writes again.
+    ///
     /// - Returns: whether the record is on disk (`false` when it is larger than the tier, or the
     ///   write failed — the disk is full, the folder is gone).
     @discardableResult
     func store(_ record: StoredRecord, as name: StoreName) -> Bool {
         listIfNeeded()
         let data = EntryCodec.encode(record)
-        guard data.count <= recordLimit, state.withLock({ $0.index.admits(cost: data.count) }),
-            EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
-        else {
-            remove(name)
-            return false
+        if data.count <= recordLimit, state.withLock({ $0.index.admits(cost: data.count) }) {
+            for _ in 0..<3 {
+                guard EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
+                else { break }
+                let evicted = state.withLock { state -> [StoreName]? in
+                    state.evicting.contains(name) ? nil : state.insert(name, cost: data.count)
+                }
+                if let evicted {
+                    delete(evicted)
+                    return true
+                }
+                guard waitUntilDeleted(name) else { break }
+            }
         }
-        delete(state.withLock { $0.insert(name, cost: data.count) })
-        return true
+        remove(name)
+        return false
+    }
+
+    /// Waits (a second at most) until an eviction has deleted the file of `name`: a single
+    /// `unlink` on another thread, so the wait is short and polls without holding the lock.
+    private func waitUntilDeleted(_ name: StoreName) -> Bool {
+        for _ in 0..<5000 {
+            if !state.withLock({ $0.evicting.contains(name) }) { return true }
+            usleep(200)
+        }
+        return false
     }
 
     /// Removes the record stored under `name`.
@@ -182,8 +217,11 @@ final class DiskStore: Sendable {
         }
         let evicted = state.withLock { state -> [StoreName] in
             var evicted: [StoreName] = []
-            for file in files { evicted += state.index.insertAsOldest(file.name, cost: file.size) }
+            for file in files where !state.evicting.contains(file.name) {
+                evicted += state.index.insertAsOldest(file.name, cost: file.size)
+            }
             state.removals &+= UInt64(evicted.count)
+            state.evicting.formUnion(evicted)
             state.listing = .done
             return evicted
         }
@@ -223,7 +261,14 @@ final class DiskStore: Sendable {
         EntryFiles.remove(file)
     }
 
+    /// Deletes the files of names an eviction took out of the index, then lets stores of those
+    /// names count them again.
     private func delete(_ names: [StoreName]) {
-        for name in names { EntryFiles.remove(path + "/" + name.description) }
+        guard !names.isEmpty else { return }
+        for name in names {
+            beforeEvictionDelete?(name)
+            EntryFiles.remove(path + "/" + name.description)
+        }
+        state.withLock { $0.evicting.subtract(names) }
     }
 }

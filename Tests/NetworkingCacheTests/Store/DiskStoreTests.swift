@@ -144,6 +144,45 @@ import Testing
         #expect(folder.files() == [big.storeName.description])
     }
 
+    @Test("A store of a name whose eviction has not deleted its file yet writes again after that deletion")
+    func aStoreRacingAnEvictionOfItsNameKeepsItsFile() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (held, released, done) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchGroup())
+        let holds = Mutex(true)
+        let store = try DiskStore(
+            folder: folder.url, costLimit: 1 << 20, countLimit: 1, synchronizesWrites: false,
+            beforeEvictionDelete: { _ in
+                // The first eviction stops before its deletion until the test lets it go.
+                guard
+                    holds.withLock({ holds in
+                        defer { holds = false }
+                        return holds
+                    })
+                else { return }
+                held.signal()
+                released.wait()
+            })
+        let (name, other) = (Entries.key("books"), Entries.key("authors"))
+        let newer = StoredRecord.response(Entries.entry(for: name, body: Data("newer".utf8)))
+        #expect(store.store(.response(Entries.entry(for: name)), as: name.storeName))
+        // Storing another name evicts `name`; its deletion waits.
+        DispatchQueue.global().async(group: done) { store.store(.response(Entries.entry(for: other)), as: other.storeName) }
+        held.wait()
+        // A newer answer for `name` is written meanwhile; the eviction deletes it once let go.
+        DispatchQueue.global().async(group: done) { store.store(newer, as: name.storeName) }
+        let file = folder.url.appendingPathComponent(name.storeName.description)
+        for _ in 0..<5_000 where (try? Data(contentsOf: file)).flatMap({ try? EntryCodec.decode($0) }) != newer {
+            usleep(1_000)
+        }
+        released.signal()
+        done.wait()
+        // The newer answer was written again: it is on disk and counted (it evicted `other`).
+        #expect(folder.files() == [name.storeName.description])
+        #expect(store.record(name.storeName) == newer)
+        #expect(store.usage.count == 1)
+    }
+
     @Test func startUpLearnsTheFolderOldestFirstAndSweepsDeadTemporaryFiles() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
