@@ -21,7 +21,7 @@ import Networking
 /// `ResponseSource.cache`, `ResponseSource.revalidated` or
 /// `ResponseSource.stale`.
 ///
-/// What is stored — `GET` answers with a `2xx` status other than 206 — and when a signed request's
+/// What is stored — `GET` answers with a `2xx` status other than 202 and 206 — and when a signed request's
 /// answer may be stored is described in <doc:TheResponseCache> and on ``CachePolicy``. Answers are kept per discriminator (the session's user by default, see
 /// ``Configuration/discriminator``). Requests that stream their response (downloads,
 /// `ResponseChunks`), ask for a range, or carry their own `If-None-Match` / `If-Modified-Since`

@@ -4,7 +4,9 @@ import Networking
 /// Whether an answer may be stored (RFC 9111 §3, with this library's rule for authorized
 /// requests):
 ///
-/// - only answers to `GET`, and only `2xx` statuses other than `206 Partial Content`;
+/// - only answers to `GET`, and only `2xx` statuses other than `206 Partial Content` and
+///   `202 Accepted` (a job's progress, not the resource: stored, it would answer every poll of
+///   `performPollingRequest` until its lifetime ended, and the polls would run out);
 /// - never when the request or the response says `Cache-Control: no-store`, nor when the
 ///   response varies on `*`, nor when it varies on `Cookie` and the request has no `Cookie` of
 ///   its own: cookies from the configuration's cookie storage are added after the cache, so it
@@ -68,7 +70,7 @@ struct StorageRule: Sendable, Hashable {
     /// `nil` when the answer may be stored, else why not.
     func refusal(status: Int, headers: HTTPHeaders, directives: CacheControl) -> Refusal? {
         guard method == .get else { return .method }
-        guard (200..<300).contains(status), status != 206 else { return .status }
+        guard (200..<300).contains(status), status != 206, status != 202 else { return .status }
         if requestDirectives.noStore || directives.noStore { return .noStore }
         if ownerUnknown { return .credentialItCannotSee }
         switch VaryRule.fields(of: headers) {

@@ -20,10 +20,11 @@ import Testing
         #expect(refusal(status: 204, ["Cache-Control": "max-age=60"]) == nil)
         #expect(refusal(method: .post, ["Cache-Control": "max-age=60"]) == .method)
         #expect(refusal(method: .head, ["Cache-Control": "max-age=60"]) == .method)
-        for status in [206, 301, 304, 404, 500] {
+        for status in [202, 206, 301, 304, 404, 500] {
             #expect(refusal(status: status, ["Cache-Control": "max-age=60"]) == .status)
         }
         #expect(refusal(ttl: 60, status: 404, [:]) == .status)
+        #expect(refusal(ttl: 60, status: 202, [:]) == .status)
     }
 
     @Test func noStoreOnEitherSideAndVaryStar() {
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func aStatusThatIsNotHeuristicallyCacheableNeedsExplicitPermission() {
-        for status in [201, 202, 205, 207] {
+        for status in [201, 205, 207] {
             // A validator, or the wish to serve stale answers, is not enough (RFC 9111 §3)…
             #expect(refusal(status: status, ["ETag": "\"a\""]) == .notExplicitlyCacheable, "\(status)")
             #expect(refusal(status: status, ["Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"]) == .notExplicitlyCacheable)

@@ -424,6 +424,26 @@ import Testing
         #expect(again.source == .cache)
         #expect(try await api.hits(key).requests == 2)
     }
+
+    @Test("A polled call with a time to live: the 202s are never stored (each poll reaches the server), the final answer is")
+    func pollingThroughTheCacheStoresOnlyTheFinalAnswer() async throws {
+        struct Job: Decodable, Sendable, Equatable {
+            let status: String
+            let attempts: Int
+        }
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.secondsBetweenPolls = 0.01
+        let polling = CacheFixtures.Repository(configuration: configuration)
+        let endpoint = Endpoint<RepositoryResponse<Job>>.get(
+            "poll/\(CacheFixtures.uniqueKey("poll"))", parameters: ["ready_after": 2]
+        ).withoutSession().cached(for: 60)
+        let done = try await polling.performPollingRequest(endpoint).get()
+        #expect(done.value == Job(status: "done", attempts: 3))
+        #expect(done.source == .network)
+        let again = try await polling.performPollingRequest(endpoint).get()
+        #expect(again.value == done.value)
+        #expect(again.source == .cache)
+    }
 }
 
 /// Holds every request back (for at most 30 seconds) until `released` says so, setting
