@@ -170,13 +170,50 @@ struct Redaction: Sendable {
     func bodyExcerpt(_ body: Data, limit: Int, pretty: Bool = false) -> String {
         guard !body.isEmpty else { return "" }
         let limit = Self.clamped(limit)
-        // Large bodies are not parsed just to show their start; their text is redacted instead.
-        if body.count <= 1_048_576, let json = try? JSONValue(parsing: body), json.isContainer {
+        // Large bodies are not parsed just to show their start, nor deeply nested ones (redacting
+        // and printing a value recurse once per level, and a server chooses the depth): their
+        // text is redacted instead.
+        if body.count <= 1_048_576, Self.nests(body, atMost: Self.maximumParsedDepth), let json = try? JSONValue(parsing: body),
+            json.isContainer
+        {
             let redacted = redact(json)
             return pretty ? redacted.prettyDescription(limit: limit) : Self.truncate(redacted.description, limit: limit)
         }
         let text = String(decoding: body.prefix(limit * 2), as: UTF8.self)
         return Self.truncate(redactText(text), limit: limit, totalBytes: body.count)
+    }
+
+    /// The deepest body parsed to be redacted member by member: far deeper than an error body
+    /// needs, and shallow enough for the recursion of redacting and printing on any thread.
+    static let maximumParsedDepth = 32
+
+    /// Whether the arrays and objects in `body` nest at most `limit` levels deep (brackets in
+    /// strings aside); one pass that stops at the first level too deep.
+    static func nests(_ body: Data, atMost limit: Int) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return false }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return true
     }
 
     /// Whether the member `key` of an object with these `members` is secret: by its name, or as

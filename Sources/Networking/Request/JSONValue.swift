@@ -49,7 +49,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let fast = decoder as? FastJSONDecoderImpl {
-            self = try Self(fast, container)
+            self = try Self(fastJSON: fast)
             return
         }
         if container.decodeNil() {
@@ -66,43 +66,6 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// The value the library's decoder stands at, read by its kind: trying each type in turn, as
-    /// `init(from:)` must with another decoder, builds an error with the whole coding path for
-    /// every miss, which a large, deeply nested error body makes take minutes.
-    private init(_ fast: FastJSONDecoderImpl, _ container: any SingleValueDecodingContainer) throws {
-        let reader = fast.reader
-        let value = fast.frame.pointee.value
-        switch reader.tape.kind(value) {
-        case FastJSONTape.null: self = .null
-        case FastJSONTape.true: self = .bool(true)
-        case FastJSONTape.false: self = .bool(false)
-        case FastJSONTape.number:
-            if reader.tape.flags(value) & FastJSONTape.plainInteger != 0, let integer = try? reader.integer(value, as: Int.self) {
-                self = .int(integer)
-            } else if let double = try? reader.double(value) {
-                // A whole number written with a fraction or an exponent is an integer while a
-                // double holds it exactly, as a `JSONDecoder` reads it; past 2^53 it stays a
-                // double (`JSONDecoder` reads it exactly through `Decimal`, at a cost per value a
-                // hostile body would multiply).
-                let exact = double.magnitude < 9_007_199_254_740_992 ? Int(exactly: double) : nil
-                self = exact.map { .int($0) } ?? .double(double)
-            } else if let integer = try? reader.integer(value, as: Int.self) {
-                self = .int(integer)  // a number that underflows a double (1e-400) is 0
-            } else {
-                self = .double(try container.decode(Double.self))
-            }
-        case FastJSONTape.string:
-            // A decoder told to read non-conforming floats from strings ("nan") reads them so.
-            if let special = try? reader.double(value) {
-                self = .double(special)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        case FastJSONTape.array: self = .array(try container.decode([JSONValue].self))
-        default: self = .object(try container.decode([String: JSONValue].self))
         }
     }
 
