@@ -116,7 +116,7 @@ public struct NetworkingConfiguration: Sendable {
 
     /// Header fields sent with every request. They win over per-call headers and over the
     /// session's `Authorization` (see ``AbstractRepository``) — not over the fields a feature
-    /// needs to work: a form's `Content-Type`, an event stream's `Accept`, `Cache-Control` and
+    /// needs to work: a form's `Content-Type` (multipart or URL-encoded), an event stream's `Accept`, `Cache-Control` and
     /// `Last-Event-ID`, a download's `Range`, `If-Range` and `Accept-Encoding` (a default one of
     /// these is not sent with them).
     public var defaultHeaders: HTTPHeaders { didSet { updateProblems() } }

@@ -4,7 +4,7 @@ import Foundation
 /// documents — that says where a syntax error is, by line and column, and refuses duplicate
 /// object keys, which other parsers silently resolve.
 ///
-/// Iterative over nesting only up to ``maximumDepth``: deeper documents are refused, never a
+/// Recursive over nesting only up to ``maximumDepth``: deeper documents are refused, never a
 /// stack overflow. Not the fast path for response bodies.
 struct JSONTextParser {
     /// Why a document was refused, and where.

@@ -8,7 +8,9 @@ import Synchronization
 /// last. Each calls `next` to pass the request on (zero, one or several times, for example to
 /// replay it). Where an interceptor runs is its ``position``; a repository's chain is, outermost first:
 ///
-/// 1. ``InterceptorPosition/outsideRetries`` — sees each call once, whatever the retries below do;
+/// 1. ``InterceptorPosition/outsideRetries`` — sees each request once, whatever the retries below
+///    do (a call that sends several — each poll, an event stream's reconnection, a download's
+///    restart — passes through once per request);
 /// 2. retry (``NetworkingConfiguration/retryPolicy``, or the endpoint's own) — repeats what is inside it;
 /// 3. ``InterceptorPosition/beforeSigning`` — sees requests before the session signs them, so
 ///    nothing it keeps holds a token (where a cache or an offline queue belongs);
@@ -59,7 +61,7 @@ extension Interceptor {
 
 /// Where an ``Interceptor`` runs in a repository's chain; see ``Interceptor`` for the whole order.
 public enum InterceptorPosition: Int, Sendable, Hashable, CaseIterable, Comparable {
-    /// Outside the retry step: sees each call once, and its final outcome.
+    /// Outside the retry step: sees each request once (not each attempt), and its final outcome.
     case outsideRetries
     /// Between the retry step and the session: sees every attempt, unsigned.
     case beforeSigning
@@ -68,6 +70,7 @@ public enum InterceptorPosition: Int, Sendable, Hashable, CaseIterable, Comparab
     /// Between logging and the transport: the last step before the wire.
     case nextToWire
 
+    /// Outer positions come first: the chain's order, outermost first.
     public static func < (lhs: InterceptorPosition, rhs: InterceptorPosition) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

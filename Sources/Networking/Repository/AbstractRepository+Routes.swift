@@ -41,9 +41,11 @@ extension AbstractRepository {
     /// call of the named route (WebApiClient's `cookiesForAPI`); empty when there are none, the
     /// route is unknown or its path variables are missing.
     public func cookies(forRoute name: String, pathVariables: Parameters? = nil) -> [Cookie] {
+        // With a body, so that a raw route (which refuses a call without one) resolves too: only
+        // its URL is used.
         guard let storage = configuration.cookieStorage,
             let endpoint = try? configuration.routes.resolve(
-                Endpoint<Void>.route(name, pathVariables: pathVariables), in: configuration),
+                Endpoint<Void>.route(name, pathVariables: pathVariables).uploading(.data(Data())), in: configuration),
             let url = try? builder.url(for: endpoint.path, encoded: true)
         else { return [] }
         return storage.cookies(for: url)

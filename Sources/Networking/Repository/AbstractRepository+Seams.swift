@@ -72,6 +72,9 @@ extension AbstractRepository {
             return .failure(.invalidRequest(reason: problem, request: request.summary))
         }
         var request = request
+        // The library's to set, and only for a body it staged: a caller's value names no such file.
+        var context = context
+        context.options.remove(StagedBodyFileKey.self)
         let security = configuration.security
         if security.requiresPinning { request.security.pinnedPublicKeys = security.pinnedPublicKeys }
         if let authorities = security.certificateAuthorityFile { request.security.certificateAuthorityFile = authorities }

@@ -26,19 +26,27 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
     /// An object; its keys are unordered.
     case object([String: JSONValue])
 
+    /// A string, written as a literal (`"Dune"`).
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer, written as a literal (`42`).
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A floating-point number, written as a literal (`4.5`).
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` or `false`, written as a literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array, written as a literal (`[1, "two"]`).
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `null`, written as `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// An object, written as a literal (`["title": "Dune"]`); of a key written twice, the last wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 
     /// Parses JSON text; fragments such as `"text"` or `42` are accepted.
     ///
-    /// - Throws: `DecodingError` when the data is not valid JSON.
+    /// - Throws: `DecodingError` when the data is not valid JSON, or holds a number no `Double`
+    ///   holds (`1e999`).
     public init(parsing data: Data) throws {
         // The library's decoder, not JSONDecoder: it is faster, and a number JSONDecoder traps on
         // when `init(from:)` tries it as an integer is an error here (response bodies are parsed
@@ -46,6 +54,8 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
         self = try FastJSONDecoder().decode(JSONValue.self, from: data)
     }
 
+    /// Reads any JSON value: with this library's decoder by the value's kind (and nested values
+    /// without recursion); with another decoder by trying each kind in turn.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let fast = decoder as? FastJSONDecoderImpl {
@@ -69,6 +79,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
         }
     }
 
+    /// Writes the value as the JSON it stands for.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -96,17 +107,37 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible,
 
     /// The value found by following a dotted key path such as `"page.current"` or `"data.0.id"`.
     ///
-    /// A key path with a dot is looked up as one plain key first, and walked dot by dot only when
-    /// the object has no such key: names such as OpenAPI's `post.id` are keys in their own right
-    /// (`["post.id": 5]`), and a key that is really there wins over a path that might also be.
+    /// At every level, a key with dots in it is found too: the longest run of the remaining
+    /// components that is a key of the object wins (`"error.detail.code"` finds
+    /// `{"error": {"detail.code": "E1"}}`). Names such as OpenAPI's `post.id` are keys in their
+    /// own right (`["post.id": 5]`), and a key that is really there wins over a path that might
+    /// also be. A component that is a number indexes an array.
     public func value(atKeyPath keyPath: String) -> JSONValue? {
         if keyPath.contains("."), let member = self[keyPath] { return member }
-        return keyPath.split(separator: ".").reduce(self as JSONValue?) { value, component in
-            guard let value else { return nil }
-            if let member = value[String(component)] { return member }
-            if let index = Int(component) { return value[index] }
-            return nil
+        let components = keyPath.split(separator: ".")
+        var value = self
+        var start = 0
+        while start < components.count {
+            switch value {
+            case .object(let members):
+                // Only an object with a dotted key pays for trying the longer runs.
+                let longest = members.keys.contains { $0.contains(".") } ? components.count : start + 1
+                guard
+                    let (member, end) = stride(from: longest, to: start, by: -1).lazy.compactMap({ end in
+                        members[components[start..<end].joined(separator: ".")].map { ($0, end) }
+                    }).first
+                else { return nil }
+                value = member
+                start = end
+            case .array(let elements):
+                guard let index = Int(components[start]), elements.indices.contains(index) else { return nil }
+                value = elements[index]
+                start += 1
+            default:
+                return nil
+            }
         }
+        return value
     }
 
     /// The string when the value is a string, otherwise `nil`.

@@ -31,6 +31,8 @@ struct RequestBuilder {
         }
         var headers = endpoint.headers
         var body: RequestBody?
+        /// The type of a URL-encoded form this builder encoded (the call's own, or its default).
+        var formType: String?
         if let problem = HeaderValidation.problem(in: endpoint.headers) {
             throw .invalidRequest(reason: problem, request: RequestSummary(method: endpoint.method, url: url))
         }
@@ -79,6 +81,7 @@ struct RequestBuilder {
             case (.form, .object(let object)):
                 body = .data(Data(QueryEncoding.encode(object, style: style).utf8))
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+                formType = headers["Content-Type"]
             case (.multipart, .object(let object)):
                 var form = endpoint.form ?? MultipartFormData()
                 MultipartFields.append(object, to: &form)
@@ -140,8 +143,9 @@ struct RequestBuilder {
         headers = headers.merging(configuration.defaultHeaders)
         // What the feature set, or none (a fresh download's Range): never the defaults'.
         for name in endpoint.protocolHeaders { headers[name] = endpoint.headers[name] }
-        // A form's type names its boundary (`form:` or `.multipart`): no other may replace it.
-        if let form = body?.mediaType { headers["Content-Type"] = form }
+        // A form's type names its boundary (`form:` or `.multipart`), or says how the builder
+        // encoded it (`.form`): no other may replace it.
+        if let form = body?.mediaType ?? formType { headers["Content-Type"] = form }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's
         // timeout for the whole exchange: a large file takes as long as the link needs. Not when

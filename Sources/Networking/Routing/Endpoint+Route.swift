@@ -148,7 +148,11 @@ extension RouteTable {
         resolved.pathIsEncoded = true
         resolved.method = route.method
         resolved.name = route.name
-        resolved.headers = route.headers.merging(endpoint.headers)
+        // The call's fields replace the route's of the same name, each kept as given: a repeated
+        // field stays repeated, as on a call without a route.
+        resolved.headers = route.headers
+        for name in endpoint.headers.names { resolved.headers[name] = nil }
+        for field in endpoint.headers { resolved.headers.add(name: field.name, value: field.value) }
         // A raw route called without a body (a GET, say) sends none, so it names no content type.
         if let contentType = route.contentType, route.serialization != .raw || resolved.requestBody != nil {
             resolved.headers.setIfAbsent("Content-Type", contentType)
@@ -163,7 +167,12 @@ extension RouteTable {
         resolved.preventsUserInteraction = route.preventUserInteraction
         resolved.gzipsBody = endpoint.gzipsBody || route.gzip
         resolved.savesToFile = route.saveAsResource
-        if route.cacheTTL != nil || !route.invalidatesCachedRouteNames.isEmpty || route.cacheIgnoreQueryParameters {
+        // A time to live of 0 alone says "not cached" (WebApiClient caches above 0 only): the cache
+        // is told when there is one, and the call goes without one.
+        let notCached = route.cacheTTL == 0 && route.invalidatesCachedRouteNames.isEmpty && !route.cacheIgnoreQueryParameters
+        if route.cacheTTL != nil || !route.invalidatesCachedRouteNames.isEmpty || route.cacheIgnoreQueryParameters,
+            !notCached || configuration.interceptors.contains(where: { $0.handledOptions.contains { $0 == RouteCacheSettingsKey.self } })
+        {
             resolved.options[RouteCacheSettingsKey.self] = RouteCacheSettings(
                 timeToLive: route.cacheTTL, invalidatesRouteNames: route.invalidatesCachedRouteNames,
                 ignoresQueryParameters: route.cacheIgnoreQueryParameters)

@@ -70,6 +70,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The template as written (``text``).
     public var description: String { text }
 
     /// The path with every placeholder replaced by its percent-encoded value.

@@ -213,13 +213,14 @@ extension RouteTable {
     }
 
     /// The serialization of an operation's parameters: its body's media type; the query when it
-    /// has no body (`nil` for `GET`, `HEAD` and `DELETE`, which send them there anyway).
+    /// has no body (`nil` for `GET` and `HEAD`, which send them there anyway; a `DELETE` says
+    /// so, whatever the configuration's `queryEncodedMethods`).
     private static func serialization(
         of operation: JSONValue, pathParameters: [JSONValue], method: String, swagger2: Bool, references: OpenAPIReferences,
         source: String
     ) throws(RepositoryError) -> RouteSerialization? {
         let document = references.document
-        let bodiless: RouteSerialization? = ["get", "head", "delete"].contains(method) ? nil : .query
+        let bodiless: RouteSerialization? = ["get", "head"].contains(method) ? nil : .query
         let mediaTypes: [String]
         if swagger2 {
             // Parameters of the path item apply to each of its operations (Swagger 2.0 §4.3.4).

@@ -19,7 +19,8 @@ import Foundation
 /// `method` (default `GET`), `path` (required), `headers` (`requestHeaders`), `serialization`
 /// (`"json"`, `"query"`, `"url"`, `"form"`, `"multipart"`, `"raw"`, or WebApiClient's numbers 0–3 =
 /// json, url, multipart, raw) or `serializationName` (WebApiClient's `"json"`, `"url"`, `"form"` =
-/// multipart, `"none"` = raw), `contentType`, `requestRootKey` (`dataMapperRequestRootKeyPath`),
+/// multipart, `"none"` = raw; WebApiClient's JSON, `0` or `"json"`, sends a `DELETE`'s parameters
+/// in the query, as AFNetworking did), `contentType`, `requestRootKey` (`dataMapperRequestRootKeyPath`),
 /// `responseKeyPath` (`dataMapperResponseRootKeyPath`), `requiresSession`, `timeout` and
 /// `idleTimeout` (seconds, or `false` for no limit),
 /// `preventUserInteraction`, `gzip`, `saveAsResource`, `cacheTTL`, `invalidatesCachedRouteNames`,
@@ -87,8 +88,9 @@ public struct RouteTable: Sendable {
 
     /// Gives the route a step after decoding (WebApiClient's mapping blocks): for example wiring
     /// children to their parent, or filling in what the API leaves out. It runs when a call of the
-    /// route decodes exactly `T`; what it throws is reported like a decoding failure (to the
-    /// decode-error hook, as ``RepositoryError/decodeError(_:)``).
+    /// route decodes `T`; a call of the route that decodes another type fails with
+    /// ``RepositoryError/decodeError(_:)`` (a mapping that cannot run is never skipped), and what
+    /// the mapping throws is reported the same way (to the decode-error hook too).
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name.
     public mutating func setMapping<T: Sendable>(
@@ -113,7 +115,8 @@ public struct RouteTable: Sendable {
     /// Objects of subclasses and of types conforming to a registered protocol are found too; the
     /// closest registered class wins (the object's own type, then its superclass, …), and several
     /// protocols matching with no class route is ambiguous. The routes are named
-    /// `"<Type> <METHOD>"` unless `name` is given.
+    /// `"<Type> <METHOD>"`, or `name` when it is given for one method (`"<name> <METHOD>"` for
+    /// several).
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for an invalid path, or a
     ///   method registered twice for the same type.

@@ -32,7 +32,7 @@ struct OpenAPIRoutesIntegrationTests {
         "getBook": Expected(method: .get, path: "books/{id}", serialization: nil, requiresSession: true),
         "replaceBook": Expected(method: .put, path: "books/{id}", serialization: .json, requiresSession: true),
         "updateBook": Expected(method: .patch, path: "books/{id}", serialization: .json, requiresSession: true),
-        "deleteBook": Expected(method: .delete, path: "books/{id}", serialization: nil, requiresSession: true),
+        "deleteBook": Expected(method: .delete, path: "books/{id}", serialization: .query, requiresSession: true),
         "echo": Expected(method: .get, path: "echo/{rest}", serialization: nil, requiresSession: false),
         "POST /echo/{rest}": Expected(method: .post, path: "echo/{rest}", serialization: .json, requiresSession: false),
     ]

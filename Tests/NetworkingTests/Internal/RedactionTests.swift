@@ -22,7 +22,9 @@ struct RedactionTests {
         #expect(Redaction.standard.isSecret(name) == sensitive)
     }
 
-    @Test("A body nested to the decoder's limit is parsed, searched and shown on a 256 KiB thread, half a cooperative thread's on Apple platforms")
+    @Test(
+        "A body nested to the decoder's limit is parsed, searched and shown on a 256 KiB thread, half a cooperative thread's on Apple platforms"
+    )
     func deeplyNestedBodies() async {
         let depth = 511
         let body = Data(

@@ -78,6 +78,12 @@ struct JSONValueTests {
         #expect(value.value(atKeyPath: "post.title") == "t")
         #expect(value.value(atKeyPath: "meeting.id") == 7)
         #expect(value.value(atKeyPath: "post.missing") == nil)
+        // Below the top too: the longest run of components that is a key wins at each level.
+        let nested = try parse(#"{"error": {"detail.code": "E1", "detail": {"code": "E2", "x": 1}, "items": [{"a.b": 3}]}}"#)
+        #expect(nested.value(atKeyPath: "error.detail.code") == "E1")
+        #expect(nested.value(atKeyPath: "error.detail.x") == 1)
+        #expect(nested.value(atKeyPath: "error.items.0.a.b") == 3)
+        #expect(nested.value(atKeyPath: "error.items.0.a") == nil)
     }
 
     @Test("Typed accessors give the value only for the matching case")

@@ -228,8 +228,10 @@ struct RequestBuilderTests {
         let upload = try build(Endpoint<Void>.upload(.post, "reports", form: form), with: builder)
         let fields = try build(Endpoint<Void>(.post, "reports", parameters: ["title": "Q1"], encoding: .multipart), with: builder)
         let json = try build(Endpoint<Void>(.post, "reports", parameters: ["title": "Q1"]), with: builder)
+        let urlEncoded = try build(Endpoint<Void>(.post, "reports", parameters: ["title": "Q1"], encoding: .form), with: builder)
         // Then
         #expect(upload.headers["Content-Type"] == form.contentType)
+        #expect(urlEncoded.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
         #expect(fields.headers["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
         #expect(json.headers["Content-Type"] == "application/json")
     }

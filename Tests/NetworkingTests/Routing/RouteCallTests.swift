@@ -194,6 +194,12 @@ struct RouteCallTests {
         #expect(request.headers["X-Route"] == "1")
         #expect(request.headers["X-Call"] == "2")
         #expect(request.headers["Accept"] == "text/csv")
+        // A repeated field stays repeated, as on a call without a route (two `Cookie` fields
+        // joined with a comma would make one cookie's value).
+        var repeated: HTTPHeaders = ["Cookie": "a=1"]
+        repeated.add(name: "Cookie", value: "b=2")
+        try await repository.performRequest(Endpoint<Void>.route("r", headers: repeated)).get()
+        #expect(transport.requests.last?.headers.values(for: "Cookie") == ["a=1", "b=2"])
     }
 
     @Test("The route's content type is the body's, unless the call gives its own")
@@ -441,6 +447,7 @@ struct RouteCallTests {
             RouteTable([
                 Route(name: "book", path: "books/:id"),
                 Route(name: "cover", path: "https://covers.example.com/:isbn", requiresSession: false),
+                Route(name: "upload", method: .post, path: "books/:id", serialization: .raw),
             ]))
         configuration.cookieStorage = storage
         let repository = TestRepository(configuration: configuration, transport: AnsweringTransport())
@@ -448,6 +455,8 @@ struct RouteCallTests {
         #expect(repository.cookies(forRoute: "book", pathVariables: ["id": 7]).map(\.name) == ["book7"])
         #expect(repository.cookies(forRoute: "book", pathVariables: ["id": 8]).isEmpty)
         #expect(repository.cookies(forRoute: "cover", pathVariables: ["isbn": "1"]).map(\.name) == ["cover"])
+        // A raw route (whose calls need a body) too.
+        #expect(repository.cookies(forRoute: "upload", pathVariables: ["id": 7]).map(\.name) == ["book7"])
         #expect(repository.cookies(forRoute: "book").isEmpty)
         #expect(repository.cookies(forRoute: "unknown").isEmpty)
     }

@@ -36,6 +36,15 @@ struct RouteLaterFeaturesTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("A time to live of 0 alone says \"not cached\" (WebApiClient's meaning): the call goes without a cache")
+    func aZeroTimeToLiveNeedsNoCache() async throws {
+        let routes = try RouteTable(json: Data(#"{"r": {"method": "GET", "path": "x", "cacheTTL": 0}}"#.utf8))
+        let transport = StubTransport(routes: [.status(.get, "x", 204)])
+        let repository = TestRepository(configuration: try routedConfiguration(routes), transport: transport)
+        _ = try await repository.performRequest(Endpoint<Void>.route("r")).get()
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("gzip, saveAsResource, multipart and raw are part of this version and load")
     func transferOptionsLoad() throws {
         let routes = try RouteTable(

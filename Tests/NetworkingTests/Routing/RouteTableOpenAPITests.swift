@@ -61,6 +61,10 @@ struct RouteTableOpenAPITests {
         #expect(replace.path.variables == ["itemID"])
         #expect(replace.serialization == .json)
         #expect(table["deleteItem"]?.requiresSession == false)
+        // Without a body, a DELETE's parameters go in the query even where the configuration
+        // would send a DELETE's as JSON.
+        #expect(table["deleteItem"]?.serialization == .query)
+        #expect(table["listItems"]?.serialization == nil)
         #expect(table["status"]?.method == .head)
         #expect(table["OPTIONS /status"]?.method == .options)
     }
