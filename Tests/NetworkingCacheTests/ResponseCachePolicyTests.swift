@@ -137,6 +137,12 @@ import Testing
         let repository = CacheRepository(configuration: try CacheHarness.configuration(cache: cache, routes: routes), transport: transport)
         for _ in 0..<2 { _ = try await repository.fetch(.route("books")).get() }
         #expect(count.current == 2)
+        // The same with the cache given to the repository rather than the configuration.
+        var configuration = try NetworkingConfiguration(domainURL: "api.example.com")
+        configuration.routes = routes
+        let own = CacheRepository(configuration: configuration, transport: transport, interceptors: [try ResponseCache()])
+        for _ in 0..<2 { _ = try await own.fetch(.route("books")).get() }
+        #expect(count.current == 4)
     }
 
     @Test func cacheOnlyNeverTouchesTheNetworkAndSaysWhenItMisses() async throws {

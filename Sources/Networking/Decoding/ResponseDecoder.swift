@@ -188,6 +188,10 @@ struct ResponseDecoder: Sendable {
         guard let value else { return ("nothing", isSecret) }
         // Reasons reach error descriptions and the hook, so credentials are redacted here too.
         if isSecret { return ("\(value.kindDescription) \(Redaction.placeholder)", true) }
+        // Redacting and printing recurse once per level, and the server chooses the depth.
+        guard Redaction.nests(value, atMost: Redaction.maximumParsedDepth) else {
+            return ("\(value.kindDescription) nested too deep to show", false)
+        }
         let text = Redaction.truncate(redaction.redact(value).description, limit: 100)
         return ("\(value.kindDescription) \(text)", false)
     }

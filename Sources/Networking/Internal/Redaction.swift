@@ -216,6 +216,22 @@ struct Redaction: Sendable {
         return true
     }
 
+    /// Whether the arrays and objects in `value` nest at most `limit` levels deep; without recursion.
+    static func nests(_ value: JSONValue, atMost limit: Int) -> Bool {
+        var pending: [(value: JSONValue, depth: Int)] = [(value, 0)]
+        while let (value, depth) = pending.popLast() {
+            let children: [JSONValue]
+            switch value {
+            case .array(let elements): children = elements
+            case .object(let members): children = Array(members.values)
+            default: continue
+            }
+            guard depth < limit else { return false }
+            pending += children.map { ($0, depth + 1) }
+        }
+        return true
+    }
+
     /// Whether the member `key` of an object with these `members` is secret: by its name, or as
     /// the value of a header written as a pair (`{"name": "X-Api-Key", "value": "…"}`, as a batch
     /// item or a HAR file has it) whose name is secret.

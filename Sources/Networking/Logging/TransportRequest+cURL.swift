@@ -3,8 +3,7 @@ import Foundation
 extension TransportRequest {
     /// The request as a `curl` command line, with credentials redacted: for bug reports and for
     /// trying a call by hand. It knows the built-in secret names only; pass a configuration's
-    /// ``NetworkingConfiguration/secretFields`` to ``cURLDescription(secretFields:)`` for yours
-    /// (the library's own log lines do).
+    /// ``NetworkingConfiguration/secretFields`` to ``cURLDescription(secretFields:)`` for yours.
     public var cURLDescription: String { cURLDescription(secretFields: []) }
 
     /// The request as a `curl` command line, redacting the built-in secret names and `secretFields`.
@@ -44,7 +43,8 @@ extension TransportRequest {
                 // JSON is written again only when something was redacted: as sent, otherwise
                 // (its key order, and numbers too large for a Double, kept). The text is checked
                 // too: of duplicate keys the parsed value keeps one, and the text holds both.
-                let json = try? JSONValue(parsing: body)
+                // A body nested deeper than logs parse is redacted as text, as they do it.
+                let json = Redaction.nests(body, atMost: Redaction.maximumParsedDepth) ? try? JSONValue(parsing: body) : nil
                 let redacted = json.map { json in redaction.redact(json) }
                 let asSent = redacted == json && redaction.redactText(text) == text
                 let shown = asSent ? text : redacted?.description ?? redaction.redactText(text)

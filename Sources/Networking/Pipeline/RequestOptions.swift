@@ -33,6 +33,13 @@ public struct RequestOptions: Sendable {
         }
     }
 
+    /// Sets `value` for `key`; with `required` false, a key that must be handled may go unheeded
+    /// this once (a route's "not cached" means nothing without a cache).
+    mutating func set<Key: RequestOptionKey>(_ key: Key.Type, _ value: Key.Value, required: Bool) {
+        self[key] = value
+        if !required { self.required[ObjectIdentifier(key)] = nil }
+    }
+
     /// Takes the value set for `key` out: it reads as its default again.
     mutating func remove<Key: RequestOptionKey>(_ key: Key.Type) {
         values[ObjectIdentifier(key)] = nil

@@ -167,15 +167,14 @@ extension RouteTable {
         resolved.preventsUserInteraction = route.preventUserInteraction
         resolved.gzipsBody = endpoint.gzipsBody || route.gzip
         resolved.savesToFile = route.saveAsResource
-        // A time to live of 0 alone says "not cached" (WebApiClient caches above 0 only): the cache
-        // is told when there is one, and the call goes without one.
-        let notCached = route.cacheTTL == 0 && route.invalidatesCachedRouteNames.isEmpty && !route.cacheIgnoreQueryParameters
-        if route.cacheTTL != nil || !route.invalidatesCachedRouteNames.isEmpty || route.cacheIgnoreQueryParameters,
-            !notCached || configuration.interceptors.contains(where: { $0.handledOptions.contains { $0 == RouteCacheSettingsKey.self } })
-        {
-            resolved.options[RouteCacheSettingsKey.self] = RouteCacheSettings(
+        if route.cacheTTL != nil || !route.invalidatesCachedRouteNames.isEmpty || route.cacheIgnoreQueryParameters {
+            let settings = RouteCacheSettings(
                 timeToLive: route.cacheTTL, invalidatesRouteNames: route.invalidatesCachedRouteNames,
                 ignoresQueryParameters: route.cacheIgnoreQueryParameters)
+            // A time to live of 0 alone says "not cached" (WebApiClient caches above 0 only): a
+            // cache wherever it is in the chain is told, and a call without one goes.
+            let notCached = route.cacheTTL == 0 && route.invalidatesCachedRouteNames.isEmpty && !route.cacheIgnoreQueryParameters
+            resolved.options.set(RouteCacheSettingsKey.self, settings, required: !notCached)
         }
         if route.offline { resolved.options[OfflineQueueingKey.self] = true }
         if resolved.retryPolicy == nil, var policy = route.retryPolicy {

@@ -34,14 +34,36 @@ final class DiskStore: Sendable {
         /// of one of them writes again once the file is gone (the deletion may have taken its
         /// new file), and a read of one does not count it.
         var evicting: Set<StoreName> = []
+        /// The names being written, with how many writes and the count of their evictions since
+        /// the first began: a write an eviction overlapped may have had its file deleted.
+        var writes: [StoreName: (writers: Int, evictions: UInt64)] = [:]
 
         /// Counts `name` at `cost` as the most recently used; returns the names evicted (removals
         /// too), which are ``evicting`` until ``DiskStore/delete(_:)`` deletes their files.
         mutating func insert(_ name: StoreName, cost: Int) -> [StoreName] {
             let evicted = index.insert(name, cost: cost)
             removals &+= UInt64(evicted.count)
-            evicting.formUnion(evicted)
+            markEvicting(evicted)
             return evicted
+        }
+
+        mutating func markEvicting(_ names: [StoreName]) {
+            evicting.formUnion(names)
+            for name in names where writes[name] != nil { writes[name]?.evictions &+= 1 }
+        }
+
+        /// Where a write of `name` starts from: the count of its evictions, and whether one is
+        /// under way (its deletion may come after the write).
+        mutating func beginWrite(_ name: StoreName) -> (evictions: UInt64, overlapped: Bool) {
+            var entry = writes[name] ?? (0, 0)
+            entry.writers += 1
+            writes[name] = entry
+            return (entry.evictions, evicting.contains(name))
+        }
+
+        mutating func endWrite(_ name: StoreName) {
+            guard let entry = writes[name] else { return }
+            writes[name] = entry.writers > 1 ? (entry.writers - 1, entry.evictions) : nil
         }
     }
 
@@ -114,9 +136,9 @@ final class DiskStore: Sendable {
 
     /// Stores `record` under `name`, evicting the least recently used beyond the limits.
     ///
-    /// An eviction of `name` decided before the write deletes its file after the lock is released,
-    /// possibly after this write's rename: a write that finds `name` still being evicted waits for
-    /// that deletion and writes again.
+    /// An eviction deletes its file after the lock is released, possibly after this write's rename:
+    /// a write that an eviction of `name` overlapped (under way when it began, or decided while it
+    /// ran) waits for that deletion and writes again.
     ///
     /// - Returns: whether the record is on disk (`false` when it is larger than the tier, or the
     ///   write failed — the disk is full, the folder is gone).
@@ -125,27 +147,32 @@ final class DiskStore: Sendable {
         listIfNeeded()
         let data = EntryCodec.encode(record)
         if data.count <= recordLimit, state.withLock({ $0.index.admits(cost: data.count) }) {
+            var start = state.withLock { $0.beginWrite(name) }
+            defer { state.withLock { $0.endWrite(name) } }
             for _ in 0..<3 {
                 guard EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
                 else { break }
                 let evicted = state.withLock { state -> [StoreName]? in
-                    state.evicting.contains(name) ? nil : state.insert(name, cost: data.count)
+                    guard !start.overlapped, !state.evicting.contains(name), state.writes[name]?.evictions == start.evictions
+                    else { return nil }
+                    return state.insert(name, cost: data.count)
                 }
                 if let evicted {
                     delete(evicted)
                     return true
                 }
                 guard waitUntilDeleted(name) else { break }
+                start = state.withLock { ($0.writes[name]?.evictions ?? 0, $0.evicting.contains(name)) }
             }
         }
         remove(name)
         return false
     }
 
-    /// Waits (a second at most) until an eviction has deleted the file of `name`: a single
+    /// Waits (five seconds at most) until an eviction has deleted the file of `name`: one
     /// `unlink` on another thread, so the wait is short and polls without holding the lock.
     private func waitUntilDeleted(_ name: StoreName) -> Bool {
-        for _ in 0..<5000 {
+        for _ in 0..<25_000 {
             if !state.withLock({ $0.evicting.contains(name) }) { return true }
             usleep(200)
         }
@@ -221,7 +248,7 @@ final class DiskStore: Sendable {
                 evicted += state.index.insertAsOldest(file.name, cost: file.size)
             }
             state.removals &+= UInt64(evicted.count)
-            state.evicting.formUnion(evicted)
+            state.markEvicting(evicted)
             state.listing = .done
             return evicted
         }
@@ -261,14 +288,13 @@ final class DiskStore: Sendable {
         EntryFiles.remove(file)
     }
 
-    /// Deletes the files of names an eviction took out of the index, then lets stores of those
-    /// names count them again.
+    /// Deletes the files of names an eviction took out of the index, one by one; once a name's
+    /// file is gone, a store of that name counts it again.
     private func delete(_ names: [StoreName]) {
-        guard !names.isEmpty else { return }
         for name in names {
             beforeEvictionDelete?(name)
             EntryFiles.remove(path + "/" + name.description)
+            _ = state.withLock { $0.evicting.remove(name) }
         }
-        state.withLock { $0.evicting.subtract(names) }
     }
 }

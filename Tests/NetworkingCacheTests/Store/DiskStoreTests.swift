@@ -170,13 +170,19 @@ import Testing
         DispatchQueue.global().async(group: done) { store.store(.response(Entries.entry(for: other)), as: other.storeName) }
         held.wait()
         // A newer answer for `name` is written meanwhile; the eviction deletes it once let go.
-        DispatchQueue.global().async(group: done) { store.store(newer, as: name.storeName) }
+        let stored = Mutex(false)
+        DispatchQueue.global().async(group: done) {
+            let result = store.store(newer, as: name.storeName)
+            stored.withLock { $0 = result }
+        }
         let file = folder.url.appendingPathComponent(name.storeName.description)
-        for _ in 0..<5_000 where (try? Data(contentsOf: file)).flatMap({ try? EntryCodec.decode($0) }) != newer {
+        for _ in 0..<5_000 {
+            if (try? Data(contentsOf: file)).flatMap({ try? EntryCodec.decode($0) }) == newer { break }
             usleep(1_000)
         }
         released.signal()
         done.wait()
+        #expect(stored.withLock { $0 })
         // The newer answer was written again: it is on disk and counted (it evicted `other`).
         #expect(folder.files() == [name.storeName.description])
         #expect(store.record(name.storeName) == newer)

@@ -57,6 +57,24 @@ struct ResponseDecoderTests {
         #expect(failures.all.isEmpty)
     }
 
+    @Test("A value nested to the decoder's limit where the model wants a string is named, not printed, on a 256 KiB thread")
+    func deeplyNestedMismatch() async throws {
+        struct Titled: Decodable { let title: String }
+        let body = #"{"title": "# + String(repeating: "[", count: 510) + String(repeating: "]", count: 510) + "}"
+        let decoder = ResponseDecoder(configuration: try makeConfiguration())
+        let request = request
+        let reason = await onPlainThread(stackSize: 256 << 10) { () -> String? in
+            do throws(RepositoryError) {
+                _ = try decoder.decode(
+                    Titled.self, from: TransportResponse(statusCode: 200, body: Data(body.utf8)), request: request, keyPath: nil)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(reason?.contains("nested too deep to show") == true, "\(reason ?? "")")
+    }
+
     @Test("An empty body is nil for an Optional model")
     func emptyOptional() throws {
         let book = try decoder.decode(Book?.self, from: TransportResponse(statusCode: 204), request: request, keyPath: nil)

@@ -9,6 +9,31 @@ struct JSONValueTests {
     }
 
     @Test(
+        "The library's decoder builds what JSONDecoder builds: keys unconverted under snake case, the first of equal keys, empty containers"
+    )
+    func sameAsJSONDecoder() throws {
+        let snakeCase = JSONDecoder()
+        snakeCase.keyDecodingStrategy = .convertFromSnakeCase
+        let document = Data(
+            #"""
+            {"first_name": "Ada", "tags": [], "meta": {}, "list": [[], {}, [1, [2, {"deep_key": null}]], "x"],
+             "dup": 1, "dup": 2, "caf\u00e9": 1, "cafe\u0301": 2, "n": [1.0, 1e2, -0, 1.5, 12345678901234567890]}
+            """#.utf8)
+        for decoder in [JSONDecoder(), snakeCase] {
+            let fast = try FastJSONDecoder(decoder).decode(JSONValue.self, from: document)
+            #expect(fast == (try decoder.decode(JSONValue.self, from: document)))
+            #expect(fast["first_name"] == "Ada" && fast["dup"] == 1)
+        }
+        // Inside a model too, at any place.
+        struct Holder: Decodable { let payload: [JSONValue] }
+        let holder = try FastJSONDecoder(snakeCase).decode(Holder.self, from: Data(#"{"payload": [{"a_b": [true]}, "s", {}]}"#.utf8))
+        #expect(holder.payload == [["a_b": [true]], "s", [:]])
+        // A key that is not valid text fails the whole value, as a string value would.
+        #expect(throws: (any Error).self) { try parse(#"{"a": {"b\ud800": 1}}"#) }
+        #expect(throws: (any Error).self) { try parse(#"{"a": [1e999]}"#) }
+    }
+
+    @Test(
         "Parsing keeps integers and fractions apart and accepts fragments",
         arguments: [
             ("null", JSONValue.null), ("true", .bool(true)), ("false", .bool(false)), ("42", .int(42)),
