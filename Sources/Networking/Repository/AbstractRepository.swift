@@ -19,7 +19,8 @@ import Foundation
 /// (the session's `Authorization` is added there) → the transport → status validation → decoding.
 ///
 /// Header precedence, lowest first: `Accept`/`Content-Type` defaults < the endpoint's headers <
-/// the session's `Authorization` < the configuration's ``NetworkingConfiguration/defaultHeaders``.
+/// the session's `Authorization` < the configuration's ``NetworkingConfiguration/defaultHeaders``
+/// — except a form's `Content-Type` (multipart or URL-encoded), which the defaults never replace.
 ///
 /// Status handling: 2xx succeeds. A 401 to a request that needs a session is
 /// ``RepositoryError/unauthenticatedSession(_:)`` and expires the session it was signed with

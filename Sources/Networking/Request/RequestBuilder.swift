@@ -7,6 +7,7 @@ import Foundation
 /// `Content-Type`) < the endpoint's headers < the session's `Authorization` (added later, by
 /// the session interceptor) < the configuration's default headers. A multipart form's
 /// `Content-Type` replaces the endpoint's and the default headers': it carries the form's boundary.
+/// A URL-encoded form's (the endpoint's, or the builder's) replaces the default headers'.
 struct RequestBuilder {
     let configuration: NetworkingConfiguration
 

@@ -25,7 +25,7 @@ import Networking
 /// - with a time to live, any other answer is stored. Without one, RFC 9111 §3 asks for the
 ///   response's explicit permission — a lifetime (`max-age`, `Expires`), `public` or `private` —
 ///   unless the status is heuristically cacheable (RFC 9110 §15.1; among the statuses stored here:
-///   200, 203 and 204), so a `201`, `202` or `207` with only a validator is not stored;
+///   200, 203 and 204), so a `201` or `207` with only a validator is not stored;
 /// - and then only answers that can be reused: with an explicit lifetime, a validator (`ETag`,
 ///   `Last-Modified`), or when the call may fall back on stale answers.
 struct StorageRule: Sendable, Hashable {
@@ -46,7 +46,7 @@ struct StorageRule: Sendable, Hashable {
         case nothingToReuse
     }
 
-    /// The statuses stored here (2xx but 206) that RFC 9110 §15.1 calls heuristically cacheable:
+    /// The statuses stored here (2xx but 202 and 206) that RFC 9110 §15.1 calls heuristically cacheable:
     /// a cache may store them without the response's explicit permission.
     static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204]
 

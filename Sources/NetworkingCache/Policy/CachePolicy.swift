@@ -36,7 +36,7 @@ public struct CachePolicy: Sendable, Hashable {
     public var mode: Mode
     /// How long, in seconds, a successful answer is used without asking the server, whatever its
     /// headers say (only `Cache-Control: no-store`, and answers never stored — errors, partial
-    /// answers, `Vary: *` — still keep it out); `nil` (the default)
+    /// answers, a `202 Accepted`, `Vary: *` — still keep it out); `nil` (the default)
     /// follows the response's HTTP caching headers. `0` (or less) takes the call out of the cache,
     /// as in WebApiClient: nothing is read or stored, and a cache-only call always misses. An
     /// answer to a signed request is stored when a time to live is set.

@@ -454,7 +454,7 @@ enum PipelineArticle {
         }
     }
 
-    /// Sees each call once, however often the retry step repeats it.
+    /// Sees each request once, however often the retry step repeats it.
     struct CallTracer: Interceptor {
         var position: InterceptorPosition { .outsideRetries }
 
