@@ -191,21 +191,9 @@ struct Redaction: Sendable {
     /// strings aside); one pass that stops at the first level too deep.
     static func nests(_ body: Data, atMost limit: Int) -> Bool {
         var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in body {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        var strings = JSONStringTracker()
+        for byte in body where !strings.consume(byte) {
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth > limit { return false }
@@ -323,28 +311,17 @@ struct Redaction: Sendable {
         let bytes = text.utf8
         var index = start
         guard index < bytes.endIndex else { return index }
-        let quote = UInt8(ascii: "\"")
-        let backslash = UInt8(ascii: "\\")
-        guard [quote, UInt8(ascii: "["), UInt8(ascii: "{")].contains(bytes[index]) else {
+        guard [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(bytes[index]) else {
             return firstIndex(in: text, from: start, of: literalEnds)
         }
         var depth = 0
-        var inString = false
-        var escaped = false
+        var strings = JSONStringTracker()
         while index < bytes.endIndex {
             let byte = bytes[index]
             bytes.formIndex(after: &index)
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == backslash {
-                    escaped = true
-                } else if byte == quote {
-                    inString = false
-                    if depth == 0 { return index }
-                }
-            } else if byte == quote {
-                inString = true
+            if strings.consume(byte) {
+                // A string that is the whole value ends at its closing quote.
+                if !strings.inString, depth == 0 { return index }
             } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
                 depth += 1
             } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
@@ -412,27 +389,16 @@ extension JSONValue {
             output.append(UInt8(ascii: "\n"))
             output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: min(2 &* depth, kept &- output.count)))
         }
-        var inString = false
-        var escaped = false
+        var strings = JSONStringTracker()
         var index = 0
         while index < compact.count {
             let byte = compact[index]
             index &+= 1
-            if inString {
+            if strings.consume(byte) {
                 emit(byte)
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
                 continue
             }
             switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-                emit(byte)
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 emit(byte)
                 if index < compact.count, compact[index] == byte &+ 2 {
