@@ -47,6 +47,8 @@ final class DiskStore: Sendable {
             return evicted
         }
 
+        /// Notes names just evicted: their files are still to be deleted, and a write of one of
+        /// them under way may lose its file to that deletion.
         mutating func markEvicting(_ names: [StoreName]) {
             evicting.formUnion(names)
             for name in names where writes[name] != nil { writes[name]?.evictions &+= 1 }
@@ -61,6 +63,7 @@ final class DiskStore: Sendable {
             return (entry.evictions, evicting.contains(name))
         }
 
+        /// Ends a write begun with ``beginWrite(_:)``; the name is forgotten after its last write.
         mutating func endWrite(_ name: StoreName) {
             guard let entry = writes[name] else { return }
             writes[name] = entry.writers > 1 ? (entry.writers - 1, entry.evictions) : nil
