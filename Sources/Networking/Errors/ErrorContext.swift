@@ -5,7 +5,9 @@ public struct ErrorContext: Sendable, Hashable {
     /// What the server sent, or `nil` when no response arrived.
     public let response: TransportResponse?
     /// How many times the request was sent, retries included (1 when it was not retried; 0 when
-    /// it was never sent, as for a call whose task was cancelled before it started).
+    /// it was never sent, as for a call whose task was cancelled before it started or while an
+    /// interceptor held its first request). A call cancelled on its way to the transport counts
+    /// only the attempts that reached it.
     public internal(set) var attempts: Int
 
     /// Creates a context.

@@ -111,9 +111,13 @@ extension RepositoryError {
     /// The response's status code, when the server answered.
     public var statusCode: Int? { context?.statusCode }
 
-    /// The error with its context's attempt count set.
-    func attempted(_ attempts: Int) -> RepositoryError {
-        guard attempts > 1 else { return self }
+    /// The error with its context's attempt count set: `attempts` made, of which `sent` reached
+    /// the transport. A cancellation without a response counts only those sent (0 when the call
+    /// was cancelled in an interceptor's wait before its first request went out).
+    func attempted(_ attempts: Int, sent: Int) -> RepositoryError {
+        var attempts = attempts
+        if case .cancelled(let context?) = self, context.response == nil { attempts = min(attempts, sent) }
+        guard attempts != 1 else { return self }
         func stamped(_ context: ErrorContext) -> ErrorContext {
             var context = context
             context.attempts = attempts

@@ -159,12 +159,20 @@ enum CallRecordOption: RequestOptionKey {
 /// the session step.
 final class CallRecord: Sendable {
     private let attemptNumber = Atomic<Int>(1)
+    private let sentCount = Atomic<Int>(0)
     private let session = Mutex<(id: Int, identity: String?)?>(nil)
 
     var attempt: Int {
         get { attemptNumber.load(ordering: .relaxed) }
         set { attemptNumber.store(newValue, ordering: .relaxed) }
     }
+
+    /// How many of the call's attempts reached the transport: fewer than ``attempt`` when the
+    /// latest was cancelled on its way there (in an interceptor's wait).
+    var sent: Int { sentCount.load(ordering: .relaxed) }
+
+    /// Notes that an attempt is handed to the transport.
+    func noteSent() { sentCount.add(1, ordering: .relaxed) }
 
     /// The session the call was first signed in, or `nil` before it was signed.
     var sessionID: Int? { session.withLock { $0?.id } }

@@ -34,7 +34,7 @@ struct RequestPipeline: Sendable {
     private func send(_ request: TransportRequest, context: RequestContext, from index: Int)
         async throws(RepositoryError) -> TransportResponse
     {
-        guard index < interceptors.count else { return try await sendOverTransport(request) }
+        guard index < interceptors.count else { return try await sendOverTransport(request, record: context.record) }
         if index == idleRetryIndex, !context.options.contains(RetryPolicyKey.self) {
             return try await send(request, context: context, from: index + 1)
         }
@@ -44,8 +44,11 @@ struct RequestPipeline: Sendable {
         }
     }
 
-    private func sendOverTransport(_ request: TransportRequest) async throws(RepositoryError) -> TransportResponse {
+    private func sendOverTransport(_ request: TransportRequest, record: CallRecord) async throws(RepositoryError)
+        -> TransportResponse
+    {
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary)) }
+        record.noteSent()
         // An event stream's idle timeout counts from here: the request goes on the wire.
         (request.responseBodySink as? ChunkSink)?.wire.sent()
         do {

@@ -87,7 +87,7 @@ extension AbstractRepository {
         do throws(RepositoryError) {
             return .success(try await pipeline.send(request, context: context))
         } catch {
-            return .failure(error.attempted(context.attempt))
+            return .failure(error.attempted(context.attempt, sent: context.record.sent))
         }
     }
 

@@ -225,7 +225,7 @@ open class AbstractRepository: @unchecked Sendable {
             try validate(response, to: request, endpoint: endpoint)
             return (request, response)
         } catch {
-            throw error.attempted(context.attempt)
+            throw error.attempted(context.attempt, sent: context.record.sent)
         }
     }
 

@@ -3,6 +3,21 @@ import Networking
 import NetworkingTestSupport
 import Testing
 
+/// Holds one attempt until its task is cancelled, then fails it as cancelled.
+private struct HoldsAttempt: Interceptor {
+    let attempt: Int
+    let waiting: AsyncStream<Void>.Continuation
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        guard context.attempt == attempt else { return try await next(request) }
+        waiting.yield()
+        try? await Task.sleep(for: .seconds(60))
+        throw .cancelled(ErrorContext(request: request.summary))
+    }
+}
+
 @Suite("Transport failures and cancellation")
 struct TransportErrorMappingTests {
     private static let url = URL(string: "http://api.test/api/v1/books?page=1")!
@@ -114,6 +129,33 @@ struct TransportErrorMappingTests {
         #expect(context.attempts == 0)
         #expect(RepositoryError.cancelled(context).description.hasSuffix("was cancelled before it was sent."))
         #expect(transport.requests.isEmpty)
+    }
+
+    @Test(
+        "A call cancelled in an interceptor's wait counts only the attempts that reached the transport",
+        arguments: [(waitsOn: 1, sent: 0), (waitsOn: 2, sent: 1)])
+    func cancelledOnTheWayCountsSentAttempts(waitsOn: Int, sent: Int) async throws {
+        // Given: a 503 retried once, and an interceptor that holds attempt `waitsOn` until cancelled
+        let transport = StubTransport(routes: [.status(.get, "books", 503)])
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 2, random: { 0 })
+        let (waiting, signal) = AsyncStream.makeStream(of: Void.self)
+        configuration.interceptors = [HoldsAttempt(attempt: waitsOn, waiting: signal)]
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        // When
+        let call = Task { await repository.performRequest(Endpoint<Void>.get("books")) }
+        for await _ in waiting { break }
+        call.cancel()
+        let result = await call.value
+        // Then
+        guard case .cancelled(let context?) = result.failure else {
+            Issue.record("expected cancelled naming the request, got \(result)")
+            return
+        }
+        #expect(context.attempts == sent)
+        #expect(transport.requests.count == sent)
+        #expect(RepositoryError.cancelled(context).description.hasSuffix("before it was sent.") == (sent == 0))
     }
 
     @Test("A request no route matches fails loudly, naming it")
