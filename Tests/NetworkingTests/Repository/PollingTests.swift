@@ -134,6 +134,35 @@ struct PollingTests {
         #expect(clock.sleeps == [.seconds(5), .seconds(2), .seconds(60)])
     }
 
+    @Test(
+        "A 202's Retry-After is bounded by the endpoint's own policy when it has one, else by the configuration's",
+        arguments: [(endpointLongest: Double?.none, waited: 10.0), (endpointLongest: 100, waited: 100), (endpointLongest: 3, waited: 3)])
+    func retryAfterBoundedByEndpointPolicy(endpointLongest: Double?, waited: Double) async throws {
+        // Given: a job that asks for a year once, then is ready; the configuration waits at most 10 s
+        let count = Mutex(0)
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "reports/1") { request throws(TransportError) in
+                let first = count.withLock { count in
+                    defer { count += 1 }
+                    return count == 0
+                }
+                guard first else { return TransportResponse(statusCode: 204, url: request.url) }
+                return TransportResponse(statusCode: 202, headers: ["Retry-After": "31536000"], url: request.url)
+            }
+        ])
+        let clock = TestClock()
+        var configuration = try makeConfiguration(secondsBetweenPolls: 1)
+        configuration.clock = clock.networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumRetryAfter: 10)
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        var endpoint = Endpoint<Void>.get("reports/1")
+        if let endpointLongest { endpoint = endpoint.retrying(RetryPolicy(maximumRetryAfter: endpointLongest)) }
+        // When
+        try await repository.performPollingRequest(endpoint).get()
+        // Then
+        #expect(clock.sleeps == [.seconds(waited)])
+    }
+
     @Test("Cancelling the calling task stops polling with cancelled")
     func cancellation() async throws {
         // Given a job that never finishes, and the first try seen
