@@ -62,10 +62,10 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return
                 "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
         case .tlsError(let failure, let context) where failure.concernsClientCertificate:
-            return "\(context.request) failed: \(failure). Check the client certificate, its key and their password."
+            return "\(context.request) failed\(Self.attempts(context)): \(failure). Check the client certificate, its key and their password."
         case .tlsError(let failure, let context):
             return
-                "\(context.request) failed: \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
+                "\(context.request) failed\(Self.attempts(context)): \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
         case .pinningFailed(let host, let context):
             return
                 "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
@@ -76,7 +76,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             guard let context else { return "The request was cancelled before it was sent." }
             return context.attempts == 0 ? "\(context.request) was cancelled before it was sent." : "\(context.request) was cancelled."
         case .invalidResponse(let reason, let context):
-            return "\(context.request) received an invalid response: \(reason)."
+            return "\(context.request) received an invalid response\(Self.attempts(context)): \(reason)."
         case .downloadFailed(let failure, let context):
             return "\(context.request) could not be saved to a file: \(failure)."
         case .responseTooLarge(let limit, let context):

@@ -185,13 +185,18 @@ struct RepositoryErrorDescriptionTests {
         #expect(none.description.contains("status unknown"))
     }
 
-    @Test("A status left after retries says how many attempts were made, mapped to a custom error or not")
+    @Test("An error left after retries says how many attempts were made: a status, mapped to a custom error or not, a TLS failure, an invalid response")
     func attemptsAfterRetries() {
         let retried = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503), attempts: 3)
         let plain = RepositoryError.requestError(retried)
         let custom = RepositoryError.customError(name: "maintenance", error: BooksError.wrongCredentials, context: retried)
         #expect(plain.description.contains("failed with status 503 Service Unavailable after 3 attempts."), "\(plain)")
         #expect(custom.description.contains("(status 503 Service Unavailable) after 3 attempts."), "\(custom)")
+        let unanswered = ErrorContext(request: Self.request, attempts: 3)
+        let tls = RepositoryError.tlsError(.handshakeFailed("unexpected EOF"), unanswered)
+        let invalid = RepositoryError.invalidResponse(reason: "a malformed status line", context: unanswered)
+        #expect(tls.description.contains("failed after 3 attempts: "), "\(tls)")
+        #expect(invalid.description.contains("received an invalid response after 3 attempts: "), "\(invalid)")
     }
 
     @Test("An echo of the request, as httpbin sends it, does not bring the credentials back")
