@@ -67,6 +67,20 @@ extension NetworkingConfiguration {
         Set(([baseURL.host ?? ""] + sessionHosts).map(Self.comparableHost))
     }
 
+    /// The default headers a request to `url` carries: ``defaultHeaders``, without the fields
+    /// named like a credential (`Authorization`, `Cookie`, `X-Api-Key`, ``secretFields``) when
+    /// `url` is on another host than the API's (``domainURL``'s, or one of ``sessionHosts``): a
+    /// presigned storage URL or a CDN must not receive the API's key, as it does not receive the
+    /// session's `Authorization`. What the request builder adds; a feature that sends a kept
+    /// request again (an offline queue) adds the same.
+    public func defaultHeaders(for url: URL) -> HTTPHeaders {
+        var defaults = defaultHeaders
+        guard !defaults.isEmpty, !credentialHosts.contains(Self.comparableHost(url.host ?? "")) else { return defaults }
+        let redaction = Redaction(secretFields: secretFields)
+        for name in defaults.names where redaction.isSecret(name) { defaults[name] = nil }
+        return defaults
+    }
+
     /// A host as two spellings of it compare equal: lower-cased, an IPv6 address without its
     /// brackets, a name without its trailing dot (`FILES.example.org.` is `files.example.org`).
     static func comparableHost(_ host: String) -> String {

@@ -152,17 +152,20 @@ enum HeaderValidation {
             if !isToken(field.name) {
                 return "\"\(field.name)\" is not a valid header name"
             }
-            if field.value.utf8.contains(where: isBreaking) {
-                return "the value of \(field.name) contains a line break or NUL, which would split the request"
+            if field.value.utf8.contains(where: isForbidden) {
+                return
+                    "the value of \(field.name) contains a line break, NUL or another control character, which would split the request or have it refused"
             }
         }
         return nil
     }
 
-    /// Whether a byte is CR, LF or NUL, which no field value may hold (RFC 9110 §5.5). They are
-    /// single bytes in UTF-8, never part of another character.
-    static func isBreaking(_ byte: UInt8) -> Bool {
-        byte == 13 || byte == 10 || byte == 0
+    /// Whether a byte is a control character other than a tab (CR, LF and NUL, which would
+    /// split a request, and the others, which strict servers and proxies refuse), which no field
+    /// value may hold (RFC 9110 §5.5). They are single bytes in UTF-8, never part of another
+    /// character.
+    static func isForbidden(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// The value without the spaces and tabs around it, which are not part of a field's value
@@ -174,12 +177,12 @@ enum HeaderValidation {
         return value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
     }
 
-    /// A received value with each CR, LF or NUL replaced by a space and trimmed again, as RFC
-    /// 9110 §5.5 lets a recipient do: sent back (an `ETag` as `If-None-Match`, a `Location`
+    /// A received value with each CR, LF, NUL or other control character but a tab replaced by
+    /// a space and trimmed again, as RFC 9110 §5.5 lets a recipient do: sent back (an `ETag` as `If-None-Match`, a `Location`
     /// followed) it would otherwise be refused, for good.
     static func cleaned(_ value: String) -> String {
-        guard value.utf8.contains(where: isBreaking) else { return value }
-        let bytes = value.utf8.map { isBreaking($0) ? UInt8(ascii: " ") : $0 }
+        guard value.utf8.contains(where: isForbidden) else { return value }
+        let bytes = value.utf8.map { isForbidden($0) ? UInt8(ascii: " ") : $0 }
         return withoutSurroundingBlanks(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -118,7 +118,10 @@ public struct NetworkingConfiguration: Sendable {
     /// session's `Authorization` (see ``AbstractRepository``) — not over the fields a feature
     /// needs to work: a form's `Content-Type` (multipart or URL-encoded), an event stream's `Accept`, `Cache-Control` and
     /// `Last-Event-ID`, a download's `Range`, `If-Range` and `Accept-Encoding` (a default one of
-    /// these is not sent with them).
+    /// these is not sent with them), an upload's `Content-Type`. Fields named like a credential
+    /// (`Authorization`, `X-Api-Key`) go only to the API's hosts (``domainURL``'s and
+    /// ``sessionHosts``), never to a call's absolute URL on another host; see
+    /// ``defaultHeaders(for:)``.
     public var defaultHeaders: HTTPHeaders { didSet { updateProblems() } }
     /// The methods whose parameters go in the query string; the others send them as a JSON body.
     /// Default `GET`, `HEAD` and `DELETE`.

@@ -62,7 +62,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return
                 "\(context.request) was still pending (status \(context.statusCode ?? 202)) after \(attempts) polling tries; try again later or allow more polling retries."
         case .tlsError(let failure, let context) where failure.concernsClientCertificate:
-            return "\(context.request) failed\(Self.attempts(context)): \(failure). Check the client certificate, its key and their password."
+            return
+                "\(context.request) failed\(Self.attempts(context)): \(failure). Check the client certificate, its key and their password."
         case .tlsError(let failure, let context):
             return
                 "\(context.request) failed\(Self.attempts(context)): \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."

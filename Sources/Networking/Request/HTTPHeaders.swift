@@ -85,10 +85,18 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, Sequence, ExpressibleByD
         return digits.count > 10 ? 2_147_483_648 : Swift.min(Double(String(digits)) ?? 0, 2_147_483_648)
     }
 
-    /// Returns these headers with every field of `other` set on top (the other's values win).
+    /// Returns these headers with every field of `other` set on top: the other's fields of a name
+    /// replace these, in the place of the first they replace; repeated ones stay repeated (two
+    /// `Cookie` fields joined with a comma would be one cookie's value).
     public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
         var result = self
-        for name in other.names { result[name] = other.values(for: name).joined(separator: ", ") }
+        for name in other.names {
+            let replacing = other.fields.filter { $0.name.caseInsensitiveEquals(name) }
+            // Every field removed is at or after the first, so it is still the place to insert.
+            let first = result.fields.firstIndex { $0.name.caseInsensitiveEquals(name) } ?? result.fields.endIndex
+            result.fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+            result.fields.insert(contentsOf: replacing, at: first)
+        }
         return result
     }
 

@@ -2,17 +2,22 @@
 ///
 /// A struct rather than an enum so that any token a server understands can be expressed
 /// (`HTTPMethod("PROPFIND")`), while the common verbs read as `.get`, `.post` and so on.
-/// The raw value is always upper-cased.
+/// The raw value's ASCII letters are always upper-cased.
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
     /// The method token as sent on the wire, for example `"GET"`.
     public let rawValue: String
 
-    /// Creates a method from its token; the token is upper-cased.
-    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    /// Creates a method from its token; its ASCII letters are upper-cased. Other characters are
+    /// kept (and refused as not a token when the request is built): full Unicode case mapping
+    /// would turn `"lıst"` into the different, valid token `"LIST"`.
+    public init(rawValue: String) {
+        let upper = rawValue.utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 }
+        self.rawValue = String(decoding: upper, as: UTF8.self)
+    }
 
-    /// Creates a method from its token; the token is upper-cased.
+    /// Creates a method from its token; its ASCII letters are upper-cased.
     public init(_ rawValue: String) { self.init(rawValue: rawValue) }
 
     /// Creates a method from a string literal such as `"GET"`.

@@ -154,7 +154,9 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         case let number as UInt: return try whole(number, path: path, digits: digits)
         case let number as UInt64: return try whole(number, path: path, digits: digits)
         case let number as Double: return try finite(number, path: path)
-        case let number as Float: return try finite(Double(number), path: path)
+        // By its shortest text, as a `Float` in an `Encodable` model is written: widened, 0.1
+        // would be sent as 0.10000000149011612.
+        case let number as Float: return try finite(Double("\(number)") ?? Double(number), path: path)
         case let number as Decimal:
             if digits, !number.isNaN { return .string(Self.text(of: number)) }
             return try finite(NSDecimalNumber(decimal: number).doubleValue, path: path)

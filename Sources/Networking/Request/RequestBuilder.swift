@@ -7,7 +7,9 @@ import Foundation
 /// `Content-Type`) < the endpoint's headers < the session's `Authorization` (added later, by
 /// the session interceptor) < the configuration's default headers. A multipart form's
 /// `Content-Type` replaces the endpoint's and the default headers': it carries the form's boundary.
-/// A URL-encoded form's (the endpoint's, or the builder's) replaces the default headers'.
+/// A URL-encoded form's (the endpoint's, or the builder's) and an upload's (the endpoint's, or
+/// the guessed one) replace the default headers'. A default field named like a credential
+/// (`Authorization`, `X-Api-Key`) goes only to the hosts the session's credential goes to.
 struct RequestBuilder {
     let configuration: NetworkingConfiguration
 
@@ -121,9 +123,12 @@ struct RequestBuilder {
         } else if let form = endpoint.form {
             body = .multipart(form)
         }
+        /// The type of an upload's body (the endpoint's, or guessed): it describes the bytes sent.
+        var uploadType: String?
         if let requestBody = endpoint.requestBody {
             body = requestBody
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
+            uploadType = headers["Content-Type"]
         }
         // The transports send no body with a HEAD: a form or an upload would be lost unsaid.
         if endpoint.method == .head, let body, body.inMemoryData?.isEmpty != true {
@@ -141,12 +146,14 @@ struct RequestBuilder {
             headers.setIfAbsent("Content-Encoding", "gzip")
         }
         headers.setIfAbsent("Accept", "application/json")
-        headers = headers.merging(configuration.defaultHeaders)
+        // Only an absolute path can leave the API's host.
+        let defaults = Self.isAbsolute(endpoint.path) ? configuration.defaultHeaders(for: url) : configuration.defaultHeaders
+        headers = headers.merging(defaults)
         // What the feature set, or none (a fresh download's Range): never the defaults'.
         for name in endpoint.protocolHeaders { headers[name] = endpoint.headers[name] }
         // A form's type names its boundary (`form:` or `.multipart`), or says how the builder
         // encoded it (`.form`): no other may replace it.
-        if let form = body?.mediaType ?? formType { headers["Content-Type"] = form }
+        if let form = body?.mediaType ?? formType ?? uploadType { headers["Content-Type"] = form }
         // A file's transfer (a download to a file, a body read from a file or a stream) with no
         // timeout of its own is bounded by silence, as URLSession's are, not by the configuration's
         // timeout for the whole exchange: a large file takes as long as the link needs. Not when

@@ -76,11 +76,11 @@ enum DownloadStateMachine {
         return .resume(from: partialSize, validator: resumption.validator, total: resumption.total)
     }
 
-    /// Whether a validator can be sent as `If-Range`: not empty, and no CR, LF or NUL (a record
+    /// Whether a validator can be sent as `If-Range`: not empty, and no control character (a record
     /// written by hand would have every later call refused before it is sent, the partial file
     /// kept for good).
     static func isSendable(_ validator: String) -> Bool {
-        !validator.isEmpty && !validator.utf8.contains(where: HeaderValidation.isBreaking)
+        !validator.isEmpty && !validator.utf8.contains(where: HeaderValidation.isForbidden)
     }
 
     /// The header fields a start adds to the request.

@@ -881,7 +881,7 @@ public final class OfflineQueue: Interceptor {
             guard var request = item?.request else {
                 return .failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil))
             }
-            request.headers = request.headers.merging(repository.configuration.defaultHeaders)
+            request.headers = request.headers.merging(repository.configuration.defaultHeaders(for: request.url))
             request.keepsMethodOnRedirect = true
             // A flush holds the queue: a request with no time limit and no limit on silence gets
             // the repository's idle timeout (or its timeout), so a server that never answers
@@ -935,7 +935,7 @@ public final class OfflineQueue: Interceptor {
     private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
         guard var request = item?.request else { return true }
         let defaults = repository.configuration.defaultHeaders
-        request.headers = request.headers.merging(defaults)
+        request.headers = request.headers.merging(repository.configuration.defaultHeaders(for: request.url))
         guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else {
             return false
         }

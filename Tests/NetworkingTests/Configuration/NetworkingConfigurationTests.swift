@@ -170,6 +170,8 @@ struct NetworkingConfigurationTests {
         arguments: [
             (["X-Trace": "a\r\nInjected: yes"], "line break"),
             (["X-Trace": "a\nb"], "line break"),
+            (["X-Trace": "a\u{0B}b"], "control character"),
+            (["X-Trace": "a\u{7F}"], "control character"),
             (["Bad\r\nName": "a"], "not a valid header name"),
             (["Bad Name": "a"], "not a valid header name"),
             (["": "a"], "not a valid header name"),

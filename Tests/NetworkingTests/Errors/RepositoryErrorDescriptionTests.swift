@@ -185,7 +185,9 @@ struct RepositoryErrorDescriptionTests {
         #expect(none.description.contains("status unknown"))
     }
 
-    @Test("An error left after retries says how many attempts were made: a status, mapped to a custom error or not, a TLS failure, an invalid response")
+    @Test(
+        "An error left after retries says how many attempts were made: a status, mapped to a custom error or not, a TLS failure, an invalid response"
+    )
     func attemptsAfterRetries() {
         let retried = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503), attempts: 3)
         let plain = RepositoryError.requestError(retried)

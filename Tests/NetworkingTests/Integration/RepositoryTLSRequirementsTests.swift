@@ -63,6 +63,27 @@ struct RepositoryTLSRequirementsTests {
         #expect(kept["X-Functions-Key"]?.stringValue == "f-789")
     }
 
+    @Test("A default credential is not sent to an absolute URL on another host; the other defaults are", arguments: TransportUnderTest.all)
+    func defaultCredentialsStayOnTheAPIsHost(transport: TransportUnderTest) async throws {
+        // Given: the test API (127.0.0.1) with an API key in its default headers, and httpbin, which
+        // echoes headers, by another host name (localhost)
+        let servers = try TestServers.require()
+        let configuration = try TestServers.configuration(
+            servers.apiURL, defaultHeaders: ["X-Api-Key": "k-123", "X-Client": "books/1"])
+        let repository = TestAPI.Repository(configuration: configuration, transport: transport.make())
+        var otherHost = try #require(URLComponents(string: servers.httpbinURL + "/headers"))
+        otherHost.host = "localhost"
+        // When
+        let elsewhere = try await repository.performRawRequest(.get(try #require(otherHost.string))).get()
+        let sameHost = try await repository.performRawRequest(.get(servers.httpbinURL + "/headers")).get()
+        // Then
+        let without = try #require(elsewhere.json?["headers"])
+        #expect(without["X-Api-Key"] == nil)
+        #expect(without["X-Client"]?.stringValue == "books/1")
+        let with = try #require(sameHost.json?["headers"])
+        #expect(with["X-Api-Key"]?.stringValue == "k-123")
+    }
+
     @Test("With an https API, a call that needs the session and goes over plain http to the same host is refused")
     func credentialOnlyOverHTTPS() async throws {
         // Given: a session on the test API's HTTPS server, and a route to its plain HTTP twin (same host)

@@ -29,7 +29,7 @@ struct ParametersTests {
         let parameters: Parameters = [
             "string": "text", "bool": true, "int": -1, "int8": Int8(-8), "int16": Int16(16), "int32": Int32(32),
             "int64": Int64(64), "uint": UInt(1), "uint8": UInt8(8), "uint16": UInt16(16), "uint32": UInt32(32),
-            "uint64": UInt64(64), "double": 1.5, "float": Float(0.5), "decimal": Decimal(string: "12.25")!,
+            "uint64": UInt64(64), "double": 1.5, "float": Float(0.5), "float-tenth": Float(0.1), "decimal": Decimal(string: "12.25")!,
             "date": date, "url": URL(string: "https://example.com/a?b=c")!, "uuid": uuid, "json": JSONValue.array([1]),
         ]
         // When
@@ -38,7 +38,7 @@ struct ParametersTests {
         #expect(
             value == [
                 "string": "text", "bool": true, "int": -1, "int8": -8, "int16": 16, "int32": 32, "int64": 64,
-                "uint": 1, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "double": 1.5, "float": 0.5,
+                "uint": 1, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "double": 1.5, "float": 0.5, "float-tenth": 0.1,
                 "decimal": 12.25, "date": "1970-01-01T00:00:00Z", "url": "https://example.com/a?b=c",
                 "uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "json": [1],
             ])

@@ -236,6 +236,20 @@ struct RequestBuilderTests {
         #expect(json.headers["Content-Type"] == "application/json")
     }
 
+    @Test("An upload's Content-Type, its own or guessed, wins over the configuration's default one")
+    func uploadContentTypeWinsOverDefaults() throws {
+        // Given
+        let builder = RequestBuilder(configuration: try makeConfiguration(defaultHeaders: ["Content-Type": "application/json"]))
+        let file = URL(fileURLWithPath: "/tmp/cover.png")
+        // When
+        let typed = try build(
+            Endpoint<Void>.upload(.put, "photos/1", body: .data(Data([0x89, 0x50])), contentType: "image/png"), with: builder)
+        let guessed = try build(Endpoint<Void>.upload(.put, "photos/1", body: .file(file)), with: builder)
+        // Then
+        #expect(typed.headers.values(for: "Content-Type") == ["image/png"])
+        #expect(guessed.headers.values(for: "Content-Type") == ["image/png"])
+    }
+
     @Test("A form and a body of its own are refused together; uploading(_:) replaces the other")
     func formAndBodyTogether() throws {
         // Given
@@ -360,6 +374,30 @@ struct RequestBuilderTests {
         #expect(request.headers.values(for: "x-client") == ["app/1.0"])
         #expect(request.headers["Accept"] == "application/hal+json")
         #expect(request.headers["X-Trace"] == "t1")
+    }
+
+    @Test("A default credential goes only to the API's hosts: an absolute URL elsewhere goes without it, other defaults kept")
+    func defaultCredentialsStayOnTheAPIsHosts() throws {
+        // Given
+        var configuration = try makeConfiguration(
+            defaultHeaders: ["Authorization": "Key k1", "X-Api-Key": "k2", "X-Client": "app/1.0"])
+        configuration.sessionHosts = ["files.api.test"]
+        let builder = RequestBuilder(configuration: configuration)
+        // When
+        let storage = try build(Endpoint<Void>.get("https://bucket.storage.test/o?X-Signature=s"), with: builder)
+        let own = try build(
+            Endpoint<Void>.get("https://bucket.storage.test/o", headers: ["Authorization": "Bearer own"]), with: builder)
+        let api = try build(Endpoint<Void>.get("http://API.test/api/v1/books"), with: builder)
+        let files = try build(Endpoint<Void>.get("https://files.api.test/f/1"), with: builder)
+        let relative = try build(Endpoint<Void>.get("books"), with: builder)
+        // Then
+        #expect(storage.headers["Authorization"] == nil && storage.headers["X-Api-Key"] == nil)
+        #expect(storage.headers["X-Client"] == "app/1.0")
+        #expect(own.headers["Authorization"] == "Bearer own")
+        for request in [api, files, relative] {
+            #expect(request.headers["Authorization"] == "Key k1" && request.headers["X-Api-Key"] == "k2", "\(request.url)")
+        }
+        #expect(configuration.defaultHeaders(for: storage.url) == ["X-Client": "app/1.0"])
     }
 
     @Test("Per-call headers with a line break are rejected", arguments: ["a\r\nInjected: 1", "a\nb", "a\rb", "a\0b"])

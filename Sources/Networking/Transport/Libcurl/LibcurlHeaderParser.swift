@@ -77,10 +77,11 @@ enum LibcurlHeaderParser {
         return (from, to)
     }
 
-    /// A value's text, each CR or NUL replaced with a space, trimmed again.
+    /// A value's text, each control character but a tab (a stray CR, a NUL) replaced with a
+    /// space, trimmed again.
     private static func value(_ buffer: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
-        guard buffer[from..<to].contains(where: HeaderValidation.isBreaking) else { return string(buffer, from, to) }
-        let bytes = buffer[from..<to].map { HeaderValidation.isBreaking($0) ? space : $0 }
+        guard buffer[from..<to].contains(where: HeaderValidation.isForbidden) else { return string(buffer, from, to) }
+        let bytes = buffer[from..<to].map { HeaderValidation.isForbidden($0) ? space : $0 }
         return bytes.withUnsafeBufferPointer { cleaned in
             let (from, to) = trimmed(cleaned, 0, cleaned.count)
             return string(cleaned, from, to)

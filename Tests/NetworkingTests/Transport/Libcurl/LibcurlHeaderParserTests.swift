@@ -32,12 +32,15 @@ struct LibcurlHeaderParserTests {
         #expect(next.count == 1)
     }
 
-    @Test("A CR or NUL inside a value (a bare CR before the line's end) becomes a space; other control bytes stay")
+    @Test("A CR, NUL or other control byte inside a value (a bare CR before the line's end) becomes a space; a tab stays")
     func controlBytes() {
-        let headers = parse("HTTP/1.1 200 OK\r\nETag: \"v1\"\r\r\nX-Nul: a\u{0}b\r\nX-Tab: a\tb\u{1}\r\nX-Long: one\r\n two\r\r\n\r\n")
+        let headers = parse(
+            "HTTP/1.1 200 OK\r\nETag: \"v1\"\r\r\nX-Nul: a\u{0}b\r\nX-Tab: a\tb\u{1}\r\nX-Del: a\u{7F}b\r\nX-Long: one\r\n two\r\r\n\r\n")
         #expect(headers["ETag"] == "\"v1\"")
         #expect(headers["X-Nul"] == "a b")
-        #expect(headers["X-Tab"] == "a\tb\u{1}")
+        // Sent back (an ETag, a Location), a control byte would have the request refused.
+        #expect(headers["X-Tab"] == "a\tb")
+        #expect(headers["X-Del"] == "a b")
         #expect(headers["X-Long"] == "one two")
     }
 
