@@ -267,7 +267,9 @@ extension AbstractRepository {
         // Room for the random part and the hidden files' suffixes within a file name's 255 bytes.
         let stem = DownloadFiles.fitting((name as NSString).deletingPathExtension, within: 160)
         let pathExtension = (name as NSString).pathExtension
-        let random = UUID().uuidString.prefix(8)
+        // A whole UUID: the move into place replaces what is at the path, so no two downloads may
+        // ever share a name (8 characters, 32 bits, could).
+        let random = UUID().uuidString
         let file = pathExtension.isEmpty ? "\(stem).\(random)" : "\(stem).\(random).\(DownloadFiles.fitting(pathExtension, within: 32))"
         return FileManager.default.temporaryDirectory.appendingPathComponent(file)
     }
@@ -533,7 +535,9 @@ extension AbstractRepository {
             let start = await withTaskCancellationHandler {
                 await sink.waitForStart()
             } onCancel: {
-                chunks.cancel()
+                // Woken at once: a transport that does not heed cancellation before its head
+                // would otherwise hold the caller (and a stream's timeout) until it answered.
+                chunks.cancel(waking: .cancelled(ErrorContext(request: request)))
             }
             switch start {
             case .head(let head):

@@ -75,7 +75,8 @@ extension AbstractRepository {
 
 extension ServerSentEvents {
     /// The body of an accepted answer to read as events; `nil` for a 204 (no events, and no
-    /// reconnection). Any other type than `text/event-stream` fails, as the specification says.
+    /// reconnection). Another status than 200 (a 202, a 206) or another type than
+    /// `text/event-stream` fails, as the specification says.
     static func stream(of response: RepositoryResponse<ResponseChunks>) -> Result<ResponseChunks?, RepositoryError> {
         if response.statusCode == 204 {
             response.value.cancel()
@@ -83,11 +84,19 @@ extension ServerSentEvents {
         }
         let type = response.headers["Content-Type"]
         let mediaType = type?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard mediaType == "text/event-stream" else {
+        let problem: String? =
+            if response.statusCode != 200 {
+                "expected a 200 answer to an event stream's request, got \(response.statusCode)"
+            } else if mediaType != "text/event-stream" {
+                "expected a text/event-stream answer, got \(type.map { "\"\($0)\"" } ?? "none")"
+            } else {
+                nil
+            }
+        if let problem {
             response.value.cancel()
             return .failure(
                 .invalidResponse(
-                    reason: "expected a text/event-stream answer, got \(type.map { "\"\($0)\"" } ?? "none")",
+                    reason: problem,
                     context: ErrorContext(
                         request: response.request,
                         response: TransportResponse(statusCode: response.statusCode, headers: response.headers, url: response.url))))

@@ -181,7 +181,14 @@ extension SessionManager {
     private func startRefresh(_ refresh: Int, of credential: Credential, in session: Int) {
         guard let refresher else { return }
         let marker = RefreshingManager.Marker(manager: ObjectIdentifier(self), refresh: refresh, session: session)
-        state.withLock { _ = $0.refreshersRunning.insert(refresh) }
+        // Only while it is still the running refresh: a logout or a new login between the
+        // decision and here abandoned it, and the ended session's refresh token must not be sent.
+        let running = state.withLock { state in
+            guard state.refresh.isRefreshing, state.refresh.refreshID == refresh else { return false }
+            state.refreshersRunning.insert(refresh)
+            return true
+        }
+        guard running else { return }
         Task {
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
             state.withLock { _ = $0.refreshersRunning.remove(refresh) }

@@ -24,12 +24,25 @@ import Foundation
 enum DownloadStateMachine {
     /// What is kept beside a partial file so that it can be resumed.
     struct Resumption: Codable, Hashable, Sendable {
-        /// The URL the bytes came from.
+        /// The SHA-256 of the URL the bytes came from (``digest(of:)``): the URL itself may carry a
+        /// presigned query's signature or a token, which must not stay on disk.
         let url: String
         /// The `If-Range` value: a strong ETag or a Last-Modified date.
         let validator: String
         /// The file's full size, when the server said.
         let total: Int64?
+
+        /// A record of bytes that came from `url`.
+        init(url: String, validator: String, total: Int64?) {
+            self.url = Self.digest(of: url)
+            self.validator = validator
+            self.total = total
+        }
+
+        /// How a record names a URL.
+        static func digest(of url: String) -> String {
+            "sha-256:" + Data(SHA256.hash(url.utf8)).base64EncodedString()
+        }
     }
 
     /// How a download starts.
@@ -69,7 +82,7 @@ enum DownloadStateMachine {
 
     /// Whether to resume: only a non-empty partial file kept for this URL with a validator.
     static func start(partialSize: Int64?, resumption: Resumption?, url: URL) -> Start {
-        guard let partialSize, partialSize > 0, let resumption, resumption.url == url.absoluteString,
+        guard let partialSize, partialSize > 0, let resumption, resumption.url == Resumption.digest(of: url.absoluteString),
             isSendable(resumption.validator)
         else { return .fresh }
         if let total = resumption.total, partialSize > total { return .fresh }

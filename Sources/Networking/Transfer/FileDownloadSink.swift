@@ -96,10 +96,11 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         }
         bodyBounds = (written, DownloadStateMachine.bodyEnd(status: head.statusCode, headers: head.headers, announced: announced))
         // Appending keeps the validator the request sent when the answer has no ETag (an ETag,
-        // even a weak one, rules a date out).
+        // even a weak one, rules a date out), over a date the answer has: a known entity tag
+        // is never replaced by a date (RFC 9110 §13.1.5).
         let sent: String? =
             if case .resume(_, let validator, _) = start, decision.appending != nil, head.headers["ETag"] == nil { validator } else { nil }
-        validator = DownloadStateMachine.validator(in: head.headers) ?? sent
+        validator = sent ?? DownloadStateMachine.validator(in: head.headers)
         if let resumptionURL {
             if let validator {
                 let record = DownloadStateMachine.Resumption(url: requestURL.absoluteString, validator: validator, total: total)
@@ -176,9 +177,12 @@ final class FileDownloadSink: ResumingBodySink, @unchecked Sendable {
         default:
             break
         }
-        // What the next attempt brings is its own: no head yet (an interceptor may answer it).
+        // What the next attempt brings is its own: no head yet (an interceptor may answer it), and
+        // no failure of this one's to report for an attempt that fails before its head.
         head = nil
         decision = nil
+        failure = nil
+        serverFault = nil
         var next = request
         next.headers["Range"] = nil
         next.headers["If-Range"] = nil

@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import NetworkingTestSupport
+import Synchronization
 import Testing
 
 /// Holds one attempt until its task is cancelled, then fails it as cancelled.
@@ -16,6 +17,24 @@ private struct HoldsAttempt: Interceptor {
         try? await Task.sleep(for: .seconds(60))
         throw .cancelled(ErrorContext(request: request.summary))
     }
+}
+
+/// A streaming transport that answers only when released, whatever cancellation says.
+private final class DeafTransport: Transport {
+    private let waiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    let (sent, sentSignal) = AsyncStream.makeStream(of: Void.self)
+
+    var streamsBodies: Bool { true }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        await withCheckedContinuation { continuation in
+            waiting.withLock { $0 = continuation }
+            sentSignal.yield()
+        }
+        throw .network(.connectionLost)
+    }
+
+    func release() { waiting.withLock { $0.take() }?.resume() }
 }
 
 @Suite("Transport failures and cancellation")
@@ -156,6 +175,28 @@ struct TransportErrorMappingTests {
         #expect(context.attempts == sent)
         #expect(transport.requests.count == sent)
         #expect(RepositoryError.cancelled(context).description.hasSuffix("before it was sent.") == (sent == 0))
+    }
+
+    @Test("Cancelling a streamed call ends it at once, before its head, even when the transport does not heed cancellation")
+    func streamedCallCancelledBeforeItsHead() async throws {
+        // Given
+        let transport = DeafTransport()
+        defer { transport.release() }
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        // When
+        let call = Task { await repository.performRequest(Endpoint<ResponseChunks>.get("stream")) }
+        for await _ in transport.sent { break }
+        call.cancel()
+        // Then
+        guard let result = await call.value(within: .seconds(60)) else {
+            Issue.record("the call hung after its task was cancelled")
+            return
+        }
+        guard case .cancelled(let context?) = result.failure else {
+            Issue.record("expected cancelled naming the request, got \(result)")
+            return
+        }
+        #expect(context.request.url.path.hasSuffix("/stream"))
     }
 
     @Test("A request no route matches fails loudly, naming it")

@@ -11,7 +11,10 @@ struct FileDownloadSinkTests {
 
     /// Runs `body` with a sink resuming a 5-byte partial file kept with `"v1"` (in a fresh folder),
     /// and the request that asked for the rest.
-    private func withResumingSink(_ body: (FileDownloadSink, TransportRequest) throws -> Void) throws {
+    private func withResumingSink(
+        requestURL: URL? = nil, maximumSize: Int64? = nil, _ body: (FileDownloadSink, TransportRequest) throws -> Void
+    ) throws {
+        let url = requestURL ?? url
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -19,7 +22,8 @@ struct FileDownloadSinkTests {
         try Data("hello".utf8).write(to: partial)
         let sink = FileDownloadSink(
             partialURL: partial, resumptionURL: folder.appendingPathComponent(".a.bin.download.json"), requestURL: url,
-            start: .resume(from: 5, validator: "\"v1\"", total: 10), prefixHasher: SHA256(), progress: nil)
+            start: .resume(from: 5, validator: "\"v1\"", total: 10), prefixHasher: SHA256(), progress: nil,
+            maximumSize: maximumSize)
         try body(sink, TransportRequest(method: .get, url: url, headers: ["Range": "bytes=5-", "If-Range": "\"v1\""]))
     }
 
@@ -38,6 +42,44 @@ struct FileDownloadSinkTests {
                 Issue.record("a 206 after the file was emptied must start over, not append after zeros")
                 return
             }
+        }
+    }
+
+    @Test("A 206 without an ETag keeps the entity tag sent, over its own Last-Modified; the record names the URL by its digest")
+    func keepsTheSentEntityTag() throws {
+        let signed = URL(string: "http://example.com/files/a.bin?X-Signature=s3cr3t")!
+        try withResumingSink(requestURL: signed) { sink, request in
+            let head = ResponseHead(
+                statusCode: 206,
+                headers: [
+                    "Content-Range": "bytes 5-9/10", "Last-Modified": "Mon, 02 Jan 2006 15:04:05 GMT",
+                    "Date": "Tue, 03 Jan 2006 15:04:05 GMT",
+                ])
+            let began = sink.begin(head, canPause: true, resume: {})
+            #expect(began)
+            _ = Data("wo".utf8).withUnsafeBytes { sink.receive($0) }
+            #expect(sink.retrying(request).headers["If-Range"] == "\"v1\"")
+            // The record kept beside the file holds no signature, and still resumes this URL
+            let data = try Data(contentsOf: try #require(sink.resumptionURL))
+            #expect(!String(decoding: data, as: UTF8.self).contains("s3cr3t"))
+            let record = try JSONDecoder().decode(DownloadStateMachine.Resumption.self, from: data)
+            #expect(record.validator == "\"v1\"")
+            #expect(
+                DownloadStateMachine.start(partialSize: 7, resumption: record, url: signed)
+                    == .resume(from: 7, validator: "\"v1\"", total: 10))
+            #expect(DownloadStateMachine.start(partialSize: 7, resumption: record, url: url) == .fresh)
+        }
+    }
+
+    @Test("An attempt that failed before its head does not report the failure of the attempt before it")
+    func retryingForgetsTheFailure() throws {
+        try withResumingSink(maximumSize: 3) { sink, request in
+            let head = ResponseHead(statusCode: 206, headers: ["Content-Range": "bytes 5-9/10", "ETag": "\"v1\""])
+            let began = sink.begin(head, canPause: true, resume: {})
+            #expect(began)
+            #expect(sink.failure != nil)
+            _ = sink.retrying(request)
+            #expect(sink.failure == nil && sink.serverFault == nil)
         }
     }
 

@@ -208,6 +208,18 @@ struct ServerSentEventsTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("Another 2xx than 200 or 204 fails the call, even as an event stream", arguments: [202, 206])
+    func statusOtherThan200(status: Int) async throws {
+        let (repository, _, _) = try repository([.status(status)])
+        let failure = await repository.performRequest(endpoint).failure
+        guard case .invalidResponse(let reason, let context) = failure else {
+            Issue.record("expected invalidResponse, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason == "expected a 200 answer to an event stream's request, got \(status)")
+        #expect(context.response?.statusCode == status)
+    }
+
     @Test("A sequence is read once; cancel() ends a reader with cancelled and stops reconnecting")
     func readOnceAndCancel() async throws {
         let (repository, transport, _) = try repository([.events("data: a\n\n")])
