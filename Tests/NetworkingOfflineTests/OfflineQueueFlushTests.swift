@@ -32,7 +32,7 @@ struct OfflineQueueFlushTests {
     static func setUp(
         batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
         maximumRefusals: Int? = nil, clock: NetworkingClock = .live, retryPolicy: RetryPolicy = .never,
-        onFlush: (@Sendable (FlushReport) -> Void)? = nil,
+        defaultHeaders: HTTPHeaders = [:], onFlush: (@Sendable (FlushReport) -> Void)? = nil,
         answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
     ) throws -> Setup {
         let folder = try temporaryFolder()
@@ -52,6 +52,7 @@ struct OfflineQueueFlushTests {
         var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
         configuration.interceptors = [queue]
         configuration.retryPolicy = retryPolicy
+        configuration.defaultHeaders = defaultHeaders
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
         let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
@@ -81,7 +82,7 @@ struct OfflineQueueFlushTests {
 
     @Test(
         "Server errors at a flush keep every request (a deploy must not empty the queue), as does a proxy that wants credentials (407: it passed nothing on)",
-        arguments: [407, 500, 502, 503, 504])
+        arguments: [407, 425, 500, 502, 503, 504, 507, 511, 522, 599])
     func serverErrorsKeepTheQueue(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
@@ -93,6 +94,25 @@ struct OfflineQueueFlushTests {
         #expect(report.stoppedBy?.statusCode == status)
         #expect(try OfflineJournal.liveItems(in: setup.folder).count == 3, "still on disk")
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
+    }
+
+    @Test("A flush adds the default headers again, but a default Content-Type never replaces a form's or an upload's own")
+    func flushKeepsTheBodysContentType() async throws {
+        let setup = try Self.setUp(
+            defaultHeaders: ["Content-Type": "application/json", "X-Client": "notes/2"], answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        var form = MultipartFormData()
+        form.append(Data("hello".utf8), name: "text")
+        let upload = Endpoint<Void>.upload(.post, "notes", body: .data(Data("hi".utf8)), contentType: "text/plain")
+        for endpoint in [Endpoint<Void>.upload(.post, "notes", form: form), upload] {
+            guard case .queued = await setup.queue.perform(endpoint, with: setup.repository) else { throw QueueingFailed() }
+        }
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.delivered.count == 2, "\(report)")
+        let sent = setup.transport.requests.suffix(2)
+        #expect(sent.map { $0.headers.values(for: "Content-Type") } == [[form.contentType], ["text/plain"]])
+        #expect(sent.allSatisfy { $0.headers["X-Client"] == "notes/2" })
     }
 
     @Test("The outcomes kept for later askers hold at most 8 MiB of answers: the oldest go first, the newest stays")

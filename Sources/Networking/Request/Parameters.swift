@@ -137,11 +137,19 @@ public struct Parameters: Sendable, ExpressibleByDictionaryLiteral, ExpressibleB
         return .string(String(number))
     }
 
+    /// Whether `value` is a Foundation number object that is not one of the two booleans: from
+    /// `JSONSerialization` or `UserDefaults`, a 0 or 1 also casts to `Bool`, and must be sent as
+    /// the number it is. (Foundation's booleans are two shared objects, on every platform.)
+    private static func isNumberObject(_ value: Any) -> Bool {
+        guard type(of: value) is NSNumber.Type, let number = value as? NSNumber else { return false }
+        return number !== NSNumber(value: true) && number !== NSNumber(value: false)
+    }
+
     private static func convert(_ value: Any, path: String, encoder: JSONEncoder, digits: Bool) throws(ParameterError) -> JSONValue {
         switch value {
         case let json as JSONValue: return try checked(json, path: path)
         case let text as String: return .string(text)
-        case let flag as Bool: return .bool(flag)
+        case let flag as Bool where !isNumberObject(value): return .bool(flag)
         case let number as Int: return .int(number)
         case let number as Int8: return .int(Int(number))
         case let number as Int16: return .int(Int(number))

@@ -54,7 +54,7 @@ import Synchronization
 /// `RepositoryError.unauthenticatedSession`. A request the server answers for
 /// good (a 2xx, or another status not listed below) leaves the queue and its outcome goes to its waiters; one that fails for
 /// the network (or a TLS failure, as a captive portal gives, or an invalid configuration, or gets a kept status, a 401, 407
-/// (a proxy wants credentials), 408, 409 — its key still being processed — 429, 500, 502, 503 or 504, a batch item's answer that
+/// (a proxy wants credentials), 408, 409 — its key still being processed — 425, 429, or a 5xx other than 501 and 505, a batch item's answer that
 /// cannot be read, or an answer that is not valid HTTP, until the third in a row a minute or more
 /// after the first) stays,
 /// and the flush stops
@@ -109,7 +109,7 @@ public final class OfflineQueue: Interceptor {
         /// The batch endpoint's path and item limit, to flush through it; `nil` (default) sends one by one.
         public var batch: (path: String, limit: Int)?
         /// How many times a request may be answered with a status the queue keeps (a 5xx, 429,
-        /// 409, 408, a 407, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
+        /// 425, 409, 408, a 407, a 401, or one of ``queuedStatusCodes``), as a batch item's answer that cannot
         /// be read, or by the batch endpoint refusing the whole batch (a 413 to a batch of one — a
         /// larger batch is sent again in halves first, see `BatchClient`) before it is
         /// given up: it then leaves
@@ -878,10 +878,10 @@ public final class OfflineQueue: Interceptor {
     private func send(_ ids: [UUID], through repository: AbstractRepository, for user: String?, batched: Bool) async -> Sent {
         let items = state.withLock { state in ids.map { state.items[$0] } }
         let requests = items.map { item -> Result<TransportRequest, RepositoryError> in
-            guard var request = item?.request else {
+            guard let kept = item?.request else {
                 return .failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil))
             }
-            request.headers = request.headers.merging(repository.configuration.defaultHeaders(for: request.url))
+            var request = Self.withDefaults(kept, of: repository.configuration)
             request.keepsMethodOnRedirect = true
             // A flush holds the queue: a request with no time limit and no limit on silence gets
             // the repository's idle timeout (or its timeout), so a server that never answers
@@ -931,11 +931,26 @@ public final class OfflineQueue: Interceptor {
         return .answers(results)
     }
 
+    /// A kept request with the connected repository's default headers on top, as the request
+    /// builder puts them (``Networking/NetworkingConfiguration/defaultHeaders(for:)``), but the
+    /// fields that describe its body kept as built: a default `Content-Type` would replace a
+    /// form's boundary or an upload's type, and the server would refuse the write for good.
+    static func withDefaults(_ request: TransportRequest, of configuration: NetworkingConfiguration) -> TransportRequest {
+        var request = request
+        let described = ["Content-Type", "Content-Encoding"].map { ($0, request.headers.values(for: $0)) }
+        request.headers = request.headers.merging(configuration.defaultHeaders(for: request.url))
+        for (name, values) in described where !values.isEmpty {
+            request.headers[name] = nil
+            for value in values { request.headers.add(name: name, value: value) }
+        }
+        return request
+    }
+
     /// Whether a kept request can be an item of a batch request (``BatchWire/item(for:baseURL:defaults:)``).
     private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
-        guard var request = item?.request else { return true }
+        guard let kept = item?.request else { return true }
+        let request = withDefaults(kept, of: repository.configuration)
         let defaults = repository.configuration.defaultHeaders
-        request.headers = request.headers.merging(repository.configuration.defaultHeaders(for: request.url))
         guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else {
             return false
         }
@@ -978,8 +993,17 @@ public final class OfflineQueue: Interceptor {
         return false
     }
 
-    /// The statuses a flush keeps a request for, whatever ``Configuration/queuedStatusCodes`` says.
-    static let deferredStatusCodes: Set<Int> = [401, 407, 408, 409, 429, 500, 502, 503, 504]
+    /// Whether a flush keeps a request answered with `status`, whatever
+    /// ``Configuration/queuedStatusCodes`` says: 401, 407, 408, 409, 425, 429, and every server
+    /// error but 501 and 505 (which say the server never will): a CDN's 520-524 while the origin
+    /// deploys, a captive portal's 511.
+    static func defers(_ status: Int) -> Bool {
+        switch status {
+        case 401, 407, 408, 409, 425, 429: true
+        case 501, 505: false
+        default: (500...599).contains(status)
+        }
+    }
 
     /// Whether a send ended the request's stay in the queue.
     private func classify(_ result: Result<TransportResponse, RepositoryError>, requiresSession: Bool) -> OfflineQueueState.Outcome {
@@ -990,12 +1014,13 @@ public final class OfflineQueue: Interceptor {
             if response.statusCode == 401, !requiresSession { return .rejected }
             // Not an answer for good: 401 (the session ended or must be refreshed; the request
             // waits for one that works), 407 (a proxy wants credentials: it did not pass the
-            // request on), 408 and 429 (try later), 409 (the Idempotency-Key draft's
+            // request on), 408, 425 and 429 (try later), 409 (the Idempotency-Key draft's
             // "a request with this key is still being processed": the server got a copy of this
             // very request just before a crash, and has not finished it yet), and the server
-            // errors: the caller was told the request is kept, and a server failing for a while
-            // (a deploy, a gateway) must not empty the queue. The key makes sending it again safe.
-            if Self.deferredStatusCodes.contains(response.statusCode) || configuration.queuedStatusCodes.contains(response.statusCode) {
+            // errors but 501 and 505: the caller was told the request is kept, and a server failing
+            // for a while (a deploy, a gateway, a CDN's 52x) must not empty the queue. The key makes
+            // sending it again safe.
+            if Self.defers(response.statusCode) || configuration.queuedStatusCodes.contains(response.statusCode) {
                 return .deferred
             }
             return .rejected
@@ -1007,7 +1032,7 @@ public final class OfflineQueue: Interceptor {
             case .tlsError, .pinningFailed: return .deferred
             // The app's configuration, not the request, is wrong (a pin file it cannot read): the
             // request waits for a configuration that works rather than be dropped.
-            case .invalidConfiguration: return .deferred
+            case .invalidConfiguration, .pinningUnsupported: return .deferred
             // A batch item the server did not run, or whose answer could not be read (no valid
             // code): kept, and an unreadable one counted as a refusal. An answer that is not valid
             // HTTP may be passing (a proxy's broken reply, an HTTP/2 stream reset) or come out the

@@ -44,6 +44,20 @@ struct ParametersTests {
             ])
     }
 
+    @Test("Foundation's numbers (JSONSerialization's, UserDefaults') are sent as numbers, even 0 and 1; its booleans as booleans")
+    func foundationNumbers() throws {
+        // Given: what JSONSerialization reads, where a 0 or a 1 also casts to Bool
+        let read = try #require(
+            try JSONSerialization.jsonObject(with: Data(#"{"one": 1, "zero": 0, "yes": true, "no": false, "half": 0.5}"#.utf8))
+                as? [String: any Sendable])
+        // When
+        let value = try json(Parameters(read))
+        let made = try json(["one": NSNumber(value: 1), "flag": NSNumber(value: true)])
+        // Then
+        #expect(value == ["one": 1, "zero": 0, "yes": true, "no": false, "half": 0.5])
+        #expect(made == ["one": 1, "flag": true])
+    }
+
     @Test("Optionals are their value when present and null when absent")
     func optionals() throws {
         // Given
