@@ -207,7 +207,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return .success(transportResponse(httpResponse, body: exchange.body))
         }
         if let failure = exchange.failure { return .failure(failure) }
-        if let error { return .failure(URLSessionTransportErrors.map(error)) }
+        if let error { return .failure(URLSessionTransportErrors.map(error, sending: exchange.request)) }
         guard let httpResponse else { return .failure(.invalidResponse("the server's answer is not an HTTP response")) }
         return .success(transportResponse(httpResponse, body: exchange.body))
     }

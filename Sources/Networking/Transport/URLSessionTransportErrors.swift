@@ -9,7 +9,12 @@ import Foundation
 /// FoundationNetworking on Linux reports every TLS problem as `NSURLErrorUnknown` (-1) with
 /// libcurl's message, so TLS failures are classified by that message there.
 enum URLSessionTransportErrors {
-    static func map(_ error: any Error) -> TransportError {
+    /// Whether the request is a `GET` with a body, which URLSession on Apple platforms refuses.
+    private static func carriesBodyURLSessionRefuses(_ request: TransportRequest) -> Bool {
+        request.method == .get && request.body.map { $0.inMemoryData?.isEmpty != true } == true
+    }
+
+    static func map(_ error: any Error, sending request: TransportRequest? = nil) -> TransportError {
         let nsError = error as NSError
         let message = nsError.localizedDescription
         guard nsError.domain == NSURLErrorDomain else { return .network(.other(message)) }
@@ -33,6 +38,11 @@ enum URLSessionTransportErrors {
             return libcurlFailure(message) ?? .invalidResponse(message)
         case NSURLErrorUnsupportedURL:
             return libcurlFailure(message) ?? .invalidRequest(message)
+        // URLSession on Apple platforms refuses a GET with a body with this code, before sending.
+        case NSURLErrorDataLengthExceedsMaximum where request.map(carriesBodyURLSessionRefuses) == true:
+            return .invalidRequest(
+                "URLSession does not send a \(request?.method.rawValue ?? "GET") with a body (\(message)): send its parameters in the query"
+            )
         case NSURLErrorDataLengthExceedsMaximum: return .invalidResponse("the response is larger than URLSession accepts (\(message))")
         case NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid:
             return .tls(.expiredCertificate(message))

@@ -412,7 +412,7 @@ enum PinningArticle {
         return configuration
     }
 
-    #if canImport(CCurl)
+    #if os(Linux) && canImport(CCurl)
         static func proxiedTransport(password: String) -> LibcurlTransport {
             // Or ProxyServer(url:), from a URL such as "http://ci:secret@proxy.internal:3128".
             let proxy = ProxyServer(
@@ -530,7 +530,7 @@ enum PipelineArticle {
 
 // MARK: Performance
 
-#if canImport(CCurl)
+#if os(Linux) && canImport(CCurl)
     enum PerformanceArticle {
         typealias Book = GettingStartedArticle.Book
         typealias LibraryRepository = GettingStartedArticle.LibraryRepository

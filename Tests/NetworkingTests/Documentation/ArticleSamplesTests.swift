@@ -66,7 +66,7 @@ struct ArticleSamplesTests {
         #expect(transport.requests.filter { $0.method == .get }.map { $0.headers["Last-Event-ID"] } == [nil, "7"])
     }
 
-    #if canImport(CCurl)
+    #if os(Linux) && canImport(CCurl)
         @Test("the performance article's requests from tasks that prefer the transport's executor all arrive (test API)")
         func manyInFlightOnTheLoopThread() async throws {
             let servers = try TestServers.require()

@@ -75,7 +75,7 @@ struct ClientCertificateTests {
         ]
     }
 
-    #if canImport(CCurl)
+    #if os(Linux) && canImport(CCurl)
         @Test("LibcurlTransport presents a PEM certificate (its key apart, or encrypted) and a PKCS#12 archive")
         func presented() async throws {
             let servers = try TestServers.require()

@@ -47,7 +47,7 @@ struct ProxyServerTests {
         dump(proxy, to: &dumped)
         #expect(!dumped.contains("hunter2") && dumped.contains("<redacted>"), "\(dumped)")
         #expect(ProxyServer(.http, host: "proxy", port: 3128).description == "HTTP proxy proxy:3128")
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
             // Through the transport, and a repository holding it, too.
             let transport = LibcurlTransport(proxy: proxy)
             var transportDump = ""
@@ -87,7 +87,7 @@ struct ProxyServerTests {
         #expect(ProxyServer(.http, host: "proxy", port: 3128, username: "ci", password: long).problem == nil)
     }
 
-    #if canImport(CCurl)
+    #if os(Linux) && canImport(CCurl)
         /// One entry of the test proxy's log.
         struct LogEntry: Decodable {
             let kind: String

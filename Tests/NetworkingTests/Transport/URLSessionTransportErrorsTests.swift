@@ -41,4 +41,23 @@ struct URLSessionTransportErrorsTests {
             return
         }
     }
+
+    @Test(
+        "The code URLSession on Apple platforms gives a GET with a body is an invalid request, saying why; for a POST, a response too large"
+    )
+    func getWithABody() throws {
+        let error = NSError(domain: NSURLErrorDomain, code: NSURLErrorDataLengthExceedsMaximum, userInfo: [NSLocalizedDescriptionKey: "m"])
+        let url = try #require(URL(string: "https://api.example.com/search"))
+        let get = TransportRequest(method: .get, url: url, body: .data(Data("q=1".utf8)))
+        let post = TransportRequest(method: .post, url: url, body: .data(Data("q=1".utf8)))
+        guard case .invalidRequest(let reason) = URLSessionTransportErrors.map(error, sending: get) else {
+            Issue.record("expected invalidRequest")
+            return
+        }
+        #expect(reason.contains("does not send a GET with a body"))
+        guard case .invalidResponse = URLSessionTransportErrors.map(error, sending: post) else {
+            Issue.record("expected invalidResponse")
+            return
+        }
+    }
 }

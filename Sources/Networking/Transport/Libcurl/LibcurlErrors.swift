@@ -1,4 +1,4 @@
-#if canImport(CCurl)
+#if os(Linux) && canImport(CCurl)
     import CCurl
     import Foundation
 

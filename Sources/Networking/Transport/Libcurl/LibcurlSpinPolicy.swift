@@ -1,4 +1,4 @@
-#if canImport(CCurl)
+#if os(Linux) && canImport(CCurl)
     import Synchronization
 
     /// When a ``LibcurlTransport``'s loop thread waits without sleeping instead of parking.

@@ -1,4 +1,4 @@
-#if canImport(CCurl)
+#if os(Linux) && canImport(CCurl)
     import Foundation
     import NetworkingTestSupport
     import Testing

@@ -11,7 +11,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
     /// The transports available on this platform (libcurl where the system library is linked).
     static var all: [TransportUnderTest] {
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
             [.libcurl, .urlSession]
         #else
             [.urlSession]
@@ -51,7 +51,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     func make(maximumResponseSize: Int = 100 * 1024 * 1024, maximumRedirects: Int = 10) -> any Transport {
         switch self {
         case .libcurl:
-            #if canImport(CCurl)
+            #if os(Linux) && canImport(CCurl)
                 LibcurlTransport(maximumResponseSize: maximumResponseSize, maximumRedirects: maximumRedirects)
             #else
                 URLSessionTransport(maximumResponseSize: maximumResponseSize, maximumRedirects: maximumRedirects)
@@ -61,7 +61,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         }
     }
 
-    #if canImport(CCurl)
+    #if os(Linux) && canImport(CCurl)
         private static let sharedLibcurl: any Transport = LibcurlTransport()
     #else
         private static let sharedLibcurl: any Transport = URLSessionTransport()
