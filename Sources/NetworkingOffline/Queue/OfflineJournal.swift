@@ -85,6 +85,7 @@ final class OfflineJournal: @unchecked Sendable {
     init(folder: URL) throws(OfflineQueueError) {
         self.folder = folder
         logURL = folder.appendingPathComponent("queue.log")
+        let folderExisted = FileManager.default.fileExists(atPath: folder.path)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -108,8 +109,10 @@ final class OfflineJournal: @unchecked Sendable {
         guard fstat(descriptor, &information) == 0, information.st_mode & S_IFMT == S_IFREG else {
             throw .storage("the queue's journal \(logURL.path) is not a plain file")
         }
-        // A new log's name must reach the disk too, or a power loss could take it with its records.
+        // A new log's name must reach the disk too, or a power loss could take it with its records;
+        // so must a new folder's, in the folder that holds it.
         if !existed { Self.synchronize(folder: folder) }
+        if !folderExisted { Self.synchronize(folder: folder.deletingLastPathComponent()) }
     }
 
     /// Takes the exclusive lock, waiting up to half a second for it: a child process this one

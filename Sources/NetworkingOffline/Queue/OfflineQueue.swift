@@ -433,6 +433,11 @@ public final class OfflineQueue: Interceptor {
                         capacity: configuration.capacity, limit: .bytes(configuration.maximumBytes, request: size)),
                     context: errorContext)
             }
+            // A record holds its body in Base64 (4 bytes for 3): one that cannot fit is refused
+            // before it is read into memory, not after.
+            if let size, size > OfflineJournal.maximumRecordSize / 4 * 3 {
+                throw notQueued("a request is too large to be kept in the queue")
+            }
             guard let bytes = try? Data(contentsOf: staged) else { throw notQueued("its staged body could not be read") }
             request.body = .data(bytes)
         }
