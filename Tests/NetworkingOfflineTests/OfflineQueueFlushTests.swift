@@ -96,10 +96,12 @@ struct OfflineQueueFlushTests {
         #expect(setup.transport.requests.count == sentBefore + 1, "the flush stopped at the first")
     }
 
-    @Test("A flush adds the default headers again, but a default Content-Type never replaces a form's or an upload's own")
+    @Test(
+        "A default API key is not kept on disk; a flush adds the default headers again, but a default Content-Type never replaces a form's or an upload's own"
+    )
     func flushKeepsTheBodysContentType() async throws {
         let setup = try Self.setUp(
-            defaultHeaders: ["Content-Type": "application/json", "X-Client": "notes/2"], answer: Self.status(201))
+            defaultHeaders: ["Content-Type": "application/json", "X-Client": "notes/2", "X-Api-Key": "k-1"], answer: Self.status(201))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         var form = MultipartFormData()
         form.append(Data("hello".utf8), name: "text")
@@ -107,12 +109,26 @@ struct OfflineQueueFlushTests {
         for endpoint in [Endpoint<Void>.upload(.post, "notes", form: form), upload] {
             guard case .queued = await setup.queue.perform(endpoint, with: setup.repository) else { throw QueueingFailed() }
         }
+        let kept = try OfflineJournal.liveItems(in: setup.folder)
+        #expect(kept.count == 2 && kept.allSatisfy { $0.request.headers["X-Api-Key"] == nil }, "the key stays off the disk")
+        #expect(kept.allSatisfy { $0.request.headers["X-Client"] == "notes/2" })
         setup.online.turnOn()
         let report = await setup.queue.flush()
         #expect(report.delivered.count == 2, "\(report)")
+        #expect(setup.transport.requests.suffix(2).allSatisfy { $0.headers["X-Api-Key"] == "k-1" })
         let sent = setup.transport.requests.suffix(2)
         #expect(sent.map { $0.headers.values(for: "Content-Type") } == [[form.contentType], ["text/plain"]])
         #expect(sent.allSatisfy { $0.headers["X-Client"] == "notes/2" })
+    }
+
+    @Test("A 501 or 505 at a flush (the server never will) rejects the requests, as a 400 does", arguments: [400, 501, 505])
+    func lastingStatusesReject(status: Int) async throws {
+        let setup = try Self.setUp(answer: Self.status(status))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await Self.queueNotes(setup, count: 2)
+        setup.online.turnOn()
+        let report = await setup.queue.flush()
+        #expect(report.rejected.count == 2 && report.remaining == 0, "\(report)")
     }
 
     @Test("The outcomes kept for later askers hold at most 8 MiB of answers: the oldest go first, the newest stays")

@@ -69,13 +69,17 @@ extension NetworkingConfiguration {
 
     /// The default headers a request to `url` carries: ``defaultHeaders``, without the fields
     /// named like a credential (`Authorization`, `Cookie`, `X-Api-Key`, ``secretFields``) when
-    /// `url` is on another host than the API's (``domainURL``'s, or one of ``sessionHosts``): a
-    /// presigned storage URL or a CDN must not receive the API's key, as it does not receive the
-    /// session's `Authorization`. What the request builder adds; a feature that sends a kept
-    /// request again (an offline queue) adds the same.
+    /// `url` is on another host than the API's (``domainURL``'s, or one of ``sessionHosts``), or
+    /// is plain `http` while ``useSecureConnection`` is on: a presigned storage URL or a CDN must
+    /// not receive the API's key, nor anyone on the way read it, as with the session's
+    /// `Authorization`. What the request builder adds; a feature that sends a kept request again
+    /// (an offline queue) adds the same. A call's own header fields are its own: never removed.
     public func defaultHeaders(for url: URL) -> HTTPHeaders {
         var defaults = defaultHeaders
-        guard !defaults.isEmpty, !credentialHosts.contains(Self.comparableHost(url.host ?? "")) else { return defaults }
+        let downgraded = useSecureConnection && url.scheme?.lowercased() != "https"
+        guard !defaults.isEmpty, downgraded || !credentialHosts.contains(Self.comparableHost(url.host ?? "")) else {
+            return defaults
+        }
         let redaction = Redaction(secretFields: secretFields)
         for name in defaults.names where redaction.isSecret(name) { defaults[name] = nil }
         return defaults

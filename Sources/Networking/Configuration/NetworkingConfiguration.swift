@@ -131,7 +131,8 @@ public struct NetworkingConfiguration: Sendable {
     /// ``Endpoint/queryEncodingStyle`` wins.
     public var queryEncodingStyle: QueryEncodingStyle = .default
     /// More hosts the session's credential may be sent to, besides ``domainURL``, for APIs spread
-    /// over several hosts (`files.example.com`). A call to any other host — an absolute route path
+    /// over several hosts (`files.example.com`); the default headers named like a credential go to
+    /// them too (``defaultHeaders(for:)``). A call to any other host — an absolute route path
     /// — goes without the session's `Authorization`. When ``useSecureConnection`` is on, a call
     /// that needs the session and goes to one of these hosts over plain `http` fails with
     /// ``RepositoryError/invalidRequest(reason:request:)``: the credential goes over `https` only.

@@ -98,9 +98,10 @@ struct RequestPipeline: Sendable {
 }
 
 extension RepositoryError {
-    /// The repository error for a transport failure of this request.
-    init(_ error: TransportError, request: RequestSummary) {
-        let context = ErrorContext(request: request)
+    /// The repository error for a transport failure of this request, sent `attempts` times (0
+    /// for a failure before it was sent: its body could not be read).
+    init(_ error: TransportError, request: RequestSummary, attempts: Int = 1) {
+        let context = ErrorContext(request: request, attempts: attempts)
         switch error {
         case .network(let failure): self = .noNetworkConnection(failure, context)
         case .timedOut: self = .timeout(context)

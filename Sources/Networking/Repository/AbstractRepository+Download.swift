@@ -252,8 +252,9 @@ extension AbstractRepository {
         guard options.expectedSHA256 != nil else { return nil }
         guard case .resume(let from, _, _) = start else { return SHA256() }
         let hashed = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
-        if Task.isCancelled { throw .cancelled(ErrorContext(request: request)) }
-        return try hashed.mapError { $0.error(ErrorContext(request: request)) }.get()
+        // Before anything was sent.
+        if Task.isCancelled { throw .cancelled(ErrorContext(request: request, attempts: 0)) }
+        return try hashed.mapError { $0.error(ErrorContext(request: request, attempts: 0)) }.get()
     }
 
     /// A new file in the temporary folder named after the URL: `<name>.<random>.<extension>`.
@@ -537,7 +538,7 @@ extension AbstractRepository {
             } onCancel: {
                 // Woken at once: a transport that does not heed cancellation before its head
                 // would otherwise hold the caller (and a stream's timeout) until it answered.
-                chunks.cancel(waking: .cancelled(ErrorContext(request: request)))
+                chunks.cancel(waking: .cancelled(ErrorContext(request: request, attempts: sink.wire.sentAt == nil ? 0 : 1)))
             }
             switch start {
             case .head(let head):

@@ -13,8 +13,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// kept (and refused as not a token when the request is built): full Unicode case mapping
     /// would turn `"lıst"` into the different, valid token `"LIST"`.
     public init(rawValue: String) {
-        let upper = rawValue.utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 }
-        self.rawValue = String(decoding: upper, as: UTF8.self)
+        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+        guard rawValue.utf8.contains(where: isLower) else {
+            self.rawValue = rawValue
+            return
+        }
+        self.rawValue = String(decoding: rawValue.utf8.map { isLower($0) ? $0 - 32 : $0 }, as: UTF8.self)
     }
 
     /// Creates a method from its token; its ASCII letters are upper-cased.

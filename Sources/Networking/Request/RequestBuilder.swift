@@ -128,7 +128,10 @@ struct RequestBuilder {
         if let requestBody = endpoint.requestBody {
             body = requestBody
             headers.setIfAbsent("Content-Type", requestBody.guessedContentType)
-            uploadType = headers["Content-Type"]
+            // Bytes of no known type (`application/octet-stream`, the fallback) leave a default
+            // `Content-Type` in place: the caller's defaults say what the API's bodies are.
+            uploadType =
+                endpoint.headers["Content-Type"] ?? (requestBody.guessedContentType == MIMETypes.fallback ? nil : headers["Content-Type"])
         }
         // The transports send no body with a HEAD: a form or an upload would be lost unsaid.
         if endpoint.method == .head, let body, body.inMemoryData?.isEmpty != true {
@@ -149,6 +152,10 @@ struct RequestBuilder {
         // Only an absolute path can leave the API's host.
         let defaults = Self.isAbsolute(endpoint.path) ? configuration.defaultHeaders(for: url) : configuration.defaultHeaders
         headers = headers.merging(defaults)
+        // One `Cookie` field, its pairs joined by "; " (RFC 6265 §5.4): two fields (a call's and a
+        // default's) would go as two lines, or be joined with a comma into one cookie's value.
+        let cookies = headers.values(for: "Cookie")
+        if cookies.count > 1 { headers["Cookie"] = cookies.joined(separator: "; ") }
         // What the feature set, or none (a fresh download's Range): never the defaults'.
         for name in endpoint.protocolHeaders { headers[name] = endpoint.headers[name] }
         // A form's type names its boundary (`form:` or `.multipart`), or says how the builder

@@ -82,7 +82,9 @@ enum DownloadStateMachine {
 
     /// Whether to resume: only a non-empty partial file kept for this URL with a validator.
     static func start(partialSize: Int64?, resumption: Resumption?, url: URL) -> Start {
-        guard let partialSize, partialSize > 0, let resumption, resumption.url == Resumption.digest(of: url.absoluteString),
+        // A record written before records named URLs by their digest names its URL as it is.
+        guard let partialSize, partialSize > 0, let resumption,
+            resumption.url == Resumption.digest(of: url.absoluteString) || resumption.url == url.absoluteString,
             isSendable(resumption.validator)
         else { return .fresh }
         if let total = resumption.total, partialSize > total { return .fresh }

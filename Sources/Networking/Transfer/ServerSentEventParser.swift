@@ -19,10 +19,11 @@ struct ServerSentEventParser {
     /// refuse a request whose header line passes 8 KiB (431), which would end the stream.
     static let maximumIDLength = 4096
 
-    /// Whether an ID is kept: not with a NUL (the specification), nor longer than
-    /// ``maximumIDLength`` as sent (invalid bytes read as U+FFFD, three bytes each).
+    /// Whether an ID is kept: not with a NUL (the specification) or another control character
+    /// but a tab (sent back as `Last-Event-ID`, it would have the reconnection refused), nor
+    /// longer than ``maximumIDLength`` as sent (invalid bytes read as U+FFFD, three bytes each).
     private static func isKept(_ id: String) -> Bool {
-        !id.utf8.contains(0) && id.utf8.count <= maximumIDLength
+        !id.utf8.contains(where: HeaderValidation.isForbidden) && id.utf8.count <= maximumIDLength
     }
     /// The reconnection time the server last asked for with `retry:`, if any.
     private(set) var reconnectionDelay: Duration?

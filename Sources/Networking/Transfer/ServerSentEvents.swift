@@ -16,9 +16,9 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The call returns once a 2xx head with `Content-Type: text/event-stream` is in; any other
-/// answer fails as a call does (a 2xx of another type with
-/// ``RepositoryError/invalidResponse(reason:context:)``). The sequence then yields each event as
+/// The call returns once a 200 head with `Content-Type: text/event-stream` is in; any other
+/// answer fails as a call does (another 2xx, or a 200 of another type, with
+/// ``RepositoryError/invalidResponse(reason:context:)``; a 204 is an empty sequence). The sequence then yields each event as
 /// its blank line arrives, parsed as the WHATWG specification (and a browser's `EventSource`)
 /// says: any line ending, a byte order mark, comments, `id`, `retry`.
 ///

@@ -150,7 +150,8 @@ public struct RequestSummary: Sendable, Hashable, Codable, CustomStringConvertib
 extension TransportRequest {
     /// What makes the request impossible to send on any transport, or `nil`: a URL that is not
     /// http or https with a host, a method that is not a token, pinning over http, or a header
-    /// field that would break the message (a CR or LF in a value could add fields of its own).
+    /// field that would break the message or have it refused (a CR or LF in a value could add
+    /// fields of its own; another control character but a tab is refused by strict servers).
     ///
     /// Both transports check it before sending. A feature that carries a request some other way
     /// (as an item of a batch request's body, say) checks it too, so that what a call could not

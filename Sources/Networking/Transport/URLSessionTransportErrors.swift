@@ -41,7 +41,7 @@ enum URLSessionTransportErrors {
         // URLSession on Apple platforms refuses a GET with a body with this code, before sending.
         case NSURLErrorDataLengthExceedsMaximum where request.map(carriesBodyURLSessionRefuses) == true:
             return .invalidRequest(
-                "URLSession does not send a \(request?.method.rawValue ?? "GET") with a body (\(message)): send its parameters in the query"
+                "URLSession does not send a \(request?.method.rawValue ?? "GET") with a body (\(message)): send the body with another method, or its parameters in the query"
             )
         case NSURLErrorDataLengthExceedsMaximum: return .invalidResponse("the response is larger than URLSession accepts (\(message))")
         case NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateNotYetValid:

@@ -70,8 +70,9 @@ enum LookupDecision: Sendable, Hashable {
         return headers
     }
 
-    /// Whether a field value holds no CR, LF or NUL.
+    /// Whether a field value holds no control character but a tab, which a transport refuses to
+    /// send (as `Networking` validates every request's fields).
     private static func isSendable(_ value: String) -> Bool {
-        !value.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+        !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }

@@ -18,10 +18,15 @@ struct OfflineItem: Codable, Sendable, Hashable {
     /// The header fields never kept on disk: the session signs the request again when it is sent.
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
-    /// `request` without credentials.
-    static func storable(_ request: TransportRequest) -> TransportRequest {
+    /// `request` without credentials: without ``credentialHeaders``, and without the fields
+    /// named like a credential (`X-Api-Key`) that are the repository's `defaults`, which a flush
+    /// adds again.
+    static func storable(_ request: TransportRequest, defaults: HTTPHeaders) -> TransportRequest {
         var stored = request
         for name in credentialHeaders { stored.headers[name] = nil }
+        for name in defaults.names where HTTPHeaders.isSecretFieldName(name) {
+            if stored.headers.values(for: name) == defaults.values(for: name) { stored.headers[name] = nil }
+        }
         return stored
     }
 }

@@ -85,7 +85,13 @@ final class OfflineJournal: @unchecked Sendable {
     init(folder: URL) throws(OfflineQueueError) {
         self.folder = folder
         logURL = folder.appendingPathComponent("queue.log")
-        let folderExisted = FileManager.default.fileExists(atPath: folder.path)
+        // The folders this creates, innermost first: each one's name is synced in its parent.
+        var created: [URL] = []
+        var missing = folder
+        while !FileManager.default.fileExists(atPath: missing.path), missing.pathComponents.count > 1 {
+            created.append(missing)
+            missing = missing.deletingLastPathComponent()
+        }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -112,7 +118,7 @@ final class OfflineJournal: @unchecked Sendable {
         // A new log's name must reach the disk too, or a power loss could take it with its records;
         // so must a new folder's, in the folder that holds it.
         if !existed { Self.synchronize(folder: folder) }
-        if !folderExisted { Self.synchronize(folder: folder.deletingLastPathComponent()) }
+        for made in created { Self.synchronize(folder: made.deletingLastPathComponent()) }
     }
 
     /// Takes the exclusive lock, waiting up to half a second for it: a child process this one

@@ -442,7 +442,8 @@ public final class OfflineQueue: Interceptor {
             request.body = .data(bytes)
         }
         let item = OfflineItem(
-            id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: OfflineItem.storable(request),
+            id: UUID(), enqueuedAt: configuration.clock.now(), user: user,
+            request: OfflineItem.storable(request, defaults: state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
@@ -632,7 +633,8 @@ public final class OfflineQueue: Interceptor {
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(request), requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
+                request: OfflineItem.storable(request, defaults: repository.configuration.defaultHeaders),
+                requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
             return .success(
@@ -1037,7 +1039,7 @@ public final class OfflineQueue: Interceptor {
             case .tlsError, .pinningFailed: return .deferred
             // The app's configuration, not the request, is wrong (a pin file it cannot read): the
             // request waits for a configuration that works rather than be dropped.
-            case .invalidConfiguration, .pinningUnsupported: return .deferred
+            case .invalidConfiguration: return .deferred
             // A batch item the server did not run, or whose answer could not be read (no valid
             // code): kept, and an unreadable one counted as a refusal. An answer that is not valid
             // HTTP may be passing (a proxy's broken reply, an HTTP/2 stream reset) or come out the

@@ -197,6 +197,7 @@ struct TransportErrorMappingTests {
             return
         }
         #expect(context.request.url.path.hasSuffix("/stream"))
+        #expect(context.attempts == 1, "the transport had it")
     }
 
     @Test("A request no route matches fails loudly, naming it")

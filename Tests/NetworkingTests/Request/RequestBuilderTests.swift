@@ -245,9 +245,11 @@ struct RequestBuilderTests {
         let typed = try build(
             Endpoint<Void>.upload(.put, "photos/1", body: .data(Data([0x89, 0x50])), contentType: "image/png"), with: builder)
         let guessed = try build(Endpoint<Void>.upload(.put, "photos/1", body: .file(file)), with: builder)
-        // Then
+        let untyped = try build(Endpoint<Void>.upload(.post, "photos", body: .data(Data("{}".utf8))), with: builder)
+        // Then: bytes of no known type leave the default in place
         #expect(typed.headers.values(for: "Content-Type") == ["image/png"])
         #expect(guessed.headers.values(for: "Content-Type") == ["image/png"])
+        #expect(untyped.headers.values(for: "Content-Type") == ["application/json"])
     }
 
     @Test("A form and a body of its own are refused together; uploading(_:) replaces the other")
@@ -376,6 +378,17 @@ struct RequestBuilderTests {
         #expect(request.headers["X-Trace"] == "t1")
     }
 
+    @Test("A call's repeated Cookie fields go as one, joined with a semicolon; a default Cookie replaces them")
+    func cookiesJoined() throws {
+        let builder = RequestBuilder(configuration: try makeConfiguration(defaultHeaders: ["Cookie": "theme=dark"]))
+        var headers: HTTPHeaders = ["Cookie": "a=1"]
+        headers.add(name: "Cookie", value: "b=2")
+        let call = try build(Endpoint<Void>.get("books", headers: headers), with: builder)
+        let own = try build(Endpoint<Void>.get("books", headers: headers))
+        #expect(call.headers.values(for: "Cookie") == ["theme=dark"])
+        #expect(own.headers.values(for: "Cookie") == ["a=1; b=2"])
+    }
+
     @Test("A default credential goes only to the API's hosts: an absolute URL elsewhere goes without it, other defaults kept")
     func defaultCredentialsStayOnTheAPIsHosts() throws {
         // Given
@@ -398,15 +411,22 @@ struct RequestBuilderTests {
             #expect(request.headers["Authorization"] == "Key k1" && request.headers["X-Api-Key"] == "k2", "\(request.url)")
         }
         #expect(configuration.defaultHeaders(for: storage.url) == ["X-Client": "app/1.0"])
+        // An https API's key never goes over plain http, even to its own host
+        var secure = try NetworkingConfiguration(baseURL: "https://api.test/api/v1")
+        secure.defaultHeaders = ["X-Api-Key": "k2", "X-Client": "app/1.0"]
+        #expect(secure.defaultHeaders(for: try #require(URL(string: "http://api.test/api/v1/books"))) == ["X-Client": "app/1.0"])
+        #expect(secure.defaultHeaders(for: try #require(URL(string: "https://api.test/api/v1/books")))["X-Api-Key"] == "k2")
     }
 
-    @Test("Per-call headers with a line break are rejected", arguments: ["a\r\nInjected: 1", "a\nb", "a\rb", "a\0b"])
+    @Test(
+        "Per-call headers with a line break or another control character are rejected",
+        arguments: ["a\r\nInjected: 1", "a\nb", "a\rb", "a\0b", "a\u{0B}b", "a\u{7F}"])
     func headerInjection(value: String) {
         // Given / When
         let reason = invalidRequestReason(Endpoint<Void>.get("books", headers: ["X-Trace": value]))
         // Then
         #expect(reason?.contains("X-Trace") == true, "\(reason ?? "nil")")
-        #expect(reason?.contains("line break") == true)
+        #expect(reason?.contains("line break, NUL or another control character") == true)
     }
 
     // MARK: - Timeout and security

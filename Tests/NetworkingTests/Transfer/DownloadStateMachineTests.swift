@@ -11,7 +11,7 @@ struct DownloadStateMachineTests {
     let resume = DownloadStateMachine.Start.resume(from: 1000, validator: "\"v1\"")
 
     @Test("A partial file is resumed only when kept for this URL, with a validator, and not longer than the file")
-    func start() {
+    func start() throws {
         let record = Machine.Resumption(url: url.absoluteString, validator: "\"v1\"", total: 5000)
         #expect(Machine.start(partialSize: 1000, resumption: record, url: url) == .resume(from: 1000, validator: "\"v1\"", total: 5000))
         #expect(Machine.start(partialSize: nil, resumption: record, url: url) == .fresh)
@@ -19,6 +19,11 @@ struct DownloadStateMachineTests {
         #expect(Machine.start(partialSize: 1000, resumption: nil, url: url) == .fresh)
         let other = URL(string: "http://example.com/files/a.bin?version=2")!
         #expect(Machine.start(partialSize: 1000, resumption: record, url: other) == .fresh)
+        // A record written before URLs were kept by their digest still resumes
+        let older = try JSONDecoder().decode(
+            Machine.Resumption.self,
+            from: JSONSerialization.data(withJSONObject: ["url": url.absoluteString, "validator": "\"v1\"", "total": 5000]))
+        #expect(Machine.start(partialSize: 1000, resumption: older, url: url) == .resume(from: 1000, validator: "\"v1\"", total: 5000))
         let noValidator = Machine.Resumption(url: url.absoluteString, validator: "", total: 5000)
         #expect(Machine.start(partialSize: 1000, resumption: noValidator, url: url) == .fresh)
         // A validator no transport would send (a record written by hand) starts over, never fails for good.

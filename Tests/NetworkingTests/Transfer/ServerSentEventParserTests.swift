@@ -74,11 +74,13 @@ struct ServerSentEventParserTests {
     }
 
     @Test(
-        "An id with a NUL is ignored; an id counts once its event's blank line came; the last event ID outlives a reset, which drops a half-read event with its id"
+        "An id with a NUL or another control character is ignored; an id counts once its event's blank line came; the last event ID outlives a reset, which drops a half-read event with its id"
     )
     func identifiers() throws {
         var parser = ServerSentEventParser(maximumEventSize: 1024)
-        #expect(try parser.parse(Array("id: 4\ndata: a\n\nid: x\u{0}y\ndata: b\n\nid: 5\ndata: half".utf8)).map(\.id) == ["4", "4"])
+        #expect(
+            try parser.parse(Array("id: 4\ndata: a\n\nid: x\u{0}y\ndata: b\n\nid: x\u{1B}y\ndata: c\n\nid: 5\ndata: half".utf8)).map(\.id)
+                == ["4", "4", "4"])
         // Event 5 was cut midway: a reconnection asks for what follows 4, so 5 comes again.
         #expect(parser.lastEventID == "4")
         parser.reset()

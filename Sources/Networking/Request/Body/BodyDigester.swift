@@ -41,7 +41,8 @@ enum BodyDigester {
                 if body.isGzipped { request.headers.setIfAbsent("Content-Encoding", "gzip") }
             }
         } catch {
-            throw RepositoryError(error, request: request.summary)
+            // Before anything was sent: a cancellation here says so.
+            throw RepositoryError(error, request: request.summary, attempts: 0)
         }
         if digests.contains(.md5) { request.headers["Content-MD5"] = DigestHeaders.contentMD5(md5.finalize()) }
         if digests.contains(.sha256) { request.headers["Content-Digest"] = DigestHeaders.contentDigestSHA256(sha256.finalize()) }

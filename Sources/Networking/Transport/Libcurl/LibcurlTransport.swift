@@ -68,7 +68,7 @@
     ///   or a redirect cannot be followed (too many, a bad `Location`, another scheme, a pinned
     ///   request or one with a client certificate sent to plain `http`);
     /// - ``TransportError/invalidRequest(_:)``: the URL is not `http`/`https` with a host, a header
-    ///   cannot be sent (line break or NUL), pins or a client certificate were given for plain
+    ///   cannot be sent (a control character other than a tab), pins or a client certificate were given for plain
     ///   `http`, ``proxy`` is not valid (a port out of range, say), or libcurl refused an option;
     /// - ``TransportError/network(_:)`` with ``NetworkFailure/proxyRefused(status:)``: a proxy
     ///   would not open the way to the server (see ``ProxyServer``).
