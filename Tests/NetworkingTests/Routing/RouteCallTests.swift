@@ -194,12 +194,14 @@ struct RouteCallTests {
         #expect(request.headers["X-Route"] == "1")
         #expect(request.headers["X-Call"] == "2")
         #expect(request.headers["Accept"] == "text/csv")
-        // A repeated field stays repeated, as on a call without a route (two `Cookie` fields
-        // joined with a comma would make one cookie's value).
-        var repeated: HTTPHeaders = ["Cookie": "a=1"]
+        // A repeated field stays repeated, as on a call without a route; repeated `Cookie` fields
+        // go as one, joined with "; " (with a comma they would make one cookie's value).
+        var repeated: HTTPHeaders = ["Cookie": "a=1", "X-Tag": "t1"]
         repeated.add(name: "Cookie", value: "b=2")
+        repeated.add(name: "X-Tag", value: "t2")
         try await repository.performRequest(Endpoint<Void>.route("r", headers: repeated)).get()
-        #expect(transport.requests.last?.headers.values(for: "Cookie") == ["a=1", "b=2"])
+        #expect(transport.requests.last?.headers.values(for: "Cookie") == ["a=1; b=2"])
+        #expect(transport.requests.last?.headers.values(for: "X-Tag") == ["t1", "t2"])
     }
 
     @Test("The route's content type is the body's, unless the call gives its own")
