@@ -169,4 +169,10 @@ extension HTTPHeaders {
     /// response cache keeping API keys apart, a batch not copying them into its body) asks this
     /// so that it draws the same line.
     public static func isSecretFieldName(_ name: String) -> Bool { Redaction.standard.isSecret(name) }
+
+    /// Whether a field value can be sent: it holds no control character but a tab (RFC 9110
+    /// §5.5), the rule every request is checked by before it is sent. A feature that sends back a
+    /// value a server gave (a cache's `ETag` as `If-None-Match`) asks this, so that a value the
+    /// transports would refuse is left out rather than fail every later request.
+    public static func isSendableFieldValue(_ value: String) -> Bool { !value.utf8.contains(where: HeaderValidation.isForbidden) }
 }

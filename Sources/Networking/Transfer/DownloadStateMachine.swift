@@ -95,7 +95,7 @@ enum DownloadStateMachine {
     /// written by hand would have every later call refused before it is sent, the partial file
     /// kept for good).
     static func isSendable(_ validator: String) -> Bool {
-        !validator.isEmpty && !validator.utf8.contains(where: HeaderValidation.isForbidden)
+        !validator.isEmpty && HTTPHeaders.isSendableFieldValue(validator)
     }
 
     /// The header fields a start adds to the request.

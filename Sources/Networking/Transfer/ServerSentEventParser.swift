@@ -23,7 +23,7 @@ struct ServerSentEventParser {
     /// but a tab (sent back as `Last-Event-ID`, it would have the reconnection refused), nor
     /// longer than ``maximumIDLength`` as sent (invalid bytes read as U+FFFD, three bytes each).
     private static func isKept(_ id: String) -> Bool {
-        !id.utf8.contains(where: HeaderValidation.isForbidden) && id.utf8.count <= maximumIDLength
+        HTTPHeaders.isSendableFieldValue(id) && id.utf8.count <= maximumIDLength
     }
     /// The reconnection time the server last asked for with `retry:`, if any.
     private(set) var reconnectionDelay: Duration?

@@ -60,19 +60,15 @@ enum LookupDecision: Sendable, Hashable {
     }
 
     /// `If-None-Match` from the entry's `ETag` and `If-Modified-Since` from its `Last-Modified`
-    /// (RFC 9110 §13.1), sent as the server gave them — unless a CR, LF or NUL in one (stored by
+    /// (RFC 9110 §13.1), sent as the server gave them — unless a control character in one (stored by
     /// an older version, or by a transport of your own) would have the transport refuse every
     /// later request of the URL: that one is left out.
     static func conditionalHeaders(for entry: CacheEntry) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        if let etag = entry.headers["ETag"], isSendable(etag) { headers["If-None-Match"] = etag }
-        if let lastModified = entry.headers["Last-Modified"], isSendable(lastModified) { headers["If-Modified-Since"] = lastModified }
+        if let etag = entry.headers["ETag"], HTTPHeaders.isSendableFieldValue(etag) { headers["If-None-Match"] = etag }
+        if let lastModified = entry.headers["Last-Modified"], HTTPHeaders.isSendableFieldValue(lastModified) {
+            headers["If-Modified-Since"] = lastModified
+        }
         return headers
-    }
-
-    /// Whether a field value holds no control character but a tab, which a transport refuses to
-    /// send (as `Networking` validates every request's fields).
-    private static func isSendable(_ value: String) -> Bool {
-        !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }

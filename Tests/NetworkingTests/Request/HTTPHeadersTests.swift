@@ -13,6 +13,9 @@ struct HTTPHeadersTests {
         #expect(HeaderValidation.cleaned("a\u{0}b\nc") == "a b c")
         #expect(HeaderValidation.cleaned(" a\tb ") == " a\tb ")
         #expect(HeaderValidation.cleaned("a\u{0B}b\u{7F}") == "a b")
+        // What is left can be sent; what was not cleaned cannot
+        #expect(HTTPHeaders.isSendableFieldValue(HeaderValidation.cleaned("a\u{0B}b\r")) && HTTPHeaders.isSendableFieldValue("W/\"v1\"\tx"))
+        #expect(!HTTPHeaders.isSendableFieldValue("a\u{0B}b") && !HTTPHeaders.isSendableFieldValue("a\u{7F}"))
     }
 
     @Test("A value is sent without the spaces and tabs around it; those inside stay; blanks only are empty")
