@@ -143,8 +143,9 @@ enum SetCookieParser {
         var fields: [String] = []
         var current = ""
         // Whether `current` ends inside an `Expires` date ("Expires=Wed" before the comma: the
-        // comma belongs to the date). Kept piece by piece, so that the split stays linear in
-        // the value however many commas a server sends ("expires=" never spans a comma).
+        // comma belongs to the date). A date holds one comma, so the piece after it ends the
+        // date, even a date without a time. Kept piece by piece, so that the split stays linear
+        // in the value however many commas a server sends ("expires=" never spans a comma).
         var inDate = false
         // Whether `current` ends inside a quoted value (`sid="a,b=c"`): an odd count of quotes.
         var inQuotes = false
@@ -152,16 +153,16 @@ enum SetCookieParser {
             let quotes = piece.utf8.count { $0 == UInt8(ascii: "\"") } % 2 == 1
             if current.isEmpty {
                 current = String(piece)
-                inDate = Self.endsInDate(after: false, piece)
+                inDate = Self.endsInDate(piece)
                 inQuotes = quotes
             } else if inDate || inQuotes || !Self.beginsCookie(piece) {
                 current += "," + piece
-                inDate = Self.endsInDate(after: inDate, piece)
+                inDate = Self.endsInDate(piece)
                 inQuotes = inQuotes != quotes
             } else {
                 fields.append(current.trimmingCharacters(in: .whitespaces))
                 current = String(piece)
-                inDate = Self.endsInDate(after: false, piece)
+                inDate = Self.endsInDate(piece)
                 inQuotes = quotes
             }
         }
@@ -178,14 +179,14 @@ enum SetCookieParser {
         return HeaderValidation.isToken(name)
     }
 
-    /// Whether text ends inside an `Expires` date once `piece` is added to text that did
-    /// (`wasInDate`): its last `expires=` has no `;` or `:` after it.
-    private static func endsInDate(after wasInDate: Bool, _ piece: Substring) -> Bool {
+    /// Whether text ends inside an `Expires` date, before the comma of its day name, once
+    /// `piece` is added: the piece's last `expires=` has a day name after it, and no `;` or `:`.
+    /// The piece after that comma ends the date.
+    private static func endsInDate(_ piece: Substring) -> Bool {
         let lowered = piece.lowercased()
-        guard let range = lowered.range(of: "expires=", options: .backwards) else {
-            return wasInDate && !piece.contains(";") && !piece.contains(":")
-        }
-        return !lowered[range.upperBound...].contains(";") && !lowered[range.upperBound...].contains(":")
+        guard let range = lowered.range(of: "expires=", options: .backwards) else { return false }
+        let day = lowered[range.upperBound...]
+        return !day.contains(";") && !day.contains(":") && !day.allSatisfy { $0 == " " || $0 == "\t" }
     }
 }
 

@@ -40,14 +40,16 @@ enum LookupDecision: Sendable, Hashable {
             // A clock set back before the answer arrived cannot say how long it has been kept.
             fresh = freshness.isFresh && !entry.directives.noCache && now >= entry.responseDate
         }
-        if requestDirectives.noCache { fresh = false }
-        if let maxAge = requestDirectives.maxAge, freshness.age > maxAge { fresh = false }
-        if let minFresh = requestDirectives.minFresh, remaining < minFresh { fresh = false }
-        if fresh { return .serve(.cache) }
+        // The request's own limits hold whatever `max-stale` says (RFC 9111 §5.2.1).
+        var tooOldForRequest = false
+        if let maxAge = requestDirectives.maxAge, freshness.age > maxAge { tooOldForRequest = true }
+        if let minFresh = requestDirectives.minFresh, remaining < minFresh { tooOldForRequest = true }
+        if fresh, !requestDirectives.noCache, !tooOldForRequest { return .serve(.cache) }
 
+        // `max-stale` accepts an entry that is stale, not one the request's limits refused.
         let staleAllowedByRequest =
-            requestDirectives.maxStale.map { -remaining <= $0 } ?? false && !requestDirectives.noCache
-            && !entry.directives.mustRevalidate && !entry.directives.noCache
+            requestDirectives.maxStale.map { -remaining <= $0 } ?? false && remaining <= 0 && !tooOldForRequest
+            && !requestDirectives.noCache && !entry.directives.mustRevalidate && !entry.directives.noCache
         if staleAllowedByRequest, policy.mode != .reload { return .serve(.stale) }
         if cacheOnly { return mayServeStale(entry, policy: policy) ? .serve(.stale) : .miss }
         return .fetch(conditional: conditionalHeaders(for: entry))

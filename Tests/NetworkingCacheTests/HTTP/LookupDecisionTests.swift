@@ -71,6 +71,20 @@ import Testing
                 == .fetch(conditional: [:]))
     }
 
+    @Test("max-stale accepts a stale entry, never one the request's max-age or min-fresh refused")
+    func requestMaxStaleKeepsTheRequestsOwnLimits() {
+        // A fresh entry older than the request's max-age, or with less than its min-fresh left, is fetched.
+        let tooOld = decide(["Cache-Control": "max-age=600"], after: 30, request: ["Cache-Control": "max-age=10, max-stale=60"])
+        #expect(tooOld == .fetch(conditional: [:]))
+        let tooShort = decide(["Cache-Control": "max-age=60"], after: 30, request: ["Cache-Control": "min-fresh=120, max-stale=0"])
+        #expect(tooShort == .fetch(conditional: [:]))
+        // Stale, within both limits: served stale; stale, older than the request's max-age: fetched.
+        let within = decide(["Cache-Control": "max-age=60"], after: 80, request: ["Cache-Control": "max-age=100, max-stale=30"])
+        #expect(within == .serve(.stale))
+        let beyond = decide(["Cache-Control": "max-age=60"], after: 80, request: ["Cache-Control": "max-age=70, max-stale=30"])
+        #expect(beyond == .fetch(conditional: [:]))
+    }
+
     @Test func timeToLiveOverridesTheHeaders() {
         let ttl = EffectivePolicy(timeToLive: 30)
         #expect(decide(["Cache-Control": "no-cache"], after: 29, policy: ttl) == .serve(.cache))

@@ -319,6 +319,12 @@ struct SetCookieParserTests {
             (#"sid="a,b"; Path=/; Secure, c=3"#, [#"sid="a,b"; Path=/; Secure"#, "c=3"]),
             (#"sid="a,b=c"; Secure, c=3"#, [#"sid="a,b=c"; Secure"#, "c=3"]),
             ("a=1, not a name=2; Path=/", ["a=1, not a name=2; Path=/"]),
+            // A date holds one comma: one without a time does not swallow the next cookie.
+            (
+                "a=1; Expires=Wed, 21 Oct 2015, b=2; Domain=example.com; Path=/",
+                ["a=1; Expires=Wed, 21 Oct 2015", "b=2; Domain=example.com; Path=/"]
+            ),
+            ("a=1; Expires=, b=2", ["a=1; Expires=", "b=2"]),
             ("single=1", ["single=1"]),
             ("", []),
         ])
@@ -331,7 +337,7 @@ struct SetCookieParserTests {
         let fields = await onPlainThread { SetCookieParser.split("a=b" + String(repeating: ",", count: 1_000_000)) }
         #expect(fields.count == 1)
         let dated = await onPlainThread { SetCookieParser.split("a=1; Expires=Wed" + String(repeating: ",", count: 100_000) + " b=2") }
-        #expect(dated.count == 1)
+        #expect(dated.count == 2)
     }
 
     @Test("Cookie descriptions never show the value")
