@@ -163,12 +163,14 @@ extension RepositoryError {
     /// the failures worth trying again later. A server that answered — even with garbage, an
     /// oversize head or a 5xx — is not a connectivity failure; a proxy that refused to open the
     /// tunnel, and an answer whose body stopped coming (a timeout), are. So is a token refresh
-    /// that failed for one of these reasons (an expired token on a device offline): the session
+    /// that failed for one of these reasons (an expired token on a device offline) or ran out of
+    /// time (``RefreshFailure/timedOut(after:)``): the session
     /// is kept, and the call is worth trying again later like any other.
     public var isConnectivityFailure: Bool {
         switch self {
         case .noNetworkConnection, .timeout: true
         case .sessionRefreshFailed(.refresherFailed(let cause), _): cause.isConnectivityFailure
+        case .sessionRefreshFailed(.timedOut, _): true
         default: false
         }
     }

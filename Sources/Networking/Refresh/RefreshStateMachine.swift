@@ -61,6 +61,10 @@ struct RefreshStateMachine: Sendable {
     /// The last refresh that failed without a rejection: the version it was to replace, when,
     /// and its error. See ``coolDown``.
     private var lastFailure: (version: Int, at: Date, error: RepositoryError)?
+    /// The last refresh that timed out, and the version it was to replace: should its
+    /// credential come after all, it is kept while that version is current (a server that
+    /// rotates refresh tokens has used up the one it was sent).
+    private var timedOut: (refresh: Int, from: Int)?
     let window: RefreshWindow
     /// How long, in seconds, after a refresh failed without a rejection no other refresh of the
     /// same credential starts; 0 for none.
@@ -75,7 +79,8 @@ struct RefreshStateMachine: Sendable {
         self.coolDown = coolDown >= 0 ? coolDown : 0
     }
 
-    /// The error a ``Decision/coolingDown`` request fails with: that of the refresh that failed last.
+    /// The error a ``Decision/coolingDown`` request fails with: the one the waiters of the refresh
+    /// that failed last failed with.
     var coolingFailure: RepositoryError? { lastFailure?.error }
 
     /// A request that needs the session asks how to proceed.
@@ -137,9 +142,16 @@ struct RefreshStateMachine: Sendable {
     /// The refresh `refresh` produced a credential. Returns whether to keep it (the credential
     /// was not replaced meanwhile) and the waiters to wake; they ask again and sign with the
     /// current credential. A refresh that is no longer the running one (abandoned by a new
-    /// session) keeps nothing and wakes nobody.
+    /// session) keeps nothing and wakes nobody, but for one that timed out: its credential is
+    /// kept while the one it refreshed is still current, and it ends the cool-down.
     mutating func refreshSucceeded(_ refresh: Int) -> (keep: Bool, waiters: [Int]) {
-        guard isRunning(refresh) else { return (false, []) }
+        guard isRunning(refresh) else {
+            guard let late = timedOut, late.refresh == refresh, late.from == version else { return (false, []) }
+            timedOut = nil
+            version += 1
+            lastFailure = nil
+            return (true, [])
+        }
         let keep = refreshingFrom == version
         if keep { version += 1 }
         lastFailure = nil
@@ -154,9 +166,13 @@ struct RefreshStateMachine: Sendable {
     ///     reject (unreachable, 5xx, an answer that does not decode): it replays nothing, so it
     ///     cannot be part of a loop, and must not use up the window of a device that is offline.
     ///   - coolingDown: for such a failure, its error and when it came: it starts the cool-down.
-    mutating func refreshFailed(_ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil) -> [Int] {
+    ///   - timedOut: whether the refresh ran out of time (its credential may still come).
+    mutating func refreshFailed(
+        _ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil, timedOut: Bool = false
+    ) -> [Int] {
         guard isRunning(refresh) else { return [] }
         if let coolingDown { lastFailure = (refreshingFrom, coolingDown.at, coolingDown.error) }
+        if timedOut { self.timedOut = (refresh, refreshingFrom) }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
         if !counts, runningCounts { _ = refreshStarts.popLast() }
         return finish()
@@ -169,6 +185,7 @@ struct RefreshStateMachine: Sendable {
         version += 1
         refreshStarts.removeAll()
         lastFailure = nil
+        timedOut = nil
         return isRefreshing ? finish() : []
     }
 

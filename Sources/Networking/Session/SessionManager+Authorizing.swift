@@ -148,7 +148,7 @@ extension SessionManager {
                 .excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil)
             return .expireAndFail(session: state.sessionID, error)
         case .coolingDown:
-            return .fail(.sessionRefreshFailed(.refresherFailed(state.refresh.coolingFailure ?? .cancelled(nil)), nil))
+            return .fail(state.refresh.coolingFailure ?? .sessionRefreshFailed(.refresherFailed(.cancelled(nil)), nil))
         }
     }
 
@@ -189,8 +189,17 @@ extension SessionManager {
             return true
         }
         guard running else { return }
+        // Real time, not the manager's clock (a test clock's waits end at once). The refresher
+        // is not cancelled: a refresh that ends after all is still taken (see `RefreshStateMachine`).
+        let watchdog = refreshPolicy.timeLimit.map { limit in
+            Task {
+                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                finishRefresh(refresh, of: credential, in: session, with: .failure(.sessionRefreshFailed(.timedOut(after: refreshPolicy.timeout), nil)))
+            }
+        }
         Task {
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
+            watchdog?.cancel()
             state.withLock { _ = $0.refreshersRunning.remove(refresh) }
             finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable))
         }
@@ -245,7 +254,10 @@ extension SessionManager {
         case .failure(let error):
             let rejected = error.isRefreshRejection
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
-            let failure = WaitOutcome.failed(.sessionRefreshFailed(.refresherFailed(error), nil))
+            // The watchdog's own failure is the waiters' error as it is; a refresher's is wrapped.
+            let timedOut = if case .sessionRefreshFailed(.timedOut, _) = error { true } else { false }
+            let waitersError = timedOut ? error : .sessionRefreshFailed(.refresherFailed(error), nil)
+            let failure = WaitOutcome.failed(waitersError)
             let now = clock.now()
             let offline = if case .noNetworkConnection = error { true } else { false }
             let ending = state.withLock { state -> Int? in
@@ -257,7 +269,7 @@ extension SessionManager {
                 // that comes back must refresh at once).
                 let coolsDown = current && !endsSession && !offline
                 let waiters = state.refresh.refreshFailed(
-                    refresh, counts: rejected && current, coolingDown: coolsDown ? (error, now) : nil)
+                    refresh, counts: rejected && current, coolingDown: coolsDown ? (waitersError, now) : nil, timedOut: timedOut)
                 for waiter in waiters { state.resolve(waiter, with: outcome) }
                 return endsSession && current ? session : nil
             }
@@ -374,16 +386,35 @@ public struct RefreshPolicy: Sendable {
     /// ``SessionManager/update(credential:)``) ends the cool-down, and 0 (or a negative or NaN
     /// value) turns it off; `.infinity` refreshes a credential at most once until it is replaced.
     public var failureCoolDown: TimeInterval
+    /// How long, in seconds of real time, the requests waiting for a refresh wait at most.
+    /// Default 60.
+    ///
+    /// A refresher that hangs would otherwise hold every request of its session until it is
+    /// cancelled. When the time is up the waiting requests fail with
+    /// ``RefreshFailure/timedOut(after:)``, and the refresh counts as one that could not reach
+    /// the server: the session is kept (unless ``expiresSessionWhenUnreachable``) and the
+    /// ``failureCoolDown`` starts. The refresher is not cancelled, and a credential it returns
+    /// later is still taken while the one it refreshes is current: a server that rotates
+    /// refresh tokens has already used up the one it was sent. 0, a negative or NaN value, or
+    /// `.infinity` sets no limit.
+    public var timeout: TimeInterval
 
     /// Creates a policy; every argument has the documented default.
     public init(
         leeway: TimeInterval = 30, window: RefreshWindow = RefreshWindow(), expiresSessionWhenUnreachable: Bool = false,
-        failureCoolDown: TimeInterval = 1
+        failureCoolDown: TimeInterval = 1, timeout: TimeInterval = 60
     ) {
         self.leeway = leeway
         self.window = window
         self.expiresSessionWhenUnreachable = expiresSessionWhenUnreachable
         self.failureCoolDown = failureCoolDown
+        self.timeout = timeout
+    }
+
+    /// The ``timeout`` as a wait, or `nil` for none.
+    var timeLimit: Duration? {
+        guard timeout > 0, timeout.isFinite else { return nil }
+        return .clampedSeconds(timeout)
     }
 
     /// The leeway as used: a negative or NaN one is zero; an infinite one makes every token with
@@ -400,6 +431,9 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
     indirect case refresherFailed(RepositoryError)
     /// More refreshes than the ``RefreshWindow`` allows: the server keeps rejecting new tokens.
     case excessiveRefresh(maximum: Int, interval: TimeInterval)
+    /// The refresh did not end within ``RefreshPolicy/timeout`` (seconds): a connectivity
+    /// failure, which keeps the session (see ``RefreshPolicy/expiresSessionWhenUnreachable``).
+    case timedOut(after: TimeInterval)
 
     public var description: String {
         switch self {
@@ -407,9 +441,16 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
         case .refresherFailed(.sessionRefreshFailed(let inner, _)): inner.description
         case .refresherFailed(let error): "the refresh failed: \(error.description.clause)"
         case .excessiveRefresh(let maximum, let interval):
-            // `Int(exactly:)`: an infinite or fractional interval is a valid window, never a trap.
-            "more than \(maximum) refreshes within \(Int(exactly: interval).map(String.init) ?? "\(interval)") seconds, so the server keeps rejecting new tokens"
+            "more than \(maximum) refreshes within \(Self.seconds(interval)) seconds, so the server keeps rejecting new tokens"
+        case .timedOut(let seconds):
+            "the refresh did not end within \(Self.seconds(seconds)) seconds"
         }
+    }
+
+    /// Whole seconds without a fraction; `Int(exactly:)`: an infinite or fractional value is
+    /// valid, never a trap.
+    private static func seconds(_ value: TimeInterval) -> String {
+        Int(exactly: value).map(String.init) ?? "\(value)"
     }
 }
 

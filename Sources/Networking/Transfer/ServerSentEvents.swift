@@ -449,6 +449,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             case .requestError, .customError: [502, 503, 504].contains(error.statusCode ?? 0) || midBody
             // A reconnection's token refresh that found no network: as good as no connection.
             case .sessionRefreshFailed(.refresherFailed(let cause), _): isTransient(cause, midBody: midBody)
+            case .sessionRefreshFailed(.timedOut, _): true
             default: midBody
             }
         }

@@ -9,13 +9,13 @@ import Testing
 struct RefreshIntegrationTests {
     /// A logged-in session whose manager refreshes through the test API.
     func refreshingSession(
-        refresher: (any TokenRefresher)? = nil, window: RefreshWindow = RefreshWindow()
+        refresher: (any TokenRefresher)? = nil, window: RefreshWindow = RefreshWindow(), timeout: TimeInterval = 60
     ) async throws -> (TestAPI.Repository, SessionManager<TestAPI.User>, TestAPI.Login) {
         let servers = try TestServers.require()
         let configuration = try TestServers.configuration(servers.apiURL)
         let anonymous = TestAPI.Repository(configuration: configuration)
         let session = SessionManager<TestAPI.User>(
-            refresher: refresher ?? anonymous, refreshPolicy: RefreshPolicy(window: window))
+            refresher: refresher ?? anonymous, refreshPolicy: RefreshPolicy(window: window, timeout: timeout))
         let login = try await anonymous.login().get()
         try session.login(user: login.user, credential: Credential(accessToken: login.token, refreshToken: login.refreshToken))
         return (TestAPI.Repository(configuration: configuration, sessionManager: session), session, login)
@@ -185,6 +185,32 @@ struct RefreshIntegrationTests {
         // Then: the next 401 refreshes at once, and the request succeeds
         #expect((try? await repository.fetchCurrentUser().get()) == login.user)
         #expect(state.withLock { $0.calls } == 2)
+    }
+
+    @Test("a refresh slower than the refresh timeout fails its waiters, keeps the session, and its late token is still taken")
+    func refreshTimeout() async throws {
+        let servers = try TestServers.require()
+        let slow = SlowRefresher(repository: TestAPI.Repository(configuration: try TestServers.configuration(servers.apiURL)), delay: 1.5)
+        let (repository, session, login) = try await refreshingSession(refresher: slow, timeout: 0.3)
+        _ = await repository.expire(token: login.token)
+        // When: the refresh takes 1.5 s, the waiters 0.3 s at most
+        let started = ContinuousClock.now
+        let results = await fetchConcurrently(repository, count: 3)
+        // Then
+        #expect(ContinuousClock.now - started < .seconds(1.4))
+        for result in results {
+            guard case .sessionRefreshFailed(.timedOut(after: 0.3), _)? = result.failure else {
+                Issue.record("expected a refresh timeout, got \(result)")
+                continue
+            }
+            #expect(result.failure?.isConnectivityFailure == true)
+        }
+        #expect(session.isLoggedIn)
+        // The refresh's answer, when it comes, is taken: the server has used up the old refresh token.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while session.sessionToken == login.token, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(session.sessionToken != login.token)
+        #expect((try? await repository.fetchCurrentUser().get()) == login.user)
     }
 
     @Test("cancelling a request that waits for a refresh ends it at once; the others still succeed")

@@ -239,4 +239,34 @@ struct RefreshStateMachineTests {
             #expect(plain.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .startRefresh)
         }
     }
+
+    @Test("a refresh that timed out is still taken when it ends, while the credential it refreshed is current")
+    func lateRefreshAfterTimeout() {
+        for replaced in [false, true] {
+            var machine = RefreshStateMachine(window: RefreshWindow(), coolDown: 2)
+            #expect(machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+            let late = machine.refreshID
+            let timeout = RepositoryError.sessionRefreshFailed(.timedOut(after: 60), nil)
+            #expect(machine.refreshFailed(late, counts: false, coolingDown: (timeout, now), timedOut: true) == [1])
+            #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .coolingDown)
+            if replaced { machine.credentialReplaced() }
+            let version = machine.version
+            // When: the refresher returns after all
+            let (keep, woken) = machine.refreshSucceeded(late)
+            // Then: kept (a new version, the cool-down over) unless the credential was replaced meanwhile
+            #expect(keep == !replaced)
+            #expect(woken.isEmpty)
+            #expect(machine.version == (replaced ? version : version + 1))
+            #expect(machine.coolingFailure == nil || replaced)
+            // Once only.
+            #expect(machine.refreshSucceeded(late).keep == false)
+        }
+        // A new session forgets it.
+        var machine = RefreshStateMachine(window: RefreshWindow())
+        _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        let late = machine.refreshID
+        _ = machine.refreshFailed(late, counts: false, timedOut: true)
+        _ = machine.sessionChanged()
+        #expect(machine.refreshSucceeded(late).keep == false)
+    }
 }

@@ -89,6 +89,46 @@ struct SessionRefreshFailureTests {
         #expect(store.stored?.credential.accessToken == "t1")
     }
 
+    @Test("A refresher that hangs fails its waiters after the timeout; what it returns later is taken, unless replaced meanwhile")
+    func hangingRefresher() async throws {
+        for replacedMeanwhile in [false, true] {
+            // Given: a refresher that returns only when the test says so
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let refresher = ClosureRefresher { _ in
+                for await _ in released { break }
+                return .success(Credential(accessToken: "late", refreshToken: "r2"))
+            }
+            let store = ScriptedCredentialStore()
+            let manager = SessionManager<User>(store: store, refresher: refresher, refreshPolicy: RefreshPolicy(timeout: 0.2))
+            try manager.login(user: ann, credential: expiredCredential)
+            // When
+            let outcome = await authorizing(manager)
+            // Then: the waiter fails, the session stays
+            guard case .sessionRefreshFailed(.timedOut(after: 0.2), nil)? = outcome.failure else {
+                Issue.record("expected a refresh timeout, got \(outcome)")
+                return
+            }
+            #expect(outcome.failure?.description.contains("the refresh did not end within 0.2 seconds") == true, "\(outcome)")
+            #expect(manager.isLoggedIn)
+            // The cool-down: the next request fails at once with the same error.
+            guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
+                Issue.record("expected the cool-down's failure")
+                return
+            }
+            if replacedMeanwhile { try manager.update(credential: Credential(accessToken: "manual", refreshToken: "r3")) }
+            // When: the refresher returns after all
+            release.yield()
+            let expected = replacedMeanwhile ? "manual" : "late"
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.sessionToken != expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            manager.waitUntilStored()
+            // Then: its credential is taken (and stored), but not over one given meanwhile
+            #expect(manager.sessionToken == expected)
+            #expect(store.stored?.credential.accessToken == expected)
+        }
+    }
+
     @Test("A refresh the server rejects (400, 401, 403) fails its waiter and ends the session", arguments: refreshRejections)
     func rejectionEndsTheSession(error: RepositoryError) async throws {
         // Given
