@@ -137,6 +137,15 @@ struct KeyPathOracle<Value: Decodable>: Decodable {
         init?(intValue: Int) { nil }
     }
 
+    /// A position in an array, named as `JSONDecoder` names it.
+    struct Position: CodingKey {
+        let intValue: Int?
+        var stringValue: String { "Index \(intValue ?? 0)" }
+        init(_ index: Int) { intValue = index }
+        init?(stringValue: String) { nil }
+        init?(intValue: Int) { self.intValue = intValue }
+    }
+
     struct Skip: Decodable {
         init(from decoder: any Decoder) throws {}
     }
@@ -149,7 +158,8 @@ struct KeyPathOracle<Value: Decodable>: Decodable {
             while elements.currentIndex < index, !elements.isAtEnd { _ = try elements.decode(Skip.self) }
             guard index >= 0, !elements.isAtEnd else {
                 throw DecodingError.valueNotFound(
-                    Value.self, .init(codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
+                    Value.self,
+                    .init(codingPath: elements.codingPath + [Position(index)], debugDescription: "the array has no element at index \(index)"))
             }
             value =
                 rest.isEmpty

@@ -68,7 +68,7 @@ import Testing
             let body = BodyDecoder(jsonDecoder: JSONDecoder(), usesFoundation: usesFoundation)
             let outcome = Outcome { try body.decode(Int.self, from: json, keyPath: "data.-1") }
             #expect(
-                outcome.description == "valueNotFound(Int) at [data]: the array has no element at index -1",
+                outcome.description == "valueNotFound(Int) at [data, Index -1#-1]: the array has no element at index -1",
                 "usesFoundation \(usesFoundation)")
         }
     }

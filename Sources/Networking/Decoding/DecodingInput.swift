@@ -11,9 +11,16 @@ public struct DecodingInput: Sendable {
     /// Decodes the body, or the value at a dotted key path inside it (`"data"`, `"page.items"`,
     /// `"results.0"`), with the configuration's decoder and its strategies.
     ///
+    /// An empty body (a `204`) is `nil` for an `Optional`, as for an endpoint without a step.
+    ///
     /// - Throws: the `DecodingError` of the decoder; coding paths start at the document's root.
     public func decode<T: Decodable>(_ type: T.Type = T.self, at keyPath: String? = nil) throws -> T {
-        try bodyDecoder.decode(type, from: response.body, keyPath: keyPath)
+        if response.body.isEmpty, let optional = T.self as? any ExpressibleByNilLiteral.Type,
+            let none = optional.init(nilLiteral: ()) as? T
+        {
+            return none
+        }
+        return try bodyDecoder.decode(type, from: response.body, keyPath: keyPath)
     }
 
     /// The body as JSON.

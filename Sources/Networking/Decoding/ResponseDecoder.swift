@@ -77,17 +77,22 @@ struct ResponseDecoder: Sendable {
         -> RepositoryError
     {
         let body = context.response?.body ?? Data()
+        // A decoding step's `decode(_:at:)` or `json()` of an empty body.
+        if body.isEmpty {
+            return reported(
+                .mismatch, typeName: typeName, context: context, codingPath: "",
+                reason: reasonPrefix + "the body is empty (status \(context.statusCode ?? 0)) but a value was expected")
+        }
         // A large body's syntax is only checked, not built into a value again (several times its
         // size in memory) to show what the path holds.
         let inspected = body.count <= Self.inspectedBodyLimit
-        let json = inspected ? try? JSONValue(parsing: body) : nil
-        let isValid = inspected ? json != nil : Self.isValidJSON(body)
+        let (json, isValid) = read(body, inspected: inspected, error: error)
         // Not valid JSON: the decoder could not read it (its error is at the top). A body that is
         // invalid only in a member the model never read fails as a mismatch where it failed.
         if !isValid, case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty {
             return reported(
                 .malformedJSON, typeName: typeName, context: context, codingPath: "",
-                reason: "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
+                reason: reasonPrefix + "the body is not valid JSON (\(Self.underlyingMessage(of: error)))")
         }
         var keyNames: (@Sendable (String) -> String)?
         if case .convertFromSnakeCase = configuration.jsonDecoder.keyDecodingStrategy { keyNames = FastJSONSnakeCase.convert }
@@ -99,6 +104,30 @@ struct ResponseDecoder: Sendable {
 
     /// The largest body a decoding failure parses again to say what its coding path holds.
     static let inspectedBodyLimit = 4 * 1024 * 1024
+
+    /// The body as a value to show (when `inspected`), and whether it is valid for the
+    /// configuration's decoder: JSON, or JSON5 and a top level without braces when the
+    /// `JSONDecoder` allows them (read by a `JSONDecoder` with those options alone, so that the
+    /// key strategy does not rename what is shown).
+    private func read(_ body: Data, inspected: Bool, error: DecodingError) -> (JSONValue?, Bool) {
+        let configured = configuration.jsonDecoder
+        guard configured.allowsJSON5 || configured.assumesTopLevelDictionary else {
+            let json = inspected ? try? JSONValue(parsing: body) : nil
+            return (json, inspected ? json != nil : Self.isValidJSON(body))
+        }
+        guard inspected else {
+            // Too large to read again: only a syntax error (one with a cause) at the top says invalid.
+            if case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty, corrupted.underlyingError != nil {
+                return (nil, false)
+            }
+            return (nil, true)
+        }
+        let reader = JSONDecoder()
+        reader.allowsJSON5 = configured.allowsJSON5
+        reader.assumesTopLevelDictionary = configured.assumesTopLevelDictionary
+        let json = try? reader.decode(JSONValue.self, from: body)
+        return (json, json != nil)
+    }
 
     /// Whether the body's JSON structure is valid (in any encoding the decoder reads), read
     /// without building a value.
@@ -158,10 +187,12 @@ struct ResponseDecoder: Sendable {
         }
     }
 
+    /// The path as text: an array's position in brackets (`data[3]`), any other key after a dot,
+    /// a dictionary's numeric key too (`prices.5`).
     static func pathText(_ path: [any CodingKey]) -> String {
         var text = ""
         for key in path {
-            if let index = key.intValue {
+            if let index = key.intValue, key.stringValue != String(index) {
                 text += "[\(index)]"
             } else {
                 text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
@@ -177,7 +208,7 @@ struct ResponseDecoder: Sendable {
     ) -> (text: String, isSecret: Bool) {
         // Invalid elsewhere, the body cannot be read as a whole to show the value.
         guard json != nil else {
-            return ("a value that cannot be shown (the body's JSON is invalid elsewhere)", isSensitive(path, redaction))
+            return ("a value that cannot be shown (the body is not valid JSON as a whole)", isSensitive(path, redaction))
         }
         let keys = bodyKeys(of: path, in: json, keyNames)
         let isSecret = isSensitive(path, redaction) || isSensitive(keys, redaction)

@@ -18,6 +18,7 @@ extension AbstractRepository {
     ///   response when every try was used.
     public func performPollingRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
+            try self.checkMapping(of: endpoint, decoding: T.self)
             let (request, response) = try await self.poll(endpoint)
             return try self.decoded(endpoint, from: response, request: request.summary)
         }
@@ -29,6 +30,7 @@ extension AbstractRepository {
         -> Result<RepositoryResponse<T>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<T> in
+            try self.checkMapping(of: endpoint, decoding: T.self)
             let (request, response) = try await self.poll(endpoint)
             let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
             return RepositoryResponse(value, of: response, to: request.summary)

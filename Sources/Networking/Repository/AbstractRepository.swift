@@ -115,6 +115,7 @@ open class AbstractRepository: @unchecked Sendable {
     /// the endpoint's own ``Endpoint/decoding(_:)`` step when it has one.
     public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
+            try self.checkMapping(of: endpoint, decoding: T.self)
             let (request, response) = try await self.exchange(endpoint)
             return try self.decoded(endpoint, from: response, request: request.summary)
         }
@@ -125,6 +126,7 @@ open class AbstractRepository: @unchecked Sendable {
         -> Result<RepositoryResponse<T>, RepositoryError>
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<T> in
+            try self.checkMapping(of: endpoint, decoding: T.self)
             let (request, response) = try await self.exchange(endpoint)
             let value = try self.decoded(endpoint.valueEndpoint(), from: response, request: request.summary)
             return RepositoryResponse(value, of: response, to: request.summary)
@@ -143,6 +145,7 @@ open class AbstractRepository: @unchecked Sendable {
                     reason: "\(T.self) is not Decodable, so the endpoint needs its own decoding step: add .decoding { … }",
                     request: try? self.builder.build(endpoint).summary)
             }
+            try self.checkMapping(of: endpoint, decoding: T.self)
             let (request, response) = try await self.exchange(endpoint)
             return try self.mapped(
                 try self.decoder.decode(with: custom, from: response, request: request.summary), endpoint: endpoint,
@@ -150,9 +153,14 @@ open class AbstractRepository: @unchecked Sendable {
         }
     }
 
-    /// Sends the endpoint and ignores the body (empty or not).
+    /// Sends the endpoint and ignores the body (empty or not), but for the endpoint's own
+    /// ``Endpoint/decoding(_:)`` step when it has one: a check of the body, whose failure is
+    /// reported like a decoding failure.
     public func performRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
-        await run(endpoint) { (endpoint) async throws(RepositoryError) in _ = try await self.exchange(endpoint) }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) in
+            let (request, response) = try await self.exchange(endpoint)
+            try self.checked(endpoint, response: response, request: request.summary)
+        }
     }
 
     /// Sends the endpoint, ignores the body, and returns the status, headers and URL.
@@ -161,6 +169,7 @@ open class AbstractRepository: @unchecked Sendable {
     {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> RepositoryResponse<Void> in
             let (request, response) = try await self.exchange(endpoint)
+            try self.checked(endpoint.valueEndpoint(), response: response, request: request.summary)
             return RepositoryResponse((), of: response, to: request.summary)
         }
     }
@@ -173,9 +182,14 @@ open class AbstractRepository: @unchecked Sendable {
 
     /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
     /// A status outside 2xx is a failure as for any call (a `304` to your own `If-None-Match`,
-    /// a `404`): the response is in its error's `context?.response`.
+    /// a `404`): the response is in its error's `context?.response`. An endpoint's own
+    /// ``Endpoint/decoding(_:)`` step, when it has one, makes the response returned.
     public func performRawRequest(_ endpoint: Endpoint<TransportResponse>) async -> Result<TransportResponse, RepositoryError> {
-        await run(endpoint) { (endpoint) async throws(RepositoryError) -> TransportResponse in try await self.exchange(endpoint).1 }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) -> TransportResponse in
+            let (request, response) = try await self.exchange(endpoint)
+            guard let custom = endpoint.customDecoding else { return response }
+            return try self.decoder.decode(with: custom, from: response, request: request.summary)
+        }
     }
 
     /// Sends an endpoint that needs no session, such as login or sign-up, and decodes the body as `T`.
@@ -246,6 +260,22 @@ open class AbstractRepository: @unchecked Sendable {
         let value = try decoder.decode(
             T.self, from: response, request: request, keyPath: endpoint.keyPath, custom: endpoint.customDecoding)
         return try mapped(value, endpoint: endpoint, response: response, request: request)
+    }
+
+    /// Refuses, before anything is sent, a call whose route has a mapping step for another type
+    /// than the call decodes: a write would be done by the server and then reported as failed.
+    func checkMapping<Response, T>(of endpoint: Endpoint<Response>, decoding type: T.Type) throws(RepositoryError) {
+        guard let mapping = endpoint.routeMapping, mapping.valueType != T.self else { return }
+        throw .invalidRequest(
+            reason: MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
+                .description,
+            request: try? builder.build(endpoint).summary)
+    }
+
+    /// Runs the endpoint's decoding step, when it has one, as a check of the body.
+    func checked(_ endpoint: Endpoint<Void>, response: TransportResponse, request: RequestSummary) throws(RepositoryError) {
+        guard let custom = endpoint.customDecoding else { return }
+        try decoder.decode(with: custom, from: response, request: request)
     }
 
     /// The value after the route's mapping step (WebApiClient's mapping blocks), whose failures

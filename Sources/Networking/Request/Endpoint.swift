@@ -382,9 +382,12 @@ extension Endpoint {
         return other
     }
 
-    /// The endpoint of the value a ``RepositoryResponse`` carries.
+    /// The endpoint of the value a ``RepositoryResponse`` carries, with the decoding step's value
+    /// as its own step (the rest of the response comes from the transport).
     func valueEndpoint<Value>() -> Endpoint<Value> where Response == RepositoryResponse<Value> {
-        retyped(as: Value.self)
+        var other = retyped(as: Value.self)
+        if let custom = customDecoding { other.customDecoding = { try custom($0).value } }
+        return other
     }
 }
 

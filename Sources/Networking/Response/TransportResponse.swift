@@ -73,6 +73,68 @@ public struct TransportResponse: Sendable, Hashable {
         body.isEmpty ? nil : try? JSONValue(parsing: body)
     }
 
-    /// The body as UTF-8 text (invalid bytes replaced).
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    /// The body as text: in the charset `Content-Type` names (UTF-8, UTF-16, or ISO-8859-1,
+    /// ASCII and windows-1252, read as windows-1252 as browsers do), else UTF-8. A byte order
+    /// mark decides the encoding and is dropped; invalid bytes are replaced.
+    public var text: String { TextCharset.decode(body, contentType: headers["Content-Type"]) }
+}
+
+/// The charsets ``TransportResponse/text`` reads, by their WHATWG labels.
+enum TextCharset {
+    case utf8
+    case utf16(bigEndian: Bool)
+    case windows1252
+
+    static func decode(_ body: Data, contentType: String?) -> String {
+        var bytes = body[...]
+        var charset = contentType.map(Self.init(contentType:)) ?? .utf8
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            bytes = bytes.dropFirst(3)
+            charset = .utf8
+        } else if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+            charset = .utf16(bigEndian: bytes.first == 0xFE)
+            bytes = bytes.dropFirst(2)
+        }
+        switch charset {
+        case .utf8:
+            return String(decoding: bytes, as: UTF8.self)
+        case .utf16(let bigEndian):
+            var units: [UInt16] = []
+            units.reserveCapacity(bytes.count / 2)
+            var iterator = bytes.makeIterator()
+            while let first = iterator.next() {
+                // An odd byte at the end is no code unit: replaced.
+                guard let second = iterator.next() else {
+                    units.append(0xFFFD)
+                    break
+                }
+                units.append(bigEndian ? UInt16(first) << 8 | UInt16(second) : UInt16(second) << 8 | UInt16(first))
+            }
+            return String(decoding: units, as: UTF16.self)
+        case .windows1252:
+            // Five bytes windows-1252 leaves undefined make Foundation give up: they are ISO-8859-1's then.
+            let data = Data(bytes)
+            return String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1)
+                ?? String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The charset of a `Content-Type` value's `charset` parameter; UTF-8 when it names none or
+    /// one not read here.
+    init(contentType: String) {
+        self = .utf8
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            let label = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")).lowercased()
+            switch label {
+            case "utf-16be": self = .utf16(bigEndian: true)
+            case "utf-16", "utf-16le": self = .utf16(bigEndian: false)
+            case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "us-ascii", "ascii", "windows-1252", "cp1252", "x-cp1252":
+                self = .windows1252
+            default: self = .utf8
+            }
+            return
+        }
+    }
 }

@@ -50,6 +50,8 @@ extension RouteTable {
         try self.init()
         // Path items given by `$ref` can make many routes of few bytes, each with the base path.
         var templateBytes = 0
+        // Each route name's operation, to say where both are when two share a name.
+        var firstOperation: [String: String] = [:]
         for path in paths.keys.sorted() {
             guard let entry = paths[path], case .object(let item) = references.resolved(entry) else { continue }
             if let reference = item["$ref"]?.stringValue {
@@ -90,6 +92,11 @@ extension RouteTable {
                 let serialization = try Self.serialization(
                     of: .object(operation), pathParameters: Self.array(item["parameters"]), method: method, swagger2: isSwagger2,
                     references: references, source: source)
+                if let first = firstOperation[name] {
+                    throw .invalidConfiguration(
+                        reason: "\(source): the operations \(first) and \(method.uppercased()) \(path) are both named \"\(name)\"")
+                }
+                firstOperation[name] = "\(method.uppercased()) \(path)"
                 do {
                     try add(
                         Route(

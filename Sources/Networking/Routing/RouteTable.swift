@@ -88,9 +88,10 @@ public struct RouteTable: Sendable {
 
     /// Gives the route a step after decoding (WebApiClient's mapping blocks): for example wiring
     /// children to their parent, or filling in what the API leaves out. It runs when a call of the
-    /// route decodes `T`; a call of the route that decodes another type fails with
-    /// ``RepositoryError/decodeError(_:)`` (a mapping that cannot run is never skipped), and what
-    /// the mapping throws is reported the same way (to the decode-error hook too).
+    /// route decodes `T`; a call of the route that decodes another type (`T?` included) fails
+    /// with ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent (a mapping
+    /// that cannot run is never skipped). What the mapping throws is reported as
+    /// ``RepositoryError/decodeError(_:)``, to the decode-error hook too.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name.
     public mutating func setMapping<T: Sendable>(

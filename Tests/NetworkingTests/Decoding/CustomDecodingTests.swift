@@ -240,4 +240,49 @@ struct CustomDecodingTests {
         #expect(token == "abc")
         #expect(transport.requests.count == 1)
     }
+
+    @Test("The decoding step of an endpoint of a RepositoryResponse, of Void or of a raw response is run, not dropped")
+    func stepsOfOtherResponseTypes() async throws {
+        // Given
+        let body = #"{"data": {"id": 1, "title": "dune", "genre": "fiction"}, "ok": false}"#
+        let hook = Recorder<DecodingFailure>()
+        let (repository, _) = try repository([.status(.get, "books/1", 200, json: body, headers: ["ETag": "\"b1\""])], hook: hook)
+        let unused = RequestSummary(method: .get, url: URL(fileURLWithPath: "/"))
+        // When: the value of a RepositoryResponse is the step's; the rest is the response's
+        let response = try await repository.performRequest(
+            Endpoint<RepositoryResponse<Book>>.get("books/1").decoding { input in
+                RepositoryResponse(value: try input.decode(Book.self, at: "data"), statusCode: 0, request: unused)
+            }
+        ).get()
+        // Then
+        #expect(response.value == Book(id: 1, title: "dune", genre: .fiction))
+        #expect(response.statusCode == 200)
+        #expect(response.headers["ETag"] == "\"b1\"")
+        // When: the step of a call that ignores the body checks it, and its failure is a decoding failure
+        let check: @Sendable (DecodingInput) throws -> Void = { input in
+            guard try input.json()["ok"] == .bool(true) else { throw ShelfRule(detail: "not ok") }
+        }
+        let void = await repository.performRequest(Endpoint<Void>.get("books/1").decoding(check))
+        let voidResponse = await repository.performRequest(Endpoint<RepositoryResponse<Void>>.get("books/1").decoding { input in
+            try check(input)
+            return RepositoryResponse(value: (), statusCode: 0, request: unused)
+        })
+        // Then
+        for failure in [void.failure, voidResponse.failure] {
+            guard case .decodeError(let decoding)? = failure else {
+                Issue.record("expected the check's failure, got \(String(describing: failure))")
+                continue
+            }
+            #expect(decoding.reason.contains("not ok"))
+        }
+        #expect(hook.all.count == 2)
+        // When: a raw response's step makes the response returned
+        let raw = try await repository.performRawRequest(
+            Endpoint<TransportResponse>.get("books/1").decoding { input in
+                TransportResponse(statusCode: input.response.statusCode, body: Data("replaced".utf8))
+            }
+        ).get()
+        // Then
+        #expect(raw.body == Data("replaced".utf8))
+    }
 }

@@ -173,8 +173,8 @@ struct ResponseDecoderTests {
         let missingKey = try #require(decodingFailure([Book].self, page, keyPath: "items"))
         let missingIndex = try #require(decodingFailure(Book.self, page, keyPath: "data.5"))
         #expect(missingKey.reason.contains("missing key \"items\""), "\(missingKey.reason)")
-        #expect(missingIndex.codingPath == "data")
-        #expect(missingIndex.reason.contains("Book"), "\(missingIndex.reason)")
+        #expect(missingIndex.codingPath == "data[5]")
+        #expect(missingIndex.reason == "expected Book but found nothing", "\(missingIndex.reason)")
     }
 
     @Test("The report carries type, request, status, path, reason and a bounded, redacted excerpt")
@@ -283,11 +283,96 @@ struct ResponseDecoderTests {
         #expect(atCredential.codingPath == "token")
     }
 
-    @Test("Coding paths are written with dots for keys and brackets for indices")
-    func pathText() {
-        let path: [any CodingKey] = [DynamicKey("data"), DynamicKey(intValue: 3)!, DynamicKey("genre")]
-        #expect(ResponseDecoder.pathText(path) == "data[3].genre")
-        #expect(ResponseDecoder.pathText([DynamicKey(intValue: 0)!, DynamicKey("a")]) == "[0].a")
+    @Test("With JSON5 allowed, a JSON5 body that does not fit the model is a mismatch that shows the value, not invalid JSON")
+    func json5Mismatch() throws {
+        let json5 = JSONDecoder()
+        json5.allowsJSON5 = true
+        json5.keyDecodingStrategy = .convertFromSnakeCase
+        var configuration = try makeConfiguration()
+        configuration.jsonDecoder = json5
+        let decoder = ResponseDecoder(configuration: configuration)
+        for (body, path) in [("'poetry'", ""), ("{data: {genre: 'poetry',},}", "data.genre")] {
+            do {
+                _ = try decoder.decode(Genre.self, from: response(body), request: request, keyPath: path.isEmpty ? nil : path)
+                Issue.record("expected a mismatch for \(body)")
+            } catch {
+                guard case .decodeError(let failure) = error else {
+                    Issue.record("expected a mismatch for \(body), got \(error)")
+                    continue
+                }
+                #expect(failure.codingPath == path)
+                #expect(failure.reason.contains("poetry"), "\(failure.reason)")
+            }
+        }
+        // Not JSON5 either: invalid.
+        do {
+            _ = try decoder.decode(Genre.self, from: response("{data: "), request: request, keyPath: nil)
+        } catch {
+            guard case .jsonError = error else {
+                Issue.record("expected invalid JSON, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test("A step's failure keeps the step's prefix, and a step's empty body says so")
+    func stepFailures() throws {
+        let corrupt: (DecodingInput) throws -> Book = { _ in
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "not a CSV row"))
+        }
+        do {
+            _ = try decoder.decode(with: corrupt, from: response("a;b\n1"), request: request, reasonPrefix: "the mapping step failed: ")
+            Issue.record("expected a failure")
+        } catch {
+            guard case .jsonError(let failure) = error else {
+                Issue.record("expected a malformed-body failure, got \(error)")
+                return
+            }
+            #expect(failure.reason.hasPrefix("the mapping step failed: "), "\(failure.reason)")
+        }
+        let decodesData: (DecodingInput) throws -> Book = { try $0.decode(Book.self, at: "data") }
+        do {
+            _ = try decoder.decode(with: decodesData, from: response("", status: 204), request: request)
+            Issue.record("expected a failure")
+        } catch {
+            guard case .decodeError(let failure) = error else {
+                Issue.record("expected a mismatch, got \(error)")
+                return
+            }
+            #expect(failure.reason.contains("the body is empty (status 204)"), "\(failure.reason)")
+        }
+        let optional = try decoder.decode(with: { try $0.decode(Book?.self, at: "data") }, from: response("", status: 204), request: request)
+        #expect(optional == nil)
+    }
+
+    @Test("Coding paths are written with dots for keys and brackets for indices; a dictionary's numeric key is a key")
+    func pathText() throws {
+        struct Price: Decodable { let amount: Int }
+        let inArray = try #require(decodingFailure([[Book]].self, #"[[], [{"id": 1, "title": "Dune", "genre": 7}]]"#))
+        #expect(inArray.codingPath == "[1][0].genre")
+        let inDictionaries = #"{"prices": {"5": {"amount": "x"}}}"#
+        for usesFoundation in [false, true] {
+            var configuration = try makeConfiguration()
+            configuration.usesFoundationJSONDecoder = usesFoundation
+            let decoder = ResponseDecoder(configuration: configuration)
+            let response = response(inDictionaries)
+            for keyed in [false, true] {
+                do {
+                    if keyed {
+                        _ = try decoder.decode([String: [Int: Price]].self, from: response, request: request, keyPath: nil)
+                    } else {
+                        _ = try decoder.decode([String: [String: Price]].self, from: response, request: request, keyPath: nil)
+                    }
+                    Issue.record("expected a mismatch")
+                } catch {
+                    guard case .decodeError(let failure) = error else {
+                        Issue.record("expected a decode error, got \(error)")
+                        continue
+                    }
+                    #expect(failure.codingPath == "prices.5.amount", "usesFoundation \(usesFoundation), Int keys \(keyed)")
+                }
+            }
+        }
         #expect(ResponseDecoder.pathText([]).isEmpty)
     }
 }

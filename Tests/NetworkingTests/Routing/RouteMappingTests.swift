@@ -135,7 +135,7 @@ struct RouteMappingTests {
         #expect(failure.reason.contains(#"route "parent""#))
     }
 
-    @Test("A mapping step for another type than the call decodes is a .decodeError naming both types")
+    @Test("A mapping step for another type than the call decodes is refused before sending, naming both types")
     func mappingTypeMismatch() async throws {
         let heard = Recorder<DecodingFailure>()
         var routes = try RouteTable([Route(name: "parent", path: "parents/1")])
@@ -144,9 +144,18 @@ struct RouteMappingTests {
         let repository = TestRepository(
             configuration: try routedConfiguration(routes, decodingFailureHandler: { heard.record($0) }), transport: transport)
         let result: Result<Child, RepositoryError> = await repository.performRequest(.route("parent"))
-        let failure = try #require(decodeFailure(result))
-        #expect(failure.reason == #"route "parent" has a mapping step for Parent, but the call decodes Child"#)
-        #expect(heard.all.count == 1)
+        let optional: Result<Parent?, RepositoryError> = await repository.performRequest(.route("parent"))
+        // Refused before sending: a write would be done, then reported as failed.
+        for (failure, asked) in [(result.failure, "Child"), (optional.failure, "Optional<Parent>")] {
+            guard case .invalidRequest(let reason, let request?)? = failure else {
+                Issue.record("expected an invalid request, got \(String(describing: failure))")
+                continue
+            }
+            #expect(reason == #"route "parent" has a mapping step for Parent, but the call decodes "# + asked)
+            #expect(request.url.path.hasSuffix("parents/1"))
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(heard.all.isEmpty)
     }
 
     @Test("Calls that decode nothing skip the mapping step")

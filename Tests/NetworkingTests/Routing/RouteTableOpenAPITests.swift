@@ -329,11 +329,11 @@ struct RouteTableOpenAPITests {
                 #"the key "get" appears twice in the same object at line 1, column 50"#))
     }
 
-    @Test("Two operations with the same operationId are refused")
+    @Test("Two operations with the same operationId are refused, naming both")
     func duplicateOperationID() {
-        let json = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "same"}}, "/b": {"get": {"operationId": "same"}}}}"#
-        #expect(refusal(json) == #"OpenAPI document: two routes are named "same""#)
-        #expect(refusal(json, source: "petstore.json") == #"petstore.json: two routes are named "same""#)
+        let json = #"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "same"}}, "/b": {"post": {"operationId": "same"}}}}"#
+        #expect(refusal(json) == #"OpenAPI document: the operations GET /a and POST /b are both named "same""#)
+        #expect(refusal(json, source: "petstore.json") == #"petstore.json: the operations GET /a and POST /b are both named "same""#)
     }
 
     @Test("An operation with a multipart or raw body loads with that serialization")

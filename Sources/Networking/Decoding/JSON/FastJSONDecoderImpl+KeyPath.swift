@@ -23,7 +23,8 @@ extension FastJSONDecoderImpl {
                     throw DecodingError.valueNotFound(
                         T.self,
                         DecodingError.Context(
-                            codingPath: session.codingPath(node), debugDescription: "the array has no element at index \(index)"))
+                            codingPath: session.codingPath(node) + [FastJSONCodingKey(index: index)],
+                            debugDescription: "the array has no element at index \(index)"))
                 }
                 var element = value &+ 1
                 for _ in 0..<index { element = tape.next(element) }

@@ -32,7 +32,8 @@ struct FastJSONKeyPathFallback<Value: Decodable>: Decodable {
                 throw DecodingError.valueNotFound(
                     Value.self,
                     DecodingError.Context(
-                        codingPath: elements.codingPath, debugDescription: "the array has no element at index \(index)"))
+                        codingPath: elements.codingPath + [FastJSONCodingKey(index: index)],
+                        debugDescription: "the array has no element at index \(index)"))
             }
             if rest.isEmpty {
                 value = try elements.decode(Value.self)
