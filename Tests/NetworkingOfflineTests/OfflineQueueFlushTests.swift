@@ -32,7 +32,7 @@ struct OfflineQueueFlushTests {
     static func setUp(
         batch: (path: String, limit: Int)? = nil, othersRequests: OfflineQueue.OthersRequests = .keep,
         maximumRefusals: Int? = nil, clock: NetworkingClock = .live, retryPolicy: RetryPolicy = .never,
-        defaultHeaders: HTTPHeaders = [:], onFlush: (@Sendable (FlushReport) -> Void)? = nil,
+        defaultHeaders: HTTPHeaders = [:], secretFields: Set<String> = [], onFlush: (@Sendable (FlushReport) -> Void)? = nil,
         answer: @escaping @Sendable (TransportRequest) throws(TransportError) -> TransportResponse
     ) throws -> Setup {
         let folder = try temporaryFolder()
@@ -53,6 +53,7 @@ struct OfflineQueueFlushTests {
         configuration.interceptors = [queue]
         configuration.retryPolicy = retryPolicy
         configuration.defaultHeaders = defaultHeaders
+        configuration.secretFields = secretFields
         let session = SessionManager<APIUser>()
         try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
         let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
@@ -97,11 +98,12 @@ struct OfflineQueueFlushTests {
     }
 
     @Test(
-        "A default API key is not kept on disk; a flush adds the default headers again, but a default Content-Type never replaces a form's or an upload's own"
+        "A default API key (or a field of secretFields) is not kept on disk; a flush adds the default headers again, but a default Content-Type never replaces a form's or an upload's own"
     )
     func flushKeepsTheBodysContentType() async throws {
         let setup = try Self.setUp(
-            defaultHeaders: ["Content-Type": "application/json", "X-Client": "notes/2", "X-Api-Key": "k-1"], answer: Self.status(201))
+            defaultHeaders: ["Content-Type": "application/json", "X-Client": "notes/2", "X-Api-Key": "k-1", "X-Tenant": "t-9"],
+            secretFields: ["x-tenant"], answer: Self.status(201))
         defer { try? FileManager.default.removeItem(at: setup.folder) }
         var form = MultipartFormData()
         form.append(Data("hello".utf8), name: "text")
@@ -111,11 +113,12 @@ struct OfflineQueueFlushTests {
         }
         let kept = try OfflineJournal.liveItems(in: setup.folder)
         #expect(kept.count == 2 && kept.allSatisfy { $0.request.headers["X-Api-Key"] == nil }, "the key stays off the disk")
+        #expect(kept.allSatisfy { $0.request.headers["X-Tenant"] == nil }, "so does a secret field")
         #expect(kept.allSatisfy { $0.request.headers["X-Client"] == "notes/2" })
         setup.online.turnOn()
         let report = await setup.queue.flush()
         #expect(report.delivered.count == 2, "\(report)")
-        #expect(setup.transport.requests.suffix(2).allSatisfy { $0.headers["X-Api-Key"] == "k-1" })
+        #expect(setup.transport.requests.suffix(2).allSatisfy { $0.headers["X-Api-Key"] == "k-1" && $0.headers["X-Tenant"] == "t-9" })
         let sent = setup.transport.requests.suffix(2)
         #expect(sent.map { $0.headers.values(for: "Content-Type") } == [[form.contentType], ["text/plain"]])
         #expect(sent.allSatisfy { $0.headers["X-Client"] == "notes/2" })

@@ -85,6 +85,12 @@ extension NetworkingConfiguration {
         return defaults
     }
 
+    /// Whether this configuration treats a field of this name as a credential: a built-in name
+    /// (``HTTPHeaders/isSecretFieldName(_:)``) or one of ``secretFields``. A feature built on the
+    /// library that keeps requests (an offline queue keeping credentials off disk) asks this, so
+    /// that it draws the line where the repository does.
+    public func isSecretFieldName(_ name: String) -> Bool { Redaction(secretFields: secretFields).isSecret(name) }
+
     /// A host as two spellings of it compare equal: lower-cased, an IPv6 address without its
     /// brackets, a name without its trailing dot (`FILES.example.org.` is `files.example.org`).
     static func comparableHost(_ host: String) -> String {

@@ -19,12 +19,14 @@ struct OfflineItem: Codable, Sendable, Hashable {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     /// `request` without credentials: without ``credentialHeaders``, and without the fields
-    /// named like a credential (`X-Api-Key`) that are the repository's `defaults`, which a flush
-    /// adds again.
-    static func storable(_ request: TransportRequest, defaults: HTTPHeaders) -> TransportRequest {
+    /// named like a credential (`X-Api-Key`, or one of the configuration's `secretFields`) that
+    /// are the repository's default headers, which a flush adds again.
+    static func storable(_ request: TransportRequest, configuration: NetworkingConfiguration?) -> TransportRequest {
         var stored = request
         for name in credentialHeaders { stored.headers[name] = nil }
-        for name in defaults.names where HTTPHeaders.isSecretFieldName(name) {
+        guard let configuration else { return stored }
+        let defaults = configuration.defaultHeaders
+        for name in defaults.names where configuration.isSecretFieldName(name) {
             if stored.headers.values(for: name) == defaults.values(for: name) { stored.headers[name] = nil }
         }
         return stored

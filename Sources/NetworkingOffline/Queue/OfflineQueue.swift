@@ -443,7 +443,7 @@ public final class OfflineQueue: Interceptor {
         }
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user,
-            request: OfflineItem.storable(request, defaults: state.withLock { $0.repository }?.configuration.defaultHeaders ?? [:]),
+            request: OfflineItem.storable(request, configuration: state.withLock { $0.repository }?.configuration),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
@@ -633,7 +633,7 @@ public final class OfflineQueue: Interceptor {
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(request, defaults: repository.configuration.defaultHeaders),
+                request: OfflineItem.storable(request, configuration: repository.configuration),
                 requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
