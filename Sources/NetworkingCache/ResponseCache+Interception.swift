@@ -116,6 +116,9 @@ extension ResponseCache {
         /// ``CacheKey/credential(of:)``).
         let isAuthorized: Bool
         let isSigned: Bool
+        /// Whether the repository running the call names a field a credential (its configuration's
+        /// `secretFields` too).
+        let isSecret: @Sendable (String) -> Bool
         /// The key, or `nil` when the call cannot use the cache at all.
         let key: CacheKey?
 
@@ -152,7 +155,9 @@ extension ResponseCache {
                 return signer != keyedFor
             }
             isSigned = context.requiresSession && context.session != nil
-            let credential = CacheKey.credential(of: request)
+            let isSecret = { @Sendable (name: String) in context.isSecretFieldName(name) }
+            self.isSecret = isSecret
+            let credential = CacheKey.credential(of: request, isSecret: isSecret)
             isAuthorized = isSigned || credential != nil
             let usable =
                 request.method == .get && policy.mode != .bypass && !policy.findsNothing && request.responseBodySink == nil
@@ -167,7 +172,7 @@ extension ResponseCache {
                 ? CacheKey(
                     method: request.method, url: request.url, routeName: context.name, discriminator: discriminator,
                     ignoresQuery: policy.ignoresQueryParameters, credential: credential,
-                    secretFields: CacheKey.secretFields(of: request)) : nil
+                    secretFields: CacheKey.secretFields(of: request, isSecret: isSecret)) : nil
         }
     }
 
@@ -189,7 +194,7 @@ extension ResponseCache {
             isShareable: { response in
                 // With nothing saying whose answer it is, another caller's request may carry
                 // another user's credential.
-                !(call.hasNoOwner && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders))
+                !(call.hasNoOwner && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret))
                     && VaryRule.isShareable(response, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil)
             })
     }
@@ -267,7 +272,7 @@ extension ResponseCache {
         if case .names(let names) = VaryRule.fields(of: response.headers) { varyNames = names } else { varyNames = [] }
         // An app's interceptor after the cache that signs requests itself: the answer is an
         // authorized one, and without a session or discriminator nothing says whose.
-        let credentialAdded = VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders)
+        let credentialAdded = VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret)
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized || credentialAdded,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"),

@@ -93,6 +93,9 @@ public struct RequestContext: Sendable {
 
     /// What the chain's own steps note about the call across its attempts.
     let record: CallRecord
+    /// The names the configuration of the repository running the call adds to the built-in
+    /// credential names (``NetworkingConfiguration/secretFields``); the repository sets them.
+    var secretFields: Set<String> = []
 
     /// Creates a context for a new call.
     public init(
@@ -104,6 +107,21 @@ public struct RequestContext: Sendable {
 
     /// How many times the call has been sent so far (1 for the first attempt).
     public var attempt: Int { record.attempt }
+
+    /// Whether the repository running the call treats a field of this name as a credential: a
+    /// built-in name (``HTTPHeaders/isSecretFieldName(_:)``) or one of its configuration's
+    /// ``NetworkingConfiguration/secretFields``. A step that keeps answers per caller (a response
+    /// cache) asks this, so that a per-user field the app named (`X-User`) keeps users apart.
+    public func isSecretFieldName(_ name: String) -> Bool {
+        secretFields.isEmpty ? HTTPHeaders.isSecretFieldName(name) : Redaction(secretFields: secretFields).isSecret(name)
+    }
+
+    /// The context as the repository with these secret field names runs it.
+    func runBy(secretFields: Set<String>) -> RequestContext {
+        var context = self
+        context.secretFields = secretFields
+        return context
+    }
 
     /// Whose session signed the call's requests (its ``SessionAuthorizing/sessionIdentity`` as the
     /// request was signed), or `nil` before the call is signed, or when the session names no one.
@@ -133,6 +151,7 @@ public struct RequestContext: Sendable {
     /// (so it keeps to the session the call was first signed in).
     func continuing() -> RequestContext {
         RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
+            .runBy(secretFields: secretFields)
     }
 
     /// A context for a request of the call that `record` notes (an event stream's reconnection).

@@ -75,7 +75,8 @@ open class AbstractRepository: @unchecked Sendable {
         self.customErrors = customErrors
         pipeline = RequestPipeline(
             transport: transport,
-            interceptors: Self.chain(configuration: configuration, session: sessionManager, interceptors: interceptors))
+            interceptors: Self.chain(configuration: configuration, session: sessionManager, interceptors: interceptors),
+            secretFields: configuration.secretFields)
         builder = RequestBuilder(configuration: configuration)
         decoder = ResponseDecoder(configuration: configuration)
     }

@@ -65,10 +65,12 @@ enum VaryRule {
     /// `Proxy-Authorization` or another field that says who calls (`X-Auth-Token`:
     /// `CacheKey.isTokenField(_:)`): the session's signature, or an app's interceptor that signs
     /// requests itself.
-    static func credentialAddedAfterTheCache(seen: HTTPHeaders, sent: HTTPHeaders?) -> Bool {
+    static func credentialAddedAfterTheCache(
+        seen: HTTPHeaders, sent: HTTPHeaders?, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName
+    ) -> Bool {
         guard let sent else { return false }
         let names = Set(sent.map { $0.name.lowercased() }).filter {
-            $0 == "authorization" || $0 == "proxy-authorization" || CacheKey.isTokenField($0)
+            $0 == "authorization" || $0 == "proxy-authorization" || CacheKey.isTokenField($0, isSecret: isSecret)
         }
         return names.contains { changed($0, seen: seen, sent: sent) }
     }

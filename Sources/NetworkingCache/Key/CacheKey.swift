@@ -81,8 +81,11 @@ struct CacheKey: Sendable, Hashable {
     /// other fields named like a credential that are not API keys (``isTokenField(_:)``: an
     /// `X-Auth-Token`, an `X-Session-Id`), the user and password of its URL (which a transport
     /// sends as Basic authentication), and its client certificate (mutual TLS), told apart by its
-    /// format and files (or bytes).
-    static func credential(of request: TransportRequest) -> String? {
+    /// format and files (or bytes). `isSecret` tells a credential's name (the repository's:
+    /// `RequestContext.isSecretFieldName(_:)`).
+    static func credential(
+        of request: TransportRequest, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName
+    ) -> String? {
         var text = ""
         if let client = request.security.clientCertificate {
             append("client-certificate", to: &text)
@@ -102,7 +105,7 @@ struct CacheKey: Sendable, Hashable {
                 append(value, to: &text)
             }
         }
-        appendFields(of: request, where: isTokenField, to: &text)
+        appendFields(of: request, where: { isTokenField($0, isSecret: isSecret) }, to: &text)
         if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
             components.percentEncodedUser != nil || components.percentEncodedPassword != nil
         {
@@ -120,9 +123,9 @@ struct CacheKey: Sendable, Hashable {
     /// key does not make a request authorized (an app with one static key keeps its caching).
     /// Fields that change with every request (a signature, a CSRF token) are left out: they
     /// would give every request an entry of its own.
-    static func secretFields(of request: TransportRequest) -> String? {
+    static func secretFields(of request: TransportRequest, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName) -> String? {
         var text = ""
-        appendFields(of: request, where: { isAPIKey($0) && HTTPHeaders.isSecretFieldName($0) && !changesWithEveryRequest($0) }, to: &text)
+        appendFields(of: request, where: { isAPIKey($0) && isSecret($0) && !changesWithEveryRequest($0) }, to: &text)
         return text.isEmpty ? nil : text
     }
 
@@ -142,9 +145,9 @@ struct CacheKey: Sendable, Hashable {
     /// `X-Access-Token`, `X-Session-Id`): not `Authorization`, `Proxy-Authorization` or `Cookie`
     /// (``credential(of:)`` names them), not an API key (``secretFields(of:)``), and not one that
     /// changes with every request.
-    static func isTokenField(_ name: String) -> Bool {
+    static func isTokenField(_ name: String, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName) -> Bool {
         !["authorization", "proxy-authorization", "cookie"].contains(name) && !isAPIKey(name)
-            && HTTPHeaders.isSecretFieldName(name) && !changesWithEveryRequest(name)
+            && isSecret(name) && !changesWithEveryRequest(name)
     }
 
     /// Whether a field (lower-cased) named like a credential is an API key: its name ends in

@@ -164,6 +164,25 @@ import Testing
         }
     }
 
+    @Test("A field the configuration names in secretFields (X-User) keeps users apart like a built-in token field")
+    func configuredSecretFieldsKeyTheirOwnEntries() async throws {
+        var configuration = try TestServers.configuration(servers.apiURL, interceptors: [cache])
+        configuration.secretFields = ["X-User"]
+        let api = CacheFixtures.Repository(configuration: configuration)
+        let key = CacheFixtures.uniqueKey("secret-field")
+        var sources: [ResponseSource] = []
+        for user in ["alice", "bob", "alice", "bob"] {
+            sources.append(try await api.resource(key, query: ["max_age": "600", "private": "1"], headers: ["X-User": user]).get().source)
+        }
+        #expect(sources == [.network, .network, .cache, .cache])
+        #expect(try await api.hits(key).requests == 2)
+        // Without an explicit permission, such an answer is not stored: it is an authorized one.
+        let plain = CacheFixtures.uniqueKey("secret-field-plain")
+        for _ in 0..<2 {
+            #expect(try await api.resource(plain, query: ["max_age": "600"], headers: ["X-User": "alice"]).get().source == .network)
+        }
+    }
+
     @Test func keysDoNotCollideOnQueryItems() async throws {
         // WebApiClient keyed {a: "1b=2"} and {a: "1", b: "2"} alike.
         let key = CacheFixtures.uniqueKey("collision")
