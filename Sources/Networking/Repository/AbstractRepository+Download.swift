@@ -81,7 +81,7 @@ extension AbstractRepository {
         switch files.lock() {
         case .acquired(let acquired): lock = acquired
         case .refused(let failure):
-            throw .downloadFailed(failure, ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
+            throw .downloadFailed(failure, ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL), attempts: 0))
         }
         defer { lock.release() }
         if !options.resumable { files.removePartial() }
@@ -245,12 +245,25 @@ extension AbstractRepository {
             statusCode: context.statusCode ?? 200, headers: context.response?.headers ?? [:])
     }
 
-    /// With a checksum: a hasher that has seen the kept partial file's bytes (resuming) or nothing.
+    /// With a checksum: a hasher that has seen the kept partial file's bytes (resuming) or
+    /// nothing. Resuming, the partial file is checked to be a plain file of its own either way.
     private static func prefixHasher(
         options: DownloadOptions, start: DownloadStateMachine.Start, files: DownloadFiles, request: RequestSummary
     ) async throws(RepositoryError) -> SHA256? {
-        guard options.expectedSHA256 != nil else { return nil }
-        guard case .resume(let from, _, _) = start else { return SHA256() }
+        guard case .resume(let from, _, _) = start else { return options.expectedSHA256 == nil ? nil : SHA256() }
+        guard options.expectedSHA256 != nil else {
+            // Resumed without a checksum: the kept file is not read, but one planted in its place
+            // (a link, a FIFO) is refused before anything is sent, as when it is hashed.
+            switch POSIX.openOwnFile(files.partial.path, O_RDONLY) {
+            case .success(let descriptor):
+                POSIX.close(descriptor)
+                return nil
+            case .failure(let refusal):
+                throw .downloadFailed(
+                    .fileSystem(DownloadFiles.problem(refusal, path: files.partial.path, doing: "opened")),
+                    ErrorContext(request: request, attempts: 0))
+            }
+        }
         let hashed = await OwnThread.run { cancelled in files.hashPartial(upTo: from, cancelled: cancelled) }
         // Before anything was sent.
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request, attempts: 0)) }

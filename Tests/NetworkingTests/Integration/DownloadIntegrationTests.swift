@@ -325,10 +325,11 @@ struct DownloadIntegrationTests {
         func expectRefused(_ planted: URL) async {
             let result = await repository.performRequest(
                 Endpoint<DownloadedFile>.get("1m.bin").downloading(to: destination, resumable: true))
-            guard case .downloadFailed(.fileSystem, _)? = result.failure else {
+            guard case .downloadFailed(.fileSystem, let context)? = result.failure else {
                 Issue.record("expected a file-system failure for a link at \(planted.lastPathComponent), got \(result)")
                 return
             }
+            #expect(context.attempts == 0, "refused before anything was sent")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
         }
         // A kept partial file that links elsewhere: resuming would append to the other file.
