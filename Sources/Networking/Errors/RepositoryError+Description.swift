@@ -84,8 +84,11 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             return
                 "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
         case .jsonError(let failure), .decodeError(let failure):
+            // The excerpt may be cut already: what is left is counted from the body, not the excerpt.
+            let excerpt = failure.bodyExcerpt
+            let total = excerpt.utf8.count > Self.descriptionBodyLimit ? max(excerpt.utf8.count, failure.context.response?.body.count ?? 0) : nil
             return failure.description
-                + (failure.bodyExcerpt.isEmpty ? "" : " Body: \(Redaction.truncate(failure.bodyExcerpt, limit: Self.descriptionBodyLimit))")
+                + (excerpt.isEmpty ? "" : " Body: \(Redaction.truncate(excerpt, limit: Self.descriptionBodyLimit, totalBytes: total))")
         }
     }
 

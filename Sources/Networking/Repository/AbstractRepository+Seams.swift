@@ -166,13 +166,16 @@ extension AbstractRepository {
         }
     }
 
-    /// Reads a response as the answer to an endpoint whose body is ignored: only its status counts.
+    /// Reads a response as the answer to an endpoint whose body is ignored: its status counts,
+    /// and the endpoint's own ``Endpoint/decoding(_:)`` check of the body when it has one, as
+    /// when the repository sends it.
     public func interpret(_ response: TransportResponse, to request: TransportRequest, for endpoint: Endpoint<Void>)
         -> Result<Void, RepositoryError>
     {
         do {
             let resolved = try resolve(endpoint)
             try validate(response, to: request, endpoint: resolved)
+            try checked(resolved, response: response, request: request.summary)
             return .success(())
         } catch {
             return .failure(error)

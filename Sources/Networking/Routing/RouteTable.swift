@@ -147,7 +147,15 @@ public struct RouteTable: Sendable {
     ///
     /// - Throws: ``RepositoryError/invalidRequest(reason:request:)`` naming the type and method
     ///   when no route or several routes match.
-    func objectRoute(for object: Any, method: HTTPMethod) throws(RepositoryError) -> Route {
+    func objectRoute(for given: Any, method: HTTPMethod) throws(RepositoryError) -> Route {
+        // An optional's route is its value's (`Book?` is a `Book`); `nil` has none.
+        var object = given
+        while let optional = object as? any OptionalObject {
+            guard let wrapped = optional.wrappedObject else {
+                throw .invalidRequest(reason: "the object to \(method) is nil (a \(type(of: given)))", request: nil)
+            }
+            object = wrapped
+        }
         let objectType = type(of: object)
         let candidates = objectRoutes.filter { $0.route.method == method && $0.matches(object) }
         // The closest class wins: of the routes for the object's own type and its superclasses
@@ -183,4 +191,13 @@ struct ObjectRoute: Sendable {
     /// Hands the route's type to a test such as another route's `acceptsType`.
     let offersType: @Sendable (@Sendable (Any.Type) -> Bool) -> Bool
     let route: Route
+}
+
+/// An `Optional` seen as `Any`, to reach the object it holds.
+private protocol OptionalObject {
+    var wrappedObject: Any? { get }
+}
+
+extension Optional: OptionalObject {
+    fileprivate var wrappedObject: Any? { self.map { $0 as Any } }
 }

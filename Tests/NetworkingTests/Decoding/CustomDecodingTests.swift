@@ -276,6 +276,15 @@ struct CustomDecodingTests {
             #expect(decoding.reason.contains("not ok"))
         }
         #expect(hook.all.count == 2)
+        // When: a feature reads the answer itself (a batch's item), the check runs too
+        let endpoint = Endpoint<Void>.get("books/1").decoding(check)
+        let request = try repository.makeRequest(for: endpoint)
+        let answer = TransportResponse(statusCode: 200, body: Data(body.utf8))
+        guard case .decodeError? = repository.interpret(answer, to: request, for: endpoint).failure else {
+            Issue.record("expected the check's failure from interpret")
+            return
+        }
+        #expect(hook.all.count == 3)
         // When: a raw response's step makes the response returned
         let raw = try await repository.performRawRequest(
             Endpoint<TransportResponse>.get("books/1").decoding { input in

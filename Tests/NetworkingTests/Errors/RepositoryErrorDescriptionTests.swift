@@ -174,6 +174,16 @@ struct RepositoryErrorDescriptionTests {
         #expect(description.contains("Body: {"))
     }
 
+    @Test("A decoding failure's excerpt, cut again for the description, counts what is left of the body")
+    func decodingExcerptCount() {
+        let body = Data(("[" + String(repeating: "\"abcdefghij\",", count: 10_000) + "1]").utf8)
+        let context = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 200, body: body))
+        let failure = DecodingFailure(
+            kind: .mismatch, entityType: "Book", context: context, codingPath: "[0]", reason: "expected Book",
+            bodyExcerpt: String(repeating: "x", count: DecodingFailure.excerptLimit) + "… (999 more bytes)")
+        #expect(RepositoryError.decodeError(failure).description.hasSuffix("… (\(body.count - 300) more bytes)"))
+    }
+
     @Test("Statuses are described with their reason phrase; unknown statuses still read well")
     func statuses() {
         let notFound = RepositoryError.requestError(

@@ -48,6 +48,26 @@ struct ObjectRouterTests {
         }
     }
 
+    @Test("An optional object finds its value's route; nil is refused as nil, before sending")
+    func optionalObjects() async throws {
+        var routes = RouteTable.empty
+        try routes.register(Note.self, methods: [.get], path: "notes/:id")
+        let transport = AnsweringTransport(json: #"{"id": 7, "text": "saved"}"#)
+        let repository = try repository(routes, transport: transport)
+        let selected: Note? = Note(id: 7, text: "hello")
+        let got: Note = try await repository.getObject(selected).get()
+        #expect(got == Note(id: 7, text: "saved"))
+        #expect(transport.requests.map(\.pathAfterBase) == ["notes/7"])
+        let none: Note? = nil
+        let refused: Result<Note, RepositoryError> = await repository.getObject(none)
+        guard case .invalidRequest(let reason, _)? = refused.failure else {
+            Issue.record("expected an invalid request, got \(refused)")
+            return
+        }
+        #expect(reason == "the object to GET is nil (a Optional<Note>)")
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("Without a root key the object itself is the body")
     func bodyWithoutRootKey() async throws {
         var routes = RouteTable.empty
