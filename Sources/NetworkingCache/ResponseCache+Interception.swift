@@ -194,7 +194,9 @@ extension ResponseCache {
             isShareable: { response in
                 // With nothing saying whose answer it is, another caller's request may carry
                 // another user's credential.
-                !(call.hasNoOwner && VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret))
+                !(call.hasNoOwner
+                    && VaryRule.credentialAddedAfterTheCache(
+                        seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret))
                     && VaryRule.isShareable(response, seen: call.request.headers, keyKeepsUsersApart: call.discriminator != nil)
             })
     }
@@ -272,7 +274,8 @@ extension ResponseCache {
         if case .names(let names) = VaryRule.fields(of: response.headers) { varyNames = names } else { varyNames = [] }
         // An app's interceptor after the cache that signs requests itself: the answer is an
         // authorized one, and without a session or discriminator nothing says whose.
-        let credentialAdded = VaryRule.credentialAddedAfterTheCache(seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret)
+        let credentialAdded = VaryRule.credentialAddedAfterTheCache(
+            seen: call.request.headers, sent: response.requestHeaders, isSecret: call.isSecret)
         let rule = StorageRule(
             method: call.request.method, requestDirectives: call.requestDirectives, isAuthorized: call.isAuthorized || credentialAdded,
             policy: call.policy, hasCookie: call.request.headers.contains("Cookie"),

@@ -159,7 +159,9 @@ struct KeyPathOracle<Value: Decodable>: Decodable {
             guard index >= 0, !elements.isAtEnd else {
                 throw DecodingError.valueNotFound(
                     Value.self,
-                    .init(codingPath: elements.codingPath + [Position(index)], debugDescription: "the array has no element at index \(index)"))
+                    .init(
+                        codingPath: elements.codingPath + [Position(index)], debugDescription: "the array has no element at index \(index)")
+                )
             }
             value =
                 rest.isEmpty

@@ -86,7 +86,8 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .jsonError(let failure), .decodeError(let failure):
             // The excerpt may be cut already: what is left is counted from the body, not the excerpt.
             let excerpt = failure.bodyExcerpt
-            let total = excerpt.utf8.count > Self.descriptionBodyLimit ? max(excerpt.utf8.count, failure.context.response?.body.count ?? 0) : nil
+            let total =
+                excerpt.utf8.count > Self.descriptionBodyLimit ? max(excerpt.utf8.count, failure.context.response?.body.count ?? 0) : nil
             return failure.description
                 + (excerpt.isEmpty ? "" : " Body: \(Redaction.truncate(excerpt, limit: Self.descriptionBodyLimit, totalBytes: total))")
         }

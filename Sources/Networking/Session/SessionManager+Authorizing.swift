@@ -194,7 +194,9 @@ extension SessionManager {
         let watchdog = refreshPolicy.timeLimit.map { limit in
             Task {
                 guard (try? await Task.sleep(for: limit)) != nil else { return }
-                finishRefresh(refresh, of: credential, in: session, with: .failure(.sessionRefreshFailed(.timedOut(after: refreshPolicy.timeout), nil)))
+                finishRefresh(
+                    refresh, of: credential, in: session,
+                    with: .failure(.sessionRefreshFailed(.timedOut(after: refreshPolicy.timeout), nil)))
             }
         }
         Task {

@@ -263,10 +263,11 @@ struct CustomDecodingTests {
             guard try input.json()["ok"] == .bool(true) else { throw ShelfRule(detail: "not ok") }
         }
         let void = await repository.performRequest(Endpoint<Void>.get("books/1").decoding(check))
-        let voidResponse = await repository.performRequest(Endpoint<RepositoryResponse<Void>>.get("books/1").decoding { input in
-            try check(input)
-            return RepositoryResponse(value: (), statusCode: 0, request: unused)
-        })
+        let voidResponse = await repository.performRequest(
+            Endpoint<RepositoryResponse<Void>>.get("books/1").decoding { input in
+                try check(input)
+                return RepositoryResponse(value: (), statusCode: 0, request: unused)
+            })
         // Then
         for failure in [void.failure, voidResponse.failure] {
             guard case .decodeError(let decoding)? = failure else {

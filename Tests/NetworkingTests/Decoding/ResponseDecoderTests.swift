@@ -341,7 +341,8 @@ struct ResponseDecoderTests {
             }
             #expect(failure.reason.contains("the body is empty (status 204)"), "\(failure.reason)")
         }
-        let optional = try decoder.decode(with: { try $0.decode(Book?.self, at: "data") }, from: response("", status: 204), request: request)
+        let optional = try decoder.decode(
+            with: { try $0.decode(Book?.self, at: "data") }, from: response("", status: 204), request: request)
         #expect(optional == nil)
     }
 
