@@ -196,6 +196,14 @@ public struct NetworkingConfiguration: Sendable {
     /// `"email"` hides `email`, not `user_email`. An error's own `description` knows only the
     /// built-in names (an error does not carry its configuration); the log line of a failure
     /// applies these too.
+    ///
+    /// A name here is a credential's everywhere the library draws that line: a default header of
+    /// that name goes only to the API's hosts, and not over `http` when the API is `https`
+    /// (``defaultHeaders(for:)``); the offline queue keeps it off disk when it is a default header
+    /// (a call's own value is stored as sent); and a response cache keys its entries per value,
+    /// storing answers to such calls only with an explicit permission (`private`, `public`…), as
+    /// for an `X-Auth-Token`. Name a field that says who calls (`X-User`), not one that changes
+    /// with every request (`X-Request-Id`), which would keep answers from being cached.
     public var secretFields: Set<String> = []
 
     // MARK: Validation state

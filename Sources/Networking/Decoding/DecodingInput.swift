@@ -5,6 +5,8 @@ import Foundation
 public struct DecodingInput: Sendable {
     /// The 2xx response to decode.
     public let response: TransportResponse
+    /// The request that was answered: the method and URL.
+    public let request: RequestSummary
 
     let bodyDecoder: BodyDecoder
 

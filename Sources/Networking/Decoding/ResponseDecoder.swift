@@ -43,7 +43,7 @@ struct ResponseDecoder: Sendable {
     ) throws(RepositoryError) -> T {
         let context = ErrorContext(request: request, response: response)
         do {
-            return try custom(DecodingInput(response: response, bodyDecoder: bodyDecoder))
+            return try custom(DecodingInput(response: response, request: request, bodyDecoder: bodyDecoder))
         } catch let error as RepositoryError {
             throw error
         } catch let error as DecodingError {
@@ -77,11 +77,23 @@ struct ResponseDecoder: Sendable {
         -> RepositoryError
     {
         let body = context.response?.body ?? Data()
-        // A decoding step's `decode(_:at:)` or `json()` of an empty body.
+        // A decoding step's `decode(_:at:)` or `json()` of an empty body (a syntax error at the
+        // top), or a step's own error about a response without a body.
         if body.isEmpty {
+            let empty = "the body is empty (status \(context.statusCode ?? 0))"
+            let parsed =
+                if case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty, corrupted.underlyingError != nil {
+                    true
+                } else {
+                    false
+                }
+            let own = Self.contextOf(error).map { context in
+                let path = Self.pathText(context.codingPath)
+                return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+            }
             return reported(
                 .mismatch, typeName: typeName, context: context, codingPath: "",
-                reason: reasonPrefix + "the body is empty (status \(context.statusCode ?? 0)) but a value was expected")
+                reason: reasonPrefix + empty + (parsed ? " but a value was expected" : "; \(own ?? "\(error)")"))
         }
         // A large body's syntax is only checked, not built into a value again (several times its
         // size in memory) to show what the path holds.
@@ -256,6 +268,14 @@ struct ResponseDecoder: Sendable {
     }
 
     private static func typeName(_ type: Any.Type) -> String { String(describing: type) }
+
+    private static func contextOf(_ error: DecodingError) -> DecodingError.Context? {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+            context
+        @unknown default: nil
+        }
+    }
 
     private static func underlyingMessage(of error: DecodingError) -> String {
         if case .dataCorrupted(let context) = error {

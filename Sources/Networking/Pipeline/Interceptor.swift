@@ -94,8 +94,9 @@ public struct RequestContext: Sendable {
     /// What the chain's own steps note about the call across its attempts.
     let record: CallRecord
     /// The names the configuration of the repository running the call adds to the built-in
-    /// credential names (``NetworkingConfiguration/secretFields``); the repository sets them.
-    var secretFields: Set<String> = []
+    /// credential names (``NetworkingConfiguration/secretFields``), made once per repository,
+    /// which sets them.
+    var secretNames: Redaction = .standard
 
     /// Creates a context for a new call.
     public init(
@@ -113,13 +114,13 @@ public struct RequestContext: Sendable {
     /// ``NetworkingConfiguration/secretFields``. A step that keeps answers per caller (a response
     /// cache) asks this, so that a per-user field the app named (`X-User`) keeps users apart.
     public func isSecretFieldName(_ name: String) -> Bool {
-        secretFields.isEmpty ? HTTPHeaders.isSecretFieldName(name) : Redaction(secretFields: secretFields).isSecret(name)
+        secretNames.isSecret(name)
     }
 
     /// The context as the repository with these secret field names runs it.
-    func runBy(secretFields: Set<String>) -> RequestContext {
+    func runBy(secretNames: Redaction) -> RequestContext {
         var context = self
-        context.secretFields = secretFields
+        context.secretNames = secretNames
         return context
     }
 
@@ -151,7 +152,7 @@ public struct RequestContext: Sendable {
     /// (so it keeps to the session the call was first signed in).
     func continuing() -> RequestContext {
         RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
-            .runBy(secretFields: secretFields)
+            .runBy(secretNames: secretNames)
     }
 
     /// A context for a request of the call that `record` notes (an event stream's reconnection).

@@ -5,8 +5,9 @@ import Foundation
 struct RequestPipeline: Sendable {
     let transport: any Transport
     let interceptors: [any Interceptor]
-    /// The configuration's ``NetworkingConfiguration/secretFields``, which every call's context carries.
-    let secretFields: Set<String>
+    /// The configuration's ``NetworkingConfiguration/secretFields`` with the built-in names,
+    /// which every call's context carries.
+    let secretNames: Redaction
     /// The option keys some interceptor of the chain acts on.
     let handledOptions: Set<ObjectIdentifier>
 
@@ -17,7 +18,7 @@ struct RequestPipeline: Sendable {
     init(transport: any Transport, interceptors: [any Interceptor], secretFields: Set<String> = []) {
         self.transport = transport
         self.interceptors = interceptors
-        self.secretFields = secretFields
+        secretNames = Redaction(secretFields: secretFields)
         handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
         idleRetryIndex = interceptors.firstIndex { ($0 as? RetryInterceptor).map { $0.policy.maximumAttempts <= 1 } ?? false }
     }
@@ -31,7 +32,7 @@ struct RequestPipeline: Sendable {
     }
 
     func send(_ request: TransportRequest, context: RequestContext) async throws(RepositoryError) -> TransportResponse {
-        try await send(request, context: context.runBy(secretFields: secretFields), from: 0)
+        try await send(request, context: context.runBy(secretNames: secretNames), from: 0)
     }
 
     private func send(_ request: TransportRequest, context: RequestContext, from index: Int)

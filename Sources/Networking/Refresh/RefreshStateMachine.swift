@@ -61,9 +61,11 @@ struct RefreshStateMachine: Sendable {
     /// The last refresh that failed without a rejection: the version it was to replace, when,
     /// and its error. See ``coolDown``.
     private var lastFailure: (version: Int, at: Date, error: RepositoryError)?
-    /// The last refresh that timed out, and the version it was to replace: should its
-    /// credential come after all, it is kept while that version is current (a server that
-    /// rotates refresh tokens has used up the one it was sent).
+    /// The refresh that timed out and has not ended yet, and the version it was to replace.
+    /// Until it ends, no other refresh of that version starts (``isCoolingDown(at:)``): it would
+    /// send the same refresh token, which a server that rotates them has used up, and its
+    /// refusal would end the session. Should its credential come after all, it is kept while
+    /// that version is current.
     private var timedOut: (refresh: Int, from: Int)?
     let window: RefreshWindow
     /// How long, in seconds, after a refresh failed without a rejection no other refresh of the
@@ -113,8 +115,10 @@ struct RefreshStateMachine: Sendable {
         return start(for: waiter, counted: true, now: now)
     }
 
-    /// Whether a refresh of the current credential failed less than the cool-down ago.
+    /// Whether a refresh of the current credential failed less than the cool-down ago, or timed
+    /// out and has not ended.
     private func isCoolingDown(at now: Date) -> Bool {
+        if let timedOut, timedOut.from == version { return true }
         guard let lastFailure, lastFailure.version == version else { return false }
         // Either way: a request reads the time before it takes the lock, so it may be a little
         // earlier than the failure it finds; a clock set back further ends the cool-down rather
@@ -146,8 +150,9 @@ struct RefreshStateMachine: Sendable {
     /// kept while the one it refreshed is still current, and it ends the cool-down.
     mutating func refreshSucceeded(_ refresh: Int) -> (keep: Bool, waiters: [Int]) {
         guard isRunning(refresh) else {
-            guard let late = timedOut, late.refresh == refresh, late.from == version else { return (false, []) }
+            guard let late = timedOut, late.refresh == refresh else { return (false, []) }
             timedOut = nil
+            guard late.from == version else { return (false, []) }
             version += 1
             lastFailure = nil
             return (true, [])
@@ -170,7 +175,11 @@ struct RefreshStateMachine: Sendable {
     mutating func refreshFailed(
         _ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil, timedOut: Bool = false
     ) -> [Int] {
-        guard isRunning(refresh) else { return [] }
+        guard isRunning(refresh) else {
+            // A timed-out refresh that fails after all: another refresh may start.
+            if self.timedOut?.refresh == refresh { self.timedOut = nil }
+            return []
+        }
         if let coolingDown { lastFailure = (refreshingFrom, coolingDown.at, coolingDown.error) }
         if timedOut { self.timedOut = (refresh, refreshingFrom) }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
@@ -190,6 +199,9 @@ struct RefreshStateMachine: Sendable {
     }
 
     private func isRunning(_ refresh: Int) -> Bool { isRefreshing && refresh == refreshID }
+
+    /// Whether the outcome of `refresh` is still taken: it is running, or timed out and not ended.
+    func awaits(_ refresh: Int) -> Bool { isRunning(refresh) || timedOut?.refresh == refresh }
 
     /// The credential was replaced within the session, outside a refresh (``SessionManager``'s
     /// `update(credential:)`): requests signed before are now stale, and a running refresh's

@@ -37,9 +37,13 @@ extension AbstractRepository {
         }
     }
 
-    /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and ignores the final body.
+    /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and ignores the final body, but for
+    /// the endpoint's own ``Endpoint/decoding(_:)`` check of it, as a call of an `Endpoint<Void>` does.
     public func performPollingRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
-        await run(endpoint) { (endpoint) async throws(RepositoryError) in _ = try await self.poll(endpoint) }
+        await run(endpoint) { (endpoint) async throws(RepositoryError) in
+            let (request, response) = try await self.poll(endpoint)
+            try self.checked(endpoint, response: response, request: request.summary)
+        }
     }
 
     /// The wait before the next poll: the configuration's, or longer when the 202 asks for it.

@@ -352,6 +352,21 @@ public struct Endpoint<Response>: Sendable {
         copy.customDecoding = decode
         return copy
     }
+
+    /// A copy whose decoding step makes the value of its ``RepositoryResponse``: the status,
+    /// headers and URL come from the response, as without a step.
+    ///
+    /// ```swift
+    /// func titles() async -> Result<RepositoryResponse<[String]>, RepositoryError> {
+    ///     await performRequest(Endpoint.get("books").decoding { input in
+    ///         try input.decode([Book].self, at: "data").map(\.title)
+    ///     })
+    /// }
+    /// ```
+    public func decoding<Value: Sendable>(_ decode: @escaping @Sendable (DecodingInput) throws -> Value) -> Endpoint
+    where Response == RepositoryResponse<Value> {
+        decoding { input in RepositoryResponse(try decode(input), of: input.response, to: input.request) }
+    }
 }
 
 extension Endpoint {

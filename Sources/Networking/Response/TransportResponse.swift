@@ -112,12 +112,21 @@ enum TextCharset {
             }
             return String(decoding: units, as: UTF16.self)
         case .windows1252:
-            // Five bytes windows-1252 leaves undefined make Foundation give up: they are ISO-8859-1's then.
-            let data = Data(bytes)
-            return String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1)
-                ?? String(decoding: data, as: UTF8.self)
+            var text = String.UnicodeScalarView()
+            for byte in bytes {
+                // 0x80-0x9F are windows-1252's own; the five it leaves undefined stay Latin-1's (WHATWG).
+                let value = (0x80..<0xA0).contains(byte) ? Self.windows1252High[Int(byte) - 0x80] : UInt32(byte)
+                text.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+            }
+            return String(text)
         }
     }
+
+    /// The characters of windows-1252's bytes 0x80-0x9F (the WHATWG index).
+    private static let windows1252High: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x192, 0x201E, 0x2026, 0x2020, 0x2021, 0x2C6, 0x2030, 0x160, 0x2039, 0x152, 0x8D, 0x17D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x2DC, 0x2122, 0x161, 0x203A, 0x153, 0x9D, 0x17E, 0x178,
+    ]
 
     /// The charset of a `Content-Type` value's `charset` parameter; UTF-8 when it names none or
     /// one not read here.
@@ -130,7 +139,8 @@ enum TextCharset {
             switch label {
             case "utf-16be": self = .utf16(bigEndian: true)
             case "utf-16", "utf-16le": self = .utf16(bigEndian: false)
-            case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "us-ascii", "ascii", "windows-1252", "cp1252", "x-cp1252":
+            case "iso-8859-1", "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "iso-ir-100", "csisolatin1", "latin1", "l1",
+                "ibm819", "cp819", "us-ascii", "ascii", "ansi_x3.4-1968", "windows-1252", "cp1252", "x-cp1252":
                 self = .windows1252
             default: self = .utf8
             }

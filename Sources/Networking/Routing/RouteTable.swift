@@ -89,8 +89,9 @@ public struct RouteTable: Sendable {
     /// Gives the route a step after decoding (WebApiClient's mapping blocks): for example wiring
     /// children to their parent, or filling in what the API leaves out. It runs when a call of the
     /// route decodes `T`; a call of the route that decodes another type (`T?` included) fails
-    /// with ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent (a mapping
-    /// that cannot run is never skipped). What the mapping throws is reported as
+    /// with ``RepositoryError/invalidRequest(reason:request:)``, before anything is sent when the
+    /// call is sent by itself (in a batch, as its answer is read). A mapping that cannot run is
+    /// never skipped. What the mapping throws is reported as
     /// ``RepositoryError/decodeError(_:)``, to the decode-error hook too.
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name.
@@ -152,7 +153,7 @@ public struct RouteTable: Sendable {
         var object = given
         while let optional = object as? any OptionalObject {
             guard let wrapped = optional.wrappedObject else {
-                throw .invalidRequest(reason: "the object to \(method) is nil (a \(type(of: given)))", request: nil)
+                throw .invalidRequest(reason: "the object to \(method) is nil (an \(type(of: given)))", request: nil)
             }
             object = wrapped
         }

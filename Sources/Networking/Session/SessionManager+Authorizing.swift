@@ -196,7 +196,7 @@ extension SessionManager {
                 guard (try? await Task.sleep(for: limit)) != nil else { return }
                 finishRefresh(
                     refresh, of: credential, in: session,
-                    with: .failure(.sessionRefreshFailed(.timedOut(after: refreshPolicy.timeout), nil)))
+                    with: .failure(.sessionRefreshFailed(.timedOut(after: refreshPolicy.timeout), nil)), timedOut: true)
             }
         }
         Task {
@@ -223,7 +223,12 @@ extension SessionManager {
     /// ``RefreshPolicy/expiresSessionWhenUnreachable`` says so; any other failure fails the
     /// waiters and keeps the session and the store. A failed refresh of a credential that is no
     /// longer the current one (the session ended or was given another) fails nobody: its waiters ask again.
-    private func finishRefresh(_ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>) {
+    ///
+    /// `timedOut`: the outcome is the watchdog's (``RefreshPolicy/timeout``), its error the
+    /// waiters' as it is; it does nothing once the refresh has ended.
+    private func finishRefresh(
+        _ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>, timedOut: Bool = false
+    ) {
         switch result {
         case .success(let new):
             let now = clock.now()
@@ -256,13 +261,13 @@ extension SessionManager {
         case .failure(let error):
             let rejected = error.isRefreshRejection
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
-            // The watchdog's own failure is the waiters' error as it is; a refresher's is wrapped.
-            let timedOut = if case .sessionRefreshFailed(.timedOut, _) = error { true } else { false }
             let waitersError = timedOut ? error : .sessionRefreshFailed(.refresherFailed(error), nil)
             let failure = WaitOutcome.failed(waitersError)
             let now = clock.now()
             let offline = if case .noNetworkConnection = error { true } else { false }
             let ending = state.withLock { state -> Int? in
+                // A refresh that ended already (the watchdog woke as the refresher returned) changes nothing.
+                guard state.refresh.awaits(refresh) else { return nil }
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
                 // Only a rejection stays in the refresh window (see `RefreshWindow`); any other
@@ -393,12 +398,15 @@ public struct RefreshPolicy: Sendable {
     ///
     /// A refresher that hangs would otherwise hold every request of its session until it is
     /// cancelled. When the time is up the waiting requests fail with
-    /// ``RefreshFailure/timedOut(after:)``, and the refresh counts as one that could not reach
-    /// the server: the session is kept (unless ``expiresSessionWhenUnreachable``) and the
-    /// ``failureCoolDown`` starts. The refresher is not cancelled, and a credential it returns
-    /// later is still taken while the one it refreshes is current: a server that rotates
-    /// refresh tokens has already used up the one it was sent. 0, a negative or NaN value, or
-    /// `.infinity` sets no limit.
+    /// ``RefreshFailure/timedOut(after:)``, a connectivity failure: the session is kept (unless
+    /// ``expiresSessionWhenUnreachable``). The refresher is not cancelled, and until it returns no
+    /// other refresh of that credential starts: it would send the same refresh token, which a
+    /// server that rotates them has used up. Meanwhile a request that would refresh fails at
+    /// once with the same error (one whose token is only about to expire is sent with it). What
+    /// the refresher returns later is still taken while that credential is current: a new
+    /// credential, or a rejection that ends the session; after any other failure the next
+    /// request refreshes again. Keep the refresher's own call shorter (its `timeout:`, and its
+    /// retries). 0, a negative or NaN value, or `.infinity` sets no limit.
     public var timeout: TimeInterval
 
     /// Creates a policy; every argument has the documented default.

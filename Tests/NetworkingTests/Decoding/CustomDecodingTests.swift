@@ -254,10 +254,22 @@ struct CustomDecodingTests {
                 RepositoryResponse(value: try input.decode(Book.self, at: "data"), statusCode: 0, request: unused)
             }
         ).get()
+        let valueOnly = try await repository.performRequest(
+            Endpoint<RepositoryResponse<Book>>.get("books/1").decoding { try $0.decode(Book.self, at: "data") }
+        ).get()
+        let shelf = try await repository.performRequest(
+            Endpoint<RepositoryResponse<Shelf>>.get("books/1").decoding { input in
+                Shelf(titles: [try input.decode(Book.self, at: "data").title], total: 1)
+            }
+        ).get()
         // Then
-        #expect(response.value == Book(id: 1, title: "dune", genre: .fiction))
-        #expect(response.statusCode == 200)
-        #expect(response.headers["ETag"] == "\"b1\"")
+        for response in [response, valueOnly] {
+            #expect(response.value == Book(id: 1, title: "dune", genre: .fiction))
+            #expect(response.statusCode == 200)
+            #expect(response.headers["ETag"] == "\"b1\"")
+        }
+        #expect(shelf.value == Shelf(titles: ["dune"], total: 1))
+        #expect(shelf.statusCode == 200 && shelf.request.url.path.hasSuffix("books/1"))
         // When: the step of a call that ignores the body checks it, and its failure is a decoding failure
         let check: @Sendable (DecodingInput) throws -> Void = { input in
             guard try input.json()["ok"] == .bool(true) else { throw ShelfRule(detail: "not ok") }
@@ -286,6 +298,10 @@ struct CustomDecodingTests {
             return
         }
         #expect(hook.all.count == 3)
+        guard case .decodeError? = await repository.performPollingRequest(Endpoint<Void>.get("books/1").decoding(check)).failure else {
+            Issue.record("expected the check's failure from a polled call")
+            return
+        }
         // When: a raw response's step makes the response returned
         let raw = try await repository.performRawRequest(
             Endpoint<TransportResponse>.get("books/1").decoding { input in

@@ -341,6 +341,19 @@ struct ResponseDecoderTests {
             }
             #expect(failure.reason.contains("the body is empty (status 204)"), "\(failure.reason)")
         }
+        // A step's own error about an answer without a body keeps its message.
+        let checksHeader: (DecodingInput) throws -> Book = { _ in
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "no X-Book header"))
+        }
+        do {
+            _ = try decoder.decode(with: checksHeader, from: response("", status: 204), request: request)
+        } catch {
+            guard case .decodeError(let failure) = error else {
+                Issue.record("expected a mismatch, got \(error)")
+                return
+            }
+            #expect(failure.reason == "the body is empty (status 204); no X-Book header", "\(failure.reason)")
+        }
         let optional = try decoder.decode(
             with: { try $0.decode(Book?.self, at: "data") }, from: response("", status: 204), request: request)
         #expect(optional == nil)

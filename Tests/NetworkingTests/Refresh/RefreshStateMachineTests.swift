@@ -261,6 +261,18 @@ struct RefreshStateMachineTests {
             // Once only.
             #expect(machine.refreshSucceeded(late).keep == false)
         }
+        // Until it ends, no other refresh of that credential starts, cool-down or not; its late
+        // failure lets the next one start.
+        var blocking = RefreshStateMachine(window: RefreshWindow(), coolDown: 0)
+        _ = blocking.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        let hanging = blocking.refreshID
+        let timeout = RepositoryError.sessionRefreshFailed(.timedOut(after: 60), nil)
+        _ = blocking.refreshFailed(hanging, counts: false, coolingDown: (timeout, now), timedOut: true)
+        #expect(blocking.credentialNeeded(by: 2, isExpired: true, canRefresh: true, now: now.addingTimeInterval(3600)) == .coolingDown)
+        #expect(blocking.awaits(hanging))
+        #expect(blocking.refreshFailed(hanging, counts: false).isEmpty)
+        #expect(!blocking.awaits(hanging))
+        #expect(blocking.credentialNeeded(by: 3, isExpired: true, canRefresh: true, now: now.addingTimeInterval(3600)) == .startRefresh)
         // A new session forgets it.
         var machine = RefreshStateMachine(window: RefreshWindow())
         _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)

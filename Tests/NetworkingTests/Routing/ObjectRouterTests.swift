@@ -64,7 +64,7 @@ struct ObjectRouterTests {
             Issue.record("expected an invalid request, got \(refused)")
             return
         }
-        #expect(reason == "the object to GET is nil (a Optional<Note>)")
+        #expect(reason == "the object to GET is nil (an Optional<Note>)")
         #expect(transport.requests.count == 1)
     }
 

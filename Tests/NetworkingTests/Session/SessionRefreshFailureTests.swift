@@ -94,8 +94,10 @@ struct SessionRefreshFailureTests {
         for replacedMeanwhile in [false, true] {
             // Given: a refresher that returns only when the test says so
             let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let returned = Recorder<Int>()
             let refresher = ClosureRefresher { _ in
                 for await _ in released { break }
+                returned.record(1)
                 return .success(Credential(accessToken: "late", refreshToken: "r2"))
             }
             let store = ScriptedCredentialStore()
@@ -120,13 +122,54 @@ struct SessionRefreshFailureTests {
             release.yield()
             let expected = replacedMeanwhile ? "manual" : "late"
             let deadline = ContinuousClock.now + .seconds(10)
-            while manager.sessionToken != expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(50))
+            while returned.all.isEmpty || manager.sessionToken != expected, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(100))
             manager.waitUntilStored()
             // Then: its credential is taken (and stored), but not over one given meanwhile
             #expect(manager.sessionToken == expected)
             #expect(store.stored?.credential.accessToken == expected)
         }
+    }
+
+    @Test("While a timed-out refresher has not returned, no other refresh of its token starts; once it fails, the next request refreshes")
+    func noSecondRefreshWhileTheFirstHangs() async throws {
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let (refresher, calls) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
+        let hanging = ClosureRefresher { credential in
+            if calls.all.isEmpty {
+                for await _ in released { break }
+            }
+            return await refresher.refreshCredential(credential)
+        }
+        // No cool-down: only the hanging refresher keeps a second refresh from starting.
+        let manager = SessionManager<User>(refresher: hanging, refreshPolicy: RefreshPolicy(failureCoolDown: 0, timeout: 0.2))
+        try manager.login(user: ann, credential: expiredCredential)
+        guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
+            Issue.record("expected a refresh timeout")
+            return
+        }
+        for _ in 0..<3 {
+            guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
+                Issue.record("expected the timeout again, at once")
+                return
+            }
+        }
+        #expect(calls.all.isEmpty, "the hanging refresher is the only one called")
+        // When: it fails after all
+        release.yield()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while calls.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        // Then: the next request refreshes again, and the session stays
+        guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = await authorizing(manager).failure else {
+            Issue.record("expected the second refresh's own failure")
+            return
+        }
+        #expect(cause.statusCode == 503)
+        #expect(calls.all.count == 2)
+        #expect(manager.isLoggedIn)
     }
 
     @Test("A refresh the server rejects (400, 401, 403) fails its waiter and ends the session", arguments: refreshRejections)
