@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an endpoint's own decoding step (``Endpoint/decoding(_:)``) works with: the response,
+/// What an endpoint's own decoding step (``Endpoint/decoding(_:)-((DecodingInput)->Response)``) works with: the response,
 /// and the configuration's decoder.
 public struct DecodingInput: Sendable {
     /// The 2xx response to decode.

@@ -38,7 +38,7 @@ extension AbstractRepository {
     }
 
     /// Polls like ``performPollingRequest(_:)-(Endpoint<T>)`` and ignores the final body, but for
-    /// the endpoint's own ``Endpoint/decoding(_:)`` check of it, as a call of an `Endpoint<Void>` does.
+    /// the endpoint's own ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` check of it, as a call of an `Endpoint<Void>` does.
     public func performPollingRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) in
             let (request, response) = try await self.poll(endpoint)

@@ -168,7 +168,7 @@ extension AbstractRepository {
     }
 
     /// Reads a response as the answer to an endpoint whose body is ignored: its status counts,
-    /// and the endpoint's own ``Endpoint/decoding(_:)`` check of the body when it has one, as
+    /// and the endpoint's own ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` check of the body when it has one, as
     /// when the repository sends it.
     public func interpret(_ response: TransportResponse, to request: TransportRequest, for endpoint: Endpoint<Void>)
         -> Result<Void, RepositoryError>

@@ -113,7 +113,7 @@ open class AbstractRepository: @unchecked Sendable {
     // MARK: - Requests
 
     /// Sends the endpoint and decodes the body (or the value at its key path) as `T`, or runs
-    /// the endpoint's own ``Endpoint/decoding(_:)`` step when it has one.
+    /// the endpoint's own ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` step when it has one.
     public func performRequest<T: Decodable & Sendable>(_ endpoint: Endpoint<T>) async -> Result<T, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> T in
             try self.checkMapping(of: endpoint, decoding: T.self)
@@ -134,7 +134,7 @@ open class AbstractRepository: @unchecked Sendable {
         }
     }
 
-    /// Sends the endpoint and returns what its own ``Endpoint/decoding(_:)`` step makes of the
+    /// Sends the endpoint and returns what its own ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` step makes of the
     /// response: for models that are not `Decodable`.
     ///
     /// An endpoint without a decoding step fails with ``RepositoryError/invalidRequest(reason:request:)``
@@ -155,7 +155,7 @@ open class AbstractRepository: @unchecked Sendable {
     }
 
     /// Sends the endpoint and ignores the body (empty or not), but for the endpoint's own
-    /// ``Endpoint/decoding(_:)`` step when it has one: a check of the body, whose failure is
+    /// ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` step when it has one: a check of the body, whose failure is
     /// reported like a decoding failure.
     public func performRequest(_ endpoint: Endpoint<Void>) async -> Result<Void, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) in
@@ -184,7 +184,7 @@ open class AbstractRepository: @unchecked Sendable {
     /// Sends the endpoint and returns the response as it came: status, headers and body bytes.
     /// A status outside 2xx is a failure as for any call (a `304` to your own `If-None-Match`,
     /// a `404`): the response is in its error's `context?.response`. An endpoint's own
-    /// ``Endpoint/decoding(_:)`` step, when it has one, makes the response returned.
+    /// ``Endpoint/decoding(_:)-((DecodingInput)->Response)`` step, when it has one, makes the response returned.
     public func performRawRequest(_ endpoint: Endpoint<TransportResponse>) async -> Result<TransportResponse, RepositoryError> {
         await run(endpoint) { (endpoint) async throws(RepositoryError) -> TransportResponse in
             let (request, response) = try await self.exchange(endpoint)

@@ -16,7 +16,7 @@ import Foundation
 ///
 /// `Response` is a `Decodable` model (an entity or a collection), `Void` for an empty or ignored
 /// body, ``TransportResponse`` for the raw response, ``RepositoryResponse`` for a model with its
-/// status and headers, or any type the endpoint's own ``decoding(_:)`` step produces.
+/// status and headers, or any type the endpoint's own ``decoding(_:)-((DecodingInput)->Response)`` step produces.
 ///
 /// The factories (`.get`, `.post`, …) take dictionary literals, ``Parameters`` and ``HTTPHeaders``
 /// values, and dictionary variables (`[String: String]`, `[String: Int]`, `[String: any Sendable]`…).
