@@ -17,11 +17,7 @@ public struct DecodingInput: Sendable {
     ///
     /// - Throws: the `DecodingError` of the decoder; coding paths start at the document's root.
     public func decode<T: Decodable>(_ type: T.Type = T.self, at keyPath: String? = nil) throws -> T {
-        if response.body.isEmpty, let optional = T.self as? any ExpressibleByNilLiteral.Type,
-            let none = optional.init(nilLiteral: ()) as? T
-        {
-            return none
-        }
+        if response.body.isEmpty, let none = BodyDecoder.emptyBodyValue(of: T.self) { return none }
         return try bodyDecoder.decode(type, from: response.body, keyPath: keyPath)
     }
 
@@ -45,6 +41,13 @@ struct BodyDecoder: Sendable {
     let jsonDecoder: JSONDecoder
     /// `nil` when the configuration asks for Foundation's decoder.
     let fast: FastJSONDecoder?
+
+    /// What an empty body is for `type` without decoding: `nil` for an `Optional` (a `204` to a
+    /// call that may have no answer); `.none` here for any other type, which needs a body.
+    static func emptyBodyValue<T>(of type: T.Type) -> T? {
+        guard let optional = T.self as? any ExpressibleByNilLiteral.Type else { return nil }
+        return optional.init(nilLiteral: ()) as? T
+    }
 
     init(jsonDecoder: JSONDecoder, usesFoundation: Bool = false) {
         self.jsonDecoder = jsonDecoder

@@ -18,9 +18,7 @@ struct ResponseDecoder: Sendable {
         if let custom { return try decode(with: custom, from: response, request: request) }
         let context = ErrorContext(request: request, response: response)
         if response.body.isEmpty {
-            if let optional = T.self as? any ExpressibleByNilLiteral.Type, let none = optional.init(nilLiteral: ()) as? T {
-                return none
-            }
+            if let none = BodyDecoder.emptyBodyValue(of: T.self) { return none }
             throw reported(
                 .mismatch, type: T.self, context: context, codingPath: keyPath ?? "",
                 reason:
@@ -81,12 +79,7 @@ struct ResponseDecoder: Sendable {
         // top), or a step's own error about a response without a body.
         if body.isEmpty {
             let empty = "the body is empty (status \(context.statusCode ?? 0))"
-            let parsed =
-                if case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty, corrupted.underlyingError != nil {
-                    true
-                } else {
-                    false
-                }
+            let parsed = Self.isSyntaxErrorAtTop(error)
             let own = Self.contextOf(error).map { context in
                 let path = Self.pathText(context.codingPath)
                 return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
@@ -128,11 +121,8 @@ struct ResponseDecoder: Sendable {
             return (json, inspected ? json != nil : Self.isValidJSON(body))
         }
         guard inspected else {
-            // Too large to read again: only a syntax error (one with a cause) at the top says invalid.
-            if case .dataCorrupted(let corrupted) = error, corrupted.codingPath.isEmpty, corrupted.underlyingError != nil {
-                return (nil, false)
-            }
-            return (nil, true)
+            // Too large to read again: only a syntax error at the top says invalid.
+            return (nil, !Self.isSyntaxErrorAtTop(error))
         }
         let reader = JSONDecoder()
         reader.allowsJSON5 = configured.allowsJSON5
@@ -268,6 +258,13 @@ struct ResponseDecoder: Sendable {
     }
 
     private static func typeName(_ type: Any.Type) -> String { String(describing: type) }
+
+    /// Whether the decoder could not read the body at all: data corrupted at the top, with the
+    /// parser's error as the cause.
+    private static func isSyntaxErrorAtTop(_ error: DecodingError) -> Bool {
+        guard case .dataCorrupted(let corrupted) = error else { return false }
+        return corrupted.codingPath.isEmpty && corrupted.underlyingError != nil
+    }
 
     private static func contextOf(_ error: DecodingError) -> DecodingError.Context? {
         switch error {

@@ -61,11 +61,7 @@ public struct CustomErrorMapping: Sendable, ExpressibleByArrayLiteral, Expressib
                 statusCode: statusCode, apiCode: apiCode,
                 makeError: { response, decoder in
                     // An empty body is `nil` to an optional type, as on the success path.
-                    if response.body.isEmpty, let optional = Body.self as? any ExpressibleByNilLiteral.Type,
-                        let none = optional.init(nilLiteral: ()) as? Body
-                    {
-                        return makeError(none)
-                    }
+                    if response.body.isEmpty, let none = BodyDecoder.emptyBodyValue(of: Body.self) { return makeError(none) }
                     return makeError(try decoder.decode(Body.self, from: response.body, keyPath: nil))
                 },
                 bodyTypeName: String(describing: Body.self))

@@ -268,8 +268,7 @@ open class AbstractRepository: @unchecked Sendable {
     func checkMapping<Response, T>(of endpoint: Endpoint<Response>, decoding type: T.Type) throws(RepositoryError) {
         guard let mapping = endpoint.routeMapping, mapping.valueType != T.self else { return }
         throw .invalidRequest(
-            reason: MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
-                .description,
+            reason: "route \"\(endpoint.name ?? "?")\" has a mapping step for \(mapping.typeName), but the call decodes \(T.self)",
             request: try? builder.build(endpoint).summary)
     }
 
@@ -285,12 +284,8 @@ open class AbstractRepository: @unchecked Sendable {
         throws(RepositoryError) -> T
     {
         guard let mapping = endpoint.routeMapping else { return value }
-        guard mapping.valueType == T.self else {
-            return try decoder.decode(
-                with: { _ throws -> T in
-                    throw MappingTypeMismatch(route: endpoint.name ?? "?", expected: mapping.typeName, asked: String(describing: T.self))
-                }, from: response, request: request)
-        }
+        // Every caller checked before sending; a mapping that cannot run is never skipped.
+        try checkMapping(of: endpoint, decoding: T.self)
         let route = endpoint.name ?? "?"
         return try decoder.decode(
             with: { _ throws -> T in
@@ -391,15 +386,4 @@ struct MappingFailure: Error, CustomStringConvertible {
     let underlying: any Error
 
     var description: String { "the mapping step of route \"\(route)\" failed: \(underlying)" }
-}
-
-/// A route's mapping step was given for another type than the call decodes.
-struct MappingTypeMismatch: Error, CustomStringConvertible {
-    let route: String
-    let expected: String
-    let asked: String
-
-    var description: String {
-        "route \"\(route)\" has a mapping step for \(expected), but the call decodes \(asked)"
-    }
 }
