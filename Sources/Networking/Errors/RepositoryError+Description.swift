@@ -26,7 +26,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "This request needs a logged-in session and nobody is logged in (or not the user it was made for: SessionIdentityKey); log in first. Nothing was sent."
         case .unauthenticatedSession(let context?):
             return
-                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)); the session has expired, log in again.\(Self.bodySuffix(context))"
+                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401))\(Self.attempts(context)); the session has expired, log in again.\(Self.bodySuffix(context))"
         case .sessionRefreshFailed(let failure, let context):
             // Refreshed before sending (an expired token), or after the server refused the call.
             var request = ""
@@ -45,13 +45,13 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "\(context.request) failed with the API error \"\(name)\" (status \(Self.status(context)))\(Self.attempts(context)).\(Self.bodySuffix(context))"
         case .authenticationFailed(let context):
             return
-                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"
+                "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401))\(Self.attempts(context)): the credentials it carried were not accepted.\(Self.bodySuffix(context))"
         case .noNetworkConnection(.connectionLost, let context):
             return
                 "\(context.request) lost its connection before a complete response arrived\(Self.attempts(context)). The server may have been reached; check the network connection."
         case .noNetworkConnection(.proxyRefused(let status), let context):
             return
-                "\(context.request) did not reach the server: \(NetworkFailure.proxyRefused(status: status)). Check the proxy's settings\(status == 407 ? " and credentials" : "") and its rules for this server."
+                "\(context.request) did not reach the server\(Self.attempts(context)): \(NetworkFailure.proxyRefused(status: status)). Check the proxy's settings\(status == 407 ? " and credentials" : "") and its rules for this server."
         case .noNetworkConnection(let failure, let context):
             return
                 "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
@@ -79,10 +79,10 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .invalidResponse(let reason, let context):
             return "\(context.request) received an invalid response\(Self.attempts(context)): \(reason)."
         case .downloadFailed(let failure, let context):
-            return "\(context.request) could not be saved to a file: \(failure)."
+            return "\(context.request) could not be saved to a file\(Self.attempts(context)): \(failure)."
         case .responseTooLarge(let limit, let context):
             return
-                "\(context.request) was stopped: the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
+                "\(context.request) was stopped\(Self.attempts(context)): the response body is larger than the limit of \(limit) bytes; raise the transport's maximumResponseSize or download it to a file."
         case .jsonError(let failure), .decodeError(let failure):
             // The excerpt may be cut already: what is left is counted from the body, not the excerpt.
             let excerpt = failure.bodyExcerpt

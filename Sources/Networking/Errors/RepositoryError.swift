@@ -112,11 +112,12 @@ extension RepositoryError {
     public var statusCode: Int? { context?.statusCode }
 
     /// The error with its context's attempt count set: `attempts` made, of which `sent` reached
-    /// the transport. A cancellation without a response counts only those sent (0 when the call
-    /// was cancelled in an interceptor's wait before its first request went out).
+    /// the transport. An error without a response counts only those sent: the latest attempt
+    /// may have ended on its way there (a cancellation in an interceptor's wait, a refresh that
+    /// failed before a retry), and 0 when none went out.
     func attempted(_ attempts: Int, sent: Int) -> RepositoryError {
         var attempts = attempts
-        if case .cancelled(let context?) = self, context.response == nil { attempts = min(attempts, sent) }
+        if let context, context.response == nil { attempts = min(attempts, sent) }
         guard attempts != 1 else { return self }
         func stamped(_ context: ErrorContext) -> ErrorContext {
             var context = context

@@ -196,7 +196,7 @@ struct RepositoryErrorDescriptionTests {
     }
 
     @Test(
-        "An error left after retries says how many attempts were made: a status, mapped to a custom error or not, a TLS failure, an invalid response"
+        "An error left after retries says how many attempts were made: a status, mapped to a custom error or not, a TLS failure, an invalid response, a proxy refusal, a rejection, a body too large, a file not saved"
     )
     func attemptsAfterRetries() {
         let retried = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503), attempts: 3)
@@ -209,6 +209,17 @@ struct RepositoryErrorDescriptionTests {
         let invalid = RepositoryError.invalidResponse(reason: "a malformed status line", context: unanswered)
         #expect(tls.description.contains("failed after 3 attempts: "), "\(tls)")
         #expect(invalid.description.contains("received an invalid response after 3 attempts: "), "\(invalid)")
+        let rejected = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 401), attempts: 2)
+        let tooLarge = RepositoryError.responseTooLarge(limit: 10, context: unanswered)
+        let unsaved = RepositoryError.downloadFailed(.fileSystem("no space left"), unanswered)
+        let proxy = RepositoryError.noNetworkConnection(.proxyRefused(status: 403), unanswered)
+        let expired = RepositoryError.unauthenticatedSession(rejected)
+        let refused = RepositoryError.authenticationFailed(rejected)
+        #expect(tooLarge.description.contains("was stopped after 3 attempts: "), "\(tooLarge)")
+        #expect(unsaved.description.contains("could not be saved to a file after 3 attempts: "), "\(unsaved)")
+        #expect(proxy.description.contains("did not reach the server after 3 attempts: "), "\(proxy)")
+        #expect(expired.description.contains("(status 401) after 2 attempts; "), "\(expired)")
+        #expect(refused.description.contains("(status 401) after 2 attempts: "), "\(refused)")
     }
 
     @Test("An echo of the request, as httpbin sends it, does not bring the credentials back")

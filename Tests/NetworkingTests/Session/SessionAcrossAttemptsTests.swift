@@ -23,6 +23,18 @@ struct AccountSwitch<User: Codable & Sendable>: Interceptor {
     }
 }
 
+/// Fails attempt `number` before it reaches the transport, as an offline refresh would.
+private struct FailsAttempt: Interceptor {
+    let number: Int
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        guard context.attempt != number else { throw .noNetworkConnection(.notConnected, ErrorContext(request: request.summary)) }
+        return try await next(request)
+    }
+}
+
 /// A session kept elsewhere, whose session id the test sets: for the protocol's default
 /// `authorize(inSession:)`.
 private final class ExternalSession: SessionAuthorizing, @unchecked Sendable {
@@ -64,6 +76,22 @@ struct SessionAcrossAttemptsTests {
         }
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token"])
         #expect(session.sessionToken == "bob-token")
+    }
+
+    @Test("A retry that fails before it is sent (its session's refresh could not reach the server) is not counted as an attempt")
+    func retryFailingBeforeSending() async throws {
+        // Given: the retry ends in an interceptor before the transport, with no response
+        let (repository, transport, _) = try annRetrying { _ in [FailsAttempt(number: 2)] }
+        // When
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        // Then: one request went out, and the error says so
+        guard case .noNetworkConnection(.notConnected, let context)? = result.failure else {
+            Issue.record("expected the interceptor's error, got \(result)")
+            return
+        }
+        #expect(transport.requests.count == 1)
+        #expect(context.attempts == 1)
+        #expect(result.failure?.description.contains("attempts") == false)
     }
 
     @Test("Without a switch, the retry is signed in the same session and succeeds")
