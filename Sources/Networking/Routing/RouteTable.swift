@@ -94,17 +94,32 @@ public struct RouteTable: Sendable {
     /// never skipped. What the mapping throws is reported as
     /// ``RepositoryError/decodeError(_:)``, to the decode-error hook too.
     ///
-    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name.
+    /// An object route takes one by its name (`"Book GET"`, see
+    /// ``register(_:methods:path:name:requestRootKey:responseKeyPath:requiresSession:)``) when
+    /// no named route has that name: its calls (``AbstractRepository/getObject(_:)``, …) run it.
+    ///
+    /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` when no route has this name, or
+    ///   only several object routes do.
     public mutating func setMapping<T: Sendable>(
         forRoute name: String, _ transform: @escaping @Sendable (T) throws -> T
     ) throws(RepositoryError) {
-        guard routes[name] != nil else { throw .invalidConfiguration(reason: "no route is named \"\(name)\"") }
-        routes[name]?.mapping = RouteMapping(
+        let mapping = RouteMapping(
             valueType: T.self, typeName: String(describing: T.self),
             apply: { value in
                 guard let typed = value as? T else { return value }
                 return try transform(typed)
             })
+        if routes[name] != nil {
+            routes[name]?.mapping = mapping
+            return
+        }
+        let named = objectRoutes.indices.filter { objectRoutes[$0].route.name == name }
+        guard let index = named.first else { throw .invalidConfiguration(reason: "no route is named \"\(name)\"") }
+        guard named.count == 1 else {
+            let types = named.map { objectRoutes[$0].typeName }.joined(separator: ", ")
+            throw .invalidConfiguration(reason: "\(named.count) object routes are named \"\(name)\" (for \(types)): give them names of their own")
+        }
+        objectRoutes[index].route.mapping = mapping
     }
 
     // MARK: - Object routes
@@ -191,7 +206,7 @@ struct ObjectRoute: Sendable {
     let acceptsType: @Sendable (Any.Type) -> Bool
     /// Hands the route's type to a test such as another route's `acceptsType`.
     let offersType: @Sendable (@Sendable (Any.Type) -> Bool) -> Bool
-    let route: Route
+    var route: Route
 }
 
 /// An `Optional` seen as `Any`, to reach the object it holds.

@@ -23,12 +23,17 @@ extension RoutesIntegrationTests {
         var year: Int
     }
 
-    @Test("The object router creates, reads, replaces, updates and deletes a book")
+    @Test("The object router creates, reads, replaces, updates and deletes a book; an object route's mapping step runs")
     func objectCRUD() async throws {
         // Given
         var routes = RouteTable.empty
         try routes.register(RoutedNewBook.self, methods: [.post], path: "books")
         try routes.register(RoutedBook.self, methods: [.get, .put, .patch, .delete], path: "books/:id")
+        try routes.setMapping(forRoute: "RoutedBook PATCH") { (book: RoutedBook) in
+            var shouted = book
+            shouted.genre = book.genre.uppercased()
+            return shouted
+        }
         let (repository, _) = try await loggedIn(routes)
         // When / Then
         let created: RoutedBook = try await repository.postObject(
@@ -45,6 +50,7 @@ extension RoutesIntegrationTests {
         change.year = 2000
         let patched: RoutedBook = try await repository.patchObject(change).get()
         #expect(patched.year == 2000)
+        #expect(patched.genre == "POETRY")
         #expect(patched.title == "Objects, Replaced")
         try await repository.deleteObject(patched).get()
         let gone: Result<RoutedBook, RepositoryError> = await repository.getObject(patched)

@@ -48,6 +48,44 @@ struct ObjectRouterTests {
         }
     }
 
+    @Test("An object route takes a mapping step by its name; a named route of that name comes first; a name two object routes share is refused")
+    func objectRouteMapping() async throws {
+        // Given
+        var routes = RouteTable.empty
+        try routes.register(Note.self, methods: [.get, .put], path: "notes/:id")
+        try routes.setMapping(forRoute: "Note GET") { (note: Note) in Note(id: note.id, text: note.text.uppercased()) }
+        let transport = AnsweringTransport(json: #"{"id": 7, "text": "saved"}"#)
+        let repository = try repository(routes, transport: transport)
+        let note = Note(id: 7, text: "hello")
+        // When
+        let got: Note = try await repository.getObject(note).get()
+        let put: Note = try await repository.putObject(note).get()
+        let optional: Result<Note?, RepositoryError> = await repository.getObject(note)
+        // Then: the GET route's step only; a call of another type is refused before sending
+        #expect(got.text == "SAVED")
+        #expect(put.text == "saved")
+        guard case .invalidRequest(let reason, _)? = optional.failure else {
+            Issue.record("expected the mapping's type to be refused, got \(optional)")
+            return
+        }
+        #expect(reason.contains("mapping step for Note"))
+        #expect(transport.requests.count == 2)
+        // A named route of the name takes the step; two object routes of one name refuse it
+        var both = try RouteTable([Route(name: "Note GET", path: "elsewhere")])
+        try both.register(Note.self, methods: [.get], path: "notes/:id")
+        try both.setMapping(forRoute: "Note GET") { (note: Note) in Note(id: note.id, text: note.text.uppercased()) }
+        let unmapped: Note = try await self.repository(both, transport: transport).getObject(note).get()
+        #expect(unmapped.text == "saved")
+        var shared = RouteTable.empty
+        try shared.register(Note.self, methods: [.get], path: "notes/:id", name: "item")
+        try shared.register(Book.self, methods: [.get], path: "books/:id", name: "item")
+        #expect {
+            try shared.setMapping(forRoute: "item") { (note: Note) in note }
+        } throws: { error in
+            "\(error)".contains("2 object routes are named \"item\" (for Note, Book)")
+        }
+    }
+
     @Test("An optional object finds its value's route; nil is refused as nil, before sending")
     func optionalObjects() async throws {
         var routes = RouteTable.empty
