@@ -165,8 +165,9 @@ extension RepositoryError {
     /// oversize head or a 5xx — is not a connectivity failure; a proxy that refused to open the
     /// tunnel, and an answer whose body stopped coming (a timeout), are. So is a token refresh
     /// that failed for one of these reasons (an expired token on a device offline) or ran out of
-    /// time (``RefreshFailure/timedOut(after:)``): the session
-    /// is kept, and the call is worth trying again later like any other.
+    /// time (``RefreshFailure/timedOut(after:)``): the session is kept (unless
+    /// ``RefreshPolicy/expiresSessionWhenUnreachable``), and the call is worth trying again later
+    /// like any other.
     public var isConnectivityFailure: Bool {
         switch self {
         case .noNetworkConnection, .timeout: true

@@ -26,6 +26,9 @@ import Foundation
 ///   the same credential again fails at once with that failure instead: an auth server that
 ///   fails fast (a 503 in 20 ms) gets one refresh per cool-down, not one per request answered
 ///   401 meanwhile. A replaced credential or a new session ends it.
+/// - A credential replaced within the session (`update(credential:)`) abandons the running
+///   refresh as a new session does: its waiters sign with the new credential at once, and the
+///   replaced credential's refresh token is not sent.
 /// - A new session (login, restore, end) starts afresh: the refresh of the session before is
 ///   abandoned (its waiters ask again, and its outcome, identified by its ``refreshID``, is
 ///   ignored when it comes) and the window is emptied, so one user's refreshes never hold up or
@@ -65,8 +68,8 @@ struct RefreshStateMachine: Sendable {
     /// Until it ends, no other refresh of that version starts (``isCoolingDown(at:)``): it would
     /// send the same refresh token, which a server that rotates them has used up, and its
     /// refusal would end the session. Should its credential come after all, it is kept while
-    /// that version is current.
-    private var timedOut: (refresh: Int, from: Int)?
+    /// that version is current. `error` is what the requests held back meanwhile fail with.
+    private var timedOut: (refresh: Int, from: Int, error: RepositoryError)?
     let window: RefreshWindow
     /// How long, in seconds, after a refresh failed without a rejection no other refresh of the
     /// same credential starts; 0 for none.
@@ -81,9 +84,12 @@ struct RefreshStateMachine: Sendable {
         self.coolDown = coolDown >= 0 ? coolDown : 0
     }
 
-    /// The error a ``Decision/coolingDown`` request fails with: the one the waiters of the refresh
-    /// that failed last failed with.
-    var coolingFailure: RepositoryError? { lastFailure?.error }
+    /// The error a ``Decision/coolingDown`` request fails with: the timeout of a refresh that has
+    /// not ended, or the one the waiters of the refresh that failed last failed with.
+    var coolingFailure: RepositoryError? {
+        if let timedOut, timedOut.from == version { return timedOut.error }
+        return lastFailure?.error
+    }
 
     /// A request that needs the session asks how to proceed.
     ///
@@ -171,17 +177,24 @@ struct RefreshStateMachine: Sendable {
     ///     reject (unreachable, 5xx, an answer that does not decode): it replays nothing, so it
     ///     cannot be part of a loop, and must not use up the window of a device that is offline.
     ///   - coolingDown: for such a failure, its error and when it came: it starts the cool-down.
-    ///   - timedOut: whether the refresh ran out of time (its credential may still come).
+    ///     For a timed-out refresh that fails after all, it replaces the timeout's cool-down
+    ///     (`nil` ends it: the next request refreshes again).
+    ///   - timedOut: the refresh ran out of time (its credential may still come): the error the
+    ///     requests fail with until it ends.
     mutating func refreshFailed(
-        _ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil, timedOut: Bool = false
+        _ refresh: Int, counts: Bool = true, coolingDown: (error: RepositoryError, at: Date)? = nil, timedOut: RepositoryError? = nil
     ) -> [Int] {
         guard isRunning(refresh) else {
-            // A timed-out refresh that fails after all: another refresh may start.
-            if self.timedOut?.refresh == refresh { self.timedOut = nil }
+            // A timed-out refresh that fails after all: another refresh may start, after its own
+            // failure's cool-down rather than the timeout's.
+            if let late = self.timedOut, late.refresh == refresh {
+                self.timedOut = nil
+                if late.from == version { lastFailure = coolingDown.map { (version, $0.at, $0.error) } }
+            }
             return []
         }
         if let coolingDown { lastFailure = (refreshingFrom, coolingDown.at, coolingDown.error) }
-        if timedOut { self.timedOut = (refresh, refreshingFrom) }
+        if let timedOut { self.timedOut = (refresh, refreshingFrom, timedOut) }
         // The running refresh's start is the last one: none starts, and none is pruned, while it runs.
         if !counts, runningCounts { _ = refreshStarts.popLast() }
         return finish()
@@ -204,9 +217,16 @@ struct RefreshStateMachine: Sendable {
     func awaits(_ refresh: Int) -> Bool { isRunning(refresh) || timedOut?.refresh == refresh }
 
     /// The credential was replaced within the session, outside a refresh (``SessionManager``'s
-    /// `update(credential:)`): requests signed before are now stale, and a running refresh's
-    /// result will not be kept.
-    mutating func credentialReplaced() { version += 1 }
+    /// `update(credential:)`): requests signed before are now stale, and a running (or timed-out)
+    /// refresh is abandoned: its outcome is ignored, and it leaves the window (it replays
+    /// nothing). Returns its waiters, to wake so that they sign with the new credential.
+    mutating func credentialReplaced() -> [Int] {
+        version += 1
+        timedOut = nil
+        guard isRefreshing else { return [] }
+        if runningCounts { _ = refreshStarts.popLast() }
+        return finish()
+    }
 
     /// A waiting request was cancelled; returns whether it was still waiting.
     mutating func cancel(_ waiter: Int) -> Bool {

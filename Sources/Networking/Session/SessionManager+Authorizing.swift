@@ -9,10 +9,11 @@ extension SessionManager {
         case wait(Int)
         /// Start the refresh `refresh` of the credential of `session`, then wait for it.
         case refresh(Int, Credential, session: Int, refresh: Int)
-        /// End the session (it cannot be refreshed), then answer as logged out.
-        case expire(session: Int)
+        /// End the session (it cannot be refreshed), then answer as logged out; `version`: the
+        /// credential's, which a replaced one keeps from being ended.
+        case expire(session: Int, version: Int)
         /// End the session, then fail.
-        case expireAndFail(session: Int, RepositoryError)
+        case expireAndFail(session: Int, version: Int, RepositoryError)
         /// Fail, leaving the session as it is.
         case fail(RepositoryError)
 
@@ -109,7 +110,7 @@ extension SessionManager {
             }
             return state.sessionID
         }
-        if let session { expire(session: session) }
+        if let session { expire(session: session, version: authorization.version) }
     }
 
     /// The scheme's header for `credential`: user code, so never called under the lock.
@@ -141,12 +142,12 @@ extension SessionManager {
             state.waits[waiter] = .registered
             return .refresh(waiter, credential, session: state.sessionID, refresh: state.refresh.refreshID)
         case .giveUp:
-            return .expire(session: state.sessionID)
+            return .expire(session: state.sessionID, version: state.refresh.version)
         case .excessive:
             let window = state.refresh.window
             let error = RepositoryError.sessionRefreshFailed(
                 .excessiveRefresh(maximum: window.maximumRefreshes, interval: window.interval), nil)
-            return .expireAndFail(session: state.sessionID, error)
+            return .expireAndFail(session: state.sessionID, version: state.refresh.version, error)
         case .coolingDown:
             return .fail(state.refresh.coolingFailure ?? .sessionRefreshFailed(.refresherFailed(.cancelled(nil)), nil))
         }
@@ -159,11 +160,11 @@ extension SessionManager {
         case .sign(let credential, let version, let session, let user, let identity):
             return signing(credential, version: version, session: session, identity: Self.identity(of: user, fixed: identity))
         case .loggedOut: return nil
-        case .expire(let session):
-            expire(session: session)
+        case .expire(let session, let version):
+            expire(session: session, version: version)
             return nil
-        case .expireAndFail(let session, let error):
-            expire(session: session)
+        case .expireAndFail(let session, let version, let error):
+            expire(session: session, version: version)
             throw error
         case .fail(let error):
             throw error
@@ -201,8 +202,9 @@ extension SessionManager {
         }
         Task {
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
-            watchdog?.cancel()
+            // Returned: from here a watchdog that wakes changes nothing (see `finishRefresh`).
             state.withLock { _ = $0.refreshersRunning.remove(refresh) }
+            watchdog?.cancel()
             finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable))
         }
     }
@@ -265,9 +267,10 @@ extension SessionManager {
             let failure = WaitOutcome.failed(waitersError)
             let now = clock.now()
             let offline = if case .noNetworkConnection = error { true } else { false }
-            let ending = state.withLock { state -> Int? in
-                // A refresh that ended already (the watchdog woke as the refresher returned) changes nothing.
-                guard state.refresh.awaits(refresh) else { return nil }
+            let ending = state.withLock { state -> (session: Int, version: Int)? in
+                // A refresh that ended already, or whose refresher has returned (the watchdog woke
+                // as it did), changes nothing.
+                guard state.refresh.awaits(refresh), !timedOut || state.refreshersRunning.contains(refresh) else { return nil }
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
                 // Only a rejection stays in the refresh window (see `RefreshWindow`); any other
@@ -276,11 +279,12 @@ extension SessionManager {
                 // that comes back must refresh at once).
                 let coolsDown = current && !endsSession && !offline
                 let waiters = state.refresh.refreshFailed(
-                    refresh, counts: rejected && current, coolingDown: coolsDown ? (waitersError, now) : nil, timedOut: timedOut)
+                    refresh, counts: rejected && current, coolingDown: coolsDown ? (waitersError, now) : nil,
+                    timedOut: timedOut ? waitersError : nil)
                 for waiter in waiters { state.resolve(waiter, with: outcome) }
-                return endsSession && current ? session : nil
+                return endsSession && current ? (session, state.refresh.version) : nil
             }
-            if let ending { expire(session: ending) }
+            if let ending { expire(session: ending.session, version: ending.version) }
         }
     }
 
@@ -405,8 +409,11 @@ public struct RefreshPolicy: Sendable {
     /// once with the same error (one whose token is only about to expire is sent with it). What
     /// the refresher returns later is still taken while that credential is current: a new
     /// credential, or a rejection that ends the session; after any other failure the next
-    /// request refreshes again. Keep the refresher's own call shorter (its `timeout:`, and its
-    /// retries). 0, a negative or NaN value, or `.infinity` sets no limit.
+    /// request refreshes again, after that failure's own cool-down. A credential given with
+    /// ``SessionManager/update(credential:)`` meanwhile ends the wait, and the refresher's outcome
+    /// is ignored. ``SessionManager/waitUntilStored()`` does not wait for such a refresher. Keep
+    /// the refresher's own call shorter (its `timeout:`, and its retries). 0, a negative or NaN
+    /// value, or `.infinity` sets no limit; a positive limit is at least a millisecond.
     public var timeout: TimeInterval
 
     /// Creates a policy; every argument has the documented default.
@@ -424,7 +431,8 @@ public struct RefreshPolicy: Sendable {
     /// The ``timeout`` as a wait, or `nil` for none.
     var timeLimit: Duration? {
         guard timeout > 0, timeout.isFinite else { return nil }
-        return .clampedSeconds(timeout)
+        // At least a millisecond: a limit that rounds to none would time out every refresh at once.
+        return max(.clampedSeconds(timeout), .milliseconds(1))
     }
 
     /// The leeway as used: a negative or NaN one is zero; an infinite one makes every token with

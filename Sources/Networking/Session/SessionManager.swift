@@ -250,6 +250,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     /// Replaces the credential (after a token refresh done by hand, for example) and stores it.
+    /// A refresh running meanwhile is abandoned: the requests waiting for it are signed with this
+    /// credential, and its outcome is ignored.
     ///
     /// - Throws: ``SessionError/notLoggedIn`` (also when a 401 ended the session while the store
     ///   was being written; its removal from the store follows), ``SessionError/invalidCredential(_:)``,
@@ -266,7 +268,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
                 state.apply(to: session) { state in
                     state.credential = credential
                     state.refreshedAt = nil
-                    state.refresh.credentialReplaced()
+                    for waiter in state.refresh.credentialReplaced() { state.resolve(waiter, with: .superseded) }
                 }
             }
             guard applied else { throw .notLoggedIn }
@@ -393,10 +395,13 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         return .success(id)
     }
 
-    /// Ends the session in memory; returns the id of the session that ended, `nil` when logged out.
-    func clear(ifSession expected: Int? = nil) -> Int? {
+    /// Ends the session in memory; returns the id of the session that ended, `nil` when logged out
+    /// (or when it is not session `expected`, or its credential not at `version`).
+    func clear(ifSession expected: Int? = nil, version: Int? = nil) -> Int? {
         state.withLock { state in
-            guard state.credential != nil, expected == nil || expected == state.sessionID else { return nil }
+            guard state.credential != nil, expected == nil || expected == state.sessionID,
+                version == nil || version == state.refresh.version
+            else { return nil }
             let ended = state.sessionID
             state.credential = nil
             state.user = nil
@@ -423,9 +428,11 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Ends the session `session` as expired, for a request, without waiting: requests see no
     /// session from now on, and the store and subscribers hear of it with the turn, after the
-    /// transition running now. Does nothing when that session is no longer the current one.
-    func expire(session: Int) {
-        gate.runSoon(now: { clear(ifSession: session) != nil }, later: { [self] in _ = endStored(with: .expired) })
+    /// transition running now. Does nothing when that session is no longer the current one, or
+    /// its credential is no longer at `version` (replaced or refreshed since the decision).
+    func expire(session: Int, version: Int) {
+        gate.runSoon(
+            now: { clear(ifSession: session, version: version) != nil }, later: { [self] in _ = endStored(with: .expired) })
     }
 
     /// Waits until every transition started so far has reached the credential store and the
@@ -436,6 +443,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// it in order shortly after. Call this before the process exits, or in a test, to be sure the
     /// store is up to date. It blocks the calling thread (from async code, one of Swift's pool
     /// threads, for as long as the store takes); from inside a credential store it returns at once.
+    /// A refresher still running after its ``RefreshPolicy/timeout`` is not waited for: a tool
+    /// that must keep what it returns keeps its refresher's call shorter than the timeout.
     public func waitUntilStored() {
         gate.settle()
     }

@@ -233,7 +233,7 @@ enum SessionsArticle {
     final class AuthRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
         func refreshCredential(_ credential: Credential) async -> Result<Credential, RepositoryError> {
             let response: Result<TokenResponse, RepositoryError> = await performAuthenticationRequest(
-                .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]))
+                .post("auth/refresh", parameters: ["refresh_token": credential.refreshToken ?? ""]).timingOut(after: 20))
             return response.map {
                 Credential(accessToken: $0.token, refreshToken: $0.refreshToken ?? credential.refreshToken, expiresAt: Date().addingTimeInterval($0.expiresIn))
             }

@@ -99,15 +99,23 @@ struct RefreshStateMachineTests {
         #expect(decision13 == .startRefresh)
     }
 
-    @Test("a credential replaced during a refresh is not overwritten by the refresh's result")
+    @Test("a credential replaced during a refresh abandons it: its waiters go on at once, its result is ignored, it leaves the window")
     func replacedDuringRefresh() {
-        var machine = RefreshStateMachine(window: RefreshWindow())
+        var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 1, interval: 30))
         _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
-        machine.credentialReplaced()
-        let (keep, woken) = machine.refreshSucceeded(machine.refreshID)
-        #expect(!keep)
-        #expect(woken == [1])
+        #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .wait)
+        let abandoned = machine.refreshID
+        #expect(machine.credentialReplaced() == [1, 2])
+        #expect(!machine.isRefreshing)
+        #expect(!machine.awaits(abandoned))
+        #expect(machine.refreshSucceeded(abandoned) == (false, []))
+        #expect(machine.refreshFailed(abandoned).isEmpty)
         #expect(machine.version == 1)
+        // The abandoned refresh took no place in the window: the new credential's 401 refreshes.
+        #expect(machine.rejected(3, signedVersion: 1, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+        // Nothing running: nothing to wake.
+        var idle = RefreshStateMachine(window: RefreshWindow())
+        #expect(idle.credentialReplaced().isEmpty)
     }
 
     @Test("a cancelled waiter leaves the queue; the others are still woken")
@@ -215,7 +223,7 @@ struct RefreshStateMachineTests {
         // A replaced credential: a 401 for it refreshes; one for the old credential is replayed.
         _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         _ = machine.refreshFailed(machine.refreshID, counts: false, coolingDown: (failure, now))
-        machine.credentialReplaced()
+        _ = machine.credentialReplaced()
         #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .proceed(version: 1))
         #expect(machine.rejected(3, signedVersion: 1, isExpired: false, canRefresh: true, now: now) == .startRefresh)
         // A refresh that succeeds.
@@ -247,9 +255,9 @@ struct RefreshStateMachineTests {
             #expect(machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .startRefresh)
             let late = machine.refreshID
             let timeout = RepositoryError.sessionRefreshFailed(.timedOut(after: 60), nil)
-            #expect(machine.refreshFailed(late, counts: false, coolingDown: (timeout, now), timedOut: true) == [1])
+            #expect(machine.refreshFailed(late, counts: false, coolingDown: (timeout, now), timedOut: timeout) == [1])
             #expect(machine.rejected(2, signedVersion: 0, isExpired: false, canRefresh: true, now: now) == .coolingDown)
-            if replaced { machine.credentialReplaced() }
+            if replaced { _ = machine.credentialReplaced() }
             let version = machine.version
             // When: the refresher returns after all
             let (keep, woken) = machine.refreshSucceeded(late)
@@ -267,18 +275,51 @@ struct RefreshStateMachineTests {
         _ = blocking.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         let hanging = blocking.refreshID
         let timeout = RepositoryError.sessionRefreshFailed(.timedOut(after: 60), nil)
-        _ = blocking.refreshFailed(hanging, counts: false, coolingDown: (timeout, now), timedOut: true)
+        _ = blocking.refreshFailed(hanging, counts: false, coolingDown: (timeout, now), timedOut: timeout)
         #expect(blocking.credentialNeeded(by: 2, isExpired: true, canRefresh: true, now: now.addingTimeInterval(3600)) == .coolingDown)
         #expect(blocking.awaits(hanging))
         #expect(blocking.refreshFailed(hanging, counts: false).isEmpty)
         #expect(!blocking.awaits(hanging))
         #expect(blocking.credentialNeeded(by: 3, isExpired: true, canRefresh: true, now: now.addingTimeInterval(3600)) == .startRefresh)
+        // A replaced credential forgets it too.
+        var replacing = RefreshStateMachine(window: RefreshWindow())
+        _ = replacing.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
+        let forgotten = replacing.refreshID
+        _ = replacing.refreshFailed(forgotten, counts: false, timedOut: timeout)
+        #expect(replacing.credentialReplaced().isEmpty)
+        #expect(!replacing.awaits(forgotten))
         // A new session forgets it.
         var machine = RefreshStateMachine(window: RefreshWindow())
         _ = machine.rejected(1, signedVersion: 0, isExpired: false, canRefresh: true, now: now)
         let late = machine.refreshID
-        _ = machine.refreshFailed(late, counts: false, timedOut: true)
+        _ = machine.refreshFailed(late, counts: false, timedOut: .sessionRefreshFailed(.timedOut(after: 60), nil))
         _ = machine.sessionChanged()
         #expect(machine.refreshSucceeded(late).keep == false)
+    }
+
+    @Test("a timed-out refresh that fails after all replaces the timeout's cool-down with its own (none when it reached no server)")
+    func lateFailureAfterTimeout() {
+        let timeout = RepositoryError.sessionRefreshFailed(.timedOut(after: 60), nil)
+        let unavailable = RepositoryError.sessionRefreshFailed(.refresherFailed(.invalidRequest(reason: "unavailable", request: nil)), nil)
+        for lateCoolDown in [true, false] {
+            var machine = RefreshStateMachine(window: RefreshWindow(), coolDown: 30)
+            _ = machine.credentialNeeded(by: 1, isExpired: true, canRefresh: true, now: now)
+            let late = machine.refreshID
+            _ = machine.refreshFailed(late, counts: false, coolingDown: (timeout, now), timedOut: timeout)
+            #expect(machine.coolingFailure?.description == timeout.description)
+            // When: the refresher returns a failure a second later
+            let later = now.addingTimeInterval(1)
+            #expect(machine.refreshFailed(late, counts: false, coolingDown: lateCoolDown ? (unavailable, later) : nil).isEmpty)
+            // Then: its own cool-down, or none
+            let decision = machine.credentialNeeded(by: 2, isExpired: true, canRefresh: true, now: later)
+            #expect(decision == (lateCoolDown ? .coolingDown : .startRefresh))
+            #expect(machine.coolingFailure?.description == (lateCoolDown ? unavailable.description : nil))
+        }
+        // A timeout that started no cool-down (the session ends) still has its error for the requests held back.
+        var ending = RefreshStateMachine(window: RefreshWindow(), coolDown: 30)
+        _ = ending.credentialNeeded(by: 1, isExpired: true, canRefresh: true, now: now)
+        _ = ending.refreshFailed(ending.refreshID, counts: false, timedOut: timeout)
+        #expect(ending.credentialNeeded(by: 2, isExpired: true, canRefresh: true, now: now) == .coolingDown)
+        #expect(ending.coolingFailure?.description == timeout.description)
     }
 }

@@ -172,6 +172,75 @@ struct SessionRefreshFailureTests {
         #expect(manager.isLoggedIn)
     }
 
+    @Test("update(credential:) during a refresh that hangs (no timeout) lets its waiter go on with the new credential; the refresh's result is ignored")
+    func updateDuringRefresh() async throws {
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let started = Recorder<Int>()
+        let refresher = ClosureRefresher { _ in
+            started.record(1)
+            for await _ in released { break }
+            return .success(Credential(accessToken: "late", refreshToken: "r2"))
+        }
+        let manager = SessionManager<User>(refresher: refresher, refreshPolicy: RefreshPolicy(timeout: 0))
+        try manager.login(user: ann, credential: expiredCredential)
+        let waiting = Task { await authorizing(manager) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while started.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // When: the app puts a credential of its own in place
+        try manager.update(credential: Credential(accessToken: "manual", refreshToken: "r3"))
+        // Then: the waiter is signed with it at once, and the late result changes nothing
+        let outcome = try #require(await waiting.value(within: .seconds(10)), "the waiter still waited for the abandoned refresh")
+        #expect(try outcome.get()?.headerValue == "Bearer manual")
+        release.yield()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(manager.sessionToken == "manual")
+    }
+
+    @Test("With expiresSessionWhenUnreachable, a refresh that reached no server ends the session, and so does one that timed out")
+    func unreachableEndsTheSession() async throws {
+        for timesOut in [false, true] {
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let refresher = ClosureRefresher { _ in
+                if timesOut { for await _ in released { break } }
+                return .failure(.noNetworkConnection(.notConnected, refreshContext()))
+            }
+            let store = ScriptedCredentialStore()
+            let manager = SessionManager<User>(
+                store: store, refresher: refresher,
+                refreshPolicy: RefreshPolicy(expiresSessionWhenUnreachable: true, timeout: timesOut ? 0.2 : 60))
+            try manager.login(user: ann, credential: expiredCredential)
+            let outcome = await authorizing(manager)
+            #expect(outcome.failure?.isConnectivityFailure == true, "\(outcome)")
+            manager.waitUntilStored()
+            #expect(!manager.isLoggedIn)
+            #expect(store.stored == nil)
+            release.yield()
+        }
+    }
+
+    @Test("A timed-out refresher's late rejection ends the session and empties the store")
+    func lateRejectionAfterTimeout() async throws {
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let refresher = ClosureRefresher { _ in
+            for await _ in released { break }
+            return .failure(.requestError(refreshContext(status: 400)))
+        }
+        let store = ScriptedCredentialStore()
+        let manager = SessionManager<User>(store: store, refresher: refresher, refreshPolicy: RefreshPolicy(timeout: 0.2))
+        try manager.login(user: ann, credential: expiredCredential)
+        guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
+            Issue.record("expected a refresh timeout")
+            return
+        }
+        #expect(manager.isLoggedIn)
+        release.yield()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while manager.isLoggedIn, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        manager.waitUntilStored()
+        #expect(!manager.isLoggedIn)
+        #expect(store.stored == nil)
+    }
+
     @Test("A refresh the server rejects (400, 401, 403) fails its waiter and ends the session", arguments: refreshRejections)
     func rejectionEndsTheSession(error: RepositoryError) async throws {
         // Given
