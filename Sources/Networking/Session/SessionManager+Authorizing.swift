@@ -461,7 +461,8 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
         case .excessiveRefresh(let maximum, let interval):
             "more than \(maximum) refreshes within \(Self.seconds(interval)) seconds, so the server keeps rejecting new tokens"
         case .timedOut(let seconds):
-            "the refresh did not end within \(Self.seconds(seconds)) seconds"
+            // Also for a request held back meanwhile, which did not wait: the refresh is what timed out.
+            "the refresh did not end within \(Self.seconds(seconds)) seconds, and no other refresh starts until it returns"
         }
     }
 
