@@ -19,7 +19,7 @@ enum CacheBenchmarks {
     static func run(baseURL: String, workFolder: URL, requests: Int, entries: Int) async throws -> Outcome {
         guard let url = URL(string: baseURL), let host = url.host else { throw UsageError(description: "bad base URL") }
         let transport: any Transport = {
-            #if os(Linux) && canImport(CCurl)
+            #if os(Linux)
                 LibcurlTransport()
             #else
                 URLSessionTransport()

@@ -22,6 +22,7 @@ enum DecodeCases {
     static func run(baseURL: String) async -> [Result] {
         guard let small = await body(baseURL + "/book.json"), let large = await body(baseURL + "/books.json") else {
             FileHandle.standardError.write(Data("decode cases: could not fetch the documents\n".utf8))
+            failedCases.withLock { $0.append("decode") }
             return []
         }
         let foundation = JSONDecoder()

@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+
+/// The cases that failed, or ran no request: the run then ends with exit status 3.
+let failedCases = Mutex<[String]>([])
 
 /// Runs `operation` `requests` times, `concurrency` at a time, and measures it.
 ///
@@ -48,8 +52,9 @@ private func result(
     cpu: Double
 ) -> BenchmarkResult? {
     let end = ResidentMemory.current()
-    guard failures == 0 else {
+    guard failures == 0, requests > 0 else {
         FileHandle.standardError.write(Data("\(name): \(failures) of \(requests) requests failed\n".utf8))
+        failedCases.withLock { $0.append(name) }
         return nil
     }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

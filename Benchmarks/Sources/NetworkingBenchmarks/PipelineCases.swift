@@ -40,10 +40,12 @@ enum PipelineCases {
     static func run(baseURL: String, calls: Int) async -> Result? {
         guard let body = await DecodeCases.body(baseURL + "/book.json") else {
             FileHandle.standardError.write(Data("pipeline case: could not fetch the book\n".utf8))
+            failedCases.withLock { $0.append(Result.name) }
             return nil
         }
         guard let repository = try? makeRepository(baseURL: baseURL, transport: CannedTransport(body: body)) else {
             FileHandle.standardError.write(Data("pipeline case: could not make the repository\n".utf8))
+            failedCases.withLock { $0.append(Result.name) }
             return nil
         }
         for _ in 0..<2_000 { _ = await repository.book() }
@@ -51,6 +53,7 @@ enum PipelineCases {
         let cpu = CPUTime.current()
         for _ in 0..<calls where (try? await repository.book().get()) == nil {
             FileHandle.standardError.write(Data("pipeline case: a call failed\n".utf8))
+            failedCases.withLock { $0.append(Result.name) }
             return nil
         }
         return Result(calls: calls, cpuMicroseconds: (CPUTime.current() - cpu) / Double(calls) * 1e6)

@@ -47,7 +47,7 @@
                 guard let easy = curl_easy_init() else { return requests }
                 handles.append(easy)
                 configure(easy, url: url, counter: received)
-                _ = curl_multi_add_handle(multi, easy)
+                guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return requests }
                 started += 1
             }
             var finished = 0
@@ -65,7 +65,11 @@
                     _ = curl_multi_remove_handle(multi, easy)
                     if started < requests {
                         started += 1
-                        _ = curl_multi_add_handle(multi, easy)
+                        // One that cannot be added again fails, and is done: the loop never waits for it.
+                        if curl_multi_add_handle(multi, easy) != CURLM_OK {
+                            failures += 1
+                            finished += 1
+                        }
                     }
                 }
                 if finished < requests { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
@@ -76,6 +80,9 @@
         private static func configure(_ easy: UnsafeMutableRawPointer, url: String, counter: UnsafeMutablePointer<Int>) {
             _ = bench_curl_easy_setopt_string(easy, CURLOPT_URL, url)
             _ = bench_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+            // The library's and AsyncHTTPClient's limits in these runs: a stalled server fails, never hangs.
+            _ = bench_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT, 30)
+            _ = bench_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, 30)
             _ = bench_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
             _ = bench_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
             _ = bench_curl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { _, size, count, context in

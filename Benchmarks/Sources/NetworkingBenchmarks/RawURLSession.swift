@@ -9,7 +9,15 @@ import Foundation
 enum RawURLSession {
     /// The small object, `requests` times, `concurrency` at a time; `nil` when any request failed.
     static func cases(url: URL, requests: Int) async -> [BenchmarkResult] {
-        let session = URLSession(configuration: .ephemeral)
+        // Set up as URLSessionTransport's session is, so that only the transport's own work differs.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 16
+        let session = URLSession(configuration: configuration)
         for _ in 0..<500 { _ = try? await session.data(from: url) }
         var results: [BenchmarkResult] = []
         for concurrency in [1, 8] {

@@ -124,7 +124,7 @@ enum TransferBenchmarks {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let output = arguments.contains("-o") ? [] : ["-o", "/dev/null"]
-        process.arguments = ["curl", "-sS", "-f"] + output + arguments
+        process.arguments = ["curl", "-sS", "-f", "--max-time", "600"] + output + arguments
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

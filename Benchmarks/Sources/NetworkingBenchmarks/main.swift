@@ -23,17 +23,36 @@ struct Options {
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
+        let known = cases
+        /// The flag's value: present, and not another flag.
+        func value(of flag: String) throws -> String {
+            guard let value = iterator.next(), !value.hasPrefix("--") else { throw UsageError(description: "\(flag) needs a value") }
+            return value
+        }
+        /// The flag's value as a whole number above zero (a share of the requests per worker).
+        func count(of flag: String) throws -> Int {
+            let text = try value(of: flag)
+            guard let number = Int(text), number > 0 else {
+                throw UsageError(description: "\(flag) must be a whole number above zero, not \(text)")
+            }
+            return number
+        }
         while let argument = iterator.next() {
             switch argument {
-            case "--base-url": baseURL = iterator.next() ?? ""
-            case "--requests": requests = Int(iterator.next() ?? "") ?? requests
-            case "--memory-requests": memoryRequests = Int(iterator.next() ?? "") ?? memoryRequests
+            case "--base-url": baseURL = try value(of: argument)
+            case "--requests": requests = try count(of: argument)
+            case "--memory-requests": memoryRequests = try count(of: argument)
             case "--json": json = true
-            case "--cases": cases = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
-            case "--transfer-file": transferFile = iterator.next() ?? ""
-            case "--work-folder": workFolder = iterator.next() ?? workFolder
-            case "--only": only = iterator.next()
-            case "--cache-entries": cacheEntries = max(1, Int(iterator.next() ?? "") ?? cacheEntries)
+            case "--cases":
+                cases = Set(try value(of: argument).split(separator: ",").map(String.init))
+                let unknown = cases.subtracting(known)
+                guard unknown.isEmpty else {
+                    throw UsageError(description: "unknown cases \(unknown.sorted()); known: \(known.sorted().joined(separator: ","))")
+                }
+            case "--transfer-file": transferFile = try value(of: argument)
+            case "--work-folder": workFolder = try value(of: argument)
+            case "--only": only = try value(of: argument)
+            case "--cache-entries": cacheEntries = try count(of: argument)
             default: throw UsageError(description: "unknown argument \(argument)")
             }
         }
@@ -204,10 +223,13 @@ func run() async throws {
             }
             if let result { results.append(result) }
         }
-        // Before URLSession runs, so that the peak is the libcurl transport's.
-        if options.cases.contains("memory") {
+        // Before URLSession runs; the peak is set back first, so that it is this case's.
+        if options.cases.contains("memory"), options.only.map({ $0 == "libcurl-memory-small-sequential" }) ?? true {
             let repository = try makeRepository(baseURL: options.baseURL, transport: LibcurlTransport())
             for _ in 0..<2_000 { _ = await repository.book() }
+            if !ResidentMemory.resetPeak() {
+                FileHandle.standardError.write(Data("the peak RSS could not be reset: it is the whole process's\n".utf8))
+            }
             memory = await measure("libcurl-memory-small-sequential", requests: options.memoryRequests, concurrency: 1) {
                 (try? await repository.book().get()) != nil
             }
@@ -235,20 +257,20 @@ func run() async throws {
             }
         }
     #endif
-    if options.cases.contains("asynchttpclient") {
+    if options.cases.contains("asynchttpclient"), options.only.map({ $0.hasPrefix("asynchttpclient-") }) ?? true {
         results += try await AsyncHTTPClientCases.cases(baseURL: options.baseURL, requests: options.requests)
     }
     let decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
     if !results.isEmpty || memory != nil || !decode.isEmpty || pipeline != nil {
         report(results, memory: memory, decode: decode, pipeline: pipeline, json: options.json)
     }
-    if options.cases.contains("cache") {
+    if options.cases.contains("cache"), options.only == nil {
         let outcome = try await CacheBenchmarks.run(
             baseURL: options.baseURL, workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true),
             requests: options.requests, entries: options.cacheEntries)
         CacheBenchmarks.report(outcome, json: options.json)
     }
-    if options.cases.contains("transfers"), !options.transferFile.isEmpty {
+    if options.cases.contains("transfers"), options.only == nil, !options.transferFile.isEmpty {
         let transfers = try await TransferBenchmarks.run(
             baseURL: options.baseURL, file: URL(fileURLWithPath: options.transferFile),
             workFolder: URL(fileURLWithPath: options.workFolder, isDirectory: true))
@@ -260,6 +282,11 @@ func run() async throws {
 func main() async -> Int32 {
     do {
         try await run()
+        let failed = failedCases.withLock { $0 }
+        guard failed.isEmpty else {
+            FileHandle.standardError.write(Data("NetworkingBenchmarks: failed cases: \(failed.joined(separator: ", "))\n".utf8))
+            return 3
+        }
         return 0
     } catch {
         FileHandle.standardError.write(Data("NetworkingBenchmarks: \(error)\n".utf8))

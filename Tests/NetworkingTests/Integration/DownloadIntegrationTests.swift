@@ -751,8 +751,9 @@ struct DownloadIntegrationTests {
         }
         while started.last.map({ $0.bytesReceived < 2 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
         call.cancel()
-        guard case .cancelled? = await call.value.failure else {
-            Issue.record("expected cancelled")
+        let outcome = await call.value
+        guard case .cancelled? = outcome.failure else {
+            Issue.record("expected cancelled, got \(outcome)")
             return
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
