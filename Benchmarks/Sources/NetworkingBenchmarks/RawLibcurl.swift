@@ -65,10 +65,13 @@
                     _ = curl_multi_remove_handle(multi, easy)
                     if started < requests {
                         started += 1
-                        // One that cannot be added again fails, and is done: the loop never waits for it.
+                        // One that cannot be added again fails, with every request not started yet:
+                        // the loop never waits for transfers that will not come.
                         if curl_multi_add_handle(multi, easy) != CURLM_OK {
-                            failures += 1
-                            finished += 1
+                            let left = requests - started + 1
+                            failures += left
+                            finished += left
+                            started = requests
                         }
                     }
                 }

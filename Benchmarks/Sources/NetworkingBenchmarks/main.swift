@@ -261,6 +261,12 @@ func run() async throws {
         results += try await AsyncHTTPClientCases.cases(baseURL: options.baseURL, requests: options.requests)
     }
     let decode = options.cases.contains("decode") ? await DecodeCases.run(baseURL: options.baseURL) : []
+    // A name no case has (a typo) measured nothing: said, not passed over.
+    if let only = options.only, !results.contains(where: { $0.name == only }), memory?.name != only,
+        pipeline == nil || only != PipelineCases.Result.name
+    {
+        failedCases.withLock { $0.append("--only \(only): no case of this name ran") }
+    }
     if !results.isEmpty || memory != nil || !decode.isEmpty || pipeline != nil {
         report(results, memory: memory, decode: decode, pipeline: pipeline, json: options.json)
     }
@@ -280,18 +286,23 @@ func run() async throws {
 
 /// The program's work, run from a synchronous `main` (valgrind cannot run an async `main`).
 func main() async -> Int32 {
+    var status: Int32 = 0
     do {
         try await run()
-        let failed = failedCases.withLock { $0 }
-        guard failed.isEmpty else {
-            FileHandle.standardError.write(Data("NetworkingBenchmarks: failed cases: \(failed.joined(separator: ", "))\n".utf8))
-            return 3
-        }
-        return 0
-    } catch {
+    } catch let error as UsageError {
         FileHandle.standardError.write(Data("NetworkingBenchmarks: \(error)\n".utf8))
         return 2
+    } catch {
+        // A case that could not run (a cache fill, a transfer): the run stops there.
+        FileHandle.standardError.write(Data("NetworkingBenchmarks: \(error)\n".utf8))
+        status = 3
     }
+    let failed = failedCases.withLock { $0 }
+    if !failed.isEmpty {
+        FileHandle.standardError.write(Data("NetworkingBenchmarks: failed cases: \(failed.joined(separator: ", "))\n".utf8))
+        status = 3
+    }
+    return status
 }
 
 /// The exit status, set once by the task below before it signals.

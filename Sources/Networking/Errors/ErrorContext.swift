@@ -6,9 +6,8 @@ public struct ErrorContext: Sendable, Hashable {
     public let response: TransportResponse?
     /// How many times the request was sent, retries included (1 when it was not retried; 0 when
     /// it was never sent, as for a call whose task was cancelled before it started or while an
-    /// interceptor held its first request). An error without a response counts only the attempts
-    /// that reached the transport: a retry cancelled on its way there, or whose refresh failed
-    /// first, is not counted.
+    /// interceptor held its first request). A retry that ended on its way to the transport (cancelled,
+    /// or its token refresh failed) is not counted.
     public internal(set) var attempts: Int
 
     /// Creates a context.

@@ -112,13 +112,17 @@ extension RepositoryError {
     public var statusCode: Int? { context?.statusCode }
 
     /// The error with its context's attempt count set: `attempts` made, of which `sent` reached
-    /// the transport. An error without a response counts only those sent: the latest attempt
-    /// may have ended on its way there (a cancellation in an interceptor's wait, a refresh that
-    /// failed before a retry), and 0 when none went out.
+    /// the transport. A cancellation without a response, and an error whose context says it was
+    /// not sent (attempts 0, as the session step's are: a refresh that failed before a retry),
+    /// count only those sent, 0 when none went out. Any other error counts every attempt (an
+    /// interceptor that answers instead of the transport, a stub, sends nothing).
     func attempted(_ attempts: Int, sent: Int) -> RepositoryError {
         var attempts = attempts
-        if let context, context.response == nil { attempts = min(attempts, sent) }
-        guard attempts != 1 else { return self }
+        if let context, context.response == nil {
+            let cancelled = if case .cancelled = self { true } else { false }
+            if cancelled || context.attempts == 0 { attempts = min(attempts, sent) }
+        }
+        guard attempts != (context?.attempts ?? 1) else { return self }
         func stamped(_ context: ErrorContext) -> ErrorContext {
             var context = context
             context.attempts = attempts

@@ -11,7 +11,8 @@ import Foundation
 /// How much network activity is logged.
 ///
 /// - `off`: nothing.
-/// - `error`: failed requests only: `✗ METHOD url [0.1234 s]: error`.
+/// - `error`: failed attempts only: `✗ METHOD url [0.1234 s]: error` without an answer,
+///   `✗ 503 METHOD url [0.1234 s]` for a status outside 2xx.
 /// - `info`: a line per request and per response: `→ METHOD url`, `← STATUS METHOD url [0.1234 s]`.
 /// - `debug`: as `info`, plus headers and bodies (JSON pretty-printed, truncated).
 ///

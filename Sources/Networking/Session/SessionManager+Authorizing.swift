@@ -267,10 +267,13 @@ extension SessionManager {
             let failure = WaitOutcome.failed(waitersError)
             let now = clock.now()
             let offline = if case .noNetworkConnection = error { true } else { false }
-            let ending = state.withLock { state -> (session: Int, version: Int)? in
+            typealias Ending = (session: Int, version: Int)?
+            let (ending, waiters, outcome) = state.withLock { state -> (Ending, [Int], WaitOutcome) in
                 // A refresh that ended already, or whose refresher has returned (the watchdog woke
                 // as it did), changes nothing.
-                guard state.refresh.awaits(refresh), !timedOut || state.refreshersRunning.contains(refresh) else { return nil }
+                guard state.refresh.awaits(refresh), !timedOut || state.refreshersRunning.contains(refresh) else {
+                    return (nil, [], .superseded)
+                }
                 let current = state.sessionID == session && state.credential == old
                 let outcome = current ? failure : WaitOutcome.superseded
                 // Only a rejection stays in the refresh window (see `RefreshWindow`); any other
@@ -281,10 +284,11 @@ extension SessionManager {
                 let waiters = state.refresh.refreshFailed(
                     refresh, counts: rejected && current, coolingDown: coolsDown ? (waitersError, now) : nil,
                     timedOut: timedOut ? waitersError : nil)
-                for waiter in waiters { state.resolve(waiter, with: outcome) }
-                return endsSession && current ? (session, state.refresh.version) : nil
+                return (endsSession && current ? (session, state.refresh.version) : nil, waiters, outcome)
             }
+            // The session ends before its waiters hear why: none of them finds it still going.
             if let ending { expire(session: ending.session, version: ending.version) }
+            if !waiters.isEmpty { state.withLock { state in for waiter in waiters { state.resolve(waiter, with: outcome) } } }
         }
     }
 
@@ -462,7 +466,7 @@ public enum RefreshFailure: Sendable, CustomStringConvertible {
             "more than \(maximum) refreshes within \(Self.seconds(interval)) seconds, so the server keeps rejecting new tokens"
         case .timedOut(let seconds):
             // Also for a request held back meanwhile, which did not wait: the refresh is what timed out.
-            "the refresh did not end within \(Self.seconds(seconds)) seconds, and no other refresh starts until it returns"
+            "the refresh did not end within \(Self.seconds(seconds)) seconds, and no other refresh of that credential starts until it returns"
         }
     }
 

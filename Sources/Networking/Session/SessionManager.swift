@@ -325,9 +325,11 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         case .success(let id?): session = id
         }
         guard let fetcher else { return .restored(user: currentUser) }
+        // A credential replaced or refreshed while the user is fetched is not the one a 401 refused.
+        let version = state.withLock { $0.refresh.version }
         let fetched = await fetcher.fetchCurrentUser()
         return await OwnThread.run { [self] _ in
-            gate.enter() ? finishBootstrap(session: session, fetched: fetched) : .restored(user: currentUser)
+            gate.enter() ? finishBootstrap(session: session, version: version, fetched: fetched) : .restored(user: currentUser)
         }
     }
 
@@ -338,8 +340,9 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     }
 
     /// The end of ``bootstrap(fetchingUserWith:)``, with the turn, which the caller has taken and
-    /// this gives back: what the fetched user means for the session restored as `session`.
-    private func finishBootstrap(session: Int, fetched: Result<User, RepositoryError>) -> BootstrapOutcome<User> {
+    /// this gives back: what the fetched user means for the session restored as `session`, its
+    /// credential at `version` when the fetch began.
+    private func finishBootstrap(session: Int, version: Int, fetched: Result<User, RepositoryError>) -> BootstrapOutcome<User> {
         defer { gate.leave() }
         // Another login or a logout happened meanwhile: this bootstrap's answer no longer applies.
         let (current, currentSession, user) = state.withLock { ($0.credential, $0.sessionID, $0.user) }
@@ -359,7 +362,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         case .failure(.unauthenticatedSession), .failure(.authenticationFailed):
             // The server rejected the stored token (also when the fetcher does not sign with this session).
             // Unless a 401 of another request has ended this session meanwhile (and told everyone).
-            if clear(ifSession: session) != nil { _ = endStored(with: .expired) }
+            guard clear(ifSession: session, version: version) != nil else {
+                return state.withLock { $0.credential == nil } ? .expired : .restored(user: currentUser)
+            }
+            _ = endStored(with: .expired)
             return .expired
         case .failure(let error):
             return .userUnavailable(error)

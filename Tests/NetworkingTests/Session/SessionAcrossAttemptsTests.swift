@@ -23,6 +23,21 @@ struct AccountSwitch<User: Codable & Sendable>: Interceptor {
     }
 }
 
+/// Moves the session's clock two hours on before attempt `attempt` is signed: its token has expired.
+private struct ExpiresBefore: Interceptor {
+    let attempt: Int
+    let clock: TestClock
+
+    var position: InterceptorPosition { .beforeSigning }
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        if context.attempt == attempt { clock.advance(by: 7200) }
+        return try await next(request)
+    }
+}
+
 /// Fails attempt `number` before it reaches the transport, as an offline refresh would.
 private struct FailsAttempt: Interceptor {
     let number: Int
@@ -30,7 +45,10 @@ private struct FailsAttempt: Interceptor {
     func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
         async throws(RepositoryError) -> TransportResponse
     {
-        guard context.attempt != number else { throw .noNetworkConnection(.notConnected, ErrorContext(request: request.summary)) }
+        // Marked unsent (attempts 0), as the session step marks a refresh's failure.
+        guard context.attempt != number else {
+            throw .noNetworkConnection(.notConnected, ErrorContext(request: request.summary, attempts: 0))
+        }
         return try await next(request)
     }
 }
@@ -92,6 +110,33 @@ struct SessionAcrossAttemptsTests {
         #expect(transport.requests.count == 1)
         #expect(context.attempts == 1)
         #expect(result.failure?.description.contains("attempts") == false)
+    }
+
+    @Test("A retry whose token has expired and whose refresh fails is not sent: the error counts the one attempt that was")
+    func retryWhoseRefreshFails() async throws {
+        // Given: Ann's token expires as the 503's retry comes, and the auth server is down
+        let sessionClock = TestClock(start: Date())
+        let (refresher, refreshes) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
+        let session = SessionManager<User>(refresher: refresher, clock: sessionClock.networkingClock)
+        try session.login(user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
+        let route = SequenceRoute(statuses: [503, 200])
+        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
+        let repository = TestRepository(
+            configuration: configuration, sessionManager: session, transport: transport,
+            interceptors: [ExpiresBefore(attempt: 2, clock: sessionClock)])
+        // When
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        // Then
+        guard case .sessionRefreshFailed(.refresherFailed, let context?)? = result.failure else {
+            Issue.record("expected the refresh's failure, got \(result)")
+            return
+        }
+        #expect(refreshes.all.count == 1)
+        #expect(transport.requests.count == 1)
+        #expect(context.attempts == 1)
     }
 
     @Test("Without a switch, the retry is signed in the same session and succeeds")

@@ -110,7 +110,7 @@ struct SessionRefreshFailureTests {
                 Issue.record("expected a refresh timeout, got \(outcome)")
                 return
             }
-            #expect(outcome.failure?.description.contains("the refresh did not end within 0.2 seconds, and no other refresh starts until it returns") == true, "\(outcome)")
+            #expect(outcome.failure?.description.contains("the refresh did not end within 0.2 seconds, and no other refresh of that credential starts until it returns") == true, "\(outcome)")
             #expect(manager.isLoggedIn)
             // The cool-down: the next request fails at once with the same error.
             guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
