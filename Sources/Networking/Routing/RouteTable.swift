@@ -117,7 +117,8 @@ public struct RouteTable: Sendable {
         guard let index = named.first else { throw .invalidConfiguration(reason: "no route is named \"\(name)\"") }
         guard named.count == 1 else {
             let types = named.map { objectRoutes[$0].typeName }.joined(separator: ", ")
-            throw .invalidConfiguration(reason: "\(named.count) object routes are named \"\(name)\" (for \(types)): give them names of their own")
+            throw .invalidConfiguration(
+                reason: "\(named.count) object routes are named \"\(name)\" (for \(types)): give them names of their own")
         }
         objectRoutes[index].route.mapping = mapping
     }

@@ -48,7 +48,9 @@ struct ObjectRouterTests {
         }
     }
 
-    @Test("An object route takes a mapping step by its name; a named route of that name comes first; a name two object routes share is refused")
+    @Test(
+        "An object route takes a mapping step by its name; a named route of that name comes first; a name two object routes share is refused"
+    )
     func objectRouteMapping() async throws {
         // Given
         var routes = RouteTable.empty

@@ -118,7 +118,8 @@ struct SessionAcrossAttemptsTests {
         let sessionClock = TestClock(start: Date())
         let (refresher, refreshes) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
         let session = SessionManager<User>(refresher: refresher, clock: sessionClock.networkingClock)
-        try session.login(user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
+        try session.login(
+            user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
         let route = SequenceRoute(statuses: [503, 200])
         let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
         var configuration = try makeConfiguration()

@@ -110,7 +110,10 @@ struct SessionRefreshFailureTests {
                 Issue.record("expected a refresh timeout, got \(outcome)")
                 return
             }
-            #expect(outcome.failure?.description.contains("the refresh did not end within 0.2 seconds, and no other refresh of that credential starts until it returns") == true, "\(outcome)")
+            #expect(
+                outcome.failure?.description.contains(
+                    "the refresh did not end within 0.2 seconds, and no other refresh of that credential starts until it returns") == true,
+                "\(outcome)")
             #expect(manager.isLoggedIn)
             // The cool-down: the next request fails at once with the same error.
             guard case .sessionRefreshFailed(.timedOut, nil)? = await authorizing(manager).failure else {
@@ -172,7 +175,9 @@ struct SessionRefreshFailureTests {
         #expect(manager.isLoggedIn)
     }
 
-    @Test("update(credential:) during a refresh that hangs (no timeout) lets its waiter go on with the new credential; the refresh's result is ignored")
+    @Test(
+        "update(credential:) during a refresh that hangs (no timeout) lets its waiter go on with the new credential; the refresh's result is ignored"
+    )
     func updateDuringRefresh() async throws {
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let started = Recorder<Int>()
