@@ -449,8 +449,9 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// it in order shortly after. Call this before the process exits, or in a test, to be sure the
     /// store is up to date. It blocks the calling thread (from async code, one of Swift's pool
     /// threads, for as long as the store takes); from inside a credential store it returns at once.
-    /// A refresher still running after its ``RefreshPolicy/timeout`` is not waited for: a tool
-    /// that must keep what it returns keeps its refresher's call shorter than the timeout.
+    /// A refresher that has not returned is not waited for, timed out or not: a tool awaits the
+    /// calls that wait on it first, and keeps its refresher's call shorter than
+    /// ``RefreshPolicy/timeout`` so that what it returns is kept.
     public func waitUntilStored() {
         gate.settle()
     }
