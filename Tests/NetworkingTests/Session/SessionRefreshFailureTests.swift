@@ -31,6 +31,13 @@ private let refreshRejections: [RepositoryError] = [
     .unauthenticatedSession(nil),
 ]
 
+/// Waits, polling every 5 ms for 10 seconds at most, until `condition` holds (what a refresher
+/// running in its own task has done by then).
+private func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+}
+
 /// A credential whose access token expired a minute ago.
 private let expiredCredential = Credential(accessToken: "t1", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-60))
 
@@ -124,10 +131,7 @@ struct SessionRefreshFailureTests {
             // When: the refresher returns after all
             release.yield()
             let expected = replacedMeanwhile ? "manual" : "late"
-            let deadline = ContinuousClock.now + .seconds(10)
-            while returned.all.isEmpty || manager.sessionToken != expected, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await waitUntil { !returned.all.isEmpty && manager.sessionToken == expected }
             try await Task.sleep(for: .milliseconds(100))
             manager.waitUntilStored()
             // Then: its credential is taken (and stored), but not over one given meanwhile
@@ -162,8 +166,7 @@ struct SessionRefreshFailureTests {
         #expect(calls.all.isEmpty, "the hanging refresher is the only one called")
         // When: it fails after all
         release.yield()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while calls.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil { !calls.all.isEmpty }
         try await Task.sleep(for: .milliseconds(50))
         // Then: the next request refreshes again, and the session stays
         guard case .sessionRefreshFailed(.refresherFailed(let cause), nil)? = await authorizing(manager).failure else {
@@ -189,8 +192,7 @@ struct SessionRefreshFailureTests {
         let manager = SessionManager<User>(refresher: refresher, refreshPolicy: RefreshPolicy(timeout: 0))
         try manager.login(user: ann, credential: expiredCredential)
         let waiting = Task { await authorizing(manager) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while started.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil { !started.all.isEmpty }
         // When: the app puts a credential of its own in place
         try manager.update(credential: Credential(accessToken: "manual", refreshToken: "r3"))
         // Then: the waiter is signed with it at once, and the late result changes nothing
@@ -239,8 +241,7 @@ struct SessionRefreshFailureTests {
         }
         #expect(manager.isLoggedIn)
         release.yield()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while manager.isLoggedIn, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil { !manager.isLoggedIn }
         manager.waitUntilStored()
         #expect(!manager.isLoggedIn)
         #expect(store.stored == nil)
