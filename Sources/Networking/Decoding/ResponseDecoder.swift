@@ -16,7 +16,7 @@ struct ResponseDecoder: Sendable {
         custom: (@Sendable (DecodingInput) throws -> T)? = nil
     ) throws(RepositoryError) -> T {
         if let custom { return try decode(with: custom, from: response, request: request) }
-        let context = ErrorContext(request: request, response: response)
+        let context = ErrorContext(request: request, response: response, attempts: response.attempts)
         if response.body.isEmpty {
             if let none = BodyDecoder.emptyBodyValue(of: T.self) { return none }
             throw reported(
@@ -39,7 +39,7 @@ struct ResponseDecoder: Sendable {
         with custom: (DecodingInput) throws -> T, from response: TransportResponse, request: RequestSummary,
         reasonPrefix: String = ""
     ) throws(RepositoryError) -> T {
-        let context = ErrorContext(request: request, response: response)
+        let context = ErrorContext(request: request, response: response, attempts: response.attempts)
         do {
             return try custom(DecodingInput(response: response, request: request, bodyDecoder: bodyDecoder))
         } catch let error as RepositoryError {

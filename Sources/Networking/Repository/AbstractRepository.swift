@@ -236,7 +236,8 @@ open class AbstractRepository: @unchecked Sendable {
             context.options.remove(StagedBodyFileKey.self)
         }
         do {
-            let response = try await pipeline.send(request, context: context)
+            var response = try await pipeline.send(request, context: context)
+            response.attempts = context.attempt
             try validate(response, to: request, endpoint: endpoint)
             return (request, response)
         } catch {

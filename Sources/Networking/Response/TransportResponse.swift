@@ -30,6 +30,11 @@ public struct TransportResponse: Sendable, Hashable {
     /// items were refused. It is not part of the response's equality or hash.
     public var requestHeaders: HTTPHeaders?
 
+    /// How many times the call was sent to get this answer, retries included: set when a call's
+    /// exchange ends, so that an error found after it (decoding, a mapping step) counts them.
+    /// Not part of the response's equality or hash.
+    var attempts = 1
+
     /// Creates a response.
     public init(
         statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,

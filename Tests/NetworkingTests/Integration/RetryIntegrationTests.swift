@@ -37,6 +37,20 @@ struct RetryIntegrationTests {
         #expect(clock.sleeps == [.milliseconds(500), .milliseconds(1000)])
     }
 
+    @Test("a model that does not match the answer of a retried call fails with the retries counted")
+    func decodingFailureAfterRetries() async throws {
+        struct Named: Decodable, Sendable { let name: String }
+        let repository = try repository(clock: TestClock(start: Date()))
+        let result: Result<Named, RepositoryError> = await repository.performAuthenticationRequest(
+            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "status": 503]))
+        guard case .decodeError(let failure)? = result.failure else {
+            Issue.record("expected decodeError, got \(result)")
+            return
+        }
+        #expect(failure.context.attempts == 2)
+        #expect(result.failure?.context?.attempts == 2)
+    }
+
     @Test("a retry that comes after a logout and another login is never sent with the next user's token")
     func retryAcrossSessions() async throws {
         // Given: a logged-in session, and an account switch just before the second attempt
