@@ -655,6 +655,34 @@ struct OfflineQueueFlushTests {
         #expect(transport.requests.last?.headers["Authorization"] == "Key k")
     }
 
+    @Test(
+        "With no repository connected, a call through the queue that fails for the network is not kept when it carries a default API key or a secret field: nothing tells it from the call's own"
+    )
+    func defaultKeyWithoutConnection() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) }
+        ])
+        for (field, secretFields) in [("X-Api-Key", Set<String>()), ("X-Tenant", ["x-tenant"])] {
+            var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+            configuration.interceptors = [queue]
+            configuration.defaultHeaders[field] = "k-1"
+            configuration.secretFields = secretFields
+            let repository = APIRepository(configuration: configuration, transport: transport)
+            let result = await repository.performRequest(Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession().queueingOffline())
+            guard case .failure(let error) = result, let refusal = error.customError(as: NotQueuedOffline.self) else {
+                Issue.record("expected notQueuedOffline, got \(result)")
+                return
+            }
+            #expect(refusal.reason.contains("\(field), which the queue never writes to disk, and no repository is connected"), "\(refusal.reason)")
+            #expect(refusal.failure.isConnectivityFailure)
+        }
+        #expect(queue.count == 0)
+        #expect(try OfflineJournal.liveItems(in: folder).isEmpty)
+    }
+
     @Test("A write the journal cannot keep (a full disk) is not queued, and its caller hears why: the call and enqueue alike")
     func unwritableRequestSaysWhy() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

@@ -188,11 +188,18 @@ final class CallRecord: Sendable {
     }
 
     /// How many of the call's attempts reached the transport: fewer than ``attempt`` when the
-    /// latest was cancelled on its way there (in an interceptor's wait).
+    /// latest was cancelled on its way there (in an interceptor's wait). An attempt replayed
+    /// after a 401 (its token refreshed) counts once.
     var sent: Int { sentCount.load(ordering: .relaxed) }
 
-    /// Notes that an attempt is handed to the transport.
-    func noteSent() { sentCount.add(1, ordering: .relaxed) }
+    /// The latest attempt handed to the transport, 0 before any.
+    private let lastSent = Atomic<Int>(0)
+
+    /// Notes that the current attempt is handed to the transport (again, for a replay).
+    func noteSent() {
+        let attempt = attempt
+        if lastSent.exchange(attempt, ordering: .relaxed) != attempt { sentCount.add(1, ordering: .relaxed) }
+    }
 
     /// The session the call was first signed in, or `nil` before it was signed.
     var sessionID: Int? { session.withLock { $0?.id } }

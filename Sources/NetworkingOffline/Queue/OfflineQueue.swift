@@ -417,7 +417,10 @@ public final class OfflineQueue: Interceptor {
                 error: NotQueuedOffline(reason: why, failure: failure, storageFailure: storage, whyNotSent: reason),
                 context: errorContext)
         }
-        if let refusal = refusal(of: request, requiresSession: context.requiresSession, session: context.session, identity: identity) {
+        if let refusal = refusal(
+            of: request, requiresSession: context.requiresSession, session: context.session, identity: identity,
+            isSecret: context.isSecretFieldName)
+        {
             throw notQueued(refusal)
         }
         let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
@@ -584,12 +587,15 @@ public final class OfflineQueue: Interceptor {
     /// user, which the queue could not keep from another user's token; or one that carries a
     /// credential of its own — an `Authorization`, say, that is not the configuration's default
     /// (which a flush adds again) nor the session's (added after the queue). The queue never
-    /// writes one to disk, so the request would go out without it.
-    /// - Parameter caller: the repository the request was made through, when known (`enqueue`):
-    ///   its defaults stand for those of the repository a flush will use until one is connected.
+    /// writes one to disk, so the request would go out without it. With no repository to tell
+    /// its defaults, any field named like a credential (`isSecret`) is such a field.
+    /// - Parameters:
+    ///   - caller: the repository the request was made through, when known (`enqueue`): its
+    ///     defaults stand for those of the repository a flush will use until one is connected.
+    ///   - isSecret: whether a field's name is a credential's for the repository that made the call.
     private func refusal(
         of request: TransportRequest, requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?,
-        caller: AbstractRepository? = nil
+        caller: AbstractRepository? = nil, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName
     ) -> String? {
         if requiresSession, session != nil, identity == nil {
             return
@@ -598,7 +604,10 @@ public final class OfflineQueue: Interceptor {
         // A flush sends the connected repository's defaults again: those are not the request's own.
         let flushing = state.withLock { $0.repository } ?? caller
         let defaults = flushing?.configuration.defaultHeaders ?? [:]
-        guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) else { return nil }
+        // Without a repository, no field can be told to be a default: a default `X-Api-Key` would
+        // be written to disk as the request's own.
+        let secret = flushing == nil ? request.headers.names.first(where: isSecret) : nil
+        guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) ?? secret else { return nil }
         guard flushing != nil else {
             return
                 "the request carries the field \(name), which the queue never writes to disk, and no repository is connected (OfflineQueue.connect) to send it again as its default"

@@ -140,6 +140,39 @@ struct SessionAcrossAttemptsTests {
         #expect(context.attempts == 1)
     }
 
+    @Test("An attempt replayed after a 401 counts once: a retry whose refresh then fails reports one attempt, not two")
+    func replayCountsOnce() async throws {
+        // Given: a 401 whose refresh works and whose replay gets a 503; the retry's token has
+        // expired by then, and its refresh fails
+        let sessionClock = TestClock(start: Date())
+        let (refresher, refreshes) = countingRefresher { credential in
+            credential.accessToken == "ann-token"
+                ? .success(Credential(accessToken: "ann-2", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600)))
+                : .failure(.requestError(refreshContext(status: 503)))
+        }
+        let session = SessionManager<User>(refresher: refresher, clock: sessionClock.networkingClock)
+        try session.login(
+            user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
+        let route = SequenceRoute(statuses: [401, 503, 200])
+        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
+        let repository = TestRepository(
+            configuration: configuration, sessionManager: session, transport: transport,
+            interceptors: [ExpiresBefore(attempt: 2, clock: sessionClock)])
+        // When
+        let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
+        // Then: two requests went out, both of the first attempt
+        guard case .sessionRefreshFailed(.refresherFailed, let context?)? = result.failure else {
+            Issue.record("expected the second refresh's failure, got \(result)")
+            return
+        }
+        #expect(refreshes.all.count == 2)
+        #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token", "Bearer ann-2"])
+        #expect(context.attempts == 1)
+    }
+
     @Test("Without a switch, the retry is signed in the same session and succeeds")
     func retryInSameSession() async throws {
         let (repository, transport, _) = try annRetrying()
