@@ -24,6 +24,9 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .unauthenticatedSession(nil):
             return
                 "This request needs a logged-in session and nobody is logged in (or not the user it was made for: SessionIdentityKey); log in first. Nothing was sent."
+        case .unauthenticatedSession(let context?) where context.response == nil:
+            return
+                "\(context.request) \(Self.notSentAgain(context)): the session it was signed in has ended (a logout, another login, or a refresh the server refused); log in again, and send it again only if repeating it is safe."
         case .unauthenticatedSession(let context?):
             return
                 "\(context.request) was rejected as unauthenticated (status \(context.statusCode ?? 401))\(Self.attempts(context)); the session has expired, log in again.\(Self.bodySuffix(context))"
@@ -33,7 +36,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             if let context {
                 request =
                     context.response.map { "\(context.request) was refused (status \($0.statusCode)) and " }
-                    ?? "\(context.request) was not sent: "
+                    ?? "\(context.request) \(Self.notSentAgain(context)): "
             }
             return "\(request)the session could not be refreshed: \(failure.description.clause). Log in again if the session has ended."
         case .requestError(let context):
@@ -69,7 +72,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
                 "\(context.request) failed\(Self.attempts(context)): \(failure). Check the server's certificate, or configure a certificate authority file for a private CA."
         case .pinningFailed(let host, let context):
             return
-                "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. Nothing was sent. If the server's key was rotated, add its new pin."
+                "\(context.request) was refused: the public key of \(host) matches none of the pinned keys. \(context.attempts > 1 ? "Its last attempt sent nothing." : "Nothing was sent.") If the server's key was rotated, add its new pin."
         case .pinningUnsupported(let transport, let context):
             return
                 "\(context.request) was refused: the TLS it asks for (pins, a certificate authority file or a client certificate) is beyond the transport (\(transport)). Nothing was sent."
@@ -100,6 +103,12 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
 
     private static func attempts(_ context: ErrorContext) -> String {
         context.attempts > 1 ? " after \(context.attempts) attempts" : ""
+    }
+
+    /// "was not sent" for a call none of whose attempts went out; else "was not sent again after
+    /// N attempts", those that did.
+    private static func notSentAgain(_ context: ErrorContext) -> String {
+        context.attempts > 0 ? "was not sent again after \(context.attempts) attempt\(context.attempts == 1 ? "" : "s")" : "was not sent"
     }
 
     private static func bodySuffix(_ context: ErrorContext) -> String {

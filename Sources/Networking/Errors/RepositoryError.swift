@@ -37,7 +37,9 @@ public enum RepositoryError: Error, Sendable {
     case invalidRequest(reason: String, request: RequestSummary?)
     /// The request needs a session and nobody is logged in, or not the user it was made for
     /// (``SessionIdentityKey``; context `nil`, nothing was sent), or
-    /// the server answered 401 to it (the session is expired when the request was signed with it).
+    /// the server answered 401 to it (the session is expired when the request was signed with it),
+    /// or a retry was not sent because the session its earlier attempts were signed in has ended
+    /// (a context without a response, whose ``ErrorContext/attempts`` counts those sent).
     case unauthenticatedSession(ErrorContext?)
     /// The server answered 401 to a call that needs no session: the credentials it carried (a
     /// password at login, an API key) were not accepted. The session is left alone.

@@ -195,6 +195,14 @@ final class CallRecord: Sendable {
     /// The latest attempt handed to the transport, 0 before any.
     private let lastSent = Atomic<Int>(0)
 
+    /// Starts counting a new request of the call (a poll, a download's next part): attempt 1, none
+    /// sent. The session the call was first signed in stays.
+    func beginRequest() {
+        attempt = 1
+        lastSent.store(0, ordering: .relaxed)
+        sentCount.store(0, ordering: .relaxed)
+    }
+
     /// Notes that the current attempt is handed to the transport (again, for a replay).
     func noteSent() {
         let attempt = attempt

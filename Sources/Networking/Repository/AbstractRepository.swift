@@ -229,6 +229,8 @@ open class AbstractRepository: @unchecked Sendable {
         let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
         defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
         var context = call ?? callContext(for: endpoint)
+        // Each request of a call of several (polls, a download's parts) counts its own attempts.
+        context.record.beginRequest()
         // The library's to set: a value an endpoint or a caller gave is not a staged file.
         if let staged {
             context.options[StagedBodyFileKey.self] = staged

@@ -101,7 +101,9 @@ struct SessionInterceptor: Interceptor {
             if let signedIn { try await session.authorize(inSession: signedIn) } else { try await session.authorize() }
         }
         guard let authorization = try await withRequest(errorContext, authorize) else {
-            throw .unauthenticatedSession(nil)
+            // A retry or a replay whose session ended after an earlier attempt went out in it:
+            // the call names itself, and its count says what was sent.
+            throw .unauthenticatedSession(signedIn == nil ? nil : errorContext)
         }
         // A call made for one user (an offline queue's) is never signed for another: the
         // authorization names whose session signed it (read with the credential, so a switch

@@ -110,6 +110,20 @@ struct RepositoryErrorDescriptionTests {
         let refused = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 401))
         let sent = RepositoryError.sessionRefreshFailed(failure, refused).description
         #expect(sent.hasPrefix("\(Self.request) was refused (status 401) and the session could not be refreshed"), "\(sent)")
+        // A retry held back after earlier attempts went out says so.
+        let retry = RepositoryError.sessionRefreshFailed(failure, ErrorContext(request: Self.request, attempts: 2)).description
+        #expect(retry.hasPrefix("\(Self.request) was not sent again after 2 attempts: the session could not be refreshed"), "\(retry)")
+    }
+
+    @Test("A retry not sent because its session ended says how many attempts went out, and not that nothing was sent")
+    func sessionEndedBeforeRetry() {
+        let ended = RepositoryError.unauthenticatedSession(ErrorContext(request: Self.request, attempts: 1)).description
+        #expect(ended.hasPrefix("\(Self.request) was not sent again after 1 attempt: the session it was signed in has ended"), "\(ended)")
+        #expect(!ended.contains("Nothing was sent") && !ended.contains("rejected"))
+        let none = RepositoryError.unauthenticatedSession(ErrorContext(request: Self.request, attempts: 0)).description
+        #expect(none.hasPrefix("\(Self.request) was not sent: the session it was signed in has ended"), "\(none)")
+        let pinned = RepositoryError.pinningFailed(host: "api.test", context: ErrorContext(request: Self.request, attempts: 2))
+        #expect(pinned.description.contains("Its last attempt sent nothing."), "\(pinned)")
     }
 
     @Test("A refresher's call that needed the session is told once; a decoding failure ends its sentence before the body")

@@ -19,6 +19,34 @@ private struct HoldsAttempt: Interceptor {
     }
 }
 
+/// Fails the `number`-th request it sees before it reaches the transport, marked unsent.
+private final class FailsRequest: Interceptor, Sendable {
+    let number: Int
+    private let seen = Mutex(0)
+
+    init(number: Int) { self.number = number }
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        let count = seen.withLock { count in
+            count += 1
+            return count
+        }
+        guard count != number else { throw .noNetworkConnection(.notConnected, ErrorContext(request: request.summary, attempts: 0)) }
+        return try await next(request)
+    }
+}
+
+/// Answers every request with a 503 itself: the transport never sees one.
+private struct Answers503: Interceptor {
+    func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+        async throws(RepositoryError) -> TransportResponse
+    {
+        TransportResponse(statusCode: 503)
+    }
+}
+
 /// A streaming transport that answers only when released, whatever cancellation says.
 private final class DeafTransport: Transport {
     private let waiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
@@ -175,6 +203,43 @@ struct TransportErrorMappingTests {
         #expect(context.attempts == sent)
         #expect(transport.requests.count == sent)
         #expect(RepositoryError.cancelled(context).description.hasSuffix("before it was sent.") == (sent == 0))
+    }
+
+    @Test("Each poll counts its own attempts: a second poll that fails before it is sent counts none, though the first went out")
+    func secondPollCountsItsOwnAttempts() async throws {
+        // Given: a job the server keeps accepting (202), and a second poll that never reaches the transport
+        let transport = StubTransport(routes: [.status(.get, "jobs/1", 202)])
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.interceptors = [FailsRequest(number: 2)]
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        // When
+        let result = await repository.performPollingRequest(Endpoint<Void>.get("jobs/1"))
+        // Then
+        guard case .noNetworkConnection(.notConnected, let context)? = result.failure else {
+            Issue.record("expected the interceptor's error, got \(result)")
+            return
+        }
+        #expect(transport.requests.count == 1)
+        #expect(context.attempts == 0)
+    }
+
+    @Test("An interceptor that answers instead of the transport makes attempts all the same: each is counted")
+    func answersWithoutTransportCount() async throws {
+        let transport = StubTransport(routes: [])
+        var configuration = try makeConfiguration()
+        configuration.clock = TestClock().networkingClock
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
+        configuration.interceptors = [Answers503()]
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        let result = await repository.performRequest(Endpoint<Void>.get("books"))
+        guard case .requestError(let context)? = result.failure else {
+            Issue.record("expected the 503, got \(result)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(context.attempts == 3)
+        #expect(result.failure?.description.contains("after 3 attempts") == true)
     }
 
     @Test("Cancelling a streamed call ends it at once, before its head, even when the transport does not heed cancellation")

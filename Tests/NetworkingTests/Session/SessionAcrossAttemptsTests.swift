@@ -87,11 +87,13 @@ struct SessionAcrossAttemptsTests {
         let (repository, transport, session) = try annRetrying { [AccountSwitch(session: $0, next: bob)] }
         // When: the retry comes after the switch
         let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
-        // Then: only Ann's first attempt went out, and the call failed as unauthenticated
-        guard case .unauthenticatedSession? = result.failure else {
-            Issue.record("expected unauthenticatedSession, got \(result)")
+        // Then: only Ann's first attempt went out, and the call failed as unauthenticated, saying so
+        guard case .unauthenticatedSession(let context?)? = result.failure else {
+            Issue.record("expected unauthenticatedSession with the call's context, got \(result)")
             return
         }
+        #expect(context.response == nil && context.attempts == 1)
+        #expect(result.failure?.description.contains("was not sent again after 1 attempt: the session it was signed in has ended") == true)
         #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer ann-token"])
         #expect(session.sessionToken == "bob-token")
     }
@@ -138,6 +140,7 @@ struct SessionAcrossAttemptsTests {
         #expect(refreshes.all.count == 1)
         #expect(transport.requests.count == 1)
         #expect(context.attempts == 1)
+        #expect(result.failure?.description.contains("was not sent again after 1 attempt: the session could not be refreshed") == true)
     }
 
     @Test("An attempt replayed after a 401 counts once: a retry whose refresh then fails reports one attempt, not two")
