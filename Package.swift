@@ -33,7 +33,7 @@ let package = Package(
         // The offline write queue and the batch client, built on Networking's public API only.
         .target(name: "NetworkingOffline", dependencies: ["Networking", "CZlib"]),
         .executableTarget(
-            name: "Demo", dependencies: ["Networking", "NetworkingOffline", "NetworkingTestSupport"], path: "Demo",
+            name: "Demo", dependencies: ["Networking", "NetworkingCache", "NetworkingOffline", "NetworkingTestSupport"], path: "Demo",
             resources: [.copy("routes.json")]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "NetworkingTestSupport", "CZlib"]),
         // The library's JSON decoder against Foundation's: differential, random and corpus tests.

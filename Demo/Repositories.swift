@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import NetworkingCache
 
 /// Login, sign-up and token refresh: the calls that need no session.
 final class AuthenticationRepository: AbstractRepository, TokenRefresher, @unchecked Sendable {
@@ -111,5 +112,34 @@ final class TestControlRepository: AbstractRepository, @unchecked Sendable {
     /// An endpoint that answers 503 `failures` times before 200.
     func flaky(failures: Int) async -> Result<Flaky, RepositoryError> {
         await performAuthenticationRequest(.get("flaky/\(UUID().uuidString)", parameters: ["failures": failures, "status": 503]))
+    }
+}
+
+/// Answers of the test API that say how long they stay fresh (`Cache-Control: max-age`), read
+/// through a `ResponseCache`.
+final class CachedResourcesRepository: AbstractRepository, @unchecked Sendable {
+    struct Resource: Decodable, Sendable {
+        let key: String
+        let version: Int
+    }
+
+    struct Hits: Decodable, Sendable {
+        let requests: Int
+    }
+
+    /// Fresh for a minute: the cache answers again within it, without the network.
+    func resource(_ key: String) async -> Result<RepositoryResponse<Resource>, RepositoryError> {
+        await performRequest(Endpoint.get("cache/resource/\(key)", parameters: ["max_age": 60]).withoutSession())
+    }
+
+    /// What the cache holds, never the network: a miss is `isCacheMiss`.
+    func storedResource(_ key: String) async -> Result<Resource, RepositoryError> {
+        await performRequest(Endpoint.get("cache/resource/\(key)").withoutSession().cacheOnly())
+    }
+
+    /// How many requests for `key` reached the server.
+    func requests(for key: String) async -> Int? {
+        let hits: Result<Hits, RepositoryError> = await performAuthenticationRequest(.get("cache/hits/\(key)"))
+        return try? hits.get().requests
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 import Networking
+import NetworkingCache
 import NetworkingOffline
 import NetworkingTestSupport
 import Synchronization
 
-// The Networking demo: a books client against the local test API (or any API with the same
-// routes). `script/demo` starts the test API and passes its URL; run by hand, after
+// The Networking demo: a books client against the project's test API (it uses the test API's
+// own control routes, so another API will not do). `script/demo` starts the test API and passes
+// its URL; run by hand, after
 // `set -a; eval "$(script/server start)"; set +a`, with `swift run Demo` (it then reads
 // NETWORKING_TEST_API_URL) or `swift run Demo --base-url URL`.
 
@@ -163,8 +165,28 @@ do {
     }
     report.ok("activity of the call marked preventUserInteraction: \(blocking.joined(separator: ", "))")
 
+    report.begin("Answers are cached as the server's Cache-Control says (NetworkingCache)")
+    let cache = try ResponseCache(configuration: .init(diskFolder: storeFolder.appendingPathComponent("responses")))
+    var caching = configuration
+    caching.interceptors.append(cache)
+    let resources = CachedResourcesRepository(configuration: caching)
+    let key = UUID().uuidString
+    let first = await resources.resource(key)
+    let second = await resources.resource(key)
+    let served = await resources.requests(for: key)
+    switch (first, second) {
+    case (.success(let fetched), .success(let stored)) where fetched.source == .network && stored.source == .cache && served == 1:
+        report.ok("fetched once from the network, then answered from the cache (max-age=60): the API saw 1 request")
+    case let other: report.fail("expected a network answer, then a cached one, and 1 request: got \(other), \(String(describing: served))")
+    }
+    switch await resources.storedResource("never-fetched-\(key)") {
+    case .failure(let error) where error.isCacheMiss: report.ok("a cache-only read of an answer never stored is a miss, without touching the network")
+    case let other: report.fail("expected a cache miss, got \(other)")
+    }
+
     report.begin("Writes made while the API is down are queued on disk, then flushed when it is back")
-    if let apiPort = configuration.baseURL.port {
+    let host = configuration.baseURL.host ?? ""
+    if let apiPort = configuration.baseURL.port, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
         // The API goes "down" behind a local proxy (the test API itself keeps running).
         let proxy = try OutageProxy(upstreamPort: apiPort)
         let outbox = storeFolder.appendingPathComponent("outbox")
@@ -176,28 +198,31 @@ do {
         let notes = BooksRepository(configuration: offline, sessionManager: restored, customErrors: BooksRepository.errors)
         queue.connect(notes)
         proxy.goDown()
-        var queued = 0
+        var tickets: [OfflineTicket] = []
         for title in ["Offline One", "Offline Two"] {
             let write = Endpoint<Void>.post("books", body: NewBook(title: title, author: "A. Queue", genre: "novel", year: 2026))
-            if case .queued(let later) = await queue.perform(write, with: notes) {
-                queued += 1
+            switch await queue.perform(write, with: notes) {
+            case .queued(let later):
+                tickets.append(later.ticket)
                 report.info("- \(title): queued as \(later.ticket) (the API is unreachable)")
+            case .sent: report.fail("\(title) was sent while the API was down")
+            case .failed(let error): report.fail("\(title) was neither sent nor kept: \(error.localizedDescription)")
             }
         }
-        if queued == 2 {
-            report.ok("2 writes kept in \(outbox.lastPathComponent)/, unsigned, each with an Idempotency-Key")
-        } else {
-            report.fail("expected 2 queued writes, got \(queued)")
+        if tickets.count == 2 {
+            report.ok("2 writes kept in \(outbox.lastPathComponent)/ (stored unsigned, each with an Idempotency-Key)")
         }
         try proxy.comeUp()
         let flushed = await queue.flush()
-        if flushed.delivered.count == 2, queue.count == 0 {
-            report.ok("the API is back: flushed in order, \(flushed.delivered.count) delivered, signed with the current session")
+        if flushed.delivered == tickets, queue.count == 0 {
+            // The API accepts a new book only from a signed request.
+            report.ok("the API is back: both delivered in the order queued, signed with the current session")
         } else {
-            report.fail("expected 2 deliveries, got \(flushed.delivered.count) (\(queue.count) still queued)")
+            let why = flushed.stoppedBy.map { ": \($0.localizedDescription)" } ?? ""
+            report.fail("expected 2 deliveries in order, got \(flushed.delivered.count) (\(queue.count) still queued)\(why)")
         }
     } else {
-        report.info("(skipped: the base URL has no explicit port to put a proxy in front of)")
+        report.info("(skipped: the proxy that takes the API down runs on this machine, so the base URL must be a local one with a port)")
     }
 
     report.begin("An expired access token is refreshed once and the call replayed")
@@ -228,11 +253,14 @@ do {
     }
 
     report.begin("Without a refresh, an expired token ends the session with a clear message")
-    let plainUsers = UsersRepository(configuration: configuration, sessionManager: session)
+    // Kept in memory: ending it must not remove the stored session the restored manager uses.
+    let plainSession = SessionManager<User>()
+    if let user = session.currentUser { try plainSession.login(user: user, token: token) }
+    let plainUsers = UsersRepository(configuration: configuration, sessionManager: plainSession)
     switch await plainUsers.fetchCurrentUser() {
     case .failure(.unauthenticatedSession(let context?)):
         report.ok(RepositoryError.unauthenticatedSession(context).localizedDescription)
-        if session.isLoggedIn { report.fail("the session is still active") } else { report.ok("session expired: logged in = false") }
+        if plainSession.isLoggedIn { report.fail("the session is still active") } else { report.ok("session expired: logged in = false") }
     case let other: report.fail("expected .unauthenticatedSession, got \(other)")
     }
     switch await plainUsers.fetchCurrentUser() {
@@ -249,10 +277,14 @@ do {
     } else {
         report.fail("the restored session has no user")
     }
+    let storedBefore = FileManager.default.fileExists(atPath: store.fileURL.path)
     try restored.logout()
-    report.ok(
-        "logged out: logged in = \(restored.isLoggedIn); stored session removed = \(!FileManager.default.fileExists(atPath: store.fileURL.path))"
-    )
+    let storedAfter = FileManager.default.fileExists(atPath: store.fileURL.path)
+    if !restored.isLoggedIn, storedBefore, !storedAfter {
+        report.ok("logged out: logged in = false; the stored session was removed")
+    } else {
+        report.fail("expected a logout that removes the stored session: logged in = \(restored.isLoggedIn), stored before \(storedBefore), after \(storedAfter)")
+    }
 
     report.begin("Session events, as the restored manager streamed them")
     let events = await withTaskGroup(of: [String]?.self) { group in
@@ -282,5 +314,7 @@ if report.failures.isEmpty {
 } else {
     print("\n\(report.failures.count) step(s) behaved unexpectedly:")
     for failure in report.failures { print("  - \(failure)") }
+    // `exit` skips the `defer` above: the folder holds a session's tokens.
+    try? FileManager.default.removeItem(at: storeFolder)
     exit(1)
 }

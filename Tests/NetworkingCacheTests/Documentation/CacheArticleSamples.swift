@@ -49,7 +49,9 @@ enum CacheArticle {
     }
 
     static func logOut<User>(_ session: SessionManager<User>, cache: ResponseCache) throws {
-        let user = session.sessionIdentity   // taken before the logout, after which it is nil
+        // Taken before the logout, after which it is nil; nil already when nobody is logged in,
+        // and then nothing is removed (nil would name the answers shared by everybody).
+        guard let user = session.sessionIdentity else { return try session.logout() }
         defer { cache.removeEntries(for: user) }   // even when logout() throws .storeFailed
         try session.logout()
     }
