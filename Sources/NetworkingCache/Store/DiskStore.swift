@@ -153,8 +153,8 @@ final class DiskStore: Sendable {
             var start = state.withLock { $0.beginWrite(name) }
             defer { state.withLock { $0.endWrite(name) } }
             for _ in 0..<3 {
-                guard EntryFiles.writeAtomically(data, folder: path, name: name.description, synchronize: synchronizesWrites)
-                else { break }
+                let write = { EntryFiles.writeAtomically(data, folder: self.path, name: name.description, synchronize: self.synchronizesWrites) }
+                guard write() || (recreateFolderIfGone() && write()) else { break }
                 let evicted = state.withLock { state -> [StoreName]? in
                     guard !start.overlapped, !state.evicting.contains(name), state.writes[name]?.evictions == start.evictions
                     else { return nil }
@@ -170,6 +170,15 @@ final class DiskStore: Sendable {
         }
         remove(name)
         return false
+    }
+
+    /// Makes the folder again when something removed it (a cleaner of caches, the user), so that
+    /// the tier goes on storing; `true` when it was gone and is back. The files it held went with
+    /// it: their index entries are dropped as their reads miss.
+    private func recreateFolderIfGone() -> Bool {
+        guard !FileManager.default.fileExists(atPath: path) else { return false }
+        return (try? FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
     }
 
     /// Waits (five seconds at most) until an eviction has deleted the file of `name`: one

@@ -19,6 +19,22 @@ import Testing
         #expect(reopened.usage.count == 1)
     }
 
+    @Test("A folder something removed (a cleaner of caches) is made again at the next write: the tier goes on storing")
+    func removedFolderIsMadeAgain() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try DiskStore(folder: folder.url, costLimit: 1 << 20, countLimit: 100, synchronizesWrites: false)
+        let first = Entries.key("books?page=1")
+        #expect(store.store(.response(Entries.entry(for: first)), as: first.storeName))
+        try FileManager.default.removeItem(at: folder.url)
+        let second = Entries.key("books?page=2")
+        #expect(store.store(.response(Entries.entry(for: second)), as: second.storeName))
+        #expect(folder.files() == [second.storeName.description])
+        #expect(store.record(first.storeName) == nil, "its file went with the folder")
+        let permissions = try FileManager.default.attributesOfItem(atPath: folder.url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o700)
+    }
+
     @Test("A file another process replaced with a larger one is counted at its new size when read")
     func aReplacedFileIsCountedAtItsSize() throws {
         let folder = try TemporaryDirectory()
