@@ -35,7 +35,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
             var request = ""
             if let context {
                 request =
-                    context.response.map { "\(context.request) was refused (status \($0.statusCode)) and " }
+                    context.response.map { "\(context.request) was refused (status \($0.statusCode))\(Self.attempts(context)) and " }
                     ?? "\(context.request) \(Self.notSentAgain(context)): "
             }
             return "\(request)the session could not be refreshed: \(failure.description.clause). Log in again if the session has ended."
