@@ -75,9 +75,9 @@ extension SessionManager {
                 return (decide(decision, waiter: id, credential: credential, state: &state), state.sessionID)
             }
             session = current
-            let authorization = try await perform(step)
-            if authorization != nil || !step.waits { return authorization }
-            waited = true
+            let (authorization, again) = try await perform(step)
+            if authorization != nil || !again { return authorization }
+            waited = waited || step.waits
         }
     }
 
@@ -96,8 +96,8 @@ extension SessionManager {
                     canRefresh: canRefresh(credential), now: now)
                 return decide(decision, waiter: id, credential: credential, state: &state)
             }
-            let replay = try await perform(step)
-            if replay != nil || !step.waits { return replay }
+            let (replay, again) = try await perform(step)
+            if replay != nil || !again { return replay }
         }
     }
 
@@ -153,16 +153,16 @@ extension SessionManager {
         }
     }
 
-    /// Carries out a step: returns the authorization to sign with, or `nil` to ask again (after a
-    /// wait, see `Step.waits`) or because the session ended.
-    private func perform(_ step: Step) async throws(RepositoryError) -> SessionAuthorization? {
+    /// Carries out a step: returns the authorization to sign with, or none, and then whether to
+    /// ask again — after a wait (see `Step.waits`), or when the session was to end but its
+    /// credential had been replaced meanwhile (`update(credential:)`): the new one decides.
+    private func perform(_ step: Step) async throws(RepositoryError) -> (SessionAuthorization?, again: Bool) {
         switch step {
         case .sign(let credential, let version, let session, let user, let identity):
-            return signing(credential, version: version, session: session, identity: Self.identity(of: user, fixed: identity))
-        case .loggedOut: return nil
+            return (signing(credential, version: version, session: session, identity: Self.identity(of: user, fixed: identity)), false)
+        case .loggedOut: return (nil, false)
         case .expire(let session, let version):
-            expire(session: session, version: version)
-            return nil
+            return (nil, !expire(session: session, version: version) && isCurrent(session))
         case .expireAndFail(let session, let version, let error):
             expire(session: session, version: version)
             throw error
@@ -171,11 +171,16 @@ extension SessionManager {
         case .refresh(let waiter, let credential, let session, let refresh):
             startRefresh(refresh, of: credential, in: session)
             try await wait(for: waiter)
-            return nil
+            return (nil, true)
         case .wait(let waiter):
             try await wait(for: waiter)
-            return nil
+            return (nil, true)
         }
+    }
+
+    /// Whether `session` is still the current one.
+    private func isCurrent(_ session: Int) -> Bool {
+        state.withLock { $0.credential != nil && $0.sessionID == session }
     }
 
     /// Runs the refresh in its own task, so that a cancelled request does not cancel it for the others.
@@ -287,8 +292,11 @@ extension SessionManager {
                 return (endsSession && current ? (session, state.refresh.version) : nil, waiters, outcome)
             }
             // The session ends before its waiters hear why: none of them finds it still going.
-            if let ending { expire(session: ending.session, version: ending.version) }
-            if !waiters.isEmpty { state.withLock { state in for waiter in waiters { state.resolve(waiter, with: outcome) } } }
+            // A credential replaced since the decision (`update(credential:)`) keeps the session:
+            // the waiters then ask again, and are signed with it.
+            let superseded = ending.map { !expire(session: $0.session, version: $0.version) && isCurrent($0.session) } ?? false
+            let told = superseded ? .superseded : outcome
+            if !waiters.isEmpty { state.withLock { state in for waiter in waiters { state.resolve(waiter, with: told) } } }
         }
     }
 

@@ -435,8 +435,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// Ends the session `session` as expired, for a request, without waiting: requests see no
     /// session from now on, and the store and subscribers hear of it with the turn, after the
     /// transition running now. Does nothing when that session is no longer the current one, or
-    /// its credential is no longer at `version` (replaced or refreshed since the decision).
-    func expire(session: Int, version: Int) {
+    /// its credential is no longer at `version` (replaced or refreshed since the decision), and
+    /// then returns `false`.
+    @discardableResult
+    func expire(session: Int, version: Int) -> Bool {
         gate.runSoon(
             now: { clear(ifSession: session, version: version) != nil }, later: { [self] in _ = endStored(with: .expired) })
     }

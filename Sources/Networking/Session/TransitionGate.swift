@@ -67,18 +67,20 @@ final class TransitionGate: @unchecked Sendable {
     /// A transition that never waits: `now` runs at once, under the gate's own lock (so no other
     /// transition starts in between; it must be quick and call no user code), and when it returns
     /// `true`, `later` runs with the turn on a background queue — after the transition that has
-    /// the turn now, before any that waits for it.
-    func runSoon(now: () -> Bool, later: @escaping @Sendable () -> Void) {
+    /// the turn now, before any that waits for it. Returns what `now` returned.
+    @discardableResult
+    func runSoon(now: () -> Bool, later: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
         guard now() else {
             condition.unlock()
-            return
+            return false
         }
         deferred.append(later)
         let startsQueue = !busy
         busy = true
         condition.unlock()
         if startsQueue { queue.async { self.drain() } }
+        return true
     }
 
     /// Waits until every transition started so far, deferred ones included, has finished.
