@@ -180,7 +180,8 @@ do {
     case let other: report.fail("expected a network answer, then a cached one, and 1 request: got \(other), \(String(describing: served))")
     }
     switch await resources.storedResource("never-fetched-\(key)") {
-    case .failure(let error) where error.isCacheMiss: report.ok("a cache-only read of an answer never stored is a miss, without touching the network")
+    case .failure(let error) where error.isCacheMiss:
+        report.ok("a cache-only read of an answer never stored is a miss, without touching the network")
     case let other: report.fail("expected a cache miss, got \(other)")
     }
 
@@ -283,7 +284,9 @@ do {
     if !restored.isLoggedIn, storedBefore, !storedAfter {
         report.ok("logged out: logged in = false; the stored session was removed")
     } else {
-        report.fail("expected a logout that removes the stored session: logged in = \(restored.isLoggedIn), stored before \(storedBefore), after \(storedAfter)")
+        report.fail(
+            "expected a logout that removes the stored session: logged in = \(restored.isLoggedIn), stored before \(storedBefore), after \(storedAfter)"
+        )
     }
 
     report.begin("Session events, as the restored manager streamed them")

@@ -671,12 +671,15 @@ struct OfflineQueueFlushTests {
             configuration.defaultHeaders[field] = "k-1"
             configuration.secretFields = secretFields
             let repository = APIRepository(configuration: configuration, transport: transport)
-            let result = await repository.performRequest(Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession().queueingOffline())
+            let result = await repository.performRequest(
+                Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession().queueingOffline())
             guard case .failure(let error) = result, let refusal = error.customError(as: NotQueuedOffline.self) else {
                 Issue.record("expected notQueuedOffline, got \(result)")
                 return
             }
-            #expect(refusal.reason.contains("\(field), which the queue never writes to disk, and no repository is connected"), "\(refusal.reason)")
+            #expect(
+                refusal.reason.contains("\(field), which the queue never writes to disk, and no repository is connected"),
+                "\(refusal.reason)")
             #expect(refusal.failure.isConnectivityFailure)
         }
         #expect(queue.count == 0)

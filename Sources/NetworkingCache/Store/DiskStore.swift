@@ -153,7 +153,9 @@ final class DiskStore: Sendable {
             var start = state.withLock { $0.beginWrite(name) }
             defer { state.withLock { $0.endWrite(name) } }
             for _ in 0..<3 {
-                let write = { EntryFiles.writeAtomically(data, folder: self.path, name: name.description, synchronize: self.synchronizesWrites) }
+                let write = {
+                    EntryFiles.writeAtomically(data, folder: self.path, name: name.description, synchronize: self.synchronizesWrites)
+                }
                 guard write() || (recreateFolderIfGone() && write()) else { break }
                 let evicted = state.withLock { state -> [StoreName]? in
                     guard !start.overlapped, !state.evicting.contains(name), state.writes[name]?.evictions == start.evictions
@@ -177,8 +179,9 @@ final class DiskStore: Sendable {
     /// it: their index entries are dropped as their reads miss.
     private func recreateFolderIfGone() -> Bool {
         guard !FileManager.default.fileExists(atPath: path) else { return false }
-        return (try? FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
+        return
+            (try? FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
     }
 
     /// Waits (five seconds at most) until an eviction has deleted the file of `name`: one

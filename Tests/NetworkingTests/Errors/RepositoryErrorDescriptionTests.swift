@@ -112,7 +112,8 @@ struct RepositoryErrorDescriptionTests {
         #expect(sent.hasPrefix("\(Self.request) was refused (status 401) and the session could not be refreshed"), "\(sent)")
         let refusedLater = ErrorContext(request: Self.request, response: TransportResponse(statusCode: 401), attempts: 3)
         let late = RepositoryError.sessionRefreshFailed(failure, refusedLater).description
-        #expect(late.hasPrefix("\(Self.request) was refused (status 401) after 3 attempts and the session could not be refreshed"), "\(late)")
+        #expect(
+            late.hasPrefix("\(Self.request) was refused (status 401) after 3 attempts and the session could not be refreshed"), "\(late)")
         // A retry held back after earlier attempts went out says so.
         let retry = RepositoryError.sessionRefreshFailed(failure, ErrorContext(request: Self.request, attempts: 2)).description
         #expect(retry.hasPrefix("\(Self.request) was not sent again after 2 attempts: the session could not be refreshed"), "\(retry)")
