@@ -187,7 +187,7 @@ do {
 
     report.begin("Writes made while the API is down are queued on disk, then flushed when it is back")
     let host = configuration.baseURL.host ?? ""
-    if let apiPort = configuration.baseURL.port, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
+    if let apiPort = configuration.baseURL.port, ["127.0.0.1", "localhost"].contains(host) {
         // The API goes "down" behind a local proxy (the test API itself keeps running).
         let proxy = try OutageProxy(upstreamPort: apiPort)
         let outbox = storeFolder.appendingPathComponent("outbox")
@@ -215,7 +215,7 @@ do {
         }
         try proxy.comeUp()
         let flushed = await queue.flush()
-        if flushed.delivered == tickets, queue.count == 0 {
+        if tickets.count == 2, flushed.delivered == tickets, queue.count == 0 {
             // The API accepts a new book only from a signed request.
             report.ok("the API is back: both delivered in the order queued, signed with the current session")
         } else {
@@ -223,7 +223,8 @@ do {
             report.fail("expected 2 deliveries in order, got \(flushed.delivered.count) (\(queue.count) still queued)\(why)")
         }
     } else {
-        report.info("(skipped: the proxy that takes the API down runs on this machine, so the base URL must be a local one with a port)")
+        report.info(
+            "(skipped: the proxy that takes the API down runs on this machine, so the base URL must be a local IPv4 one with a port)")
     }
 
     report.begin("An expired access token is refreshed once and the call replayed")

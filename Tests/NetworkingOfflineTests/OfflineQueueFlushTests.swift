@@ -656,34 +656,40 @@ struct OfflineQueueFlushTests {
     }
 
     @Test(
-        "With no repository connected, a call through the queue that fails for the network is not kept when it carries a default API key or a secret field: nothing tells it from the call's own"
+        "With no repository connected, a call kept by the queue leaves its repository's default API key and secret fields off the disk; the flush adds them again"
     )
     func defaultKeyWithoutConnection() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let queue = try OfflineQueue(OfflineQueue.Configuration(folder: folder, retryDelay: 3600))
+        let online = Switch()
         let transport = StubTransport(routes: [
-            StubTransport.Route(.post, "notes") { _ throws(TransportError) in throw .network(.connectionRefused) }
-        ])
-        for (field, secretFields) in [("X-Api-Key", Set<String>()), ("X-Tenant", ["x-tenant"])] {
-            var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
-            configuration.interceptors = [queue]
-            configuration.defaultHeaders[field] = "k-1"
-            configuration.secretFields = secretFields
-            let repository = APIRepository(configuration: configuration, transport: transport)
-            let result = await repository.performRequest(
-                Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession().queueingOffline())
-            guard case .failure(let error) = result, let refusal = error.customError(as: NotQueuedOffline.self) else {
-                Issue.record("expected notQueuedOffline, got \(result)")
-                return
+            StubTransport.Route(.post, "notes") { _ throws(TransportError) in
+                guard online.isOn else { throw .network(.connectionRefused) }
+                return TransportResponse(statusCode: 201)
             }
-            #expect(
-                refusal.reason.contains("\(field), which the queue never writes to disk, and no repository is connected"),
-                "\(refusal.reason)")
-            #expect(refusal.failure.isConnectivityFailure)
+        ])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.interceptors = [queue]
+        configuration.defaultHeaders = ["X-Api-Key": "k-1", "X-Tenant": "t-9", "X-Client": "notes/2"]
+        configuration.secretFields = ["x-tenant"]
+        let repository = APIRepository(configuration: configuration, transport: transport)
+        var endpoint = Endpoint<Void>(.post, "notes", parameters: ["n": 1]).withoutSession().queueingOffline()
+        endpoint.headers["X-CSRF-Token"] = "own"
+        let result = await repository.performRequest(endpoint)
+        guard case .failure(let error) = result, let queued = error.customError(as: QueuedOffline.self) else {
+            Issue.record("expected queuedOffline, got \(result)")
+            return
         }
-        #expect(queue.count == 0)
-        #expect(try OfflineJournal.liveItems(in: folder).isEmpty)
+        let kept = try #require(try OfflineJournal.liveItems(in: folder).first)
+        #expect(kept.request.headers["X-Api-Key"] == nil && kept.request.headers["X-Tenant"] == nil, "the defaults stay off the disk")
+        #expect(kept.request.headers["X-Client"] == "notes/2")
+        #expect(kept.request.headers["X-CSRF-Token"] == "own", "a field of the call's own is kept as sent")
+        online.turnOn()
+        queue.connect(repository)
+        let report = await queue.flush()
+        #expect(report.delivered == [queued.ticket])
+        #expect(transport.requests.last?.headers["X-Api-Key"] == "k-1" && transport.requests.last?.headers["X-Tenant"] == "t-9")
     }
 
     @Test("A write the journal cannot keep (a full disk) is not queued, and its caller hears why: the call and enqueue alike")

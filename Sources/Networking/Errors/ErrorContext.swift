@@ -9,6 +9,10 @@ public struct ErrorContext: Sendable, Hashable {
     /// interceptor held its first request). A retry that ended on its way to the transport (cancelled,
     /// or its token refresh failed) is not counted.
     public internal(set) var attempts: Int
+    /// Set by the session step for a retry or replay it did not send because the session its
+    /// earlier attempts were signed in has ended; only the description reads it (not part of
+    /// equality or hashing).
+    var sessionEnded = false
 
     /// Creates a context.
     public init(request: RequestSummary, response: TransportResponse? = nil, attempts: Int = 1) {
@@ -19,4 +23,16 @@ public struct ErrorContext: Sendable, Hashable {
 
     /// The response's status code, when there is a response.
     public var statusCode: Int? { response?.statusCode }
+
+    /// Whether two contexts name the same request, response and attempts.
+    public static func == (lhs: ErrorContext, rhs: ErrorContext) -> Bool {
+        lhs.request == rhs.request && lhs.response == rhs.response && lhs.attempts == rhs.attempts
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(request)
+        hasher.combine(response)
+        hasher.combine(attempts)
+    }
 }

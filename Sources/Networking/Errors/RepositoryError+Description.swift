@@ -24,7 +24,7 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .unauthenticatedSession(nil):
             return
                 "This request needs a logged-in session and nobody is logged in (or not the user it was made for: SessionIdentityKey); log in first. Nothing was sent."
-        case .unauthenticatedSession(let context?) where context.response == nil:
+        case .unauthenticatedSession(let context?) where context.sessionEnded:
             return
                 "\(context.request) \(Self.notSentAgain(context)): the session it was signed in has ended (a logout, another login, or a refresh the server refused); log in again, and send it again only if repeating it is safe."
         case .unauthenticatedSession(let context?):

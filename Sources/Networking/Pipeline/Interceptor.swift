@@ -97,6 +97,12 @@ public struct RequestContext: Sendable {
     /// credential names (``NetworkingConfiguration/secretFields``), made once per repository,
     /// which sets them.
     var secretNames: Redaction = .standard
+    /// The header fields the repository running the call gives every request (its
+    /// configuration's ``NetworkingConfiguration/defaultHeaders``); empty in a context made
+    /// outside a repository. A step that keeps a request to send later (an offline queue) tells
+    /// by it which credential-named fields are the repository's, added again when it is sent, and
+    /// need not be stored.
+    public internal(set) var defaultHeaders: HTTPHeaders = [:]
 
     /// Creates a context for a new call.
     public init(
@@ -117,10 +123,11 @@ public struct RequestContext: Sendable {
         secretNames.isSecret(name)
     }
 
-    /// The context as the repository with these secret field names runs it.
-    func runBy(secretNames: Redaction) -> RequestContext {
+    /// The context as the repository with these secret field names and default headers runs it.
+    func runBy(secretNames: Redaction, defaultHeaders: HTTPHeaders) -> RequestContext {
         var context = self
         context.secretNames = secretNames
+        context.defaultHeaders = defaultHeaders
         return context
     }
 
@@ -152,7 +159,7 @@ public struct RequestContext: Sendable {
     /// (so it keeps to the session the call was first signed in).
     func continuing() -> RequestContext {
         RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
-            .runBy(secretNames: secretNames)
+            .runBy(secretNames: secretNames, defaultHeaders: defaultHeaders)
     }
 
     /// A context for a request of the call that `record` notes (an event stream's reconnection).
@@ -187,20 +194,20 @@ final class CallRecord: Sendable {
         set { attemptNumber.store(newValue, ordering: .relaxed) }
     }
 
-    /// How many of the call's attempts reached the transport: fewer than ``attempt`` when the
-    /// latest was cancelled on its way there (in an interceptor's wait). An attempt replayed
-    /// after a 401 (its token refreshed) counts once.
+    /// How many of the call's attempts reached the transport, over all its requests: fewer than
+    /// ``attempt`` when the latest was cancelled on its way there (in an interceptor's wait). An
+    /// attempt replayed after a 401 (its token refreshed) counts once.
     var sent: Int { sentCount.load(ordering: .relaxed) }
 
     /// The latest attempt handed to the transport, 0 before any.
     private let lastSent = Atomic<Int>(0)
 
-    /// Starts counting a new request of the call (a poll, a download's next part): attempt 1, none
-    /// sent. The session the call was first signed in stays.
+    /// Starts a new request of the call (a poll, a download's next part) at attempt 1. What was
+    /// sent stays counted: an error of a later request never says the call was not sent when an
+    /// earlier one went out. The session the call was first signed in stays too.
     func beginRequest() {
         attempt = 1
         lastSent.store(0, ordering: .relaxed)
-        sentCount.store(0, ordering: .relaxed)
     }
 
     /// Notes that the current attempt is handed to the transport (again, for a replay).

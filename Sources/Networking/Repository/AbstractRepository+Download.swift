@@ -146,7 +146,7 @@ extension AbstractRepository {
                     files.abandon(keepingPartial: options.resumable && (files.partialSize ?? 0) > 0)
                     throw .invalidResponse(
                         reason: "the server answered \(response.statusCode) without the file",
-                        context: ErrorContext(request: request.summary, response: response))
+                        context: ErrorContext(request: request.summary, response: response, attempts: response.attempts))
                 }
                 if case .appendPart(let offset, let end, _)? = sink.decision, end - offset < Self.smallPartBytes {
                     smallParts += 1
@@ -157,8 +157,8 @@ extension AbstractRepository {
                     continue
                 }
                 return try await finalize(
-                    sink: sink, files: files, options: options, context: ErrorContext(request: request.summary, response: response),
-                    complete: false)
+                    sink: sink, files: files, options: options,
+                    context: ErrorContext(request: request.summary, response: response, attempts: response.attempts), complete: false)
             }
         }
         throw .invalidResponse(

@@ -74,7 +74,8 @@ extension AbstractRepository {
             tries += 1
             guard response.statusCode == 202 else { return (request, response) }
             guard tries <= retries else {
-                throw .pollingExhausted(attempts: tries, context: ErrorContext(request: request.summary, response: response))
+                throw .pollingExhausted(
+                    attempts: tries, context: ErrorContext(request: request.summary, response: response, attempts: response.attempts))
             }
             do {
                 try await configuration.clock.sleep(.clampedSeconds(wait(after: response, policy: endpoint.retryPolicy)))

@@ -103,7 +103,10 @@ struct SessionInterceptor: Interceptor {
         guard let authorization = try await withRequest(errorContext, authorize) else {
             // A retry or a replay whose session ended after an earlier attempt went out in it:
             // the call names itself, and its count says what was sent.
-            throw .unauthenticatedSession(signedIn == nil ? nil : errorContext)
+            guard signedIn != nil else { throw .unauthenticatedSession(nil) }
+            var ended = errorContext
+            ended.sessionEnded = true
+            throw .unauthenticatedSession(ended)
         }
         // A call made for one user (an offline queue's) is never signed for another: the
         // authorization names whose session signed it (read with the credential, so a switch

@@ -164,7 +164,7 @@ extension SessionManager {
         case .expire(let session, let version):
             return (nil, !expire(session: session, version: version) && isCurrent(session))
         case .expireAndFail(let session, let version, let error):
-            expire(session: session, version: version)
+            guard expire(session: session, version: version) || !isCurrent(session) else { return (nil, true) }
             throw error
         case .fail(let error):
             throw error

@@ -144,7 +144,8 @@ final class DiskStore: Sendable {
     /// ran) waits for that deletion and writes again.
     ///
     /// - Returns: whether the record is on disk (`false` when it is larger than the tier, or the
-    ///   write failed — the disk is full, the folder is gone).
+    ///   write failed — the disk is full, the folder and its parent are gone). A folder removed
+    ///   while its parent stays is made again.
     @discardableResult
     func store(_ record: StoredRecord, as name: StoreName) -> Bool {
         listIfNeeded()
@@ -181,7 +182,7 @@ final class DiskStore: Sendable {
         guard !FileManager.default.fileExists(atPath: path) else { return false }
         return
             (try? FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil
+                at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])) != nil
     }
 
     /// Waits (five seconds at most) until an eviction has deleted the file of `name`: one

@@ -19,14 +19,13 @@ struct OfflineItem: Codable, Sendable, Hashable {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     /// `request` without credentials: without ``credentialHeaders``, and without the fields
-    /// named like a credential (`X-Api-Key`, or one of the configuration's `secretFields`) that
-    /// are the repository's default headers, which a flush adds again.
-    static func storable(_ request: TransportRequest, configuration: NetworkingConfiguration?) -> TransportRequest {
+    /// named like a credential (`isSecret`: `X-Api-Key`, or one of the configuration's
+    /// `secretFields`) that are the default headers of the repository that made it (`defaults`),
+    /// which a flush adds again.
+    static func storable(_ request: TransportRequest, defaults: HTTPHeaders, isSecret: (String) -> Bool) -> TransportRequest {
         var stored = request
         for name in credentialHeaders { stored.headers[name] = nil }
-        guard let configuration else { return stored }
-        let defaults = configuration.defaultHeaders
-        for name in defaults.names where configuration.isSecretFieldName(name) {
+        for name in defaults.names where isSecret(name) {
             if stored.headers.values(for: name) == defaults.values(for: name) { stored.headers[name] = nil }
         }
         return stored

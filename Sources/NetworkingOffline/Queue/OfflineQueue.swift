@@ -417,10 +417,7 @@ public final class OfflineQueue: Interceptor {
                 error: NotQueuedOffline(reason: why, failure: failure, storageFailure: storage, whyNotSent: reason),
                 context: errorContext)
         }
-        if let refusal = refusal(
-            of: request, requiresSession: context.requiresSession, session: context.session, identity: identity,
-            isSecret: context.isSecretFieldName)
-        {
+        if let refusal = refusal(of: request, requiresSession: context.requiresSession, session: context.session, identity: identity) {
             throw notQueued(refusal)
         }
         let user = Self.owner(requiresSession: context.requiresSession, session: context.session, identity: identity)
@@ -446,7 +443,8 @@ public final class OfflineQueue: Interceptor {
         }
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user,
-            request: OfflineItem.storable(request, configuration: state.withLock { $0.repository }?.configuration),
+            // Without the defaults of the repository that made the call (a flush adds its own again).
+            request: OfflineItem.storable(request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
@@ -587,15 +585,12 @@ public final class OfflineQueue: Interceptor {
     /// user, which the queue could not keep from another user's token; or one that carries a
     /// credential of its own — an `Authorization`, say, that is not the configuration's default
     /// (which a flush adds again) nor the session's (added after the queue). The queue never
-    /// writes one to disk, so the request would go out without it. With no repository to tell
-    /// its defaults, any field named like a credential (`isSecret`) is such a field.
-    /// - Parameters:
-    ///   - caller: the repository the request was made through, when known (`enqueue`): its
-    ///     defaults stand for those of the repository a flush will use until one is connected.
-    ///   - isSecret: whether a field's name is a credential's for the repository that made the call.
+    /// writes one to disk, so the request would go out without it.
+    /// - Parameter caller: the repository the request was made through, when known (`enqueue`):
+    ///   its defaults stand for those of the repository a flush will use until one is connected.
     private func refusal(
         of request: TransportRequest, requiresSession: Bool, session: (any SessionAuthorizing)?, identity: String?,
-        caller: AbstractRepository? = nil, isSecret: (String) -> Bool = HTTPHeaders.isSecretFieldName
+        caller: AbstractRepository? = nil
     ) -> String? {
         if requiresSession, session != nil, identity == nil {
             return
@@ -604,10 +599,7 @@ public final class OfflineQueue: Interceptor {
         // A flush sends the connected repository's defaults again: those are not the request's own.
         let flushing = state.withLock { $0.repository } ?? caller
         let defaults = flushing?.configuration.defaultHeaders ?? [:]
-        // Without a repository, no field can be told to be a default: a default `X-Api-Key` would
-        // be written to disk as the request's own.
-        let secret = flushing == nil ? request.headers.names.first(where: isSecret) : nil
-        guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) ?? secret else { return nil }
+        guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) else { return nil }
         guard flushing != nil else {
             return
                 "the request carries the field \(name), which the queue never writes to disk, and no repository is connected (OfflineQueue.connect) to send it again as its default"
@@ -642,7 +634,8 @@ public final class OfflineQueue: Interceptor {
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(request, configuration: repository.configuration),
+                request: OfflineItem.storable(
+                    request, defaults: repository.configuration.defaultHeaders, isSecret: repository.configuration.isSecretFieldName),
                 requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary

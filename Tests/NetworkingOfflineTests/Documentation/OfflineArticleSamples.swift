@@ -10,7 +10,7 @@ import NetworkingOffline
 // checks that each line of each block is in this folder. Types live in a namespace; top-level
 // statements are wrapped in functions.
 enum OfflineArticle {
-    struct User: Codable, Sendable { let id: Int; let name: String }
+    struct User: Codable, Sendable, Identifiable { let id: Int; let name: String }   // see "No credentials on disk"
     struct Book: Decodable, Sendable { let id: Int; let title: String }
     struct NewBook: Encodable, Sendable { let title: String; let author: String; let genre: String; let year: Int }
 

@@ -121,11 +121,21 @@ struct RepositoryErrorDescriptionTests {
 
     @Test("A retry not sent because its session ended says how many attempts went out, and not that nothing was sent")
     func sessionEndedBeforeRetry() {
-        let ended = RepositoryError.unauthenticatedSession(ErrorContext(request: Self.request, attempts: 1)).description
-        #expect(ended.hasPrefix("\(Self.request) was not sent again after 1 attempt: the session it was signed in has ended"), "\(ended)")
-        #expect(!ended.contains("Nothing was sent") && !ended.contains("rejected"))
-        let none = RepositoryError.unauthenticatedSession(ErrorContext(request: Self.request, attempts: 0)).description
-        #expect(none.hasPrefix("\(Self.request) was not sent: the session it was signed in has ended"), "\(none)")
+        func ended(attempts: Int) -> String {
+            var context = ErrorContext(request: Self.request, attempts: attempts)
+            context.sessionEnded = true
+            return RepositoryError.unauthenticatedSession(context).description
+        }
+        #expect(ended(attempts: 1).hasPrefix("\(Self.request) was not sent again after 1 attempt: the session it was signed in has ended"))
+        #expect(!ended(attempts: 1).contains("Nothing was sent") && !ended(attempts: 1).contains("rejected"))
+        #expect(ended(attempts: 0).hasPrefix("\(Self.request) was not sent: the session it was signed in has ended"))
+        // A context an app made (a refresher's own error) keeps the 401 wording, and the flag is
+        // not part of equality.
+        let own = ErrorContext(request: Self.request)
+        #expect(RepositoryError.unauthenticatedSession(own).description.contains("was rejected as unauthenticated"))
+        var flagged = own
+        flagged.sessionEnded = true
+        #expect(flagged == own && flagged.hashValue == own.hashValue)
         let pinned = RepositoryError.pinningFailed(host: "api.test", context: ErrorContext(request: Self.request, attempts: 2))
         #expect(pinned.description.contains("Its last attempt sent nothing."), "\(pinned)")
     }

@@ -205,7 +205,9 @@ struct TransportErrorMappingTests {
         #expect(RepositoryError.cancelled(context).description.hasSuffix("before it was sent.") == (sent == 0))
     }
 
-    @Test("Each poll counts its own attempts: a second poll that fails before it is sent counts none, though the first went out")
+    @Test(
+        "A second poll that fails before it is sent counts the call's first, which went out (never 'not sent'), not the earlier poll's retries"
+    )
     func secondPollCountsItsOwnAttempts() async throws {
         // Given: a job the server keeps accepting (202), and a second poll that never reaches the transport
         let transport = StubTransport(routes: [.status(.get, "jobs/1", 202)])
@@ -221,7 +223,7 @@ struct TransportErrorMappingTests {
             return
         }
         #expect(transport.requests.count == 1)
-        #expect(context.attempts == 0)
+        #expect(context.attempts == 1)
     }
 
     @Test("An interceptor that answers instead of the transport makes attempts all the same: each is counted")
