@@ -114,15 +114,14 @@ struct SessionAcrossAttemptsTests {
         #expect(result.failure?.description.contains("attempts") == false)
     }
 
-    @Test("A retry whose token has expired and whose refresh fails is not sent: the error counts the one attempt that was")
-    func retryWhoseRefreshFails() async throws {
-        // Given: Ann's token expires as the 503's retry comes, and the auth server is down
+    /// Ann's session with `refresher`, a `books/1` route answering `statuses` in turn, a retry
+    /// policy, and a token that has expired by the time attempt 2 is signed.
+    private func expiringBeforeRetry(refresher: ClosureRefresher, statuses: [Int]) throws -> (TestRepository, StubTransport) {
         let sessionClock = TestClock(start: Date())
-        let (refresher, refreshes) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
         let session = SessionManager<User>(refresher: refresher, clock: sessionClock.networkingClock)
         try session.login(
             user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
-        let route = SequenceRoute(statuses: [503, 200])
+        let route = SequenceRoute(statuses: statuses)
         let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
         var configuration = try makeConfiguration()
         configuration.clock = TestClock().networkingClock
@@ -130,6 +129,14 @@ struct SessionAcrossAttemptsTests {
         let repository = TestRepository(
             configuration: configuration, sessionManager: session, transport: transport,
             interceptors: [ExpiresBefore(attempt: 2, clock: sessionClock)])
+        return (repository, transport)
+    }
+
+    @Test("A retry whose token has expired and whose refresh fails is not sent: the error counts the one attempt that was")
+    func retryWhoseRefreshFails() async throws {
+        // Given: Ann's token expires as the 503's retry comes, and the auth server is down
+        let (refresher, refreshes) = countingRefresher { _ in .failure(.requestError(refreshContext(status: 503))) }
+        let (repository, transport) = try expiringBeforeRetry(refresher: refresher, statuses: [503, 200])
         // When
         let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
         // Then
@@ -147,23 +154,12 @@ struct SessionAcrossAttemptsTests {
     func replayCountsOnce() async throws {
         // Given: a 401 whose refresh works and whose replay gets a 503; the retry's token has
         // expired by then, and its refresh fails
-        let sessionClock = TestClock(start: Date())
         let (refresher, refreshes) = countingRefresher { credential in
             credential.accessToken == "ann-token"
                 ? .success(Credential(accessToken: "ann-2", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600)))
                 : .failure(.requestError(refreshContext(status: 503)))
         }
-        let session = SessionManager<User>(refresher: refresher, clock: sessionClock.networkingClock)
-        try session.login(
-            user: ann, credential: Credential(accessToken: "ann-token", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600)))
-        let route = SequenceRoute(statuses: [401, 503, 200])
-        let transport = StubTransport(routes: [route.route(.get, "/api/v1/books/1")])
-        var configuration = try makeConfiguration()
-        configuration.clock = TestClock().networkingClock
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, random: { 0 })
-        let repository = TestRepository(
-            configuration: configuration, sessionManager: session, transport: transport,
-            interceptors: [ExpiresBefore(attempt: 2, clock: sessionClock)])
+        let (repository, transport) = try expiringBeforeRetry(refresher: refresher, statuses: [401, 503, 200])
         // When
         let result: Result<Book, RepositoryError> = await repository.performRequest(.get("books/1"))
         // Then: two requests went out, both of the first attempt
