@@ -229,7 +229,8 @@ open class AbstractRepository: @unchecked Sendable {
         let (request, staged) = try await BodyDigester.prepare(built, digests: endpoint.contentDigests)
         defer { if let staged { try? FileManager.default.removeItem(at: staged) } }
         var context = call ?? callContext(for: endpoint)
-        // Each request of a call of several (polls, a download's parts) counts its own attempts.
+        // Each request of a call of several (polls, a download's parts) starts at attempt 1; what
+        // the call sent before stays counted.
         context.record.beginRequest()
         // The library's to set: a value an endpoint or a caller gave is not a staged file.
         if let staged {
