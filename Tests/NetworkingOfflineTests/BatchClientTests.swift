@@ -105,6 +105,26 @@ struct BatchClientTests {
         #expect(transport.requests.allSatisfy { $0.url.path.hasSuffix("batch") })
     }
 
+    @Test("The batch always goes as a JSON body, even under a configuration that query-encodes POSTs: its items never reach the URL")
+    func batchBodyIsJSONWhateverTheConfiguration() async throws {
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { ScriptedBatch([Self.created([0])]).answer($0) }])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.queryEncodedMethods.insert(.post)
+        let session = SessionManager<APIUser>()
+        try session.login(user: APIUser(id: 1, name: "Ann"), token: "ann-token")
+        let repository = APIRepository(configuration: configuration, sessionManager: session, transport: transport)
+        var batch = Batch()
+        let handle = batch.add(Endpoint<Created>.post("login", parameters: ["password": "hunter2"]))
+        let results = try await BatchClient(repository: repository).send(batch).get()
+        #expect(try results[handle].get().index == 0)
+        let sent = try #require(transport.requests.first)
+        #expect(sent.url.query == nil)
+        #expect(!sent.url.absoluteString.contains("hunter2"))
+        #expect((sent.headers["Content-Type"] ?? "").hasPrefix("application/json"))
+        let body = String(decoding: sent.body?.inMemoryData ?? Data(), as: UTF8.self)
+        #expect(body.contains(#""batch""#))
+    }
+
     @Test("A redirected item is followed on its own: signed on the same origin or an upgrade to https, never on another port")
     func redirectedItemsKeepTheCredentialRules() async throws {
         let moves = [

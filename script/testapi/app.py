@@ -692,6 +692,7 @@ def drop():
 # --- server-sent events ----------------------------------------------------
 #
 # GET or POST /events/<key>: a text/event-stream of events numbered 1..count
+# (a POST's body read whole first)
 # (query count, default 3), each "id: n", "event: book", "data: {json}", after
 # the request's Last-Event-ID (so a reconnection resumes). The stream starts
 # with a byte order mark, a comment and, with retry=ms, a retry field; event 2
@@ -748,6 +749,8 @@ def event_stream(key):
 
 @api.route("/events/<key>", methods=["GET", "POST"])
 def events(key):
+    # A POST's body (a prompt) is read whole before the stream begins.
+    request.get_data()
     return event_stream(key)
 
 

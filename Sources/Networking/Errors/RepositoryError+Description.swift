@@ -58,6 +58,14 @@ extension RepositoryError: LocalizedError, CustomStringConvertible {
         case .noNetworkConnection(let failure, let context):
             return
                 "\(context.request) did not reach the server\(Self.attempts(context)): \(failure). Check the network connection and the server address."
+        case .timeout(let context) where context.statusCode == 401:
+            // Only a blocking call's wait ends with an answer in hand: here, during a token refresh.
+            return
+                "\(context.request) ran out of time waiting for its session to be refreshed\(Self.attempts(context)): its last answer was status \(Self.status(context)).\(Self.bodySuffix(context))"
+        case .timeout(let context) where context.response != nil:
+            // A blocking call's wait that ran out during a retry's wait.
+            return
+                "\(context.request) ran out of time waiting to try again\(Self.attempts(context)): its last answer was status \(Self.status(context)).\(Self.bodySuffix(context))"
         case .timeout(let context):
             return
                 "\(context.request) timed out before a complete response arrived\(Self.attempts(context)); the server is slow or unreachable."

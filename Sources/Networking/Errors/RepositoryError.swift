@@ -59,7 +59,10 @@ public enum RepositoryError: Error, Sendable {
     /// The request did not reach a server: refused, unresolvable host, lost connection, offline,
     /// or a proxy that would not pass it on.
     case noNetworkConnection(NetworkFailure, ErrorContext)
-    /// No complete response arrived within the timeout (or a blocking call's `maximumWait`).
+    /// No complete response arrived within the timeout (or a blocking call's `maximumWait`). A
+    /// blocking call whose wait ran out between attempts carries the last answer in its context:
+    /// during a retry's wait (a 503, a 429) the server was reached, so it is not a connectivity
+    /// failure; during a token refresh after a 401 it is, as a refresh that ran out of time is.
     case timeout(ErrorContext)
     /// Polling still got 202 Accepted after its last try; `attempts` requests were sent and the
     /// context holds the last 202 response.
@@ -173,10 +176,14 @@ extension RepositoryError {
     /// that failed for one of these reasons (an expired token on a device offline) or ran out of
     /// time (``RefreshFailure/timedOut(after:)``): the session is kept (unless
     /// ``RefreshPolicy/expiresSessionWhenUnreachable``), and the call is worth trying again later
-    /// like any other.
+    /// like any other. A blocking call whose wait ran out during a retry's wait, with the server's
+    /// last answer in its context, is not (one that ran out during a refresh after a 401 is).
     public var isConnectivityFailure: Bool {
         switch self {
-        case .noNetworkConnection, .timeout: true
+        case .noNetworkConnection: true
+        // With an answer in its context, a blocking call's wait ran out between attempts: the server
+        // was reached, unless the wait was for a token refresh (after a 401).
+        case .timeout(let context): context.response == nil || context.statusCode == 401
         case .sessionRefreshFailed(.refresherFailed(let cause), _): cause.isConnectivityFailure
         case .sessionRefreshFailed(.timedOut, _): true
         default: false

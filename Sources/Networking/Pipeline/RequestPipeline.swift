@@ -57,13 +57,23 @@ struct RequestPipeline: Sendable {
     {
         if Task.isCancelled { throw .cancelled(ErrorContext(request: request.summary)) }
         record.noteSent()
-        // An event stream's idle timeout counts from here: the request goes on the wire.
-        (request.responseBodySink as? ChunkSink)?.wire.sent()
+        var sent = request
+        // An event stream's idle timeout counts from here: the request goes on the wire, and
+        // from its body's last byte out while one is sent.
+        if let wire = (request.responseBodySink as? ChunkSink)?.wire {
+            wire.sent()
+            if wire.countsUpload, request.body != nil {
+                let progress = request.progress
+                sent.progress = { report in
+                    wire.sending(report.bytesSent)
+                    progress?(report)
+                }
+            }
+        }
         do {
             // A transport that does not stream never sees the sink: one that wraps a streaming
             // transport without saying so would have the body streamed to it, then fed again
             // from its empty response (a download's file emptied after the fact).
-            var sent = request
             if !transport.streamsBodies { sent.responseBodySink = nil }
             var response = try await transport.send(sent)
             response.requestHeaders = request.headers

@@ -8,7 +8,8 @@ extension AbstractRepository {
     /// `Cache-Control: no-store`. Its timeout (the endpoint's, else its route's, else the
     /// configuration's) is an idle
     /// timeout: it bounds the wait for the answer from the request's sending (a retry's wait
-    /// counts; its sending starts the wait over) and each silence of the body, not the stream.
+    /// counts; its sending starts the wait over; while a body goes out, each byte sent does) and
+    /// each silence of the body, not the stream.
     /// The configuration's ``NetworkingConfiguration/idleTimeout`` does not apply; the endpoint's
     /// own ``Endpoint/idleTimeout``, when set, also bounds each silence (the shorter one wins).
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
@@ -57,7 +58,7 @@ extension AbstractRepository {
             reconnection.headers["Last-Event-ID"] = lastEventID
             return await self.performRequest(reconnection).flatMap(ServerSentEvents.stream(of:))
         }
-        let wire = WireActivity()
+        let wire = WireActivity(countsUpload: true)
         let first = await ServerSentEvents.within(idleTimeout, request: summary, wire: wire) {
             await self.performRequest(request.with(WireActivityOption.self, wire)).flatMap { response in
                 ServerSentEvents.stream(of: response).map { (chunks: $0, request: response.request) }

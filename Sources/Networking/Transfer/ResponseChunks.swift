@@ -22,7 +22,8 @@ import Synchronization
 ///
 /// The sequence ends when the body is complete, or throws the call's ``RepositoryError`` when the
 /// transfer fails midway. Dropping the sequence (or cancelling the
-/// task that reads it) cancels the transfer. It can be iterated once, by one task at a time: a
+/// task that reads it) cancels the transfer; a cancelled reading task gets
+/// ``RepositoryError/cancelled(_:)`` at once, not the chunks buffered before. It can be iterated once, by one task at a time: a
 /// second task asking for a chunk while one waits gets ``RepositoryError/invalidRequest(reason:request:)``.
 public final class ResponseChunks: AsyncSequence, Sendable {
     public typealias Element = Data
@@ -44,16 +45,19 @@ public final class ResponseChunks: AsyncSequence, Sendable {
         transfer.withLock { $0 = task }
     }
 
-    /// Cancels the transfer; the sequence then ends with ``RepositoryError/cancelled(_:)``.
+    /// Cancels the transfer; the sequence then ends with ``RepositoryError/cancelled(_:)`` once
+    /// the transport stops, after the chunks already buffered (a body already whole ends as it
+    /// is). Cancelling the reading task instead ends it at once, without them.
     public func cancel() {
         transfer.withLock { $0 }?.cancel()
     }
 
     /// Cancels the transfer and ends the body with `error` at once: a reader waiting for a chunk
-    /// gets it without waiting for the transport to notice.
+    /// gets it without waiting for the transport to notice, and the chunks not read yet are
+    /// dropped (a cancelled reader must not be handed a megabyte more first).
     func cancel(waking error: RepositoryError) {
         cancel()
-        sink.end(error)
+        sink.abandon(error)
     }
 
     public func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
@@ -63,12 +67,13 @@ public final class ResponseChunks: AsyncSequence, Sendable {
         let chunks: ResponseChunks
 
         public mutating func next() async throws(RepositoryError) -> Data? {
-            // Cancelling the reading task cancels the transfer, whose end then wakes the read.
+            // Cancelling the reading task (before or during the wait) cancels the transfer and
+            // wakes the read with `.cancelled`, dropping what was not read.
             let chunks = chunks
             return try await withTaskCancellationHandler {
                 await chunks.sink.next()
             } onCancel: {
-                chunks.cancel()
+                chunks.cancel(waking: .cancelled(ErrorContext(request: chunks.sink.requestSummary)))
             }.get()
         }
     }
@@ -222,6 +227,27 @@ final class ChunkSink: ResponseBodySink {
             return (state.hasUnread ? nil : state.reader, state.head == nil ? state.startWaiter : nil, state.failure)
         }
         reader?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+        waiter?.resume(returning: .ended(failure))
+    }
+
+    /// The reader gave up (cancelled, or a line too long): the unread chunks are dropped and the
+    /// body ends with `error` — also when it had arrived whole, so a cancelled reader never takes
+    /// a cut body for a complete one. A failure the body had already ended with stays.
+    func abandon(_ error: RepositoryError) {
+        let (reader, waiter, failure) = state.withLock { state in
+            state.chunks.removeAll()
+            state.first = 0
+            state.buffered = 0
+            if state.failure == nil { state.failure = error }
+            state.ended = true
+            state.idle = nil
+            defer {
+                state.reader = nil
+                state.startWaiter = nil
+            }
+            return (state.reader, state.head == nil ? state.startWaiter : nil, state.failure ?? error)
+        }
+        reader?.resume(returning: .failure(failure))
         waiter?.resume(returning: .ended(failure))
     }
 

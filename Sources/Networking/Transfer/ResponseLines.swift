@@ -49,6 +49,10 @@ public struct ResponseLines: AsyncSequence, Sendable {
         }
 
         public mutating func next() async throws(RepositoryError) -> String? {
+            // A cancelled reader gets no more of the lines already read: the body ends now.
+            if Task.isCancelled, !ended || start < pending.count {
+                throw finish(with: .cancelled(ErrorContext(request: chunks.sink.requestSummary)))
+            }
             while true {
                 // A line ends at its line feed, or the last one at the end of the body.
                 let feed = pending[scanned...].firstIndex(of: UInt8(ascii: "\n"))
@@ -72,9 +76,14 @@ public struct ResponseLines: AsyncSequence, Sendable {
 
         /// Ends the sequence, and the transfer, on a line longer than ``maximumLength``.
         private mutating func tooLong() -> RepositoryError {
-            let error = RepositoryError.invalidResponse(
-                reason: "a line of the streamed body is longer than \(maximumLength) bytes",
-                context: ErrorContext(request: chunks.sink.requestSummary))
+            finish(
+                with: .invalidResponse(
+                    reason: "a line of the streamed body is longer than \(maximumLength) bytes",
+                    context: ErrorContext(request: chunks.sink.requestSummary)))
+        }
+
+        /// Ends the sequence and the transfer with `error`, dropping what was read and not returned.
+        private mutating func finish(with error: RepositoryError) -> RepositoryError {
             chunks.cancel(waking: error)
             pending = []
             (start, scanned, ended) = (0, 0, true)

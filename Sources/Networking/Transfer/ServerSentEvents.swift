@@ -48,7 +48,8 @@ import Synchronization
 /// task, cancels the transfer. An open stream counts as a call in flight for
 /// ``NetworkActivity`` while its body is read. An event (its data and the line being read) may
 /// hold at most ``maximumEventSize`` bytes: a larger one ends the sequence, after the events
-/// before it, with ``RepositoryError/responseTooLarge(limit:context:)`` (it does not reconnect).
+/// before it, with ``RepositoryError/invalidResponse(reason:context:)`` (it does not reconnect),
+/// as a line too long ends ``ResponseLines``.
 public final class ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
     public typealias Failure = RepositoryError
@@ -222,8 +223,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// than ``shortestServerDelay``, unless this is).
         public var delay: Duration
         /// How many attempts in a row may fail before the sequence gives up: with the last
-        /// error (no connection, a 502, 503 or 504), or with
-        /// ``RepositoryError/invalidResponse(reason:context:)`` when the connections only ended
+        /// attempt's error (no connection, a 502, 503 or 504), or with
+        /// ``RepositoryError/invalidResponse(reason:context:)`` when its connection ended
         /// without an event. An attempt fails when it finds no connection (or no network for the
         /// token refresh it needed), is answered 502, 503 or 504, times out, or its connection
         /// ends without bringing an event, unless it kept bringing bytes (heartbeats) for
@@ -301,6 +302,15 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
         public mutating func next() async throws(RepositoryError) -> ServerSentEvent? {
             if let refusal { throw refusal }
+            // A cancelled reader (its task, or `cancel()`) gets no more of what was buffered or
+            // parsed, nor an error that was to follow them: the stream ends now.
+            if Task.isCancelled || events.current.cancelled, !finished || nextPending < pending.count || failure != nil {
+                events.cancel()
+                pending.removeAll()
+                nextPending = 0
+                failure = nil
+                try fail(.cancelled(ErrorContext(request: events.request)))
+            }
             while true {
                 if nextPending < pending.count {
                     defer { nextPending += 1 }
@@ -350,7 +360,9 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                     // The events the chunk completed before the one too large are delivered first.
                     chunks.cancel()
                     finish()
-                    failure = .responseTooLarge(limit: ServerSentEvents.maximumEventSize, context: ErrorContext(request: events.request))
+                    failure = .invalidResponse(
+                        reason: "an event of the stream is larger than \(ServerSentEvents.maximumEventSize) bytes",
+                        context: ErrorContext(request: events.request))
                 }
                 if !pending.isEmpty {
                     failedAttempts = 0
@@ -381,13 +393,13 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 if let error { try fail(error) }
                 return finish()
             }
-            if let error { lastFailure = error }
+            // The last attempt's end is the one reported: a clean end after an earlier 503 too.
+            lastFailure = error
             // A connection that kept bringing bytes (heartbeats) for a while was a good one: a quiet
             // feed its server recycles. One that fell silent early (a proxy holding the body back)
             // was not, however long the idle timeout let it stay.
             if midBody, connectedAt.duration(to: lastBytesAt) >= events.healthyConnection {
                 failedAttempts = 0
-                lastFailure = error
             }
             guard failedAttempts < reconnection.maximumAttempts else {
                 if let failure = lastFailure {
@@ -395,7 +407,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
                 } else if failedAttempts > 0 {
                     try fail(
                         .invalidResponse(
-                            reason: "the event stream ended without an event \(failedAttempts) times in a row",
+                            reason:
+                                "the event stream's connection ended without an event, after \(failedAttempts) failed attempts in a row",
                             context: ErrorContext(request: events.request)))
                 }
                 return finish()
@@ -419,7 +432,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             let (connect, limit, request) = (events.connect, events.idleTimeout, events.request)
             let lastEventID = parser.lastEventID.isEmpty ? nil : parser.lastEventID
             let opened = await events.cancellable {
-                let wire = WireActivity()
+                let wire = WireActivity(countsUpload: true)
                 return await ServerSentEvents.within(limit, request: request, wire: wire) { await connect(lastEventID, wire) }
             }
             guard let opened, !events.current.cancelled else {
@@ -440,7 +453,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// Whether reconnecting may help after `error`: any failure of a body under way but a
-        /// cancellation or an event too large; before a head, no connection or a gateway's 5xx
+        /// cancellation or a reader too far behind (a transport's unread limit); before a head, no connection or a gateway's 5xx
         /// (mapped to a custom error or not).
         private static func isTransient(_ error: RepositoryError, midBody: Bool) -> Bool {
             switch error {

@@ -434,7 +434,10 @@ public struct BatchClient: Sendable {
     private func exchange(_ wire: [JSONValue], requiresSession: Bool, options: RequestOptions) async
         -> Result<Exchanged, RepositoryError>
     {
-        let endpoint = Endpoint<TransportResponse>(.post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query)
+        // Always a JSON body: a configuration that query-encodes POSTs must not put the items (their
+        // bodies and credentials) in the URL.
+        let endpoint = Endpoint<TransportResponse>(
+            .post, path, parameters: Parameters(json: ["batch": .array(wire)]), query: query, encoding: .json)
         var batchRequest: TransportRequest
         do {
             batchRequest = try repository.makeRequest(for: endpoint)

@@ -102,6 +102,23 @@ struct RepositoryErrorDescriptionTests {
         #expect(!RepositoryError.sessionRefreshFailed(.excessiveRefresh(maximum: 5, interval: 30), nil).isConnectivityFailure)
     }
 
+    @Test(
+        "A blocking call's timeout with an answer: during a retry's wait it is not a connectivity failure, during a refresh after a 401 it is"
+    )
+    func timeoutWithAnAnswer() {
+        let busy = RepositoryError.timeout(ErrorContext(request: Self.request, response: TransportResponse(statusCode: 503)))
+        #expect(!busy.isConnectivityFailure)
+        #expect(
+            busy.description.contains("ran out of time waiting to try again: its last answer was status 503 Service Unavailable."),
+            "\(busy)")
+        let refreshing = RepositoryError.timeout(ErrorContext(request: Self.request, response: TransportResponse(statusCode: 401)))
+        #expect(refreshing.isConnectivityFailure)
+        #expect(
+            refreshing.description.contains(
+                "ran out of time waiting for its session to be refreshed: its last answer was status 401 Unauthorized."), "\(refreshing)")
+        #expect(RepositoryError.timeout(Self.bare).isConnectivityFailure)
+    }
+
     @Test("A refresh failure says whether its call was held back before sending or refused with a 401")
     func refreshFailureSaysWhetherSent() {
         let failure = RefreshFailure.refresherFailed(.noNetworkConnection(.connectionRefused, Self.bare))

@@ -202,6 +202,40 @@ struct RetryIntegrationTests {
         #expect(context.statusCode == 503)
     }
 
+    @Test("a blocking call whose wait runs out during a retry's wait is a timeout carrying the last answer, not a connectivity failure")
+    func blockingWaitEndsBetweenAttempts() async throws {
+        let servers = try TestServers.require()
+        // A busy machine may keep the first answer past the wait: then the wait ran out before
+        // an answer (a plain timeout), and the scenario is tried again.
+        for _ in 0..<4 {
+            // The retry's wait lasts until the test moves the clock: it outlasts the blocking wait.
+            let clock = TestClock(start: Date(), mode: .manual)
+            var configuration = try TestServers.configuration(servers.apiURL)
+            configuration.retryPolicy = .default
+            configuration.clock = clock.networkingClock
+            let repository = TestAPI.Repository(configuration: configuration)
+            let result = await onPlainThread {
+                repository.performBlockingRequest(
+                    Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 5, "retry_after": 1]).withoutSession(),
+                    maximumWait: 3)
+            }
+            guard !clock.sleeps.isEmpty else { continue }
+            guard case .timeout(let context)? = result.failure else {
+                Issue.record("expected .timeout, got \(result)")
+                return
+            }
+            #expect(context.statusCode == 503)
+            #expect(result.failure?.isConnectivityFailure == false)
+            let description = result.failure?.description ?? ""
+            #expect(description.contains("ran out of time waiting to try again: its last answer was status 503"), "\(description)")
+            #expect(!description.contains("before a complete response arrived"), "\(description)")
+            // A transport's timeout, with no answer, is still a connectivity failure.
+            #expect(RepositoryError.timeout(ErrorContext(request: context.request)).isConnectivityFailure)
+            return
+        }
+        Issue.record("the first answer never came within the blocking wait")
+    }
+
     // MARK: - A policy of the endpoint's own
 
     @Test("an endpoint's own policy retries under a configuration that never does, with its own waits")

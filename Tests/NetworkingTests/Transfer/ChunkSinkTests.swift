@@ -15,6 +15,26 @@ struct ChunkSinkTests {
         try #require(sink.hasWaitingReader)
     }
 
+    @Test("A cancelled reader gets .cancelled at once, not the chunks buffered before, even of a body that had arrived whole")
+    func cancelledReaderDropsTheBuffer() async throws {
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        #expect(chunks.sink.begin(head, canPause: false) {})
+        for _ in 0..<3 { _ = Data("abc".utf8).withUnsafeBytes { chunks.sink.receive($0) } }
+        chunks.sink.end(nil)
+        let (read, error) = await readCancelled(chunks, after: 0)
+        #expect(read.isEmpty)
+        guard case .cancelled(let context?)? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(context.request.url.path == "/log")
+        // Read again later, it does not look complete either.
+        guard case .failure(.cancelled) = await chunks.sink.next() else {
+            Issue.record("a cancelled body must not end as if complete")
+            return
+        }
+    }
+
     @Test("A second reader asking while one waits fails at once; the first still gets the end")
     func oneReaderAtATime() async throws {
         let sink = ChunkSink(method: .get)

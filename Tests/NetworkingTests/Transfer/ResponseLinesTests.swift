@@ -40,6 +40,16 @@ struct ResponseLinesTests {
         #expect(read == ["a\u{FFFD}"])
     }
 
+    @Test("A cancelled reader gets .cancelled, not the lines already read from the body")
+    func cancelledReader() async throws {
+        let (read, error) = await readCancelled(chunks(["a\nb\nc\n", "d\n"]).lines, after: 1)
+        #expect(read == ["a"])
+        guard case .cancelled? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+
     @Test("Many lines in one piece, and one line in many pieces, come whole")
     func manyAndLong() async throws {
         let many = (0..<10_000).map { "line \($0)\n" }.joined()

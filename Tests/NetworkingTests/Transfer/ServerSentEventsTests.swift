@@ -160,9 +160,11 @@ struct ServerSentEventsTests {
         #expect(clock.sleeps == Array(repeating: .seconds(2), count: 6))
     }
 
-    @Test("Streams that keep ending without an event give up with invalidResponse, not forever")
-    func emptyStreams() async throws {
-        let (repository, transport, _) = try repository([.events("data: a\n\n"), .events(": nothing\n")])
+    @Test(
+        "Streams that keep ending without an event give up with invalidResponse, not forever; the last attempt's end is the error, also after a 503",
+        arguments: [[Answer.events(": nothing\n")], [.status(503, contentType: "text/plain"), .events(": nothing\n")]])
+    func emptyStreams(failing: [Answer]) async throws {
+        let (repository, transport, _) = try repository([.events("data: a\n\n")] + failing)
         let (events, error) = await readAll(
             try await repository.performRequest(endpoint.reconnecting(after: .zero, maximumAttempts: 2)).get())
         #expect(events.map(\.data) == ["a"])
@@ -170,7 +172,7 @@ struct ServerSentEventsTests {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
             return
         }
-        #expect(reason.contains("2 times in a row"))
+        #expect(reason.contains("after 2 failed attempts in a row"), "\(reason)")
         #expect(transport.requests.count == 3)
     }
 
@@ -349,6 +351,45 @@ struct ServerSentEventsTests {
             connect: { _, _ in .success(nil) })
     }
 
+    /// Events over a connection whose head came and whose `pieces` are buffered, unread.
+    static func events(buffering pieces: [String]) throws -> ServerSentEvents {
+        let chunks = ResponseChunks(method: .get, unreadLimit: .max)
+        let events = try Self.events(over: chunks, idleTimeout: nil)
+        _ = chunks.sink.begin(ResponseHead(statusCode: 200, url: URL(string: "http://127.0.0.1:9/events")), canPause: false) {}
+        for piece in pieces { _ = Data(piece.utf8).withUnsafeBytes { chunks.sink.receive($0) } }
+        return events
+    }
+
+    @Test("A cancelled reading task gets .cancelled, not the events already buffered or parsed")
+    func cancelledReaderGetsNoMoreEvents() async throws {
+        let events = try Self.events(buffering: (0..<3).map { "data: \($0)\n\ndata: more\n\n" })
+        // One event in, the task is cancelled: the rest of the chunk and the buffer are dropped.
+        let (read, error) = await readCancelled(events, after: 1)
+        #expect(read.map(\.data) == ["0"])
+        guard case .cancelled? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("After cancel(), the reader gets .cancelled, not the events its last chunk brought")
+    func cancelDropsParsedEvents() async throws {
+        let events = try Self.events(buffering: ["data: 0\n\ndata: 1\n\ndata: 2\n\n"])
+        var iterator = events.makeAsyncIterator()
+        #expect(try await iterator.next()?.data == "0")
+        events.cancel()
+        do throws(RepositoryError) {
+            let next = try await iterator.next()
+            Issue.record("expected .cancelled, got \(String(describing: next))")
+        } catch {
+            guard case .cancelled = error else {
+                Issue.record("expected .cancelled, got \(error)")
+                return
+            }
+        }
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test("cancel() ends a reader waiting on a connection at once, even when nothing ends its transfer")
     func cancelNeedsNoTransport() async throws {
         let chunks = ResponseChunks(method: .get, unreadLimit: .max)
@@ -397,10 +438,12 @@ struct ServerSentEventsTests {
         chunk.withUnsafeBytes { _ = chunks.sink.receive($0) }
         let (read, error) = await readAll(events)
         #expect(read == [ServerSentEvent(data: "a", id: "7")])
-        guard case .responseTooLarge? = error else {
-            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+        guard case .invalidResponse(let reason, _)? = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
             return
         }
+        // Not the advice of a response too large (a transport's limit does not apply to an event).
+        #expect(reason == "an event of the stream is larger than 8388608 bytes")
     }
 
     @Test("Chunks that keep coming within the idle limit never time out, however long the stream runs in all")
