@@ -741,12 +741,14 @@ struct DownloadIntegrationTests {
         let servers = try TestServers.require()
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let repository = try TestAPI.anonymous(servers.httpbinURL)
+        // A byte every 0.1 s for a minute, and time for all of it: the cancel below lands long
+        // before the end even on a busy run, whose start can hold every task up for half a minute.
+        let repository = try TestAPI.anonymous(servers.httpbinURL, timeout: 120)
         let destination = folder.appendingPathComponent("drip.bin")
         let started = ProgressLog()
         let call = Task {
             await repository.performRequest(
-                Endpoint<DownloadedFile>.get("drip", parameters: ["numbytes": 100, "duration": 10, "delay": 0])
+                Endpoint<DownloadedFile>.get("drip", parameters: ["numbytes": 600, "duration": 60, "delay": 0])
                     .downloading(to: destination, resumable: resumable).reportingProgress { started.record($0) })
         }
         while started.last.map({ $0.bytesReceived < 2 }) ?? true { try await Task.sleep(for: .milliseconds(20)) }
@@ -881,7 +883,8 @@ struct ResponseChunksIntegrationTests {
     @Test("A body is read chunk by chunk while it arrives, head first", arguments: TransportUnderTest.all)
     func chunks(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()
-        let repository = try TestAPI.anonymous(servers.nginxURL, transport: transport.shared)
+        // Time enough for a busy run, whose start can hold every task up for half a minute.
+        let repository = try TestAPI.anonymous(servers.nginxURL, transport: transport.shared, timeout: 120)
         let response = try await repository.performRequest(Endpoint<RepositoryResponse<ResponseChunks>>.get("10m.bin")).get()
         #expect(response.statusCode == 200)
         #expect(response.headers["Content-Length"] == "10485760")
