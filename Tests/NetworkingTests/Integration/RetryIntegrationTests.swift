@@ -205,9 +205,10 @@ struct RetryIntegrationTests {
     @Test("a blocking call whose wait runs out during a retry's wait is a timeout carrying the last answer, not a connectivity failure")
     func blockingWaitEndsBetweenAttempts() async throws {
         let servers = try TestServers.require()
-        // A busy machine may keep the first answer past the wait: then the wait ran out before
-        // an answer (a plain timeout), and the scenario is tried again.
-        for _ in 0..<4 {
+        // A busy machine may keep the first answer past the wait (the start of a whole test run
+        // can hold every task up for half a minute): then the wait ran out before an answer (a
+        // plain timeout), and the scenario is tried again.
+        for _ in 0..<8 {
             // The retry's wait lasts until the test moves the clock: it outlasts the blocking wait.
             let clock = TestClock(start: Date(), mode: .manual)
             var configuration = try TestServers.configuration(servers.apiURL)
@@ -217,7 +218,7 @@ struct RetryIntegrationTests {
             let result = await onPlainThread {
                 repository.performBlockingRequest(
                     Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 5, "retry_after": 1]).withoutSession(),
-                    maximumWait: 3)
+                    maximumWait: 8)
             }
             guard !clock.sleeps.isEmpty else { continue }
             guard case .timeout(let context)? = result.failure else {
