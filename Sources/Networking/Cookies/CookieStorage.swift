@@ -137,8 +137,12 @@ public final class CookieStorage: Sendable {
             {
                 return
             }
+            // The host-only flag is part of a cookie's identity (RFC 6265bis §5.7): a
+            // sibling host's `Domain=example.com` cookie never replaces or deletes the API's own
+            // host-only one of the same name.
             let existing = state.entries.firstIndex {
                 $0.cookie.name == cookie.name && $0.cookie.domain == cookie.domain && $0.cookie.path == cookie.path
+                    && $0.cookie.isHostOnly == cookie.isHostOnly
             }
             let created = existing.map { state.entries[$0].created }
             if let existing { state.entries.remove(at: existing) }

@@ -38,6 +38,9 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// next hop's `Cookie` comes from; set by the repository when its configuration keeps
     /// cookies. Not encoded or compared.
     public var cookieStorage: CookieStorage?
+    /// Whether the `Cookie` header is the caller's own rather than ``cookieStorage``'s, so that
+    /// a redirect to the same origin keeps it instead of choosing cookies again.
+    var cookieHeaderIsCallers = false
     /// Where the body of a 2xx response goes instead of ``TransportResponse/body`` (a file, a
     /// stream of chunks), when the sink accepts it; see ``ResponseBodySink``. Not encoded or compared.
     public var responseBodySink: (any ResponseBodySink)?

@@ -64,6 +64,18 @@ struct CookieStorageTests {
         #expect(storage.allCookies.count == 3)
     }
 
+    @Test("A sibling host's cookie for the parent domain neither replaces nor deletes the API's host-only one of the same name")
+    func hostOnlyIsPartOfTheIdentity() throws {
+        // Given: the API's own session cookie
+        let storage = CookieStorage()
+        try receive(["sid=api; Path=/"], from: "https://example.com/login", into: storage)
+        // When: another host under it sets and then deletes a sid for the whole domain
+        try receive(["sid=fixed; Domain=example.com; Path=/"], from: "https://tenant.example.com/", into: storage)
+        try receive(["sid=; Domain=example.com; Path=/; Max-Age=0"], from: "https://tenant.example.com/", into: storage)
+        // Then
+        #expect(storage.cookies(for: try url("https://example.com/")).map { "\($0.name)=\($0.value)" } == ["sid=api"])
+    }
+
     @Test("A cookie expires with its Max-Age, and Max-Age=0 or a past Expires removes it")
     func expiry() throws {
         // Given

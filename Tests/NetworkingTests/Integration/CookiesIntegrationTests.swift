@@ -37,6 +37,24 @@ struct CookiesIntegrationTests {
     }
 
     @Test(
+        "A call that sends a Cookie of its own still keeps the cookies its redirect sets; its own goes on to the next hop",
+        arguments: TransportUnderTest.all)
+    func callersCookieAcrossARedirect(kind: TransportUnderTest) async throws {
+        // Given
+        let storage = CookieStorage()
+        let repository = try repository(kind, storage: storage)
+        // When: the 302 sets a and redirects to /cookies
+        let afterSet: CookiesEcho = try await repository.performRequest(
+            Endpoint.get("cookies/set", parameters: ["a": "1"], headers: ["Cookie": "consent=yes"]).withoutSession()
+        ).get()
+        // Then
+        #expect(afterSet.cookies == ["consent": "yes"])
+        #expect(repository.cookies(forPath: "cookies").map { "\($0.name)=\($0.value)" } == ["a=1"])
+        let later: CookiesEcho = try await repository.performRequest(Endpoint.get("cookies").withoutSession()).get()
+        #expect(later.cookies == ["a": "1"])
+    }
+
+    @Test(
         "With a storage: cookies set across a redirect are sent to the next hop, kept, listed and deleted",
         arguments: TransportUnderTest.all)
     func withStorage(kind: TransportUnderTest) async throws {
