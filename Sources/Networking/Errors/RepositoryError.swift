@@ -64,8 +64,9 @@ public enum RepositoryError: Error, Sendable {
     /// during a retry's wait (a 503, a 429) the server was reached, so it is not a connectivity
     /// failure; during a token refresh after a 401 it is, as a refresh that ran out of time is.
     case timeout(ErrorContext)
-    /// Polling still got 202 Accepted after its last try; `attempts` requests were sent and the
-    /// context holds the last 202 response.
+    /// Polling still got 202 Accepted after its last try: `attempts` polls were made, and the
+    /// context holds the last 202 response and how many times that last poll was sent (more
+    /// than once when the retry policy sent it again).
     case pollingExhausted(attempts: Int, context: ErrorContext)
     /// The TLS handshake failed for a reason other than pinning.
     case tlsError(TLSFailure, ErrorContext)

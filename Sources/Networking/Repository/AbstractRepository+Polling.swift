@@ -8,7 +8,10 @@ extension AbstractRepository {
     /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter`` (the endpoint's own, when it has one).
     ///
     /// The same request is sent each time, method included: poll with the request that reads the
-    /// job's state (a `GET`), not with the `POST` that starts it, which would start it again.
+    /// job's state (a `GET`), not with the `POST` that starts it, which would start it again. So
+    /// a method the retry policy does not send again (`POST`, `PATCH` by default; see
+    /// ``RetryPolicy/retryableMethods``) is refused before the first poll when polls may follow;
+    /// add it to the endpoint's or the configuration's policy for a server that deduplicates it.
     ///
     /// The polls keep to the session the first was signed in; each has its own
     /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll when
@@ -63,6 +66,12 @@ extension AbstractRepository {
         // Refused before the first poll: a stream is read once, so a second poll could not send
         // it, and the server would have accepted the job for nothing.
         let built = try builder.build(endpoint)
+        if retries > 0, !(endpoint.retryPolicy ?? configuration.retryPolicy).retryableMethods.contains(endpoint.method) {
+            throw .invalidRequest(
+                reason:
+                    "a polled request is sent again while the server answers 202, so its method must be one the retry policy sends again, which \(endpoint.method.rawValue) is not: it would start the job again. Start the job with performRequest and poll its state with a GET, or add \(endpoint.method.rawValue) to the retry policy's retryableMethods if the server deduplicates it",
+                request: built.summary)
+        }
         if retries > 0, built.body?.isStreamed == true {
             throw .invalidRequest(
                 reason: "a polled request is sent again while the server answers 202, so its body cannot be a stream (read once)",
@@ -80,7 +89,7 @@ extension AbstractRepository {
             do {
                 try await configuration.clock.sleep(.clampedSeconds(wait(after: response, policy: endpoint.retryPolicy)))
             } catch {
-                throw .cancelled(ErrorContext(request: request.summary, response: response))
+                throw .cancelled(ErrorContext(request: request.summary, response: response, attempts: response.attempts))
             }
         }
     }

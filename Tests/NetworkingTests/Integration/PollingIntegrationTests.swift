@@ -115,7 +115,8 @@ struct PollingIntegrationTests {
         let repository = TestAPI.Repository(
             configuration: try TestServers.configuration(servers.apiURL, secondsBetweenPolls: 0.01, maximumPollingRetries: 3))
         let result: Result<Status, RepositoryError> = await repository.performPollingRequest(
-            Endpoint(.post, "poll/\(key)", parameters: ["ready_after": 100], encoding: .query).withoutSession())
+            Endpoint(.post, "poll/\(key)", parameters: ["ready_after": 100], encoding: .query).withoutSession()
+                .retrying(RetryPolicy(retryableMethods: [.post])))
         guard case .pollingExhausted(let attempts, let context)? = result.failure else {
             Issue.record("expected .pollingExhausted, got \(String(describing: result.failure))")
             return
@@ -138,7 +139,8 @@ struct PollingIntegrationTests {
             continuation.finish()
         }
         let result = await repository.performPollingRequest(
-            Endpoint<Void>.upload(.post, "poll/\(key)", body: .stream(chunks), query: ["ready_after": 1]).withoutSession())
+            Endpoint<Void>.upload(.post, "poll/\(key)", body: .stream(chunks), query: ["ready_after": 1]).withoutSession()
+                .retrying(RetryPolicy(retryableMethods: [.post])))
         guard case .invalidRequest(let reason, _)? = result.failure else {
             Issue.record("expected .invalidRequest, got \(String(describing: result.failure))")
             return

@@ -58,7 +58,7 @@ struct PollingTests {
         #expect(transport.requests.count == 1)
     }
 
-    @Test("Every try sends the same parameters and headers")
+    @Test("Every try sends the same parameters and headers (a POST the retry policy may send again)")
     func identicalTries() async throws {
         // Given
         let session = SessionManager<User>()
@@ -69,7 +69,8 @@ struct PollingTests {
             configuration: try makeConfiguration(secondsBetweenPolls: 0.01), sessionManager: session, transport: transport)
         // When
         let endpoint = Endpoint<Book>.post(
-            "exports", parameters: ["format": "csv", "filter": ["genre": "fiction"]], headers: ["X-Trace": "t-1"])
+            "exports", parameters: ["format": "csv", "filter": ["genre": "fiction"]], headers: ["X-Trace": "t-1"]
+        ).retrying(RetryPolicy(retryableMethods: [.get, .post]))
         _ = try await repository.performPollingRequest(endpoint).get()
         // Then
         let requests = transport.requests
@@ -78,6 +79,34 @@ struct PollingTests {
         #expect(try jsonBody(of: requests[0]) == ["format": "csv", "filter": ["genre": "fiction"]])
         #expect(requests[0].headers["X-Trace"] == "t-1")
         #expect(requests[0].headers["Authorization"] == "Bearer t1")
+    }
+
+    @Test("A POST or PATCH the retry policy would not send again is refused before anything is sent, unless polls cannot follow")
+    func writesAreRefused() async throws {
+        // Given
+        let route = SequenceRoute(statuses: [202, 200])
+        let transport = StubTransport(routes: [route.route(.post, "exports"), route.route(.patch, "exports")])
+        let repository = TestRepository(configuration: try makeConfiguration(secondsBetweenPolls: 0.01), transport: transport)
+        // When
+        let post = await repository.performPollingRequest(Endpoint<Book>.post("exports").withoutSession())
+        let patch = await repository.performPollingRequest(Endpoint<Void>(.patch, "exports").withoutSession())
+        // Then
+        for result in [post.map { _ in () }, patch] {
+            guard case .invalidRequest(let reason, let request)? = result.failure else {
+                Issue.record("expected invalidRequest, got \(result)")
+                continue
+            }
+            #expect(reason.contains("retryableMethods"))
+            #expect(request?.url.path.hasSuffix("/exports") == true)
+        }
+        #expect(transport.requests.isEmpty)
+        // When: no poll may follow
+        let once = TestRepository(
+            configuration: try makeConfiguration(secondsBetweenPolls: 0.01, maximumPollingRetries: 0), transport: transport)
+        let single = await once.performPollingRequest(Endpoint<Void>(.patch, "exports").withoutSession())
+        // Then: it is sent, and a 202 is the end of it
+        #expect(single.failure.map { if case .pollingExhausted = $0 { true } else { false } } == true)
+        #expect(transport.requests.count == 1)
     }
 
     @Test("Another failure status while polling ends it at once")
