@@ -120,6 +120,29 @@ import Testing
         #expect(value == .array([.double(try #require(Double(number)))]))
     }
 
+    @Test(
+        "JSON5 hexadecimal numbers JSONDecoder would read as a whole Double of 2^53 or more, and then trap on, are screened",
+        arguments: ["0x20000000000000.0", "0X20000000000000.5", "+0x20000000000000.0", "-0x8000000000000001", "-0x8000000000000400"])
+    func hexadecimalScreenedBeforeJSONDecoder(_ number: String) throws {
+        let json5 = JSONDecoder()
+        json5.allowsJSON5 = true
+        expectNotRepresentable(number) { _ = try FastJSONDecoder(json5).decode(Identified.self, from: Data("{id: \(number)}".utf8)) }
+    }
+
+    @Test("JSON5 hexadecimal numbers JSONDecoder reads without trapping pass the screen and decode as it decodes them")
+    func hexadecimalPassesTheScreen() throws {
+        let json5 = JSONDecoder()
+        json5.allowsJSON5 = true
+        let decoder = FastJSONDecoder(json5)
+        #expect(try decoder.decode([Int].self, from: Data("[0x1F, 0x1F.0, -0x8000000000000000, 0x20000000000000]".utf8))
+            == [31, 31, Int.min, 1 << 53])
+        #expect(try decoder.decode([UInt64].self, from: Data("[0xFFFFFFFFFFFFFFFF]".utf8)) == [UInt64.max])
+        // Out of Int's range: an error, no trap, as JSONDecoder gives.
+        #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: Data("[0x8000000000000000]".utf8)) }
+        // Identifiers holding an x are no numbers.
+        #expect(try decoder.decode([String: Int].self, from: Data("{x0x20000000000000: 1, max: 2}".utf8)) == ["x0x20000000000000": 1, "max": 2])
+    }
+
     @Test("The screen passes over strings, comments, identifiers and numbers JSONDecoder reads")
     func screenPassesTheRest() throws {
         let number = Self.decimalOverflows[0]

@@ -11,10 +11,15 @@ import Foundation
 /// `JSONDecoder` (`allowsJSON5`, `assumesTopLevelDictionary`, `.formatted` dates, documents over
 /// 1 GiB, ``NetworkingConfiguration/usesFoundationJSONDecoder``) are screened here first.
 ///
+/// With `allowsJSON5`, a hexadecimal number its own integer reading refuses (a fraction, as in
+/// `0x20000000000000.0`, or a negative one past `Int64.min`) is read by `strtod` instead; when
+/// that gives a whole number of 2^53 or more, it goes to `Decimal`, which cannot read hexadecimal
+/// at all, and the process stops the same way.
+///
 /// A document holding such a number is refused whatever the model asks for, with the error
 /// `FastJSONDecoder` gives for it as an integer ("Number … is not representable in Swift."). Only
-/// numbers of at least ``minimumLength`` characters are looked at closely, so the screen is one
-/// pass over the bytes for any real document.
+/// decimal numbers of at least ``minimumLength`` characters, and hexadecimal ones, are looked at
+/// closely, so the screen is one pass over the bytes for any real document.
 enum FastJSONNumberScreen {
     /// The shortest number the screen parses: every number `Decimal`'s parser gives up on while its
     /// value fits a 128-bit integer is over a hundred characters long.
@@ -56,9 +61,9 @@ enum FastJSONNumberScreen {
             case _ where isTokenByte(byte):
                 let start = index
                 while index < count, isTokenByte(bytes[index]) { index += 1 }
-                if index - start >= minimumLength, let number = trappingNumber(UnsafeRawBufferPointer(rebasing: bytes[start..<index])) {
-                    return number
-                }
+                let token = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+                if json5, let number = trappingHexadecimalNumber(token) { return number }
+                if index - start >= minimumLength, let number = trappingNumber(token) { return number }
             default:
                 index += 1
             }
@@ -78,6 +83,26 @@ enum FastJSONNumberScreen {
         guard Decimal(string: text) == nil, let value = Double(text), value.magnitude >= 0x1p53, value.magnitude <= 0x1p128 else {
             return nil
         }
+        return text
+    }
+
+    /// The number's text when it is a JSON5 hexadecimal number `JSONDecoder` would trap on as an
+    /// integer: one it reads as a whole `Double` of 2^53 or more (up to 2^128, past which no
+    /// integer type holds it) and cannot read exactly as a 64-bit integer.
+    private static func trappingHexadecimalNumber(_ token: UnsafeRawBufferPointer) -> String? {
+        var rest = token[...]
+        let negative = rest.first == UInt8(ascii: "-")
+        if negative || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
+        guard rest.count > 2, rest[rest.startIndex] == UInt8(ascii: "0"),
+            rest[rest.startIndex + 1] | 0x20 == UInt8(ascii: "x")
+        else { return nil }
+        let text = String(decoding: token, as: UTF8.self)
+        guard let value = Double(text), value.magnitude >= 0x1p53, value.magnitude <= 0x1p128, value == value.rounded() else {
+            return nil
+        }
+        // A plain hexadecimal integer is read exactly when a 64-bit integer holds it.
+        let digits = String(decoding: rest.dropFirst(2), as: UTF8.self)
+        if let magnitude = UInt64(digits, radix: 16), !negative || magnitude <= 1 << 63 { return nil }
         return text
     }
 
