@@ -134,13 +134,15 @@ import Testing
         let json5 = JSONDecoder()
         json5.allowsJSON5 = true
         let decoder = FastJSONDecoder(json5)
-        #expect(try decoder.decode([Int].self, from: Data("[0x1F, 0x1F.0, -0x8000000000000000, 0x20000000000000]".utf8))
-            == [31, 31, Int.min, 1 << 53])
+        #expect(
+            try decoder.decode([Int].self, from: Data("[0x1F, 0x1F.0, -0x8000000000000000, 0x20000000000000]".utf8))
+                == [31, 31, Int.min, 1 << 53])
         #expect(try decoder.decode([UInt64].self, from: Data("[0xFFFFFFFFFFFFFFFF]".utf8)) == [UInt64.max])
         // Out of Int's range: an error, no trap, as JSONDecoder gives.
         #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: Data("[0x8000000000000000]".utf8)) }
         // Identifiers holding an x are no numbers.
-        #expect(try decoder.decode([String: Int].self, from: Data("{x0x20000000000000: 1, max: 2}".utf8)) == ["x0x20000000000000": 1, "max": 2])
+        #expect(
+            try decoder.decode([String: Int].self, from: Data("{x0x20000000000000: 1, max: 2}".utf8)) == ["x0x20000000000000": 1, "max": 2])
     }
 
     @Test("The screen passes over strings, comments, identifiers and numbers JSONDecoder reads")

@@ -23,7 +23,9 @@ struct BatchWireTests {
     @Test("The base URL itself is under the base URL: its relative URL is empty, or its query; a longer last segment is not")
     func baseURLItself() throws {
         let base = try #require(URL(string: "http://api.test/api/v1"))
-        for (text, relative) in [("http://api.test/api/v1", ""), ("http://api.test/api/v1?page=2", "?page=2"), ("http://api.test/api/v1/", "")] {
+        for (text, relative) in [
+            ("http://api.test/api/v1", ""), ("http://api.test/api/v1?page=2", "?page=2"), ("http://api.test/api/v1/", ""),
+        ] {
             let request = TransportRequest(method: .get, url: try #require(URL(string: text)))
             #expect(try BatchWire.item(for: request, baseURL: base).get()["relative_url"] == .string(relative), "\(text)")
         }
