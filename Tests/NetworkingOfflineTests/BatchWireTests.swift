@@ -20,19 +20,6 @@ struct BatchWireTests {
         #expect(item["headers"] == [["name": "Content-Type", "value": "application/json"], ["name": "Idempotency-Key", "value": "k1"]])
     }
 
-    @Test("The base URL itself is under the base URL: its relative URL is empty, or its query; a longer last segment is not")
-    func baseURLItself() throws {
-        let base = try #require(URL(string: "http://api.test/api/v1"))
-        for (text, relative) in [
-            ("http://api.test/api/v1", ""), ("http://api.test/api/v1?page=2", "?page=2"), ("http://api.test/api/v1/", ""),
-        ] {
-            let request = TransportRequest(method: .get, url: try #require(URL(string: text)))
-            #expect(try BatchWire.item(for: request, baseURL: base).get()["relative_url"] == .string(relative), "\(text)")
-        }
-        let sibling = TransportRequest(method: .get, url: try #require(URL(string: "http://api.test/api/v12")))
-        #expect(throws: RepositoryError.self) { try BatchWire.item(for: sibling, baseURL: base).get() }
-    }
-
     @Test("An item leaves out a proxy's credential, which is the proxy's, not the server's")
     func proxyCredential() throws {
         let base = try #require(URL(string: "http://api.test/api/v1"))

@@ -60,19 +60,14 @@ enum BatchWire {
         }
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let target = request.url.absoluteString
-        // The base URL itself (with a query or not) is under it too: its relative URL is empty.
-        let bare = base.dropLast()
-        let relative: Substring
-        if target.hasPrefix(base) {
-            relative = target.dropFirst(base.count)
-        } else if target == bare || target.hasPrefix(bare + "?") {
-            relative = target.dropFirst(bare.count)
-        } else {
+        guard target.hasPrefix(base) else {
             return .failure(
                 .invalidRequest(
                     reason: "it is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
         }
-        var item: [String: JSONValue] = ["method": .string(request.method.rawValue), "relative_url": .string(String(relative))]
+        var item: [String: JSONValue] = [
+            "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
+        ]
         let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
