@@ -122,7 +122,10 @@ import Testing
 
     @Test(
         "JSON5 hexadecimal numbers JSONDecoder would read as a whole Double of 2^53 or more, and then trap on, are screened",
-        arguments: ["0x20000000000000.0", "0X20000000000000.5", "+0x20000000000000.0", "-0x8000000000000001", "-0x8000000000000400"])
+        arguments: [
+            "0x20000000000000.0", "0X20000000000000.5", "+0x20000000000000.0", "-0x8000000000000001", "-0x8000000000000400",
+            "-0x80000000000000000000000000000001",
+        ])
     func hexadecimalScreenedBeforeJSONDecoder(_ number: String) throws {
         let json5 = JSONDecoder()
         json5.allowsJSON5 = true
@@ -138,8 +141,11 @@ import Testing
             try decoder.decode([Int].self, from: Data("[0x1F, 0x1F.0, -0x8000000000000000, 0x20000000000000]".utf8))
                 == [31, 31, Int.min, 1 << 53])
         #expect(try decoder.decode([UInt64].self, from: Data("[0xFFFFFFFFFFFFFFFF]".utf8)) == [UInt64.max])
-        // Out of Int's range: an error, no trap, as JSONDecoder gives.
+        // Out of Int's range: an error, no trap, as JSONDecoder gives; a document merely holding
+        // such a number decodes.
         #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: Data("[0x8000000000000000]".utf8)) }
+        #expect(throws: DecodingError.self) { try decoder.decode([Int].self, from: Data("[-0x8000000000000401]".utf8)) }
+        #expect(try decoder.decode(Identified.self, from: Data("{id: 1, hash: 0x10000000000000000}".utf8)).id == 1)
         // Identifiers holding an x are no numbers.
         #expect(
             try decoder.decode([String: Int].self, from: Data("{x0x20000000000000: 1, max: 2}".utf8)) == ["x0x20000000000000": 1, "max": 2])

@@ -13,9 +13,9 @@ struct CookieInterceptor: Interceptor {
     {
         var request = request
         if request.headers["Cookie"] == nil {
-            request.headers["Cookie"] = storage.headerValue(for: request.url)
-        } else {
-            request.cookieHeaderIsCallers = true
+            let chosen = storage.headerValue(for: request.url)
+            request.headers["Cookie"] = chosen
+            request.cookieHeaderFromStorage = chosen
         }
         request.cookieStorage = storage
         let response = try await next(request)

@@ -63,13 +63,14 @@ extension AbstractRepository {
         // and another login between polls fails the call instead of returning the other user's
         // answer). Each poll is a request of its own, with its own id.
         let call = callContext(for: endpoint)
-        // Refused before the first poll: a stream is read once, so a second poll could not send
-        // it, and the server would have accepted the job for nothing.
+        // Refused before the first poll: a write that starts a job would start it again with each
+        // poll, and a stream is read once, so a second poll could not send it (the server would
+        // have accepted the job for nothing).
         let built = try builder.build(endpoint)
         if retries > 0, !(endpoint.retryPolicy ?? configuration.retryPolicy).retryableMethods.contains(endpoint.method) {
             throw .invalidRequest(
                 reason:
-                    "a polled request is sent again while the server answers 202, so its method must be one the retry policy sends again, which \(endpoint.method.rawValue) is not: it would start the job again. Start the job with performRequest and poll its state with a GET, or add \(endpoint.method.rawValue) to the retry policy's retryableMethods if the server deduplicates it",
+                    "a polled request is sent again while the server answers 202, so its method must be one the retry policy sends again, which \(endpoint.method.rawValue) is not: it would start the job again. Start the job with performRequest and poll its state with a GET, or, if the server deduplicates it, add \(endpoint.method.rawValue) to the retryableMethods of the endpoint's own retry policy (a retry step sends it again after a 503 or a lost connection too)",
                 request: built.summary)
         }
         if retries > 0, built.body?.isStreamed == true {

@@ -48,11 +48,15 @@ struct RedirectPolicy: Sendable {
             guard var next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
                 return response
             }
-            // Cookies the storage sends are chosen again for the next hop's URL; the caller's own
-            // `Cookie` goes on as it is, unless it was dropped on the way to another origin.
-            if let storage = next.cookieStorage {
-                if next.headers["Cookie"] == nil { next.cookieHeaderIsCallers = false }
-                if !next.cookieHeaderIsCallers { next.headers["Cookie"] = storage.headerValue(for: next.url) }
+            // Cookies the storage chose are chosen again for the next hop's URL; a `Cookie` of
+            // someone else's (the caller's, an interceptor's) goes on as it is, unless it was
+            // dropped on the way to another origin.
+            if let storage = next.cookieStorage,
+                next.headers["Cookie"] == nil || next.headers["Cookie"] == next.cookieHeaderFromStorage
+            {
+                let chosen = storage.headerValue(for: next.url)
+                next.headers["Cookie"] = chosen
+                next.cookieHeaderFromStorage = chosen
             }
             redirects += 1
             current = next

@@ -38,9 +38,10 @@ public struct TransportRequest: Sendable, Hashable, Codable {
     /// next hop's `Cookie` comes from; set by the repository when its configuration keeps
     /// cookies. Not encoded or compared.
     public var cookieStorage: CookieStorage?
-    /// Whether the `Cookie` header is the caller's own rather than ``cookieStorage``'s, so that
-    /// a redirect to the same origin keeps it instead of choosing cookies again.
-    var cookieHeaderIsCallers = false
+    /// The `Cookie` value ``cookieStorage`` chose for this request, so that a redirect chooses
+    /// again only when the header is still that one: another (the caller's, an interceptor's)
+    /// goes on to the same origin as it is.
+    var cookieHeaderFromStorage: String?
     /// Where the body of a 2xx response goes instead of ``TransportResponse/body`` (a file, a
     /// stream of chunks), when the sink accepts it; see ``ResponseBodySink``. Not encoded or compared.
     public var responseBodySink: (any ResponseBodySink)?

@@ -12,9 +12,10 @@ import Foundation
 /// 1 GiB, ``NetworkingConfiguration/usesFoundationJSONDecoder``) are screened here first.
 ///
 /// With `allowsJSON5`, a hexadecimal number its own integer reading refuses (a fraction, as in
-/// `0x20000000000000.0`, or a negative one past `Int64.min`) is read by `strtod` instead; when
-/// that gives a whole number of 2^53 or more, it goes to `Decimal`, which cannot read hexadecimal
-/// at all, and the process stops the same way.
+/// `0x20000000000000.0`, or a negative integer just past `Int64.min` or `Int128.min`) is read
+/// by `strtod` instead; when that gives a whole number of 2^53 or more that the integer type
+/// holds, it goes to `Decimal`, which cannot read hexadecimal at all, and the process stops the
+/// same way.
 ///
 /// A document holding such a number is refused whatever the model asks for, with the error
 /// `FastJSONDecoder` gives for it as an integer ("Number … is not representable in Swift."). Only
@@ -88,7 +89,9 @@ enum FastJSONNumberScreen {
 
     /// The number's text when it is a JSON5 hexadecimal number `JSONDecoder` would trap on as an
     /// integer: one it reads as a whole `Double` of 2^53 or more (up to 2^128, past which no
-    /// integer type holds it) and cannot read exactly as a 64-bit integer.
+    /// integer type holds it) that no integer type reads exactly. A plain integer is read
+    /// exactly when its type holds it, and fails for a type too small unless rounding to a
+    /// `Double` brings it back in: only a negative one just past `Int64.min` or `Int128.min` does.
     private static func trappingHexadecimalNumber(_ token: UnsafeRawBufferPointer) -> String? {
         var rest = token[...]
         let negative = rest.first == UInt8(ascii: "-")
@@ -100,10 +103,21 @@ enum FastJSONNumberScreen {
         guard let value = Double(text), value.magnitude >= 0x1p53, value.magnitude <= 0x1p128, value == value.rounded() else {
             return nil
         }
-        // A plain hexadecimal integer is read exactly when a 64-bit integer holds it.
-        let digits = String(decoding: rest.dropFirst(2), as: UTF8.self)
-        if let magnitude = UInt64(digits, radix: 16), !negative || magnitude <= 1 << 63 { return nil }
-        return text
+        let digits = rest.dropFirst(2)
+        guard digits.allSatisfy(isHexadecimalDigit) else { return text }
+        guard negative else { return nil }
+        // Rounded to -2^63 or -2^127 from past it: more than 8 followed by 15 or 31 zeros.
+        let significant = digits.drop(while: { $0 == UInt8(ascii: "0") })
+        let width = value == -0x1p63 ? 16 : value == -0x1p127 ? 32 : 0
+        guard width > 0, significant.count == width, let first = significant.first, first >= UInt8(ascii: "8") else { return nil }
+        return first == UInt8(ascii: "8") && significant.dropFirst().allSatisfy({ $0 == UInt8(ascii: "0") }) ? nil : text
+    }
+
+    private static func isHexadecimalDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
     }
 
     /// The index after the closing quote (or the end), skipping escaped characters.
