@@ -11,7 +11,8 @@ extension AbstractRepository {
     /// job's state (a `GET`), not with the `POST` that starts it, which would start it again. So
     /// a method the retry policy does not send again (`POST`, `PATCH` by default; see
     /// ``RetryPolicy/retryableMethods``) is refused before the first poll when polls may follow;
-    /// add it to the endpoint's or the configuration's policy for a server that deduplicates it.
+    /// for a server that deduplicates it, add it to the endpoint's own policy
+    /// (``Endpoint/retrying(_:)``), which then also sends it again after a 503 or a lost connection.
     ///
     /// The polls keep to the session the first was signed in; each has its own
     /// ``RequestContext/id``. A streamed body (read once) is refused before the first poll when
