@@ -102,7 +102,7 @@ enum PathEncoding {
                 keep = !fragmentStarted
                 fragmentStarted = true
             } else if byte == UInt8(ascii: "%") {
-                keep = index + 2 < bytes.count && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2])
+                keep = index + 2 < bytes.count && bytes[index + 1].isASCIIHexDigit && bytes[index + 2].isASCIIHexDigit
             }
             if !keep, result.isEmpty {
                 result.reserveCapacity(bytes.count + 16)
@@ -116,13 +116,6 @@ enum PathEncoding {
     /// What a path or a query may hold unencoded: `pchar`, `/` and `?`.
     private static func isPathOrQueryByte(_ byte: UInt8) -> Bool {
         isSegmentByte(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
-        default: false
-        }
     }
 
     private static func encode(_ text: String, keeping: (UInt8) -> Bool) -> String {

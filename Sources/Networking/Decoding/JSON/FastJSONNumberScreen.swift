@@ -104,20 +104,13 @@ enum FastJSONNumberScreen {
             return nil
         }
         let digits = rest.dropFirst(2)
-        guard digits.allSatisfy(isHexadecimalDigit) else { return text }
+        guard digits.allSatisfy(\.isASCIIHexDigit) else { return text }
         guard negative else { return nil }
         // Rounded to -2^63 or -2^127 from past it: more than 8 followed by 15 or 31 zeros.
         let significant = digits.drop(while: { $0 == UInt8(ascii: "0") })
         let width = value == -0x1p63 ? 16 : value == -0x1p127 ? 32 : 0
         guard width > 0, significant.count == width, let first = significant.first, first >= UInt8(ascii: "8") else { return nil }
         return first == UInt8(ascii: "8") && significant.dropFirst().allSatisfy({ $0 == UInt8(ascii: "0") }) ? nil : text
-    }
-
-    private static func isHexadecimalDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
-        default: false
-        }
     }
 
     /// The index after the closing quote (or the end), skipping escaped characters.
