@@ -125,6 +125,45 @@ struct BatchClientTests {
         #expect(body.contains(#""batch""#))
     }
 
+    @Test("A batch endpoint on another host gets no default credential, neither on its request nor inside its items")
+    func batchOnAnotherHostCarriesNoDefaultCredential() async throws {
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { ScriptedBatch([Self.created([0])]).answer($0) }])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.defaultHeaders = ["X-Api-Key": "key-123", "X-Client": "demo"]
+        let repository = APIRepository(configuration: configuration, sessionManager: nil, transport: transport)
+        var batch = Batch()
+        let handle = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 0]).withoutSession())
+
+        let results = try await BatchClient(repository: repository, path: "http://gateway.test/batch").send(batch).get()
+
+        #expect(try results[handle].get().index == 0)
+        let sent = try #require(transport.requests.first)
+        #expect(sent.url.host == "gateway.test")
+        #expect(sent.headers["X-Api-Key"] == nil)
+        let body = String(decoding: sent.body?.inMemoryData ?? Data(), as: UTF8.self)
+        #expect(!body.contains("key-123"))
+        // A default that is not a credential still goes with the item, as with the batch request.
+        #expect(body.contains("X-Client") && sent.headers["X-Client"] == "demo")
+    }
+
+    @Test("A batch endpoint on the API's host gets the default credential inside its items, as each call would")
+    func batchOnTheAPIHostKeepsDefaultCredential() async throws {
+        let transport = StubTransport(routes: [StubTransport.Route(.post, "batch") { ScriptedBatch([Self.created([0])]).answer($0) }])
+        var configuration = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        configuration.defaultHeaders = ["X-Api-Key": "key-123"]
+        let repository = APIRepository(configuration: configuration, sessionManager: nil, transport: transport)
+        var batch = Batch()
+        let handle = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 0]).withoutSession())
+
+        let results = try await BatchClient(repository: repository).send(batch).get()
+
+        #expect(try results[handle].get().index == 0)
+        let sent = try #require(transport.requests.first)
+        #expect(sent.headers["X-Api-Key"] == "key-123")
+        let body = String(decoding: sent.body?.inMemoryData ?? Data(), as: UTF8.self)
+        #expect(body.contains("key-123"))
+    }
+
     @Test("A redirected item is followed on its own: signed on the same origin or an upgrade to https, never on another port")
     func redirectedItemsKeepTheCredentialRules() async throws {
         let moves = [

@@ -323,6 +323,7 @@ public struct BatchClient: Sendable {
         _ requests: ArraySlice<Result<TransportRequest, RepositoryError>>, requiresSession: Bool, options: RequestOptions
     ) async -> (answers: [Result<TransportResponse, RepositoryError>], outcome: ChunkOutcome) {
         let requests = Array(requests)
+        let withheld = withheldDefaults
         var wire: [JSONValue] = []
         var positions: [Int] = []
         // A placeholder for each item sent, replaced below by its answer or the batch's error.
@@ -330,7 +331,8 @@ public struct BatchClient: Sendable {
         for (position, request) in requests.enumerated() {
             guard case .success(let request) = request else { continue }
             switch BatchWire.item(
-                for: request, baseURL: repository.configuration.baseURL, defaults: repository.configuration.defaultHeaders)
+                for: request, baseURL: repository.configuration.baseURL, defaults: repository.configuration.defaultHeaders,
+                withheld: withheld)
             {
             case .success(let item):
                 wire.append(item)
@@ -426,6 +428,20 @@ public struct BatchClient: Sendable {
         let refusedAgain = again.items.contains(where: Self.isRefused)
         if refusedAgain, again.signer?.headerValue == replay.headerValue { await session.replayRejected(replay) }
         return replayed
+    }
+
+    /// The default header fields the batch request goes without — the credentials among them when
+    /// its endpoint is on a host outside the configuration's `credentialHosts`, or on plain HTTP
+    /// under `useSecureConnection` (`NetworkingConfiguration.defaultHeaders(for:)`) — which its
+    /// items then leave out of its body too. All of them when the batch request cannot be made
+    /// (it then fails before anything is sent).
+    private var withheldDefaults: HTTPHeaders {
+        let configuration = repository.configuration
+        guard let url = try? repository.makeRequest(for: Endpoint<Void>(.post, path, query: query)).url else {
+            return configuration.defaultHeaders
+        }
+        let sent = configuration.defaultHeaders(for: url)
+        return HTTPHeaders(configuration.defaultHeaders.filter { sent[$0.name] == nil })
     }
 
     /// Sends one batch request carrying `wire` and returns one answer per item, whose session

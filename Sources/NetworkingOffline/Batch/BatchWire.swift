@@ -44,8 +44,12 @@ enum BatchWire {
     /// An item of the `batch` array, or why the request cannot go in a batch: one that could not
     /// be sent on its own (`TransportRequest.problemSending`), one that is not under the base URL, whose body is not text in memory, or that carries an `Authorization`
     /// or `Cookie` of its own (not the configuration's default, `defaults`, which the batch
-    /// request carries too).
-    static func item(for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:]) -> Result<JSONValue, RepositoryError> {
+    /// request carries too). A field the item has with the value in `withheld` is left out: a
+    /// default credential the batch request itself goes without (its endpoint on a host outside
+    /// the configuration's `credentialHosts`, or over plain HTTP) does not travel in its body either.
+    static func item(
+        for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:], withheld: HTTPHeaders = [:]
+    ) -> Result<JSONValue, RepositoryError> {
         // What the call could not send on its own (a line break in a header value) does not go
         // inside the batch either, where a server rebuilding each item could read it as a field.
         if let problem = request.problemSending {
@@ -68,7 +72,9 @@ enum BatchWire {
         var item: [String: JSONValue] = [
             "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
         ]
-        let headers = request.headers.filter { !droppedHeaders.contains($0.name.lowercased()) }
+        let headers = request.headers.filter { field in
+            !droppedHeaders.contains(field.name.lowercased()) && withheld[field.name] != field.value
+        }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })
         }
