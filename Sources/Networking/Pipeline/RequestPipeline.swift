@@ -8,9 +8,9 @@ struct RequestPipeline: Sendable {
     /// The configuration's ``NetworkingConfiguration/secretFields`` with the built-in names,
     /// which every call's context carries.
     let secretNames: Redaction
-    /// The configuration's ``NetworkingConfiguration/defaultHeaders``, which every call's
-    /// context carries.
-    let defaultHeaders: HTTPHeaders
+    /// The configuration's ``NetworkingConfiguration/defaultHeaders`` and where they go, which
+    /// every call's context carries.
+    let defaults: DefaultHeaderRule
     /// The option keys some interceptor of the chain acts on.
     let handledOptions: Set<ObjectIdentifier>
 
@@ -18,11 +18,14 @@ struct RequestPipeline: Sendable {
     /// policy of its own (``RetryPolicyKey``) passes over it.
     private let idleRetryIndex: Int?
 
-    init(transport: any Transport, interceptors: [any Interceptor], secretFields: Set<String> = [], defaultHeaders: HTTPHeaders = [:]) {
+    init(
+        transport: any Transport, interceptors: [any Interceptor], secretFields: Set<String> = [],
+        defaults: DefaultHeaderRule = .none
+    ) {
         self.transport = transport
         self.interceptors = interceptors
         secretNames = Redaction(secretFields: secretFields)
-        self.defaultHeaders = defaultHeaders
+        self.defaults = defaults
         handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
         idleRetryIndex = interceptors.firstIndex { ($0 as? RetryInterceptor).map { $0.policy.maximumAttempts <= 1 } ?? false }
     }
@@ -36,7 +39,7 @@ struct RequestPipeline: Sendable {
     }
 
     func send(_ request: TransportRequest, context: RequestContext) async throws(RepositoryError) -> TransportResponse {
-        try await send(request, context: context.runBy(secretNames: secretNames, defaultHeaders: defaultHeaders), from: 0)
+        try await send(request, context: context.runBy(secretNames: secretNames, defaults: defaults), from: 0)
     }
 
     private func send(_ request: TransportRequest, context: RequestContext, from index: Int)
