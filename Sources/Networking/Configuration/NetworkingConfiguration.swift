@@ -106,9 +106,10 @@ public struct NetworkingConfiguration: Sendable {
     /// finite). Default 1.
     public var secondsBetweenPolls: TimeInterval { didSet { updateProblems() } }
     /// How many times a polling request is sent again after its first 202 before the call fails
-    /// with ``RepositoryError/pollingExhausted(attempts:context:)``; `nil` means
-    /// `timeout / secondsBetweenPolls` (75 by default), at most 10,000, and 75 when
-    /// `secondsBetweenPolls` is 0 or the timeout infinite (see ``pollingRetries``). So a polling call is sent at most
+    /// with ``RepositoryError/pollingExhausted(attempts:context:)``; `nil` means the
+    /// configuration's `timeout / secondsBetweenPolls` (75 by default; an endpoint's or route's
+    /// own timeout bounds each poll, not their number), at most 10,000, and 75 when
+    /// `secondsBetweenPolls` is 0 (see ``pollingRetries``). So a polling call is sent at most
     /// `pollingRetries + 1` times: `0` sends it once and fails on its first 202.
     public var maximumPollingRetries: Int? { didSet { updateProblems() } }
 
@@ -298,6 +299,7 @@ public struct NetworkingConfiguration: Sendable {
     /// ``maximumPollingRetries``).
     public var pollingRetries: Int {
         if let maximumPollingRetries { return max(0, maximumPollingRetries) }
+        // The timeout is finite (the configuration refuses another); a copy not yet checked gets 75.
         guard secondsBetweenPolls > 0, timeout.isFinite else { return 75 }
         return Int(min(max((timeout / secondsBetweenPolls).rounded(), 0), 10_000))
     }

@@ -7,4 +7,14 @@ extension UInt8 {
         default: false
         }
     }
+
+    /// The value of the byte as an ASCII hexadecimal digit, either case, or `nil`.
+    var asciiHexValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }

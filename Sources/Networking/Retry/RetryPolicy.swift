@@ -86,19 +86,23 @@ public struct RetryPolicy: Sendable {
     /// (a success in ``retryableStatusCodes`` would send a write again however it went), and
     /// waits that are numbers of seconds (``maximumRetryAfter`` may be infinite: any
     /// `Retry-After` is then honoured).
-    var problem: String? {
-        if maximumAttempts < 1 { return "maximumAttempts must be at least 1, not \(maximumAttempts)" }
+    var problem: String? { invalidSetting.map { "\($0.name) \($0.problem)" } }
+
+    /// The first property that makes the policy unusable (see ``problem``) and what is wrong with
+    /// it, for a route file to name its own key (`retry.maximumAttempts`).
+    var invalidSetting: (name: String, problem: String)? {
+        if maximumAttempts < 1 { return ("maximumAttempts", "must be at least 1, not \(maximumAttempts)") }
         if let status = retryableStatusCodes.sorted().first(where: { !(400...599).contains($0) }) {
-            return "retryableStatusCodes must be error statuses (400 to 599), not \(status)"
+            return ("retryableStatusCodes", "must be error statuses (400 to 599), not \(status)")
         }
         if !(baseDelay >= 0 && baseDelay.isFinite) {
-            return "baseDelay must be zero or a positive number of seconds, not \(baseDelay)"
+            return ("baseDelay", "must be zero or a positive number of seconds, not \(baseDelay)")
         }
         if !(maximumDelay >= 0 && maximumDelay.isFinite) {
-            return "maximumDelay must be zero or a positive number of seconds, not \(maximumDelay)"
+            return ("maximumDelay", "must be zero or a positive number of seconds, not \(maximumDelay)")
         }
         if !(maximumRetryAfter >= 0) {
-            return "maximumRetryAfter must be zero or a positive number of seconds, not \(maximumRetryAfter)"
+            return ("maximumRetryAfter", "must be zero or a positive number of seconds, not \(maximumRetryAfter)")
         }
         return nil
     }

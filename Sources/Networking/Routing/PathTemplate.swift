@@ -34,7 +34,8 @@ import Foundation
 /// digits included), and percent-encoded elsewhere: a space, `|`, non-ASCII text, a lone `%`, and
 /// `[` or `]` before the `?`. A template that starts with neither `http://`, `https://` nor
 /// `:baseURL` stays under the base URL, whatever its values or text look like: its own text may
-/// hold no `..` segment either (`%2E%2E` included), and a `}` is written `\}`.
+/// hold no `..` segment either (`%2E%2E` included), and a `}` is written `\}`. One that starts
+/// with another scheme (`wss://`, `ftp://`) is refused.
 public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A piece of the template.
     enum Part: Sendable, Hashable {
@@ -50,10 +51,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``RepositoryError/invalidConfiguration(reason:)`` for a `{` without its `}` (or a
     ///   `}` without its `{`), an empty or invalid placeholder name (RFC 6570 operators such as
-    ///   `{?page}` included), a `\` at the end, a `#`, a user in an absolute URL, or a `..`
-    ///   segment in a path under the base URL.
+    ///   `{?page}` included), a `\` at the end, a `#`, a user in an absolute URL, a scheme other
+    ///   than `http` or `https` (`wss://`, `ftp://`), or a `..` segment in a path under the base URL.
     public init(_ text: String) throws(RepositoryError) {
         self.text = text
+        if let scheme = Self.otherScheme(of: text) {
+            throw .invalidConfiguration(
+                reason: "the path \"\(Redaction.standard.unparsedURLText(text))\" names the scheme \"\(scheme)\": "
+                    + "a call goes over http or https (without it, the text would be read as a path under the base URL)")
+        }
         parts = try Self.parse(text)
         if !namesItsServer, Self.hasLiteralDotSegment(parts) {
             throw .invalidConfiguration(
@@ -158,35 +164,65 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             }
     }
 
-    /// Percent-encoded text as a server reads it (`%2E` is a `.`); text with an invalid escape as
-    /// it is. Text without a `%`, most of every call's path, is not copied.
+    /// Percent-encoded text as a server reads it (`%2E` is a `.`). An escape that is not one
+    /// (`%zz`) stays as written, and bytes that are not UTF-8 (`%FF`) become U+FFFD, so that the
+    /// `.`, `/` and `\` escaped beside them still count (`%2E%2E%2F%FF`). Text without a `%`,
+    /// most of every call's path, is not copied.
     private static func decoded(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        return text.removingPercentEncoding ?? text
+        if let decoded = text.removingPercentEncoding { return decoded }
+        let bytes = Array(text.utf8)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = bytes[index + 1].asciiHexValue,
+                let low = bytes[index + 2].asciiHexValue
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
     }
 
-    /// Whether the template's own text holds a `..` segment in its path (`../admin`, `a/%2E%2E/b`),
-    /// which servers resolve, so the request would leave the base URL's path.
+    /// Whether the template's own text holds a `..` segment in its path (`../admin`, `a/%2E%2E/b`,
+    /// or one escaped beside a value, `{x}%2F..%2Fadmin`), which servers resolve, so the request
+    /// would leave the base URL's path. A piece that touches a value is checked with the value,
+    /// at the call.
     private static func hasLiteralDotSegment(_ parts: [Part]) -> Bool {
-        var segment = ""
-        var hasValue = false
+        // The path segment being read: its literal runs, between its values.
+        var runs = [""]
+        func holdsDotSegment() -> Bool {
+            runs.indices.contains { index in
+                var pieces = decoded(runs[index]).utf8.split(omittingEmptySubsequences: false) {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\")
+                }[...]
+                // The piece next to a value is completed by it.
+                if index > 0 { pieces = pieces.dropFirst() }
+                if index < runs.count - 1 { pieces = pieces.dropLast() }
+                return pieces.contains { isDotSegment(String(decoding: $0, as: UTF8.self), parentOnly: true) }
+            }
+        }
         for part in parts {
             guard case .literal(let text) = part else {
-                hasValue = true
+                runs.append("")
                 continue
             }
             for character in text {
                 guard character == "/" || character == "?" else {
-                    segment.append(character)
+                    runs[runs.count - 1].append(character)
                     continue
                 }
-                if !hasValue, isDotSegment(decoded(segment), parentOnly: true) { return true }
+                if holdsDotSegment() { return true }
                 if character == "?" { return false }
-                segment = ""
-                hasValue = false
+                runs = [""]
             }
         }
-        return !hasValue && isDotSegment(decoded(segment), parentOnly: true)
+        return holdsDotSegment()
     }
 
     /// A value's text; an empty string is refused in a path (it would leave an empty segment),
@@ -202,6 +238,20 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         case .null: throw .missing(name)
         case .array, .object: throw .notScalar(name, value.kindDescription)
         }
+    }
+
+    /// The scheme of a template that starts with one other than `http` or `https` and `://`
+    /// (`wss://stream.example.com/feed`), or `nil`. A colon without `//` is a path's
+    /// (`books:batchGet`, `:id`).
+    private static func otherScheme(of text: String) -> String? {
+        guard !RequestBuilder.isAbsolute(text), let end = text.range(of: "://") else { return nil }
+        // RFC 3986 §3.1: a letter, then letters, digits, "+", "-" and ".".
+        let scheme = text[..<end.lowerBound].utf8
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
+        guard let first = scheme.first, isLetter(first),
+            scheme.allSatisfy({ isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.".utf8.contains($0) })
+        else { return nil }
+        return String(text[..<end.lowerBound])
     }
 
     /// Whether the template says which server its calls go to: it starts with `http://` or

@@ -140,6 +140,7 @@ private struct RouteFileEntry {
             if let seconds = try entry.number("maximumDelay") { policy.maximumDelay = seconds }
             if let seconds = try entry.number("maximumRetryAfter") { policy.maximumRetryAfter = seconds }
             policy.randomFromConfiguration = true
+            if let (setting, problem) = policy.invalidSetting { throw entry.fail(setting, problem) }
             return policy
         case let other?:
             throw fail(
@@ -153,7 +154,7 @@ private struct RouteFileEntry {
         "retriesConnectionFailures", "baseDelay", "maximumDelay", "maximumRetryAfter",
     ]
 
-    private func fail(_ key: String, _ problem: String) -> RepositoryError {
+    func fail(_ key: String, _ problem: String) -> RepositoryError {
         .invalidConfiguration(reason: "route \"\(name)\": the key \"\(keyPrefix)\(key)\" \(problem)")
     }
 

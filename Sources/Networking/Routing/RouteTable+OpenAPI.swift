@@ -30,7 +30,7 @@ extension RouteTable {
         do {
             document = try JSONTextParser.parse(json)
         } catch {
-            let start = String(decoding: json.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
+            let start = String(decoding: json.prefix(64), as: UTF8.self).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
             if ["openapi:", "swagger:", "---"].contains(where: { start.hasPrefix($0) }) {
                 throw .invalidConfiguration(reason: "\(source) is YAML, not JSON: convert it to JSON first")
             }

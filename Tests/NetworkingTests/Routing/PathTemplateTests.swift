@@ -75,7 +75,6 @@ struct PathTemplateTests {
     func absoluteURLs() throws {
         #expect(try render("http://localhost:8080/files/:name", ["name": "a"]) == "http://localhost:8080/files/a")
         #expect(try render("https://covers.example.com/:isbn\\.png", ["isbn": "978"]) == "https://covers.example.com/978.png")
-        #expect(try render("ftp://h:21/:p", ["p": 1]) == "ftp://h:21/1")
         #expect(try render("http://[2001:db8::1]:8080/status/:id", ["id": 7]) == "http://[2001:db8::1]:8080/status/7")
         #expect(try PathTemplate("http://[::1]/x").variables == [])
         #expect(try render("https://h.example/search?filter[:field]=x", ["field": "year"]) == "https://h.example/search?filter[year]=x")
@@ -229,10 +228,26 @@ struct PathTemplateTests {
 
     @Test(
         "A template's own dot segment is refused: servers resolve it, so the call would leave the base URL's path",
-        arguments: ["../admin", "books/../x", "books/..", "a/%2E%2E/b", "a/%2e%2E/b", "..;x/y", "{id}/../x", "..?page=1"])
+        arguments: [
+            "../admin", "books/../x", "books/..", "a/%2E%2E/b", "a/%2e%2E/b", "..;x/y", "{id}/../x", "..?page=1",
+            // Escapes beside bytes that are not UTF-8, and a template's own ".." beside a value.
+            "files/%2E%2E%2F%FF/admin", "a/{x}%2F..%2Fadmin", "a/..%2F{x}", "a/{x}%5C..%5C{y}",
+        ])
     func literalDotSegments(template: String) {
         let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate(template) }
         #expect(reason.hasSuffix(#"has a ".." segment, which servers resolve, so the request would leave the base URL's path"#))
+    }
+
+    @Test("A template naming another scheme than http or https is refused, not sent as a path under the base URL")
+    func otherSchemes() throws {
+        for template in ["wss://stream.example.com/feed", "ftp://h:21/:p", "WS://h/x", "git+ssh://h/r"] {
+            let reason = invalidConfigurationReason { () throws(RepositoryError) in _ = try PathTemplate(template) }
+            #expect(reason.contains("names the scheme"), "\(template): \(reason)")
+        }
+        // A colon without "//" is a path's: Google-style custom methods, placeholders.
+        #expect(try render("books\\:batchGet", [:]) == "books:batchGet")
+        #expect(try render(":id/x", ["id": 1]) == "1/x")
+        #expect(try render("HTTPS://h.example/x", [:]) == "HTTPS://h.example/x")
     }
 
     @Test("Dots that are no dot segment, in the query, or in a template that names its server are kept")
@@ -253,6 +268,10 @@ struct PathTemplateTests {
         // A literal `%2E` after a "." value makes ".." too.
         #expect(try renderRefusal("files/{x}%2E", ["x": "."]).hasPrefix(#"the path variable "x" is "."#))
         #expect(try render("files/{x}%2E", ["x": "a"]) == "files/a%2E")
+        // Dots beside a value are the value's to complete: checked at the call.
+        #expect(try render("files/.{x}.", ["x": "a"]) == "files/.a.")
+        #expect(try render("files/{x}..{y}", ["x": "a", "y": "b"]) == "files/a..b")
+        #expect(try render("files/%FF%2E%2E", [:]) == "files/%FF%2E%2E")
     }
 
     @Test("A route with an invalid template is refused, naming the route")

@@ -301,11 +301,11 @@ struct RouteTableJSONTests {
             (#""retry": {"retryableMethods": "POST"}"#, #"the key "retry.retryableMethods" must be an array of methods, not a string"#),
             (#""retry": {"retriesTimeouts": "no"}"#, #"the key "retry.retriesTimeouts" must be true or false, not a string"#),
             (#""retry": {"baseDelay": "1"}"#, #"the key "retry.baseDelay" must be a number of seconds, not a string"#),
-            (#""retry": {"maximumAttempts": 0}"#, "retryPolicy: maximumAttempts must be at least 1, not 0"),
-            (#""retry": {"baseDelay": -1}"#, "retryPolicy: baseDelay must be zero or a positive number of seconds, not -1.0"),
+            (#""retry": {"maximumAttempts": 0}"#, #"the key "retry.maximumAttempts" must be at least 1, not 0"#),
+            (#""retry": {"baseDelay": -1}"#, #"the key "retry.baseDelay" must be zero or a positive number of seconds, not -1.0"#),
             (
                 #""retry": {"retryableStatusCodes": [503, 201]}"#,
-                "retryPolicy: retryableStatusCodes must be error statuses (400 to 599), not 201"
+                #"the key "retry.retryableStatusCodes" must be error statuses (400 to 599), not 201"#
             ),
             // header objects
             (#""headers": {"X-Count": 1}"#, #"the key "headers" must map header names to strings; "X-Count" is not a string"#),

@@ -227,6 +227,7 @@ struct RouteTableOpenAPITests {
                 == #"OpenAPI document: the path /pets is given by the reference "pets.json#/Pets", which is not in the document: bundle the document's files into one"#
         )
         #expect(refusal("openapi: 3.0.0\npaths: {}\n") == "OpenAPI document is YAML, not JSON: convert it to JSON first")
+        #expect(refusal("\u{FEFF}openapi: 3.0.0\npaths: {}\n") == "OpenAPI document is YAML, not JSON: convert it to JSON first")
         let climbing = #"{"openapi": "3.0.0", "paths": {"/../admin": {"get": {}}}}"#
         #expect(refusal(climbing).contains(#"has a ".." segment"#))
         let dangling = ##"{"openapi": "3.0.0", "paths": {"/pets": {"$ref": "#/nowhere"}}}"##
