@@ -142,6 +142,26 @@ struct OfflineQueueFlushTests {
         #expect(sent.url.host == "partner.test" && sent.headers["X-Api-Key"] == "k-1")
     }
 
+    @Test("A request whose URL names a user (and password) is not kept: the queue never writes a credential to disk")
+    func userInURLIsRefused() async throws {
+        let setup = try Self.setUp(answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let endpoint = Endpoint<Void>.post("http://ann:s3cret@files.test/notes", parameters: ["n": 1]).withoutSession()
+        let outcome = await setup.queue.perform(endpoint, with: setup.repository)
+        guard case .failed(let error) = outcome, let refusal = error.customError(as: NotQueuedOffline.self) else {
+            Issue.record("expected notQueuedOffline, got \(outcome)")
+            return
+        }
+        #expect(refusal.reason.contains("names a user"))
+        #expect(!error.description.contains("s3cret"))
+        #expect(try OfflineJournal.liveItems(in: setup.folder).isEmpty)
+        guard case .failure(.invalidRequest(let reason, _)) = await setup.queue.enqueue(endpoint, through: setup.repository) else {
+            Issue.record("expected enqueue to refuse it")
+            return
+        }
+        #expect(reason.contains("names a user"))
+    }
+
     @Test("A 501 or 505 at a flush (the server never will) rejects the requests, as a 400 does", arguments: [400, 501, 505])
     func lastingStatusesReject(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))

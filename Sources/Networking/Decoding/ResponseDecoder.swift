@@ -181,8 +181,9 @@ struct ResponseDecoder: Sendable {
         case .dataCorrupted(let context):
             let path = pathText(context.codingPath)
             let value = found(at: context.codingPath)
-            // Foundation's description quotes the rejected value, so it is dropped at a credential.
-            let what = value.isSecret ? "the value is not valid" : context.debugDescription
+            // Foundation's description quotes the rejected value, so it is dropped at a credential,
+            // and its secret pairs (an echoed URL's `?access_token=`) are redacted elsewhere.
+            let what = value.isSecret ? "the value is not valid" : redaction.redactText(context.debugDescription)
             return (path, "\(what) (found \(value.text))")
         @unknown default:
             return ("", "\(error)")

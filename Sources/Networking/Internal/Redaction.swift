@@ -14,17 +14,18 @@ struct Redaction: Sendable {
         "token", "password", "passwd", "passphrase", "pwd", "secret", "authorization", "cookie", "credential",
         "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
         "private-key", "subscription-key", "subscription_key", "signature", "session", "auth_key", "auth-key", "authkey",
-        "functions-key", "master-key", "master_key", "masterkey", "sessid",
+        "functions-key", "master-key", "master_key", "masterkey", "sessid", "passcode", "app_key", "app-key", "appkey",
+        "application-key", "application_key", "user_key", "mashape-key", "appwrite-key", "jwt",
     ]
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
     /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature, `sid` a
     /// session identifier in a URL; `sessid` — PHP's `PHPSESSID` — is a fragment.)
     /// OAuth's PKCE verifier and client assertions, JWT grants, one-time passwords and the
-    /// `X-Auth` headers are whole names too. (`code`, an authorization code, is not: it names an
-    /// API's error code as often, which a log must show.)
+    /// `X-Auth` headers are whole names too, as is `appid` (OpenWeatherMap's API key). (`code`,
+    /// an authorization code, is not: it names an API's error code as often, which a log must show.)
     static let builtInNames: Set<String> = [
-        "key", "sig", "auth", "pass", "sid", "code_verifier", "assertion", "client_assertion", "jwt", "otp", "x-auth",
-        "x-authentication",
+        "key", "sig", "auth", "pass", "sid", "code_verifier", "assertion", "client_assertion", "otp", "x-auth",
+        "x-authentication", "authentication", "appid",
     ]
 
     /// The redaction with the built-in names only.
@@ -133,7 +134,7 @@ struct Redaction: Sendable {
             // Not UTF-8 once decoded: unreadable, so hidden whole when it could hold a pair.
             return value.range(of: "%3D", options: .caseInsensitive) == nil ? nil : name + "=" + Self.encodedPlaceholder
         }
-        guard decoded.contains("=") else { return nil }
+        guard decoded.contains("=") || decoded.contains("@") else { return nil }
         let redacted = redactText(decoded)
         guard redacted != decoded else { return nil }
         return name + "=" + (redacted.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? Self.encodedPlaceholder)
@@ -169,6 +170,15 @@ struct Redaction: Sendable {
     /// pairs in other text) redacted; JSON is pretty-printed when `pretty` is set.
     func bodyExcerpt(_ body: Data, limit: Int, pretty: Bool = false) -> String {
         guard !body.isEmpty else { return "" }
+        // UTF-16 or UTF-32 (JSON may come so, and the decoder reads it) is redacted as UTF-8: read
+        // byte by byte, its names have NULs between their letters and would match nothing. Other
+        // bytes with a NUL at the start are no text: shown by their count only.
+        if body.prefix(4).contains(0) || body.starts(with: [0xFE, 0xFF]) || body.starts(with: [0xFF, 0xFE]) {
+            guard body.count <= Self.largestTranscodedBody,
+                let text = try? FastJSONDecoder.withUTF8(of: body, { Data($0) }), !text.prefix(4).contains(0), text != body
+            else { return "<\(body.count) bytes, not UTF-8 text>" }
+            return bodyExcerpt(text, limit: limit, pretty: pretty)
+        }
         let limit = Self.clamped(limit)
         // Large bodies are not parsed just to show their start, nor deeply nested ones (redacting
         // and printing a value recurse once per level, and a server chooses the depth): their
@@ -182,6 +192,9 @@ struct Redaction: Sendable {
         let text = String(decoding: body.prefix(limit * 2), as: UTF8.self)
         return Self.truncate(redactText(text), limit: limit, totalBytes: body.count)
     }
+
+    /// The largest body in UTF-16 or UTF-32 turned into UTF-8 to be shown: 4 MiB.
+    static let largestTranscodedBody = 4 << 20
 
     /// The deepest body parsed to be redacted member by member: far deeper than an error body
     /// needs, and shallow enough for the recursion of redacting and printing on any thread.
@@ -221,10 +234,15 @@ struct Redaction: Sendable {
     }
 
     /// Whether the member `key` of an object with these `members` is secret: by its name, or as
-    /// the value of a header written as a pair (`{"name": "X-Api-Key", "value": "…"}`, as a batch
-    /// item or a HAR file has it) whose name is secret.
+    /// the value of a setting written as a pair whose name is secret — `{"name": "X-Api-Key",
+    /// "value": "…"}` as a batch item or a HAR file has it, `{"key": …, "value": …}` as Postman
+    /// does, `{"Key": "app/db_password", "Value": …}` as Consul and AWS do, in any case.
     private func isSecret(_ key: String, in members: [String: JSONValue]) -> Bool {
-        isSecret(key) || (key == "value" && (members["name"]?.stringValue.map(isSecret) ?? false))
+        if isSecret(key) { return true }
+        guard key.lowercased() == "value" else { return false }
+        return members.contains { name, value in
+            ["name", "key"].contains(name.lowercased()) && (value.stringValue.map(isSecret) ?? false)
+        }
     }
 
     func redact(_ value: JSONValue) -> JSONValue {
@@ -235,9 +253,10 @@ struct Redaction: Sendable {
                     result[member.key] = isSecret(member.key, in: members) ? .string(Self.placeholder) : redact(member.value)
                 })
         case .array(let elements): .array(elements.map(redact))
-        // A string can carry credentials too: an echoed URL with `?access_token=…`, or JSON text
-        // such as httpbin's `data`. Only strings that could hold a pair pay for the scan.
-        case .string(let text) where text.contains("=") || text.contains("\""): .string(redactText(text))
+        // A string can carry credentials too: an echoed URL with `?access_token=…` or a password
+        // (`postgres://app:…@db/app`), or JSON text such as httpbin's `data`. Only strings that
+        // could hold one pay for the scan.
+        case .string(let text) where text.contains("=") || text.contains("\"") || text.contains("@"): .string(redactText(text))
         default: value
         }
     }
@@ -254,7 +273,7 @@ struct Redaction: Sendable {
     /// member goes whole whatever its value (an array or object to its closing bracket, or to the
     /// end of text cut short).
     func redactText(_ text: String) -> String {
-        var result = text
+        var result = Self.redactingUserInfo(in: text)
         for (expression, marker) in Self.pairPatterns.list {
             // Text without the pattern's marker holds no such pair: nothing to match.
             guard result.utf8.contains(marker) else { continue }
@@ -265,7 +284,7 @@ struct Redaction: Sendable {
             var cursor = source.startIndex
             for match in matches {
                 guard let name = Range(match.range, in: source), name.lowerBound >= cursor else { continue }
-                let bare = source[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t"))
+                let bare = Self.unescaped(source[name].trimmingCharacters(in: CharacterSet(charactersIn: "\":= \t\r\n")))
                 // A form's names are percent-encoded: `user%5Bpassword%5D` is `user[password]`.
                 guard isSecret(bare.removingPercentEncoding ?? bare) else { continue }
                 if redacted.isEmpty { redacted.reserveCapacity(source.utf8.count) }
@@ -280,6 +299,31 @@ struct Redaction: Sendable {
         }
         return result
     }
+
+    /// A JSON member's name as its escapes spell it (`to\u006ben` is `token`); any other as it is.
+    private static func unescaped(_ name: String) -> String {
+        guard name.contains("\\") else { return name }
+        return (try? JSONValue(parsing: Data("\"\(name)\"".utf8)))?.stringValue ?? name
+    }
+
+    /// `text` with the user part of each URL in it replaced (`postgres://app:s3cr3t@db/app`,
+    /// `?next=https://u:p@host`): a password, or a token given as the user.
+    static func redactingUserInfo(in text: String) -> String {
+        guard text.contains("://"), text.contains("@"), let (expression, _) = userInfoPattern.list.first else { return text }
+        var result = ""
+        var cursor = text.startIndex
+        // Linear: a user part holds no `/`, so each match ends before the next `://`.
+        for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let range = Range(match.range, in: text), range.lowerBound >= cursor else { continue }
+            result += text[cursor..<range.lowerBound]
+            result += placeholder
+            cursor = range.upperBound
+        }
+        return cursor == text.startIndex ? text : result + text[cursor...]
+    }
+
+    /// A URL's user part: after a scheme's `://`, up to the `@` before its host.
+    private static let userInfoPattern = CompiledPatterns([(#"(?<=[A-Za-z0-9+.\-]://)[^/?#@\s"'<>\\]+(?=@)"#, UInt8(ascii: "@"))])
 
     /// The two name patterns of ``redactText(_:)``, compiled once, each with a byte every match
     /// contains: `"name": ` (a quote), then `name=` (an equals sign).

@@ -48,3 +48,59 @@ extension TransportResponse: CustomReflectable {
             ], displayStyle: .struct)
     }
 }
+
+extension HTTPHeaders.Field: CustomReflectable {
+    /// The field's name and value, a secret value redacted: what `print(Array(headers))` shows.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["name": name, "value": Redaction.standard.headerValue(name: name, value: value)],
+            displayStyle: .struct)
+    }
+}
+
+extension Parameters: CustomReflectable {
+    /// The parameters as JSON, secret members redacted (`print(endpoint)` of a login call must
+    /// not show its password), or a note when they do not encode.
+    public var customMirror: Mirror {
+        let json = (try? json(encoder: JSONEncoder())).map { Redaction.standard.redact($0).description }
+        return Mirror(self, children: ["json": json ?? "<parameters that do not encode as JSON>"], displayStyle: .struct)
+    }
+}
+
+extension Endpoint: CustomReflectable {
+    /// What the endpoint asks for: its method, path (its user part and secret query values
+    /// redacted), parameters and query (secret members redacted), header fields (secret values
+    /// redacted), the request body by its kind, and its settings.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "path": Redaction.standard.unparsedURLText(path), "parameters": parameters as Any,
+                "query": query as Any, "headers": headers, "requestBody": requestBody?.description as Any,
+                "name": name as Any, "requiresSession": requiresSession, "encoding": encoding as Any,
+                "keyPath": keyPath as Any, "timeout": timeout as Any, "idleTimeout": idleTimeout as Any,
+            ], displayStyle: .struct)
+    }
+}
+
+extension RepositoryResponse: CustomReflectable {
+    /// The answer's members, its URL and header values redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "value": value, "statusCode": statusCode, "headers": headers,
+                "url": url.map { Redaction.standard.url($0) } as Any, "request": request, "source": source,
+            ], displayStyle: .struct)
+    }
+}
+
+extension ResponseHead: CustomReflectable {
+    /// The head's members, its URL and header values redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["statusCode": statusCode, "headers": headers, "url": url.map { Redaction.standard.url($0) } as Any],
+            displayStyle: .struct)
+    }
+}

@@ -585,8 +585,9 @@ public final class OfflineQueue: Interceptor {
     /// Why the queue cannot keep a request, or `nil`: a signed request whose session names no
     /// user, which the queue could not keep from another user's token; or one that carries a
     /// credential of its own — an `Authorization`, say, that is not the configuration's default
-    /// (which a flush adds again) nor the session's (added after the queue). The queue never
-    /// writes one to disk, so the request would go out without it.
+    /// (which a flush adds again) nor the session's (added after the queue), or a user and
+    /// password in its URL. The queue never writes one to disk, so the request would go out
+    /// without it.
     /// - Parameter caller: the repository the request was made through, when known (`enqueue`):
     ///   its defaults stand for those of the repository a flush will use until one is connected.
     private func refusal(
@@ -596,6 +597,10 @@ public final class OfflineQueue: Interceptor {
         if requiresSession, session != nil, identity == nil {
             return
                 "nobody is logged in, or the session names no user (SessionAuthorizing.sessionIdentity is nil), so the queue could not keep the request from another user's token"
+        }
+        // The transport sends a URL's user and password as the request's credential.
+        if request.url.user != nil || request.url.password != nil {
+            return "its URL names a user, a credential the queue never writes to disk: give it through the session or a default header"
         }
         // A flush sends the connected repository's defaults again: those are not the request's own.
         let flushing = state.withLock { $0.repository } ?? caller

@@ -44,6 +44,13 @@ struct ResponseDecoderTests {
     private let page =
         #"{"data": [{"id": 1, "title": "Dune", "genre": "fiction"}, {"id": 2, "title": "SPQR", "genre": "history"}], "page": {"current": 3, "total": 9}}"#
 
+    @Test("A rejected value quoted in a decoding reason has its secret pairs redacted, as the value found does")
+    func rejectedValueRedacted() throws {
+        let failure = try #require(
+            decodingFailure(Book.self, #"{"id": 1, "title": "Dune", "genre": "https://h.test/cb?access_token=t-1"}"#))
+        #expect(!failure.reason.contains("t-1") && failure.reason.contains("Genre"), "\(failure.reason)")
+    }
+
     @Test("Entities, collections and values at key paths decode")
     func successes() throws {
         #expect(try decode(Book.self, #"{"id": 1, "title": "Dune", "genre": "fiction"}"#).title == "Dune")

@@ -17,9 +17,78 @@ struct RedactionTests {
             ("code_verifier", true), ("client_assertion", true), ("assertion", true), ("jwt", true), ("OTP", true),
             ("X-Auth", true), ("X-Authentication", true), ("code", false), ("author", false),
             ("user[otp]", true), ("auth[key]", true), ("keys[]", false), ("user[name]", false),
+            // Vendors' key names.
+            ("DD-APPLICATION-KEY", true), ("X-Appwrite-Key", true), ("X-Mashape-Key", true), ("x-app-key", true),
+            ("app_key", true), ("user_key", true), ("appid", true), ("Authentication", true), ("passcode", true),
+            ("x-goog-iap-jwt-assertion", true), ("application", false), ("app_id_type", false), ("Sec-WebSocket-Key", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)
+    }
+
+    @Test("A setting written as a name and a value has its value hidden when the name is secret, in any case and with `key` for `name`")
+    func namedValuesInAnyCase() {
+        let bodies = [
+            #"[{"Key":"app/db_password","Value":"aHVudGVy"}]"#, #"{"Name":"/prod/db/password","Value":"hunter2"}"#,
+            #"{"key":"X-Api-Key","value":"hunter2"}"#, #"{"name":"Authorization","value":"hunter2"}"#,
+        ]
+        for body in bodies {
+            let excerpt = Redaction.standard.bodyExcerpt(Data(body.utf8), limit: 1_000)
+            #expect(!excerpt.contains("hunter2") && !excerpt.contains("aHVudGVy"), "\(excerpt)")
+        }
+        #expect(Redaction.standard.bodyExcerpt(Data(#"{"key":"theme","value":"dark"}"#.utf8), limit: 100).contains("dark"))
+    }
+
+    @Test("A URL's user part is hidden inside text and strings: a connection string, a return URL")
+    func userInfoInText() {
+        let body = Data(#"{"DATABASE_URL":"postgres://app:s3cr3t@db.internal/app","contact":"ann@example.com"}"#.utf8)
+        let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1_000)
+        #expect(!excerpt.contains("s3cr3t") && excerpt.contains("db.internal/app") && excerpt.contains("ann@example.com"))
+        #expect(Redaction.redactingUserInfo(in: "see redis://:pw@cache:6379/0 and x://a") == "see redis://<redacted>@cache:6379/0 and x://a")
+        let url = URL(string: "https://api.test/login?next=https%3A%2F%2Fu%3Apw%40evil.test%2F&page=2")!
+        let shown = Redaction.standard.url(url)
+        #expect(!shown.contains("pw") && shown.contains("page=2"), "\(shown)")
+        // Linear on a hostile text: many schemes, no `@` after them.
+        let hostile = String(repeating: "a://", count: 100_000) + "@"
+        #expect(Redaction.redactingUserInfo(in: hostile) == hostile)
+    }
+
+    @Test("A UTF-16 or UTF-32 body is redacted as its text, not byte by byte; other bytes with a NUL are shown by their count")
+    func wideBodies() throws {
+        let text = #"{"token": "abc123", "code": "E1"}"#
+        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf32LittleEndian, .utf16] {
+            let body = try #require(text.data(using: encoding))
+            let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1_000)
+            #expect(!excerpt.contains("abc123") && excerpt.contains("E1"), "\(encoding): \(excerpt)")
+        }
+        #expect(Redaction.standard.bodyExcerpt(Data([0, 0, 0, 0, 1, 2]), limit: 100) == "<6 bytes, not UTF-8 text>")
+    }
+
+    @Test("A name in text that is not whole JSON counts with its escapes decoded and across a line break")
+    func textNames() {
+        let cut = Data((#"{"to\u006ben": "abc123", "key":"# + "\n" + #""k-42", "pad": ""# + String(repeating: "x", count: 40)).utf8)
+        let excerpt = Redaction.standard.bodyExcerpt(cut, limit: 1_000)
+        #expect(!excerpt.contains("abc123") && !excerpt.contains("k-42"), "\(excerpt)")
+    }
+
+    @Test("What print and dump show of an endpoint, its parameters, a header field and an answer hides their credentials")
+    func printedValues() throws {
+        var endpoint = Endpoint<Void>(
+            .post, "login?api_key=k-1", parameters: ["user": "ann", "password": "hunter2"], query: ["access_token": "t-1"],
+            headers: ["Authorization": "Bearer t-2"])
+        endpoint.name = "login"
+        let field = HTTPHeaders.Field(name: "Authorization", value: "Bearer t-3")
+        let head = ResponseHead(statusCode: 200, headers: ["Set-Cookie": "sid=t-4"], url: URL(string: "https://h.test/?token=t-5"))
+        let answer = RepositoryResponse(
+            value: 1, statusCode: 200, headers: [:], url: URL(string: "https://u:t-6@h.test/"),
+            request: RequestSummary(method: .get, url: URL(string: "https://h.test/?sig=t-7")!), source: .network)
+        var shown = "\(endpoint) \(field) \([field]) \(head) \(answer)"
+        dump(endpoint, to: &shown)
+        dump(answer, to: &shown)
+        for secret in ["k-1", "hunter2", "t-1", "t-2", "t-3", "t-4", "t-5", "t-6", "t-7"] {
+            #expect(!shown.contains(secret), "\(secret) in \(shown)")
+        }
+        #expect(shown.contains("ann") && shown.contains("login"))
     }
 
     @Test(

@@ -25,7 +25,8 @@ extension MultipartError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidBoundary(let boundary, let reason): "invalid multipart boundary \"\(boundary)\": \(reason)"
-        case .notAFileURL(let url): "not a file URL: \(url.absoluteString)"
+        // A presigned URL given by mistake carries its signature in the query.
+        case .notAFileURL(let url): "not a file URL: \(Redaction.standard.url(url))"
         case .fileNotFound(let url): "no file at \(url.path)"
         case .notARegularFile(let url): "not a regular file: \(url.path)"
         case .fileUnreadable(let url, let reason): "cannot read \(url.path): \(reason)"

@@ -200,6 +200,9 @@ struct MultipartFormDataTests {
         #expect(throws: MultipartError.notARegularFile(directory.url)) { try form.append(fileAt: directory.url, name: "f") }
         let remote = try #require(URL(string: "https://example.com/a.png"))
         #expect(throws: MultipartError.notAFileURL(remote)) { try form.append(fileAt: remote, name: "f") }
+        let presigned = try #require(URL(string: "https://bucket.test/a.png?X-Amz-Signature=s-1&X-Amz-Security-Token=t-1"))
+        #expect(!"\(MultipartError.notAFileURL(presigned))".contains("s-1"))
+        #expect(!"\(MultipartError.notAFileURL(presigned))".contains("t-1"))
         if geteuid() != 0 {
             let secret = try directory.file("secret", contents: Data("x".utf8))
             try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: secret.path)
