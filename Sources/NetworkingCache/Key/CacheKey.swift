@@ -162,13 +162,19 @@ struct CacheKey: Sendable, Hashable {
         name == "sig" || ["signature", "csrf", "xsrf", "nonce"].contains { name.contains($0) }
     }
 
-    /// `url` as an entry keeps it: without its user, query and fragment, which may hold secrets.
+    /// `url` as an entry keeps it: without its user, query, fragment and path parameters
+    /// (`/app;jsessionid=…`), which may hold secrets.
     static func storedURL(of url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
         components.user = nil
         components.password = nil
         components.query = nil
         components.fragment = nil
+        let path = components.percentEncodedPath
+        if path.contains(";") {
+            components.percentEncodedPath = path.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.prefix { $0 != ";" } }.joined(separator: "/")
+        }
         return components.string ?? ""
     }
 

@@ -55,14 +55,16 @@ struct CacheEntry: Sendable, Hashable {
         ageValue = headers.age
     }
 
-    /// Fields never stored: cookies a server sets are the session of the moment (credentials,
-    /// on disk in clear otherwise), and the cookie storage already has them from the live answer.
-    static let unstoredFields: Set<String> = ["set-cookie", "set-cookie2"]
+    /// Whether a field is never stored: cookies a server sets are the session of the moment
+    /// (the cookie storage already has them from the live answer), and a field named like a
+    /// credential (`X-CSRF-Token`, `X-Subject-Token`: `HTTPHeaders.isSecretFieldName(_:)`) is one
+    /// too. Either would sit on disk in clear.
+    static func isUnstored(_ name: String) -> Bool { HTTPHeaders.isSecretFieldName(name) }
 
-    /// The answer's fields as stored: all but ``unstoredFields``.
+    /// The answer's fields as stored: all but those ``isUnstored(_:)`` names.
     static func storedFields(of headers: HTTPHeaders) -> HTTPHeaders {
         var stored = HTTPHeaders()
-        for field in headers where !unstoredFields.contains(field.name.lowercased()) { stored.add(name: field.name, value: field.value) }
+        for field in headers where !isUnstored(field.name) { stored.add(name: field.name, value: field.value) }
         return stored
     }
 
@@ -86,7 +88,7 @@ struct CacheEntry: Sendable, Hashable {
     /// distinct names must not cost a scan of every field per name.
     func refreshed(with notModified: HTTPHeaders, requestDate: Date, responseDate: Date) -> CacheEntry {
         let framing: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
-        let excluded = framing.union(Self.unstoredFields)
+
         // The 304's fields by name (lowercased), in order of the names' first appearance. As
         // `HTTPHeaders` compares names, a field whose lowercased name matches but whose length
         // in UTF-8 differs (a Kelvin sign for a `K`) is another name: it neither joins the group
@@ -95,7 +97,7 @@ struct CacheEntry: Sendable, Hashable {
         var groupIndex: [String: Int] = [:]
         for field in notModified {
             let name = field.name.lowercased()
-            guard !excluded.contains(name) else { continue }
+            guard !framing.contains(name), !Self.isUnstored(name) else { continue }
             if let index = groupIndex[name] {
                 if groups[index].name.utf8.count == field.name.utf8.count { groups[index].values.append(field.value) }
             } else {

@@ -44,6 +44,18 @@ import Testing
         #expect(!refreshed.headers.values(for: "Set-Cookie").contains("sid=2"))
     }
 
+    @Test("A field named like a credential (a CSRF token fetched with a GET) is never stored, nor a URL's path parameters")
+    func credentialFieldsAreNeverStored() throws {
+        let answer: HTTPHeaders = ["ETag": "\"v1\"", "X-CSRF-Token": "c-1", "X-Subject-Token": "s-1", "X-Request-Id": "r-1"]
+        let stored = CacheEntry.storedFields(of: answer)
+        #expect(stored.map(\.name) == ["ETag", "X-Request-Id"])
+        let entry = Entries.entry(for: Entries.key("x"), headers: stored)
+        let refreshed = entry.refreshed(with: ["X-Auth-Token": "a-1"], requestDate: Self.received, responseDate: Self.received)
+        #expect(refreshed.headers["X-Auth-Token"] == nil)
+        let url = try #require(URL(string: "https://u:p@h.test/app;jsessionid=j-1/items;v=2?token=t-1#f"))
+        #expect(CacheKey.storedURL(of: url) == "https://h.test/app/items")
+    }
+
     @Test("A 304 without Date or Age restarts the stored Date in its place and drops the stored Age")
     func missingDateAndAgeRestart() {
         let stored: HTTPHeaders = ["Date": "Tue, 14 Nov 2023 22:13:20 GMT", "ETag": "\"v1\"", "Age": "5"]
