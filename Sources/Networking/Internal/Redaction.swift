@@ -52,7 +52,8 @@ struct Redaction: Sendable {
     /// with `?access_token=…`.
     func headerValue(name: String, value: String) -> String {
         if isSecret(name) { return Self.placeholder }
-        guard value.contains("=") || value.contains("@") else { return value }
+        // `=` for pairs, `@` for a URL's user, `"` for JSON (`X-Context: {"session_token": …}`).
+        guard value.contains("=") || value.contains("@") || value.contains("\"") else { return value }
         // A `Link`'s targets are URLs in angle brackets: each is redacted as a URL, so that what
         // follows it (`; rel="next"`) is kept.
         var result = ""
@@ -332,10 +333,26 @@ struct Redaction: Sendable {
         (#"(?<![A-Za-z0-9_\-\.\[\]%])[A-Za-z0-9_\-\.\[\]%]+="#, UInt8(ascii: "=")),
     ])
 
-    /// Where a `name=value` pair's value ends: at the next `&`, space, tab, CR or LF. (A secret value
-    /// keeps a `;` or `,` it holds: more hidden beats part of a token shown.)
+    /// Where a `name=value` pair's value ends: at the next `&`, space, tab, CR or LF, or past the
+    /// closing quote of a quoted value (`password="two words"`, as a `WWW-Authenticate` or a
+    /// `Digest` has them). (A secret value keeps a `;` or `,` it holds: more hidden beats part of
+    /// a token shown.)
     private static func pairValueEnd(in text: String, from start: String.Index) -> String.Index {
-        firstIndex(in: text, from: start, of: pairEnds)
+        let bytes = text.utf8
+        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "\"") {
+            var index = bytes.index(after: start)
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                bytes.formIndex(after: &index)
+                if byte == UInt8(ascii: "\\"), index < bytes.endIndex {
+                    bytes.formIndex(after: &index)
+                } else if byte == UInt8(ascii: "\"") {
+                    return index
+                }
+            }
+            return index
+        }
+        return firstIndex(in: text, from: start, of: pairEnds)
     }
 
     /// The first index from `start` of a byte in `ends`, or the end of the text.

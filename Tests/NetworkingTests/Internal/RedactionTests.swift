@@ -69,6 +69,11 @@ struct RedactionTests {
         let cut = Data((#"{"to\u006ben": "abc123", "key":"# + "\n" + #""k-42", "pad": ""# + String(repeating: "x", count: 40)).utf8)
         let excerpt = Redaction.standard.bodyExcerpt(cut, limit: 1_000)
         #expect(!excerpt.contains("abc123") && !excerpt.contains("k-42"), "\(excerpt)")
+        // A quoted value goes whole; a header holding JSON is searched too.
+        let quoted = Redaction.standard.redactText(#"Digest username="ann", password="two words", realm="r""#)
+        #expect(!quoted.contains("two") && !quoted.contains("words") && quoted.contains(#"realm="r""#), "\(quoted)")
+        let context = Redaction.standard.headerValue(name: "X-Context", value: #"{"session_token":"s-9","lang":"en"}"#)
+        #expect(!context.contains("s-9") && context.contains("en"), "\(context)")
     }
 
     @Test("What print and dump show of an endpoint, its parameters, a header field and an answer hides their credentials")
