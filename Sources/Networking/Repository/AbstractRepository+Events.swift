@@ -14,7 +14,7 @@ extension AbstractRepository {
     /// own ``Endpoint/idleTimeout``, when set, also bounds each silence (the shorter one wins).
     /// Steps before the sending are not timed: an interceptor or a token refresher that never
     /// returns holds this call as it would any other. A reconnection
-    /// (``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)``) goes through the
+    /// (``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:backsOff:onConnectionChange:)``) goes through the
     /// interceptors like the first request, so it carries the session's current token — of the
     /// session the first request was signed in: after a logout the stream ends with
     /// ``RepositoryError/unauthenticatedSession(_:)``, even when someone (the same user, too) has
@@ -69,7 +69,7 @@ extension AbstractRepository {
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
                 startingEventID: request.headers["Last-Event-ID"] ?? "",
                 healthyConnection: endpoint.options[ServerSentEventsHealthyConnection.self], clock: configuration.clock,
-                onConnectionChange: endpoint.options[ServerSentEventsConnectionHandler.self], connect: open)
+                random: configuration.retryPolicy.random, onConnectionChange: endpoint.options[ServerSentEventsConnectionHandler.self], connect: open)
         }
     }
 }

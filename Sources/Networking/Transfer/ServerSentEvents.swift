@@ -32,10 +32,11 @@ import Synchronization
 ///
 /// **When the stream ends.** By default the sequence ends with the body, or throws the call's
 /// error when the connection breaks. An endpoint made with
-/// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
+/// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:backsOff:onConnectionChange:)`` reconnects instead, as an `EventSource` does:
 /// after a clean end or a broken connection it waits (the server's `retry:` wins over the delay,
 /// up to ``Reconnection/maximumDelay``, and at least ``Reconnection/shortestServerDelay`` unless
-/// the delay is shorter),
+/// the delay is shorter; a failed attempt's `Retry-After` is waited too, up to the same limit;
+/// with ``Reconnection/backsOff``, waits double with each failed attempt and are spread at random),
 /// sends the request again with `Last-Event-ID` (the ID of the last event received whole, or
 /// the endpoint's own `Last-Event-ID` until an event brings one), and the sequence goes on with
 /// the new connection's events. A `204 No Content` ends it normally (a server's way to say "no
@@ -77,6 +78,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
 
     private let state: Mutex<State>
     private let reconnection: Reconnection?
+    /// A random number in `0..<1`, for the spread of a backing-off wait.
+    private let random: @Sendable () -> Double
     /// Told when a reconnection begins and when it is accepted.
     private let onConnectionChange: ConnectionHandler?
     private let connect: Connect
@@ -90,9 +93,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     init(
         first: ResponseChunks?, request: RequestSummary, reconnection: Reconnection?, idleTimeout: Duration?,
         startingEventID: String, healthyConnection: Duration, clock: NetworkingClock,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onConnectionChange: ConnectionHandler? = nil, connect: @escaping Connect
     ) {
         state = Mutex(State(chunks: first))
+        self.random = random
         self.onConnectionChange = onConnectionChange
         self.healthyConnection = healthyConnection
         self.request = request
@@ -217,7 +222,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// How an ended or broken event stream is opened again: see
-    /// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)``.
+    /// ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:backsOff:onConnectionChange:)``.
     public struct Reconnection: Sendable, Hashable {
         /// The wait before each attempt, until the server sets its own with `retry:` (no shorter
         /// than ``shortestServerDelay``, unless this is).
@@ -235,6 +240,14 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         /// `retry:` of years (a bug, or a hostile server) would otherwise park the reader until
         /// its task is cancelled. ``delay`` itself is not cut.
         public var maximumDelay: Duration
+        /// Whether waits grow after failed attempts and are spread at random: each failed attempt
+        /// in a row doubles the wait (``delay``, or the server's `retry:`), up to
+        /// ``maximumDelay``, and every wait is drawn between half of it and all of it (the draw is
+        /// the configuration's `retryPolicy.random`). So the clients of a server that restarted
+        /// neither come back all at once nor keep knocking every few seconds while it is down.
+        /// Default `false`: every wait is ``delay`` or the server's `retry:`, as a browser's
+        /// `EventSource` waits.
+        public var backsOff: Bool
 
         /// The shortest wait a server's `retry:` may set, unless ``delay`` is shorter: a
         /// `retry: 0` on a stream that sends an event and closes would otherwise reconnect in a
@@ -242,11 +255,13 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         public static let shortestServerDelay = Duration.milliseconds(250)
 
         /// Reconnects after `delay`, giving up after `maximumAttempts` failed attempts in a row;
-        /// a server's `retry:` waits at most `maximumDelay`.
-        public init(delay: Duration, maximumAttempts: Int, maximumDelay: Duration = .seconds(300)) {
+        /// a server's `retry:` waits at most `maximumDelay`; with `backsOff`, waits grow and are
+        /// spread (see ``backsOff``).
+        public init(delay: Duration, maximumAttempts: Int, maximumDelay: Duration = .seconds(300), backsOff: Bool = false) {
             self.delay = delay
             self.maximumAttempts = maximumAttempts
             self.maximumDelay = maximumDelay
+            self.backsOff = backsOff
         }
     }
 
@@ -277,6 +292,8 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         private var lastFailure: RepositoryError?
         /// How the last connection or attempt ended: `nil` when cleanly.
         private var endedWith: RepositoryError?
+        /// The wait, in seconds, the last attempt's answer asked for with `Retry-After`.
+        private var askedToWait: TimeInterval?
         /// When the connection being read was accepted.
         private var connectedAt = ContinuousClock.now
         /// When the connection being read last brought bytes.
@@ -389,6 +406,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             _ = events.read(nil)
             parser.reset()
             endedWith = error
+            askedToWait = error?.context?.response.flatMap { RetryPolicy.retryAfter(in: $0, now: events.clock.now()) }
             guard let reconnection = events.reconnection, error.map({ Self.isTransient($0, midBody: midBody) }) ?? true else {
                 if let error { try fail(error) }
                 return finish()
@@ -424,9 +442,23 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             // nor, asking for a shorter one, less than ``Reconnection/shortestServerDelay``.
             let longest = Swift.max(reconnection.maximumDelay, reconnection.delay, .zero)
             let shortest = Swift.max(Swift.min(reconnection.delay, Reconnection.shortestServerDelay), .zero)
-            let delay = parser.reconnectionDelay.map { Swift.min(Swift.max($0, shortest), longest) } ?? reconnection.delay
-            events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: delay, cause: endedWith))
-            let slept = await events.cancellable { try await clock.sleep(delay) } != nil
+            var delay = parser.reconnectionDelay.map { Swift.min(Swift.max($0, shortest), longest) } ?? reconnection.delay
+            if reconnection.backsOff {
+                // Doubled per failed attempt in a row (2^20 times is past any longest wait), then
+                // drawn between half and all of it.
+                let grown = Swift.min(delay.seconds * Double(1 << Swift.min(failedAttempts, 20)), longest.seconds)
+                let draw = events.random()
+                delay = .clampedSeconds(grown * (0.5 + 0.5 * (draw.isFinite ? Swift.min(Swift.max(draw, 0), 1) : 1)))
+            }
+            // A 503's (or 429's) `Retry-After` is the server's word for this attempt: waited, up to
+            // the longest wait.
+            if let asked = askedToWait {
+                delay = Swift.max(delay, Swift.min(.clampedSeconds(asked), longest))
+                askedToWait = nil
+            }
+            let wait = delay
+            events.onConnectionChange?(.reconnecting(attempt: failedAttempts + 1, after: wait, cause: endedWith))
+            let slept = await events.cancellable { try await clock.sleep(wait) } != nil
             guard slept, !events.current.cancelled else { try fail(.cancelled(ErrorContext(request: events.request))) }
             failedAttempts += 1
             let (connect, limit, request) = (events.connect, events.idleTimeout, events.request)
@@ -486,8 +518,12 @@ extension Endpoint where Response == ServerSentEvents {
     ///   - maximumAttempts: how many attempts in a row may fail (find no connection, get a 502,
     ///     503 or 504, or a connection that ends without an event: see
     ///     ``ServerSentEvents/Reconnection/maximumAttempts``) before the sequence fails; default 5.
-    ///   - maximumDelay: the longest wait a server's `retry:` may ask for; a longer one is cut to
-    ///     it (never below `delay`). Default 5 minutes.
+    ///   - maximumDelay: the longest wait a server's `retry:` (or a 503's `Retry-After`) may ask
+    ///     for, or backing off may grow to; a longer one is cut to it (never below `delay`).
+    ///     Default 5 minutes.
+    ///   - backsOff: whether each failed attempt in a row doubles the wait and every wait is
+    ///     drawn between half of it and all of it (``ServerSentEvents/Reconnection/backsOff``).
+    ///     Default `false`.
     ///   - onConnectionChange: told when the stream waits to reconnect, and why, and when a
     ///     reconnection is accepted (``ServerSentEvents/ConnectionChange``), in the reading task.
     ///
@@ -496,22 +532,23 @@ extension Endpoint where Response == ServerSentEvents {
     /// endpoint fails with ``RepositoryError/invalidRequest(reason:request:)`` before sending.
     public func reconnecting(
         after delay: Duration = .seconds(3), maximumAttempts: Int = 5, maximumDelay: Duration = .seconds(300),
-        onConnectionChange: ServerSentEvents.ConnectionHandler? = nil
+        backsOff: Bool = false, onConnectionChange: ServerSentEvents.ConnectionHandler? = nil
     ) -> Endpoint {
         with(
             ServerSentEventsReconnection.self,
-            ServerSentEvents.Reconnection(delay: delay, maximumAttempts: maximumAttempts, maximumDelay: maximumDelay)
+            ServerSentEvents.Reconnection(
+                delay: delay, maximumAttempts: maximumAttempts, maximumDelay: maximumDelay, backsOff: backsOff)
         )
         .with(ServerSentEventsConnectionHandler.self, onConnectionChange)
     }
 }
 
-/// The handler ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` sets.
+/// The handler ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:backsOff:onConnectionChange:)`` sets.
 enum ServerSentEventsConnectionHandler: RequestOptionKey {
     static let defaultValue: ServerSentEvents.ConnectionHandler? = nil
 }
 
-/// The option ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:onConnectionChange:)`` sets.
+/// The option ``Endpoint/reconnecting(after:maximumAttempts:maximumDelay:backsOff:onConnectionChange:)`` sets.
 enum ServerSentEventsReconnection: RequestOptionKey {
     static let defaultValue: ServerSentEvents.Reconnection? = nil
 }

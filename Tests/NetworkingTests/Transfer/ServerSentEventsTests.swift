@@ -16,6 +16,8 @@ struct ServerSentEventsTests {
         /// Events, after the server thought for `after`.
         case events(String, after: Duration = .zero)
         case status(Int, contentType: String = "text/event-stream")
+        /// A status with a `Retry-After` of so many seconds.
+        case retryAfter(Int, seconds: Int)
         case failure(TransportError)
     }
 
@@ -25,7 +27,8 @@ struct ServerSentEventsTests {
     func repository(
         _ answers: [Answer], clock live: Bool = false, customErrors: CustomErrorMapping = [],
         session: SessionManager<TestAPI.User>? = nil, interceptors: [any Interceptor] = [], routes: RouteTable? = nil,
-        defaultHeaders: HTTPHeaders = [:], onRequest: @escaping @Sendable (Int) -> Void = { _ in }
+        defaultHeaders: HTTPHeaders = [:], random: Double? = nil,
+        onRequest: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (TestAPI.Repository, StubTransport, TestClock) {
         let next = Mutex(0)
         let transport = StubTransport(routes: [
@@ -43,6 +46,8 @@ struct ServerSentEventsTests {
                         url: request.url)
                 case .status(let status, let type):
                     return TransportResponse(statusCode: status, headers: ["Content-Type": type], url: request.url)
+                case .retryAfter(let status, let seconds):
+                    return TransportResponse(statusCode: status, headers: ["Retry-After": String(seconds)], url: request.url)
                 case .failure(let error):
                     throw error
                 }
@@ -53,6 +58,7 @@ struct ServerSentEventsTests {
         configuration.clock = live ? .live : clock.networkingClock
         configuration.interceptors = interceptors
         configuration.defaultHeaders = defaultHeaders
+        if let random { configuration.retryPolicy.random = { random } }
         if let routes { configuration.routes = routes }
         let repository = TestAPI.Repository(
             configuration: configuration, sessionManager: session, transport: transport, customErrors: customErrors)
@@ -251,6 +257,44 @@ struct ServerSentEventsTests {
         let (events, error) = await readAll(try await repository.performRequest(endpoint.reconnecting(after: .zero)).get())
         #expect(events.map(\.data) == ["a", "b"] && error == nil)
         #expect(transport.requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "2"])
+    }
+
+    @Test("Backing off: each failed attempt in a row doubles the wait up to maximumDelay, every wait drawn between half and all of it")
+    func backsOff() async throws {
+        let (repository, _, clock) = try repository(
+            [
+                .events("id: 1\ndata: a\n\n"), .failure(.network(.connectionRefused)), .failure(.network(.connectionRefused)),
+                .failure(.network(.connectionRefused)), .failure(.network(.connectionRefused)), .events("id: 2\ndata: b\n\n"),
+                .status(204),
+            ], random: 0.5)
+        let (events, error) = await readAll(
+            try await repository.performRequest(
+                endpoint.reconnecting(after: .seconds(2), maximumAttempts: 5, maximumDelay: .seconds(10), backsOff: true)
+            ).get())
+        #expect(events.map(\.data) == ["a", "b"] && error == nil)
+        // 2, 4, 8, 10 (capped), 10, then 2 again after an event: each times 0.75.
+        #expect(clock.sleeps == [1.5, 3, 6, 7.5, 7.5, 1.5].map { Duration.milliseconds(Int64($0 * 1000)) })
+    }
+
+    @Test("A failed reconnection's Retry-After is waited, up to maximumDelay, instead of the shorter delay")
+    func retryAfterIsWaited() async throws {
+        let (repository, transport, clock) = try repository([
+            .events("id: 1\ndata: a\n\n"), .retryAfter(503, seconds: 30), .retryAfter(429, seconds: 0),
+            .retryAfter(503, seconds: 9_999), .events("id: 2\ndata: b\n\n"), .status(204),
+        ])
+        let (events, error) = await readAll(
+            try await repository.performRequest(endpoint.reconnecting(after: .seconds(1), maximumDelay: .seconds(60))).get())
+        #expect(transport.requests.count == 3)
+        // A 429 is no gateway error: the stream ends with it, after the 503's wait.
+        #expect(events.map(\.data) == ["a"] && error?.statusCode == 429)
+        #expect(clock.sleeps == [.seconds(1), .seconds(30)])
+        let (later, laterTransport, laterClock) = try self.repository([
+            .events("id: 1\ndata: a\n\n"), .retryAfter(503, seconds: 9_999), .events("id: 2\ndata: b\n\n"), .status(204),
+        ])
+        let (more, _) = await readAll(
+            try await later.performRequest(endpoint.reconnecting(after: .seconds(1), maximumDelay: .seconds(60))).get())
+        #expect(more.map(\.data) == ["a", "b"] && laterTransport.requests.count == 4)
+        #expect(laterClock.sleeps == [.seconds(1), .seconds(60), .seconds(1)])
     }
 
     @Test("A 503 to a reconnection is a failed attempt, not the end; the stream resumes after it")
