@@ -124,7 +124,9 @@ struct OfflineQueueFlushTests {
         #expect(sent.allSatisfy { $0.headers["X-Client"] == "notes/2" })
     }
 
-    @Test("A call to another host that sets a default's credential field itself keeps it: that host gets no default, so a flush would not add it")
+    @Test(
+        "A call to another host that sets a default's credential field itself keeps it: that host gets no default, so a flush would not add it"
+    )
     func ownFieldToAnotherHostIsKept() async throws {
         let setup = try Self.setUp(defaultHeaders: ["X-Api-Key": "k-1"], answer: Self.status(201))
         defer { try? FileManager.default.removeItem(at: setup.folder) }

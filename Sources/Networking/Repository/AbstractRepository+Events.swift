@@ -69,7 +69,8 @@ extension AbstractRepository {
                 first: first.chunks, request: first.request, reconnection: reconnection, idleTimeout: idleTimeout,
                 startingEventID: request.headers["Last-Event-ID"] ?? "",
                 healthyConnection: endpoint.options[ServerSentEventsHealthyConnection.self], clock: configuration.clock,
-                random: configuration.retryPolicy.random, onConnectionChange: endpoint.options[ServerSentEventsConnectionHandler.self], connect: open)
+                random: configuration.retryPolicy.random, onConnectionChange: endpoint.options[ServerSentEventsConnectionHandler.self],
+                connect: open)
         }
     }
 }

@@ -44,7 +44,8 @@ struct RedactionTests {
         let body = Data(#"{"DATABASE_URL":"postgres://app:s3cr3t@db.internal/app","contact":"ann@example.com"}"#.utf8)
         let excerpt = Redaction.standard.bodyExcerpt(body, limit: 1_000)
         #expect(!excerpt.contains("s3cr3t") && excerpt.contains("db.internal/app") && excerpt.contains("ann@example.com"))
-        #expect(Redaction.redactingUserInfo(in: "see redis://:pw@cache:6379/0 and x://a") == "see redis://<redacted>@cache:6379/0 and x://a")
+        #expect(
+            Redaction.redactingUserInfo(in: "see redis://:pw@cache:6379/0 and x://a") == "see redis://<redacted>@cache:6379/0 and x://a")
         let url = URL(string: "https://api.test/login?next=https%3A%2F%2Fu%3Apw%40evil.test%2F&page=2")!
         let shown = Redaction.standard.url(url)
         #expect(!shown.contains("pw") && shown.contains("page=2"), "\(shown)")
