@@ -32,8 +32,9 @@
             #expect(failures.allSatisfy { $0 == .timedOut }, "\(failures)")
             // Each within its own connect timeout, not one after another behind a shared attempt
             // (as with CURLOPT_PIPEWAIT, which took eight times the connect timeout for eight
-            // requests: 16 s; for these sixteen, until the 30 s timeout).
-            #expect(ContinuousClock.now - started < .seconds(20))
+            // requests: 16 s; for these sixteen, until the 30 s timeout). Under 28 s: a suite
+            // starting at once on 2 cores has held these 2 s connects for 22 s.
+            #expect(ContinuousClock.now - started < .seconds(28))
         }
 
         @Test("With a connection limit, requests beyond it wait for a free connection, longer than the connect timeout")
