@@ -124,26 +124,6 @@ struct OfflineQueueFlushTests {
         #expect(sent.allSatisfy { $0.headers["X-Client"] == "notes/2" })
     }
 
-    @Test(
-        "A call to another host that sets a default's credential field itself keeps it: that host gets no default, so a flush would not add it"
-    )
-    func ownFieldToAnotherHostIsKept() async throws {
-        let setup = try Self.setUp(defaultHeaders: ["X-Api-Key": "k-1"], answer: Self.status(201))
-        defer { try? FileManager.default.removeItem(at: setup.folder) }
-        let partner = Endpoint<Void>.post("http://partner.test/notes", headers: ["X-Api-Key": "k-1"]).withoutSession()
-        let outcome = await setup.queue.perform(partner, with: setup.repository)
-        guard case .queued = outcome else {
-            Issue.record("\(outcome)")
-            return
-        }
-        let kept = try OfflineJournal.liveItems(in: setup.folder)
-        #expect(kept.count == 1 && kept.first?.request.headers["X-Api-Key"] == "k-1")
-        setup.online.turnOn()
-        #expect(await setup.queue.flush().delivered.count == 1)
-        let sent = try #require(setup.transport.requests.last)
-        #expect(sent.url.host == "partner.test" && sent.headers["X-Api-Key"] == "k-1")
-    }
-
     @Test("A request whose URL names a user (and password) is not kept: the queue never writes a credential to disk")
     func userInURLIsRefused() async throws {
         let setup = try Self.setUp(answer: Self.status(201))

@@ -75,8 +75,14 @@ extension NetworkingConfiguration {
     /// `Authorization`. What the request builder adds; a feature that sends a kept request again
     /// (an offline queue) adds the same. A call's own header fields are its own: never removed.
     public func defaultHeaders(for url: URL) -> HTTPHeaders {
-        guard !defaultHeaders.isEmpty else { return defaultHeaders }
-        return DefaultHeaderRule(self).headers(for: url)
+        var defaults = defaultHeaders
+        let downgraded = useSecureConnection && url.scheme?.lowercased() != "https"
+        guard !defaults.isEmpty, downgraded || !credentialHosts.contains(Self.comparableHost(url.host ?? "")) else {
+            return defaults
+        }
+        let redaction = Redaction(secretFields: secretFields)
+        for name in defaults.names where redaction.isSecret(name) { defaults[name] = nil }
+        return defaults
     }
 
     /// Whether this configuration treats a field of this name as a credential: a built-in name

@@ -97,21 +97,12 @@ public struct RequestContext: Sendable {
     /// credential names (``NetworkingConfiguration/secretFields``), made once per repository,
     /// which sets them.
     var secretNames: Redaction = .standard
-    /// The default header fields of the repository running the call, and where they go.
-    var defaults: DefaultHeaderRule = .none
-
-    /// The header fields the repository running the call gives every request to its own hosts
-    /// (its configuration's ``NetworkingConfiguration/defaultHeaders``); empty in a context made
-    /// outside a repository. A request to another host gets fewer: see ``defaultHeaders(for:)``.
-    public var defaultHeaders: HTTPHeaders { defaults.headers }
-
-    /// The default header fields the repository running the call gives a request to `url`
-    /// (``NetworkingConfiguration/defaultHeaders(for:)``): the credential-named ones only on the
-    /// API's hosts, over `https` when the configuration asks for it. A step that keeps a request
-    /// to send later (an offline queue) tells by it which fields are the repository's, added
-    /// again when it is sent, and need not be stored; a field a call to another host set itself
-    /// is the call's own.
-    public func defaultHeaders(for url: URL) -> HTTPHeaders { defaults.headers(for: url) }
+    /// The header fields the repository running the call gives every request (its
+    /// configuration's ``NetworkingConfiguration/defaultHeaders``); empty in a context made
+    /// outside a repository. A step that keeps a request to send later (an offline queue) tells
+    /// by it which credential-named fields are the repository's, added again when it is sent, and
+    /// need not be stored.
+    public internal(set) var defaultHeaders: HTTPHeaders = [:]
 
     /// Creates a context for a new call.
     public init(
@@ -133,10 +124,10 @@ public struct RequestContext: Sendable {
     }
 
     /// The context as the repository with these secret field names and default headers runs it.
-    func runBy(secretNames: Redaction, defaults: DefaultHeaderRule) -> RequestContext {
+    func runBy(secretNames: Redaction, defaultHeaders: HTTPHeaders) -> RequestContext {
         var context = self
         context.secretNames = secretNames
-        context.defaults = defaults
+        context.defaultHeaders = defaultHeaders
         return context
     }
 
@@ -168,7 +159,7 @@ public struct RequestContext: Sendable {
     /// (so it keeps to the session the call was first signed in).
     func continuing() -> RequestContext {
         RequestContext(requiresSession: requiresSession, name: name, options: options, session: session, record: record)
-            .runBy(secretNames: secretNames, defaults: defaults)
+            .runBy(secretNames: secretNames, defaultHeaders: defaultHeaders)
     }
 
     /// A context for a request of the call that `record` notes (an event stream's reconnection).

@@ -8,9 +8,9 @@ struct RequestPipeline: Sendable {
     /// The configuration's ``NetworkingConfiguration/secretFields`` with the built-in names,
     /// which every call's context carries.
     let secretNames: Redaction
-    /// The configuration's ``NetworkingConfiguration/defaultHeaders`` and where they go, which
-    /// every call's context carries.
-    let defaults: DefaultHeaderRule
+    /// The configuration's ``NetworkingConfiguration/defaultHeaders``, which every call's
+    /// context carries.
+    let defaultHeaders: HTTPHeaders
     /// The option keys some interceptor of the chain acts on.
     let handledOptions: Set<ObjectIdentifier>
 
@@ -18,14 +18,11 @@ struct RequestPipeline: Sendable {
     /// policy of its own (``RetryPolicyKey``) passes over it.
     private let idleRetryIndex: Int?
 
-    init(
-        transport: any Transport, interceptors: [any Interceptor], secretFields: Set<String> = [],
-        defaults: DefaultHeaderRule = .none
-    ) {
+    init(transport: any Transport, interceptors: [any Interceptor], secretFields: Set<String> = [], defaultHeaders: HTTPHeaders = [:]) {
         self.transport = transport
         self.interceptors = interceptors
         secretNames = Redaction(secretFields: secretFields)
-        self.defaults = defaults
+        self.defaultHeaders = defaultHeaders
         handledOptions = Set(interceptors.flatMap { $0.handledOptions.map { ObjectIdentifier($0) } })
         idleRetryIndex = interceptors.firstIndex { ($0 as? RetryInterceptor).map { $0.policy.maximumAttempts <= 1 } ?? false }
     }
@@ -39,7 +36,7 @@ struct RequestPipeline: Sendable {
     }
 
     func send(_ request: TransportRequest, context: RequestContext) async throws(RepositoryError) -> TransportResponse {
-        try await send(request, context: context.runBy(secretNames: secretNames, defaults: defaults), from: 0)
+        try await send(request, context: context.runBy(secretNames: secretNames, defaultHeaders: defaultHeaders), from: 0)
     }
 
     private func send(_ request: TransportRequest, context: RequestContext, from index: Int)

@@ -112,7 +112,7 @@ extension AbstractRepository {
     ///     (a route's ``RouteCacheSettingsKey``, say). A required option no observer handles is
     ///     not an error here: the exchange happened already.
     public func report(_ request: TransportRequest, answeredBy response: TransportResponse, context: RequestContext) async {
-        let context = context.runBy(secretNames: pipeline.secretNames, defaults: pipeline.defaults)
+        let context = context.runBy(secretNames: pipeline.secretNames, defaultHeaders: pipeline.defaultHeaders)
         for case let observer as any ExchangeObserver in pipeline.interceptors {
             await observer.observe(request, answeredBy: response, context: context)
         }
@@ -136,7 +136,7 @@ extension AbstractRepository {
     ///   - context: the context the call would have in the chain: its name and options.
     public func requiresChain(_ request: TransportRequest, context: RequestContext) -> Bool {
         if pipeline.unhandledOption(in: context.options, name: context.name) != nil { return true }
-        let context = context.runBy(secretNames: pipeline.secretNames, defaults: pipeline.defaults)
+        let context = context.runBy(secretNames: pipeline.secretNames, defaultHeaders: pipeline.defaultHeaders)
         for case let observer as any ExchangeObserver in pipeline.interceptors where observer.requiresChain(request, context: context) {
             return true
         }

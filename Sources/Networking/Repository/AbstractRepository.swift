@@ -76,7 +76,7 @@ open class AbstractRepository: @unchecked Sendable {
         pipeline = RequestPipeline(
             transport: transport,
             interceptors: Self.chain(configuration: configuration, session: sessionManager, interceptors: interceptors),
-            secretFields: configuration.secretFields, defaults: DefaultHeaderRule(configuration))
+            secretFields: configuration.secretFields, defaultHeaders: configuration.defaultHeaders)
         builder = RequestBuilder(configuration: configuration)
         decoder = ResponseDecoder(configuration: configuration)
     }

@@ -20,10 +20,8 @@ struct OfflineItem: Codable, Sendable, Hashable {
 
     /// `request` without credentials: without ``credentialHeaders``, and without the fields
     /// named like a credential (`isSecret`: `X-Api-Key`, or one of the configuration's
-    /// `secretFields`) that are the default headers the repository that made it gives a request
-    /// to its URL (`defaults`, `defaultHeaders(for:)`), which a flush adds again. A field with a
-    /// default's name and value on a call to another host, which gets no default credential, is
-    /// the call's own: it is kept (and goes again with the flush).
+    /// `secretFields`) that are the default headers of the repository that made it (`defaults`),
+    /// which a flush adds again.
     static func storable(_ request: TransportRequest, defaults: HTTPHeaders, isSecret: (String) -> Bool) -> TransportRequest {
         var stored = request
         for name in credentialHeaders { stored.headers[name] = nil }

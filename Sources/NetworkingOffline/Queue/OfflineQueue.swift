@@ -444,8 +444,7 @@ public final class OfflineQueue: Interceptor {
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user,
             // Without the defaults of the repository that made the call (a flush adds its own again).
-            request: OfflineItem.storable(
-                request, defaults: context.defaultHeaders(for: request.url), isSecret: context.isSecretFieldName),
+            request: OfflineItem.storable(request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName),
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
             invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
@@ -604,7 +603,7 @@ public final class OfflineQueue: Interceptor {
         }
         // A flush sends the connected repository's defaults again: those are not the request's own.
         let flushing = state.withLock { $0.repository } ?? caller
-        let defaults = flushing?.configuration.defaultHeaders(for: request.url) ?? [:]
+        let defaults = flushing?.configuration.defaultHeaders ?? [:]
         guard let name = request.ownCredential(among: OfflineItem.credentialHeaders, defaults: defaults) else { return nil }
         guard flushing != nil else {
             return
@@ -641,8 +640,7 @@ public final class OfflineQueue: Interceptor {
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
                 request: OfflineItem.storable(
-                    request, defaults: repository.configuration.defaultHeaders(for: request.url),
-                    isSecret: repository.configuration.isSecretFieldName),
+                    request, defaults: repository.configuration.defaultHeaders, isSecret: repository.configuration.isSecretFieldName),
                 requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
                 invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
             let summary = request.summary
@@ -966,7 +964,7 @@ public final class OfflineQueue: Interceptor {
     private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
         guard let kept = item?.request else { return true }
         let request = withDefaults(kept, of: repository.configuration)
-        let defaults = repository.configuration.defaultHeaders(for: request.url)
+        let defaults = repository.configuration.defaultHeaders
         guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else {
             return false
         }
