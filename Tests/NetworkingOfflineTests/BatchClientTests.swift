@@ -132,7 +132,8 @@ struct BatchClientTests {
         configuration.defaultHeaders = ["X-Api-Key": "key-123", "X-Client": "demo"]
         let repository = APIRepository(configuration: configuration, sessionManager: nil, transport: transport)
         var batch = Batch()
-        let handle = batch.add(Endpoint<Created>.post("notes", parameters: ["n": 0]).withoutSession())
+        let handle = batch.add(
+            Endpoint<Created>.post("notes", parameters: ["n": 0], headers: ["X-Auth-Token": "own-1"]).withoutSession())
 
         let results = try await BatchClient(repository: repository, path: "http://gateway.test/batch").send(batch).get()
 
@@ -141,7 +142,7 @@ struct BatchClientTests {
         #expect(sent.url.host == "gateway.test")
         #expect(sent.headers["X-Api-Key"] == nil)
         let body = String(decoding: sent.body?.inMemoryData ?? Data(), as: UTF8.self)
-        #expect(!body.contains("key-123"))
+        #expect(!body.contains("key-123") && !body.contains("own-1"), "nor an item's own credential")
         // A default that is not a credential still goes with the item, as with the batch request.
         #expect(body.contains("X-Client") && sent.headers["X-Client"] == "demo")
     }

@@ -76,13 +76,20 @@ extension NetworkingConfiguration {
     /// (an offline queue) adds the same. A call's own header fields are its own: never removed.
     public func defaultHeaders(for url: URL) -> HTTPHeaders {
         var defaults = defaultHeaders
-        let downgraded = useSecureConnection && url.scheme?.lowercased() != "https"
-        guard !defaults.isEmpty, downgraded || !credentialHosts.contains(Self.comparableHost(url.host ?? "")) else {
-            return defaults
-        }
+        guard !defaults.isEmpty, !sendsCredentials(to: url) else { return defaults }
         let redaction = Redaction(secretFields: secretFields)
         for name in defaults.names where redaction.isSecret(name) { defaults[name] = nil }
         return defaults
+    }
+
+    /// Whether requests to `url` carry this configuration's credentials — the session's
+    /// `Authorization` and the default headers named like a credential: on the API's hosts
+    /// (``domainURL``'s and ``sessionHosts``), over `https` when ``useSecureConnection`` is on.
+    /// A feature that carries requests inside another (a batch endpoint on a gateway) asks this
+    /// of the outer request's URL, so that no credential travels inside its body either.
+    public func sendsCredentials(to url: URL) -> Bool {
+        let downgraded = useSecureConnection && url.scheme?.lowercased() != "https"
+        return !downgraded && credentialHosts.contains(Self.comparableHost(url.host ?? ""))
     }
 
     /// Whether this configuration treats a field of this name as a credential: a built-in name

@@ -15,7 +15,7 @@ struct Redaction: Sendable {
         "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key", "private_key", "privatekey",
         "private-key", "subscription-key", "subscription_key", "signature", "session", "auth_key", "auth-key", "authkey",
         "functions-key", "master-key", "master_key", "masterkey", "sessid", "passcode", "app_key", "app-key", "appkey",
-        "application-key", "application_key", "user_key", "mashape-key", "appwrite-key", "jwt",
+        "application-key", "application_key", "user_key", "mashape-key", "appwrite-key",
     ]
     /// Names secret only as a whole: as fragments they would hide `monkey`, `design` or `author`.
     /// (`key` is Google's API key parameter, `sig` an Azure shared-access signature, `sid` a
@@ -24,7 +24,7 @@ struct Redaction: Sendable {
     /// `X-Auth` headers are whole names too, as is `appid` (OpenWeatherMap's API key). (`code`,
     /// an authorization code, is not: it names an API's error code as often, which a log must show.)
     static let builtInNames: Set<String> = [
-        "key", "sig", "auth", "pass", "sid", "code_verifier", "assertion", "client_assertion", "otp", "x-auth",
+        "key", "sig", "auth", "pass", "sid", "code_verifier", "assertion", "client_assertion", "jwt", "otp", "x-auth",
         "x-authentication", "authentication", "appid",
     ]
 

@@ -242,9 +242,12 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         public var maximumDelay: Duration
         /// Whether waits grow after failed attempts and are spread at random: each failed attempt
         /// in a row doubles the wait (``delay``, or the server's `retry:`), up to
-        /// ``maximumDelay``, and every wait is drawn between half of it and all of it (the draw is
-        /// the configuration's `retryPolicy.random`). So the clients of a server that restarted
-        /// neither come back all at once nor keep knocking every few seconds while it is down.
+        /// ``maximumDelay``, and every wait is drawn between half of it and all of it, never below
+        /// ``shortestServerDelay`` (unless ``delay`` is; a zero delay stays zero; the draw is
+        /// the configuration's `retryPolicy.random`); a failed attempt's `Retry-After` is spread
+        /// above itself instead (up to half as long again, within ``maximumDelay``), never below.
+        /// So the clients of a server that restarted neither come back all at once nor keep
+        /// knocking every few seconds while it is down.
         /// Default `false`: every wait is ``delay`` or the server's `retry:`, as a browser's
         /// `EventSource` waits.
         public var backsOff: Bool
@@ -406,7 +409,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             _ = events.read(nil)
             parser.reset()
             endedWith = error
-            askedToWait = error?.context?.response.flatMap { RetryPolicy.retryAfter(in: $0, now: events.clock.now()) }
+            // An answer refused before its body (a 503) may say when to come back; a body that broke
+            // was a 200's.
+            askedToWait =
+                midBody ? nil : error?.context?.response.flatMap { RetryPolicy.retryAfter(in: $0, now: events.clock.now()) }
             guard let reconnection = events.reconnection, error.map({ Self.isTransient($0, midBody: midBody) }) ?? true else {
                 if let error { try fail(error) }
                 return finish()
@@ -443,17 +449,20 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             let longest = Swift.max(reconnection.maximumDelay, reconnection.delay, .zero)
             let shortest = Swift.max(Swift.min(reconnection.delay, Reconnection.shortestServerDelay), .zero)
             var delay = parser.reconnectionDelay.map { Swift.min(Swift.max($0, shortest), longest) } ?? reconnection.delay
-            if reconnection.backsOff {
-                // Doubled per failed attempt in a row (2^20 times is past any longest wait), then
-                // drawn between half and all of it.
+            let draw = events.random()
+            let spread = reconnection.backsOff ? (draw.isFinite ? Swift.min(Swift.max(draw, 0), 1) : 1) : nil
+            if let spread {
+                // Doubled per failed attempt in a row (the factor stops at 2^20: past the longest
+                // wait for any delay of a second or more), then drawn between half and all of it,
+                // never below the shortest wait a server's `retry:` may set.
                 let grown = Swift.min(delay.seconds * Double(1 << Swift.min(failedAttempts, 20)), longest.seconds)
-                let draw = events.random()
-                delay = .clampedSeconds(grown * (0.5 + 0.5 * (draw.isFinite ? Swift.min(Swift.max(draw, 0), 1) : 1)))
+                delay = Swift.max(.clampedSeconds(grown * (0.5 + 0.5 * spread)), shortest)
             }
-            // A 503's (or 429's) `Retry-After` is the server's word for this attempt: waited, up to
-            // the longest wait.
+            // A 503's (502's, 504's) `Retry-After` is the server's word for this attempt: waited, up to the
+            // longest wait; backing off, spread above it (up to half as long again), never below.
             if let asked = askedToWait {
-                delay = Swift.max(delay, Swift.min(.clampedSeconds(asked), longest))
+                let floor = asked * (1 + 0.5 * (spread ?? 0))
+                delay = Swift.max(delay, Swift.min(.clampedSeconds(floor), longest))
                 askedToWait = nil
             }
             let wait = delay

@@ -9,7 +9,8 @@ struct CacheEntry: Sendable, Hashable {
     let key: String
     /// The request method (`GET`).
     let method: String
-    /// The request URL without its user, query and fragment (see ``CacheKey/storedURL(of:)``).
+    /// The request URL without its user, query, fragment and path parameters (see
+    /// ``CacheKey/storedURL(of:)``).
     let url: String
     /// The route's name, `""` for none.
     let routeName: String
@@ -56,10 +57,17 @@ struct CacheEntry: Sendable, Hashable {
     }
 
     /// Whether a field is never stored: cookies a server sets are the session of the moment
-    /// (the cookie storage already has them from the live answer), and a field named like a
-    /// credential (`X-CSRF-Token`, `X-Subject-Token`: `HTTPHeaders.isSecretFieldName(_:)`) is one
-    /// too. Either would sit on disk in clear.
-    static func isUnstored(_ name: String) -> Bool { HTTPHeaders.isSecretFieldName(name) }
+    /// (the cookie storage already has them from the live answer), and the fields that carry a
+    /// credential in an answer (``unstoredFields``: a CSRF token fetched with a `GET`, a token an
+    /// identity service answers with) are one too. Either would sit on disk in clear. Named one
+    /// by one: a name test by fragment would take in `X-Next-Page-Token`, which paging needs.
+    static func isUnstored(_ name: String) -> Bool { unstoredFields.contains(name.lowercased()) }
+
+    /// The fields ``isUnstored(_:)`` names, lower-cased.
+    static let unstoredFields: Set<String> = [
+        "set-cookie", "set-cookie2", "authorization", "proxy-authorization", "x-csrf-token", "x-xsrf-token",
+        "x-auth-token", "x-subject-token", "x-access-token", "x-refresh-token", "x-api-key",
+    ]
 
     /// The answer's fields as stored: all but those ``isUnstored(_:)`` names.
     static func storedFields(of headers: HTTPHeaders) -> HTTPHeaders {
@@ -113,6 +121,8 @@ struct CacheEntry: Sendable, Hashable {
         for field in headers {
             let name = field.name.lowercased()
             if let index = groupIndex[name], groups[index].name.utf8.count == field.name.utf8.count { continue }
+            // An entry stored before a field was left out does not keep it through a refresh.
+            if Self.isUnstored(name) { continue }
             switch name {
             case "age":
                 // The 304 has no `Age` (else it replaced this one): the stored one described the first answer.

@@ -323,7 +323,7 @@ public struct BatchClient: Sendable {
         _ requests: ArraySlice<Result<TransportRequest, RepositoryError>>, requiresSession: Bool, options: RequestOptions
     ) async -> (answers: [Result<TransportResponse, RepositoryError>], outcome: ChunkOutcome) {
         let requests = Array(requests)
-        let withheld = withheldDefaults
+        let withholding = withheldFields
         var wire: [JSONValue] = []
         var positions: [Int] = []
         // A placeholder for each item sent, replaced below by its answer or the batch's error.
@@ -332,7 +332,7 @@ public struct BatchClient: Sendable {
             guard case .success(let request) = request else { continue }
             switch BatchWire.item(
                 for: request, baseURL: repository.configuration.baseURL, defaults: repository.configuration.defaultHeaders,
-                withheld: withheld)
+                withholding: withholding)
             {
             case .success(let item):
                 wire.append(item)
@@ -430,18 +430,19 @@ public struct BatchClient: Sendable {
         return replayed
     }
 
-    /// The default header fields the batch request goes without — the credentials among them when
-    /// its endpoint is on a host outside the configuration's `credentialHosts`, or on plain HTTP
-    /// under `useSecureConnection` (`NetworkingConfiguration.defaultHeaders(for:)`) — which its
-    /// items then leave out of its body too. All of them when the batch request cannot be made
-    /// (it then fails before anything is sent).
-    private var withheldDefaults: HTTPHeaders {
+    /// Which header fields the items leave out of the batch request's body: every field named
+    /// like a credential (`NetworkingConfiguration.isSecretFieldName(_:)`) when the batch request
+    /// itself goes without credentials — its endpoint on another host than the API's, or on plain
+    /// HTTP under `useSecureConnection` (`NetworkingConfiguration.sendsCredentials(to:)`) — or
+    /// when its URL cannot be made; none otherwise.
+    private var withheldFields: (String) -> Bool {
         let configuration = repository.configuration
-        guard let url = try? repository.makeRequest(for: Endpoint<Void>(.post, path, query: query)).url else {
-            return configuration.defaultHeaders
+        if let url = try? repository.makeRequest(for: Endpoint<Void>(.post, path, query: query)).url,
+            configuration.sendsCredentials(to: url)
+        {
+            return { _ in false }
         }
-        let sent = configuration.defaultHeaders(for: url)
-        return HTTPHeaders(configuration.defaultHeaders.filter { sent[$0.name] == nil })
+        return configuration.isSecretFieldName
     }
 
     /// Sends one batch request carrying `wire` and returns one answer per item, whose session

@@ -44,11 +44,11 @@ enum BatchWire {
     /// An item of the `batch` array, or why the request cannot go in a batch: one that could not
     /// be sent on its own (`TransportRequest.problemSending`), one that is not under the base URL, whose body is not text in memory, or that carries an `Authorization`
     /// or `Cookie` of its own (not the configuration's default, `defaults`, which the batch
-    /// request carries too). A field the item has with the value in `withheld` is left out: a
-    /// default credential the batch request itself goes without (its endpoint on a host outside
-    /// the configuration's `credentialHosts`, or over plain HTTP) does not travel in its body either.
+    /// request carries too). The fields `withholding` names are left out: credentials, when the
+    /// batch request itself goes without them (its endpoint on another host than the API's, or
+    /// over plain HTTP), do not travel in its body either.
     static func item(
-        for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:], withheld: HTTPHeaders = [:]
+        for request: TransportRequest, baseURL: URL, defaults: HTTPHeaders = [:], withholding: (String) -> Bool = { _ in false }
     ) -> Result<JSONValue, RepositoryError> {
         // What the call could not send on its own (a line break in a header value) does not go
         // inside the batch either, where a server rebuilding each item could read it as a field.
@@ -73,7 +73,7 @@ enum BatchWire {
             "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
         ]
         let headers = request.headers.filter { field in
-            !droppedHeaders.contains(field.name.lowercased()) && withheld[field.name] != field.value
+            !droppedHeaders.contains(field.name.lowercased()) && !withholding(field.name)
         }
         if !headers.isEmpty {
             item["headers"] = .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] })

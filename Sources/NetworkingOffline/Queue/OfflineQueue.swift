@@ -960,7 +960,7 @@ public final class OfflineQueue: Interceptor {
         return request
     }
 
-    /// Whether a kept request can be an item of a batch request (``BatchWire/item(for:baseURL:defaults:)``).
+    /// Whether a kept request can be an item of a batch request (``BatchWire/item(for:baseURL:defaults:withholding:)``).
     private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
         guard let kept = item?.request else { return true }
         let request = withDefaults(kept, of: repository.configuration)

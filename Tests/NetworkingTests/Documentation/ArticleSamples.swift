@@ -350,7 +350,7 @@ enum UploadsArticle {
         static func changesWithStatus(_ status: @escaping @Sendable (String?) -> Void) -> Endpoint<ServerSentEvents> {
             Endpoint<ServerSentEvents>.get("changes").reconnecting(after: .seconds(3)) { change in
                 switch change {
-                case .reconnecting(let attempt, _, _): status("Reconnecting (attempt \(attempt))…")
+                case .reconnecting(let attempt, let wait, _): status("Reconnecting in \(wait) (attempt \(attempt))…")
                 case .reconnected: status(nil)
                 }
             }

@@ -20,7 +20,7 @@ struct RedactionTests {
             // Vendors' key names.
             ("DD-APPLICATION-KEY", true), ("X-Appwrite-Key", true), ("X-Mashape-Key", true), ("x-app-key", true),
             ("app_key", true), ("user_key", true), ("appid", true), ("Authentication", true), ("passcode", true),
-            ("x-goog-iap-jwt-assertion", true), ("application", false), ("app_id_type", false), ("Sec-WebSocket-Key", false),
+            ("X-JWT-Audience", false), ("application", false), ("app_id_type", false), ("Sec-WebSocket-Key", false),
         ])
     func sensitiveNames(name: String, sensitive: Bool) {
         #expect(Redaction.standard.isSecret(name) == sensitive)
