@@ -449,8 +449,10 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
             let longest = Swift.max(reconnection.maximumDelay, reconnection.delay, .zero)
             let shortest = Swift.max(Swift.min(reconnection.delay, Reconnection.shortestServerDelay), .zero)
             var delay = parser.reconnectionDelay.map { Swift.min(Swift.max($0, shortest), longest) } ?? reconnection.delay
-            let draw = events.random()
-            let spread = reconnection.backsOff ? (draw.isFinite ? Swift.min(Swift.max(draw, 0), 1) : 1) : nil
+            // Drawn only when backing off: the draw is the retry policy's, whose own sequence a
+            // test may script.
+            var spread = reconnection.backsOff ? events.random() : nil
+            if let draw = spread, !(0...1).contains(draw) { spread = draw.isNaN ? 1 : Swift.min(Swift.max(draw, 0), 1) }
             if let spread {
                 // Doubled per failed attempt in a row (the factor stops at 2^20: past the longest
                 // wait for any delay of a second or more), then drawn between half and all of it,
