@@ -338,20 +338,8 @@ struct Redaction: Sendable {
     /// `Digest` has them). (A secret value keeps a `;` or `,` it holds: more hidden beats part of
     /// a token shown.)
     private static func pairValueEnd(in text: String, from start: String.Index) -> String.Index {
-        let bytes = text.utf8
-        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "\"") {
-            var index = bytes.index(after: start)
-            while index < bytes.endIndex {
-                let byte = bytes[index]
-                bytes.formIndex(after: &index)
-                if byte == UInt8(ascii: "\\"), index < bytes.endIndex {
-                    bytes.formIndex(after: &index)
-                } else if byte == UInt8(ascii: "\"") {
-                    return index
-                }
-            }
-            return index
-        }
+        // A quoted value ends as a JSON string does: past its closing quote, escapes skipped.
+        if start < text.utf8.endIndex, text.utf8[start] == UInt8(ascii: "\"") { return jsonValueEnd(in: text, from: start) }
         return firstIndex(in: text, from: start, of: pairEnds)
     }
 

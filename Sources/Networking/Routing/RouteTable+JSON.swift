@@ -154,7 +154,7 @@ private struct RouteFileEntry {
         "retriesConnectionFailures", "baseDelay", "maximumDelay", "maximumRetryAfter",
     ]
 
-    func fail(_ key: String, _ problem: String) -> RepositoryError {
+    private func fail(_ key: String, _ problem: String) -> RepositoryError {
         .invalidConfiguration(reason: "route \"\(name)\": the key \"\(keyPrefix)\(key)\" \(problem)")
     }
 
