@@ -144,6 +144,35 @@ struct OfflineQueueFlushTests {
         #expect(reason.contains("names a user"))
     }
 
+    @Test(
+        "A call to another host that sets a default's credential field itself has it back at the flush, though only its name is on disk",
+        arguments: [false, true])
+    func ownFieldToAnotherHostIsRestored(enqueued: Bool) async throws {
+        let setup = try Self.setUp(defaultHeaders: ["X-Api-Key": "k-1"], answer: Self.status(201))
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let partner = Endpoint<Void>.post("http://partner.test/notes", headers: ["X-Api-Key": "k-1"]).withoutSession()
+        let own = Endpoint<Void>.post("notes").withoutSession()
+        for endpoint in [partner, own] {
+            if enqueued {
+                _ = try await setup.queue.enqueue(endpoint, through: setup.repository).get()
+            } else {
+                let outcome = await setup.queue.perform(endpoint, with: setup.repository)
+                guard case .queued = outcome else {
+                    Issue.record("\(outcome)")
+                    return
+                }
+            }
+        }
+        let kept = try OfflineJournal.liveItems(in: setup.folder)
+        #expect(kept.count == 2 && kept.allSatisfy { $0.request.headers["X-Api-Key"] == nil })
+        #expect(kept.map(\.restoredDefaults) == [["X-Api-Key"], nil])
+        setup.online.turnOn()
+        #expect(await setup.queue.flush().delivered.count == 2)
+        let sent = setup.transport.requests.suffix(2)
+        #expect(sent.map(\.url.host) == ["partner.test", "api.test"])
+        #expect(sent.map { $0.headers["X-Api-Key"] } == ["k-1", "k-1"])
+    }
+
     @Test("A 501 or 505 at a flush (the server never will) rejects the requests, as a 400 does", arguments: [400, 501, 505])
     func lastingStatusesReject(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))

@@ -441,13 +441,17 @@ public final class OfflineQueue: Interceptor {
             guard let bytes = try? Data(contentsOf: staged) else { throw notQueued("its staged body could not be read") }
             request.body = .data(bytes)
         }
+        // Without the defaults of the repository that made the call (a flush adds its own again).
+        // Whether its URL gets them is the connected repository's rule (the one that flushes).
+        let flushing = state.withLock { $0.repository }
+        let stored = OfflineItem.storable(
+            request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName,
+            defaultsGo: flushing?.configuration.sendsCredentials(to: request.url) ?? false)
         let item = OfflineItem(
-            id: UUID(), enqueuedAt: configuration.clock.now(), user: user,
-            // Without the defaults of the repository that made the call (a flush adds its own again).
-            request: OfflineItem.storable(request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName),
+            id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: stored.request,
             // Made without a session (a repository that has none): never signed at the flush.
             requiresSession: context.requiresSession && context.session != nil, name: context.name,
-            invalidatesRouteNames: Self.invalidatedRoutes(in: context.options))
+            invalidatesRouteNames: Self.invalidatedRoutes(in: context.options), restoredDefaults: stored.restoredDefaults)
         let ticket = try await store(item, response: failure.context?.response) { reason, storage in notQueued(reason, storage: storage) }
         return .customError(
             name: "queuedOffline", error: QueuedOffline(ticket: ticket, reason: reason),
@@ -636,13 +640,15 @@ public final class OfflineQueue: Interceptor {
                 throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
             }
             connectIfNever(repository)
+            let configuration = repository.configuration
+            let stored = OfflineItem.storable(
+                request, defaults: configuration.defaultHeaders, isSecret: configuration.isSecretFieldName,
+                defaultsGo: configuration.sendsCredentials(to: request.url))
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),
-                request: OfflineItem.storable(
-                    request, defaults: repository.configuration.defaultHeaders, isSecret: repository.configuration.isSecretFieldName),
-                requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
-                invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options))
+                request: stored.request, requiresSession: endpoint.requiresSession && session != nil, name: endpoint.name,
+                invalidatesRouteNames: Self.invalidatedRoutes(in: endpoint.options), restoredDefaults: stored.restoredDefaults)
             let summary = request.summary
             return .success(
                 try await store(item, response: nil) { reason, storage in
@@ -892,10 +898,10 @@ public final class OfflineQueue: Interceptor {
     private func send(_ ids: [UUID], through repository: AbstractRepository, for user: String?, batched: Bool) async -> Sent {
         let items = state.withLock { state in ids.map { state.items[$0] } }
         let requests = items.map { item -> Result<TransportRequest, RepositoryError> in
-            guard let kept = item?.request else {
+            guard let item else {
                 return .failure(.invalidRequest(reason: "the request left the queue during the flush", request: nil))
             }
-            var request = Self.withDefaults(kept, of: repository.configuration)
+            var request = Self.withDefaults(item, of: repository.configuration)
             request.keepsMethodOnRedirect = true
             // A flush holds the queue: a request with no time limit and no limit on silence gets
             // the repository's idle timeout (or its timeout), so a server that never answers
@@ -946,13 +952,17 @@ public final class OfflineQueue: Interceptor {
     }
 
     /// A kept request with the connected repository's default headers on top, as the request
-    /// builder puts them (``Networking/NetworkingConfiguration/defaultHeaders(for:)``), but the
-    /// fields that describe its body kept as built: a default `Content-Type` would replace a
-    /// form's boundary or an upload's type, and the server would refuse the write for good.
-    static func withDefaults(_ request: TransportRequest, of configuration: NetworkingConfiguration) -> TransportRequest {
-        var request = request
+    /// builder puts them (``Networking/NetworkingConfiguration/defaultHeaders(for:)``), and the
+    /// default credential fields it carried to another host (``OfflineItem/restoredDefaults``),
+    /// but the fields that describe its body kept as built: a default `Content-Type` would
+    /// replace a form's boundary or an upload's type, and the server would refuse the write for good.
+    static func withDefaults(_ item: OfflineItem, of configuration: NetworkingConfiguration) -> TransportRequest {
+        var request = item.request
         let described = ["Content-Type", "Content-Encoding"].map { ($0, request.headers.values(for: $0)) }
         request.headers = request.headers.merging(configuration.defaultHeaders(for: request.url))
+        for name in item.restoredDefaults ?? [] where request.headers.values(for: name).isEmpty {
+            for value in configuration.defaultHeaders.values(for: name) { request.headers.add(name: name, value: value) }
+        }
         for (name, values) in described where !values.isEmpty {
             request.headers[name] = nil
             for value in values { request.headers.add(name: name, value: value) }
@@ -962,8 +972,8 @@ public final class OfflineQueue: Interceptor {
 
     /// Whether a kept request can be an item of a batch request (``BatchWire/item(for:baseURL:defaults:withholding:)``).
     private static func fitsInBatch(_ item: OfflineItem?, of repository: AbstractRepository) -> Bool {
-        guard let kept = item?.request else { return true }
-        let request = withDefaults(kept, of: repository.configuration)
+        guard let item else { return true }
+        let request = withDefaults(item, of: repository.configuration)
         let defaults = repository.configuration.defaultHeaders
         guard case .success = BatchWire.item(for: request, baseURL: repository.configuration.baseURL, defaults: defaults) else {
             return false
