@@ -53,6 +53,8 @@ struct BatchClientIntegrationTests {
             return
         }
         #expect(invalid.statusCode == 422)
+        #expect(results.failures.map(\.position) == [1, 7])
+        #expect(results.failures.map(\.error.statusCode) == [404, 422])
         let journal = try await repository.journal(stream)
         #expect(journal.entries.map { $0.body["n"] } == [0, 1, 2, 3, 4])
         #expect(journal.entries.allSatisfy { $0.userId == 1 }, "items inherit the batch's Authorization")

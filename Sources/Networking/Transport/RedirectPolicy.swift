@@ -21,8 +21,9 @@ import Foundation
 ///   of the request's own, which goes to the origin: the built-in names logs redact, not the
 ///   configuration's `secretFields`) when the host changes to one that is not
 ///   under it (`eu.api.example.com` is under `api.example.com`);
-/// - with a ``TransportRequest/cookieStorage``, each hop's `Set-Cookie` fields are kept and the
-///   next hop's `Cookie` is chosen from the storage for its URL;
+/// - with a ``TransportRequest/cookieStorage``, each redirect's `Set-Cookie` fields are kept
+///   (the final answer's are the caller's, the repository's cookie step) and the next hop's
+///   `Cookie` is chosen from the storage for its URL;
 /// - only `http` and `https` are followed, and a request with pinned keys or a client
 ///   certificate never leaves `https`;
 /// - more than ``maximumRedirects`` hops fail with ``TransportError/invalidResponse(_:)``.
@@ -44,10 +45,11 @@ struct RedirectPolicy: Sendable {
         var redirects = 0
         while true {
             let response = try await send(current)
-            current.cookieStorage?.store(from: response, of: current)
+            // The final answer's cookies are the caller's to keep (the repository's cookie step).
             guard var next = try nextRequest(after: response, to: current, redirectsSoFar: redirects) else {
                 return response
             }
+            current.cookieStorage?.store(from: response, of: current)
             // Cookies the storage chose are chosen again for the next hop's URL; a `Cookie` of
             // someone else's (the caller's, an interceptor's) goes on as it is, unless it was
             // dropped on the way to another origin.

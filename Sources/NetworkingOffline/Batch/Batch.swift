@@ -107,4 +107,18 @@ public struct BatchResults: Sendable {
 
     /// How many calls the batch held.
     public var count: Int { results.count }
+
+    /// The calls that failed, in the order they were added: each one's position in the batch
+    /// (`0` for the first call added) and its error. Empty when every call succeeded; read a
+    /// call's value by its handle.
+    ///
+    /// ```swift
+    /// for (position, error) in results.failures { log.error("call \(position): \(error)") }
+    /// ```
+    public var failures: [(position: Int, error: RepositoryError)] {
+        results.indices.compactMap { position in
+            guard case .failure(let error) = results[position] else { return nil }
+            return (position, error)
+        }
+    }
 }
