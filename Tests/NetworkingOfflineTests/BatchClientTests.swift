@@ -498,4 +498,18 @@ struct BatchClientTests {
         #expect(reason.contains("add ChainOnlyReads"))
         #expect(transport.requests.count == 1)
     }
+
+    @Test("An item's answer is handed on as UTF-8 text: its own length, compression and charset fields are not kept")
+    func itemAnswersDescribeTheirUTF8Body() throws {
+        let batch = TransportResponse(
+            statusCode: 200, headers: ["Content-Type": "application/json"],
+            body: Data(
+                #"[{"code": 200, "headers": [{"name": "Content-Type", "value": "text/plain; Charset=\"ISO-8859-1\"; format=flowed"}, {"name": "Content-Length", "value": "4"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "ETag", "value": "\"v1\""}], "body": "café"}]"#.utf8))
+        let request = TransportRequest(method: .post, url: try #require(URL(string: "https://api.test/batch")))
+        let item = try BatchWire.responses(in: batch, expected: 1, request: request).get()[0].get()
+        #expect(item.headers["Content-Type"] == "text/plain; charset=utf-8; format=flowed")
+        #expect(item.headers["Content-Length"] == nil && item.headers["Content-Encoding"] == nil)
+        #expect(item.headers["ETag"] == "\"v1\"")
+        #expect(item.text == "café")
+    }
 }

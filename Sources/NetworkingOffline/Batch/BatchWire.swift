@@ -95,6 +95,24 @@ enum BatchWire {
         -> Result<[Result<TransportResponse, RepositoryError>], RepositoryError>
     {
         let context = ErrorContext(request: request.summary, response: response)
+        // An item's body arrives as JSON text and is handed on as its UTF-8 bytes: the fields
+        // that described the bytes the item's own server sent (their length, compression and
+        // charset) would describe other bytes now.
+        func describingUTF8(_ headers: HTTPHeaders) -> HTTPHeaders {
+            var headers = headers
+            for name in ["Content-Length", "Content-Encoding", "Transfer-Encoding"] { headers[name] = nil }
+            let types = headers.values(for: "Content-Type")
+            guard !types.isEmpty else { return headers }
+            headers["Content-Type"] = nil
+            for type in types {
+                let parts = type.split(separator: ";", omittingEmptySubsequences: false).map { part in
+                    part.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() == "charset"
+                        ? " charset=utf-8" : String(part)
+                }
+                headers.add(name: "Content-Type", value: parts.joined(separator: ";"))
+            }
+            return headers
+        }
         guard case .array(let items)? = response.json else {
             return .failure(.invalidResponse(reason: "the batch answer is not a JSON array", context: context))
         }
@@ -131,7 +149,7 @@ enum BatchWire {
                     case nil, .null?: body = Data()
                     case let other?: body = Data(other.description.utf8)
                     }
-                    return .success(TransportResponse(statusCode: code, headers: headers, body: body))
+                    return .success(TransportResponse(statusCode: code, headers: describingUTF8(headers), body: body))
                 default:
                     return .failure(.invalidResponse(reason: notObjectReason, context: context))
                 }
