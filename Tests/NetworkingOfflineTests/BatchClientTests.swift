@@ -512,4 +512,25 @@ struct BatchClientTests {
         #expect(item.headers["ETag"] == "\"v1\"")
         #expect(item.text == "café")
     }
+
+    @Test(
+        "A call for the base URL itself cannot be an item (its relative_url would be empty), and the reason says so",
+        arguments: ["https://api.test/v1", "https://api.test/v1/", "https://api.test/v1?page=2", "https://api.test/v1/?page=2"])
+    func baseURLItself(url: String) throws {
+        let base = try #require(URL(string: "https://api.test/v1"))
+        let request = TransportRequest(method: .post, url: try #require(URL(string: url)))
+        guard case .failure(.invalidRequest(let reason, _)) = BatchWire.item(for: request, baseURL: base) else {
+            Issue.record("expected the item to be refused")
+            return
+        }
+        #expect(reason.contains("the base URL itself"), "\(reason)")
+        let sibling = TransportRequest(method: .post, url: try #require(URL(string: "https://api.test/v10/notes")))
+        guard case .failure(.invalidRequest(let other, _)) = BatchWire.item(for: sibling, baseURL: base) else {
+            Issue.record("expected the sibling to be refused")
+            return
+        }
+        #expect(other.contains("not under the base URL"), "\(other)")
+        let under = TransportRequest(method: .post, url: try #require(URL(string: "https://api.test/v1/notes?x=1")))
+        #expect(throws: Never.self) { try BatchWire.item(for: under, baseURL: base).get() }
+    }
 }

@@ -64,6 +64,14 @@ enum BatchWire {
         }
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let target = request.url.absoluteString
+        let relative = target.hasPrefix(base) ? target.dropFirst(base.count) : target.dropFirst(base.count - 1)
+        if target.hasPrefix(base.dropLast()), relative.isEmpty || relative.first == "?" || relative.first == "#" {
+            return .failure(
+                .invalidRequest(
+                    reason:
+                        "it is for the base URL itself, which a batch item cannot name (its relative_url would be empty), so it cannot go in a batch: send it on its own",
+                    request: request.summary))
+        }
         guard target.hasPrefix(base) else {
             return .failure(
                 .invalidRequest(
