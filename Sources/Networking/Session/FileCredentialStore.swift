@@ -131,12 +131,20 @@ public final class FileCredentialStore: CredentialStore {
 
     private func writeAtomically(_ data: Data) throws(CredentialStoreError) {
         let folder = fileURL.deletingLastPathComponent()
+        // The folders made here, outermost first: each is durable only once its parent is.
+        var made: [URL] = []
+        var missing = folder
+        while made.count < 64, !FileManager.default.fileExists(atPath: missing.path), missing.pathComponents.count > 1 {
+            made.insert(missing, at: 0)
+            missing = missing.deletingLastPathComponent()
+        }
         do {
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .writeFailed(path: fileURL.path, reason: Self.reason(error))
         }
+        for made in made { _ = POSIX.synchronize(made.deletingLastPathComponent().path) }
         let temporary = folder.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {

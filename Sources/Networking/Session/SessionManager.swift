@@ -465,8 +465,18 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
 
     /// Writes the session to the store; called with the turn and without the state's lock.
     /// `identity`: the session's digest identity; the current one when not given.
+    /// A user that cannot be encoded fails it: saved without it, the session would come back
+    /// with no user at the next launch, and nothing would have said so.
     func persist(_ credential: Credential, _ user: User?, identity: String?? = nil) throws(SessionError) {
-        let userJSON = user.flatMap { try? JSONValue(parsing: JSONEncoder().encode($0)) }
+        var userJSON: JSONValue?
+        if let user {
+            do {
+                userJSON = try JSONValue(parsing: JSONEncoder().encode(user))
+            } catch {
+                throw .storeFailed(
+                    .writeFailed(path: "\(type(of: store))", reason: "the user could not be encoded as JSON: \(error)"))
+            }
+        }
         let kept = identity ?? state.withLock { $0.identity }
         do throws(CredentialStoreError) {
             try store.save(PersistedSession(credential: credential, user: userJSON, identity: kept))

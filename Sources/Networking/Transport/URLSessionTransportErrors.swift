@@ -32,6 +32,9 @@ enum URLSessionTransportErrors {
         case NSURLErrorAppTransportSecurityRequiresSecureConnection:
             return .invalidRequest("App Transport Security blocks plain http to this host (\(message))")
         case NSURLErrorBadURL: return .invalidRequest(message)
+        // The body's file went away or cannot be read (as `LibcurlTransport` reports it).
+        case NSURLErrorFileDoesNotExist, NSURLErrorFileIsDirectory, NSURLErrorNoPermissionsToReadFile:
+            return .invalidRequest("the body's file cannot be read (\(message))")
         case NSURLErrorCannotDecodeContentData, NSURLErrorCannotDecodeRawData:
             return .invalidResponse("the response body cannot be decoded (\(message))")
         case NSURLErrorBadServerResponse, NSURLErrorCannotParseResponse, NSURLErrorZeroByteResource:

@@ -72,6 +72,29 @@ struct SessionManagerTests {
         #expect(events == ["loggedIn(Ann)"])
     }
 
+    /// A user whose JSON cannot be written (`JSONEncoder` refuses NaN).
+    struct Reader: Codable, Sendable, Equatable {
+        let name: String
+        let rating: Double
+    }
+
+    @Test("A user that cannot be encoded fails the login with storeFailed, and nothing changes: it is never stored without its user")
+    func unencodableUser() throws {
+        let store = ScriptedCredentialStore()
+        let manager = SessionManager<Reader>(store: store)
+        #expect {
+            try manager.login(user: Reader(name: "Ann", rating: .nan), token: "t1")
+        } throws: { error in
+            guard case SessionError.storeFailed(.writeFailed(_, let reason)) = error else { return false }
+            return reason.contains("the user could not be encoded")
+        }
+        #expect(!manager.isLoggedIn && store.stored == nil)
+        try manager.login(user: Reader(name: "Ann", rating: 4.5), token: "t1")
+        #expect(throws: SessionError.self) { try manager.update(user: Reader(name: "Ann", rating: .infinity)) }
+        #expect(manager.currentUser == Reader(name: "Ann", rating: 4.5))
+        #expect(store.stored?.user == ["name": "Ann", "rating": 4.5])
+    }
+
     @Test("Errors describe themselves")
     func errorDescriptions() {
         #expect(SessionError.alreadyLoggedIn.description.contains("log out"))

@@ -23,8 +23,11 @@ struct URLSessionTransportErrorsTests {
     }
 
     @Test(
-        "App Transport Security and a bad URL are invalid requests",
-        arguments: [NSURLErrorAppTransportSecurityRequiresSecureConnection, NSURLErrorBadURL])
+        "App Transport Security, a bad URL and a body's file that cannot be read are invalid requests",
+        arguments: [
+            NSURLErrorAppTransportSecurityRequiresSecureConnection, NSURLErrorBadURL, NSURLErrorFileDoesNotExist,
+            NSURLErrorFileIsDirectory, NSURLErrorNoPermissionsToReadFile,
+        ])
     func invalidRequests(code: Int) {
         guard case .invalidRequest = Self.map(code) else {
             Issue.record("expected invalidRequest, got \(Self.map(code))")
