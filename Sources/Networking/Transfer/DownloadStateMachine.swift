@@ -117,7 +117,7 @@ enum DownloadStateMachine {
     /// What to do with a response head, given how the download started.
     static func decide(status: Int, headers: HTTPHeaders, start: Start) -> Decision {
         let encoded = isEncoded(headers)
-        let length = encoded ? nil : headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let length = encoded ? nil : headers["Content-Length"].flatMap { number($0.trimmingCharacters(in: .whitespaces)[...]) }
         switch status {
         case 206:
             guard let range = headers["Content-Range"].flatMap(contentRange) else {
@@ -192,9 +192,6 @@ enum DownloadStateMachine {
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let parts = text.dropFirst(6).split(separator: "/", maxSplits: 1)
         let bounds = parts.first?.split(separator: "-", maxSplits: 1) ?? []
-        func number(_ digits: Substring) -> Int64? {
-            digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(digits) : nil
-        }
         guard parts.count == 2, bounds.count == 2, let first = number(bounds[0]), let last = number(bounds[1]), first <= last
         else { return nil }
         if parts[1] == "*" { return (first, last, nil) }
@@ -227,6 +224,12 @@ enum DownloadStateMachine {
     static func unsatisfiedTotal(_ value: String) -> Int64? {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard text.lowercased().hasPrefix("bytes */") else { return nil }
-        return Int64(text.dropFirst(8))
+        return number(text.dropFirst(8))
+    }
+
+    /// A size or offset of a head: digits only (`Int64` alone would take `-5` and `+5`); `nil`
+    /// for anything else, or one too large.
+    static func number(_ digits: Substring) -> Int64? {
+        !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(digits) : nil
     }
 }

@@ -24,6 +24,7 @@ import Foundation
 /// - with a ``TransportRequest/cookieStorage``, each redirect's `Set-Cookie` fields are kept
 ///   (the final answer's are the caller's, the repository's cookie step) and the next hop's
 ///   `Cookie` is chosen from the storage for its URL;
+/// - a 307 or 308 to a request with a streamed body (read once) is not followed: it is the answer;
 /// - only `http` and `https` are followed, and a request with pinned keys or a client
 ///   certificate never leaves `https`;
 /// - more than ``maximumRedirects`` hops fail with ``TransportError/invalidResponse(_:)``.
@@ -105,6 +106,9 @@ struct RedirectPolicy: Sendable {
             // encoding left on a GET without a body would have a server refuse the GET.
             for name in Self.bodyFields { next.headers[name] = nil }
         }
+        // A streamed body was read as it went out and cannot go again: the 307 or 308 is the
+        // answer (its `Location` says where to send the call), not an error without it.
+        if next.body?.isRepeatable == false { return nil }
         // A body sent over https (a token request's secret, a write) is not sent again in the
         // clear: a 307 or 308 to http, or a write's move, fails instead.
         if next.body != nil, Self.isDowngrade(request.url, target) {

@@ -190,6 +190,24 @@ struct UploadIntegrationTests {
         #expect(await Self.hex(whole) == counted.sha256)
     }
 
+    @Test(
+        "A streamed body answered 307 or 308 is not sent again (it was read once): the redirect is the answer, with its Location",
+        arguments: TransportUnderTest.all, [307, 308])
+    func streamedBodyRedirected(transport: TransportUnderTest, status: Int) async throws {
+        let repository = try Self.repository(transport)
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("part one, ".utf8))
+            continuation.yield(Data("part two".utf8))
+            continuation.finish()
+        }
+        let result: Result<RawReceipt, RepositoryError> = await repository.performRequest(
+            Endpoint.upload(.post, "redirect/\(status)", body: .stream(chunks), query: ["to": "/api/v1/uploads/raw"])
+                .withoutSession())
+        let error = try #require(result.failure)
+        #expect(error.statusCode == status, "\(error)")
+        #expect(error.context?.response?.headers["Location"] == "/api/v1/uploads/raw")
+    }
+
     @Test("A stream of one-byte chunks is sent in full writes, not a chunk at a time", arguments: TransportUnderTest.all)
     func tinyChunks(transport: TransportUnderTest) async throws {
         // Given: a megabyte produced a byte at a time, all of it ready before the upload starts

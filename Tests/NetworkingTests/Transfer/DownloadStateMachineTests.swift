@@ -101,6 +101,11 @@ struct DownloadStateMachineTests {
     func fullAnswer() {
         #expect(Machine.decide(status: 200, headers: ["Content-Length": "5000"], start: resume) == .writeFromStart(total: 5000))
         #expect(Machine.decide(status: 200, headers: [:], start: .fresh) == .writeFromStart(total: nil))
+        // Sizes are digits only: a signed or empty one says nothing.
+        for length in ["-1", "+5000", "", "5e3"] {
+            #expect(Machine.decide(status: 200, headers: ["Content-Length": length], start: .fresh) == .writeFromStart(total: nil))
+        }
+        #expect(Machine.unsatisfiedTotal("bytes */+5000") == nil && Machine.unsatisfiedTotal("bytes */5000") == 5000)
     }
 
     @Test("416 naming the partial file's size means complete; another 416 starts over; errors are not downloads")

@@ -31,6 +31,12 @@ struct RedirectPolicyTests {
         #expect(elsewhere.headers["Authorization"] == nil && elsewhere.headers["Cookie"] == nil && elsewhere.method == .post)
         #expect(try post.redirected(by: redirect(303, to: "/done"))?.method == .get)
         #expect(throws: TransportError.self) { try post.redirected(by: redirect(307, to: "ftp://files.example.com/x")) }
+        // A streamed body went once: a 307 or 308 is the answer; a 303 still reads the result.
+        var streamed = post
+        streamed.body = .stream(AsyncStream<Data> { $0.finish() })
+        #expect(try streamed.redirected(by: redirect(307, to: "/v2/items")) == nil)
+        #expect(try streamed.redirected(by: redirect(308, to: "/v2/items")) == nil)
+        #expect(try streamed.redirected(by: redirect(303, to: "/done"))?.method == .get)
     }
 
     @Test("keepsCredentials(redirectedTo:) says what redirected(by:) does with Authorization: same origin, or http to https on one host")
