@@ -29,7 +29,11 @@ enum BodyDigester {
         let body = request.body ?? .data(Data())
         do {
             if body.isRepeatable, !body.isGzipped {
-                (md5, sha256) = try await hashOnOwnThread(body, digests: digests)
+                // Sent as hashed: a file sent "to its end" is sent to where it ended when hashed,
+                // or a file still growing (a log) would go longer than its digests say.
+                let pinned = try body.pinningFileLengths()
+                (md5, sha256) = try await hashOnOwnThread(pinned, digests: digests)
+                request.body = pinned
             } else {
                 let deadline = ContinuousClock.now + .clampedSeconds(request.timeout)
                 let file = try await BodySpool.spool(body, deadline: deadline, idleTimeout: request.idleTimeout) { bytes in

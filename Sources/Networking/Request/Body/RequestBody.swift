@@ -194,6 +194,24 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 }
 
+extension RequestBody {
+    /// The body with each file segment sent "to the end" given the length it has now.
+    ///
+    /// - Throws: as ``BodySegment/measuredLength()``.
+    func pinningFileLengths() throws(TransportError) -> RequestBody {
+        guard case .segments(let segments) = source else { return self }
+        var pinned: [BodySegment] = []
+        for segment in segments {
+            guard case .file(let url, let offset, let length, let isWhole) = segment, length < 0 else {
+                pinned.append(segment)
+                continue
+            }
+            pinned.append(.file(url, offset: offset, length: try segment.measuredLength(), isWhole: isWhole))
+        }
+        return RequestBody(source: .segments(pinned), isGzipped: isGzipped, mediaType: mediaType)
+    }
+}
+
 extension BodySegment {
     /// The segment's length; for a file whose length is "to the end" (negative), measured now;
     /// `nil` when that cannot be known (see ``measuredLength()``).

@@ -134,4 +134,25 @@ struct BodyDigesterTests {
         }
         continuation.finish()
     }
+
+    @Test("A file sent to its end is sent to where it ended when hashed: a file that grows meanwhile goes as its digests say")
+    func growingFileIsPinned() async throws {
+        // Given: a log file sent whole, with its digest
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("growing-\(UUID().uuidString).log")
+        try Self.text.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let request = try Self.request(body: .file(file))
+        let (prepared, staged) = try await BodyDigester.prepare(request, digests: [.sha256])
+        #expect(staged == nil)
+        // When it grows before the request goes out
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("one more line\n".utf8))
+        try handle.close()
+        // Then: the body sent holds the bytes hashed, no more
+        #expect(prepared.body?.length == Int64(Self.text.count))
+        var sha = SHA256()
+        sha.update(buffer: Self.text.withUnsafeBytes { $0 })
+        #expect(prepared.headers["Content-Digest"] == DigestHeaders.contentDigestSHA256(sha.finalize()))
+    }
 }
