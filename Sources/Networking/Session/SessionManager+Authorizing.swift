@@ -206,6 +206,14 @@ extension SessionManager {
             }
         }
         Task {
+            // Another process sharing the store may have refreshed this very credential already:
+            // its refresh token is then used up, and the new credential is in the store.
+            if let stored = storedByAnother(replacing: credential) {
+                state.withLock { _ = $0.refreshersRunning.remove(refresh) }
+                watchdog?.cancel()
+                finishRefresh(refresh, of: credential, in: session, with: .success(stored))
+                return
+            }
             let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
             // Returned: from here a watchdog that wakes changes nothing (see `finishRefresh`).
             state.withLock { _ = $0.refreshersRunning.remove(refresh) }
@@ -266,6 +274,12 @@ extension SessionManager {
                     emit(.credentialUpdated)
                 })
         case .failure(let error):
+            // Refused because another process sharing the store refreshed it first (a server
+            // that rotates refresh tokens): its credential goes on, the session does not end.
+            if error.isRefreshRejection, !timedOut, let stored = storedByAnother(replacing: old) {
+                finishRefresh(refresh, of: old, in: session, with: .success(stored))
+                return
+            }
             let rejected = error.isRefreshRejection
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
             let waitersError = timedOut ? error : .sessionRefreshFailed(.refresherFailed(error), nil)

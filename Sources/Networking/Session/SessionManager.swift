@@ -49,6 +49,10 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         /// When the current credential came from a refresh, by the manager's clock; `nil` for one
         /// given by login, restore or update. See ``needsRefresh(at:leeway:)``.
         var refreshedAt: Date?
+        /// The credential this manager last read from or wrote to the store: one stored that
+        /// differs from it was stored by another (a second run of a command-line tool, an app
+        /// extension sharing the Keychain item). See `storedByAnother(replacing:)`.
+        var lastStored: Credential?
 
         /// Whether the current credential is known to have expired at `now`, counting `leeway`
         /// early — for a credential fresh from a refresh, by the lifetime it arrived with: at
@@ -390,6 +394,7 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         let identity = stored.identity ?? Self.startingIdentity(user: user, token: stored.credential.accessToken)
         let id = state.withLock { state -> Int? in
             guard state.credential == nil else { return nil }
+            state.lastStored = stored.credential
             state.credential = stored.credential
             state.user = user
             state.identity = identity
@@ -483,6 +488,20 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
         } catch {
             throw .storeFailed(error)
         }
+        state.withLock { $0.lastStored = credential }
+    }
+
+    /// The credential another holder of the same session stored in place of `credential` (a
+    /// second process that refreshed it first, with a server that rotates refresh tokens, has
+    /// used up the refresh token `credential` holds); `nil` when the store holds what this
+    /// manager last read or wrote, another session (its identity differs), or cannot be read.
+    /// Reads the store: called without the state's lock, off a request's path (a refresh).
+    func storedByAnother(replacing credential: Credential) -> Credential? {
+        guard let stored = (try? store.load()) ?? nil, !stored.credential.accessToken.isEmpty else { return nil }
+        let (last, identity) = state.withLock { ($0.lastStored, $0.identity) }
+        guard let last, stored.credential != last, stored.credential != credential, let identity, stored.identity == identity
+        else { return nil }
+        return stored.credential
     }
 
     private static func decodeUser(_ json: JSONValue) throws -> User {

@@ -551,4 +551,64 @@ struct SessionRefreshFailureTests {
         #expect(calls.all.count == 1)
         #expect(manager.isLoggedIn)
     }
+
+    /// A server that rotates refresh tokens: each works once, and answers the next credential.
+    final class RotatingServer: Sendable {
+        private let current = Mutex(1)
+        var refreshes: Int { current.withLock { $0 } - 1 }
+
+        func refresh(_ credential: Credential) -> Result<Credential, RepositoryError> {
+            current.withLock { current in
+                guard credential.refreshToken == "r\(current)" else {
+                    return .failure(.requestError(refreshContext(status: 400)))
+                }
+                current += 1
+                return .success(Credential(accessToken: "t\(current)", refreshToken: "r\(current)", expiresAt: Date().addingTimeInterval(3600)))
+            }
+        }
+    }
+
+    @Test(
+        "Two processes on one session file, with refresh tokens that work once: the second takes what the first stored, before refreshing or when its refresh is refused, instead of logging the user out"
+    )
+    func sharedStoreRotatingTokens() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.json")
+        let server = RotatingServer()
+        // Given: the first run logs in; a second run of the tool restores the same session
+        let first = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
+        try first.login(user: ann, credential: expiredCredential)
+        let second = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
+        _ = await second.bootstrap()
+        // When the first refreshes (r1 is used up) and the second's token expires too
+        #expect(try await first.authorize()?.headerValue == "Bearer t2")
+        first.waitUntilStored()
+        // Then the second signs with what the first stored, without a refresh of its own
+        #expect(try await second.authorize()?.headerValue == "Bearer t2")
+        #expect(server.refreshes == 1 && second.isLoggedIn)
+        // A third run, restored before the first refreshes again, and refused because the first
+        // refreshed while its own refresh was on the way: it takes the stored credential too.
+        let third = SessionManager<User>(
+            store: FileCredentialStore(fileURL: file),
+            refresher: ClosureRefresher { credential in
+                // The first run refreshes meanwhile, and stores its new credential.
+                let store = FileCredentialStore(fileURL: file)
+                if case .success(let refreshed) = server.refresh(Credential(accessToken: "t2", refreshToken: "r2")),
+                    var session = (try? store.load()) ?? nil
+                {
+                    session.credential = refreshed
+                    try? store.save(session)
+                }
+                return server.refresh(credential)
+            })
+        _ = await third.bootstrap()
+        try third.update(credential: Credential(accessToken: "t2", refreshToken: "r2", expiresAt: Date().addingTimeInterval(-60)))
+        #expect(try await third.authorize()?.headerValue == "Bearer t3")
+        #expect(third.isLoggedIn)
+        // Another user's session in the file is never taken
+        let other = SessionManager<User>(store: InMemoryCredentialStore(), refresher: ClosureRefresher { server.refresh($0) })
+        try other.login(user: bob, credential: Credential(accessToken: "b1", refreshToken: "used", expiresAt: Date().addingTimeInterval(-60)))
+        #expect(await authorizing(other).failure != nil)
+    }
 }
