@@ -504,7 +504,8 @@ struct BatchClientTests {
         let batch = TransportResponse(
             statusCode: 200, headers: ["Content-Type": "application/json"],
             body: Data(
-                #"[{"code": 200, "headers": [{"name": "Content-Type", "value": "text/plain; Charset=\"ISO-8859-1\"; format=flowed"}, {"name": "Content-Length", "value": "4"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "ETag", "value": "\"v1\""}], "body": "café"}]"#.utf8))
+                #"[{"code": 200, "headers": [{"name": "Content-Type", "value": "text/plain; Charset=\"ISO-8859-1\"; format=flowed"}, {"name": "Content-Length", "value": "4"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "ETag", "value": "\"v1\""}], "body": "café"}]"#
+                    .utf8))
         let request = TransportRequest(method: .post, url: try #require(URL(string: "https://api.test/batch")))
         let item = try BatchWire.responses(in: batch, expected: 1, request: request).get()[0].get()
         #expect(item.headers["Content-Type"] == "text/plain; charset=utf-8; format=flowed")

@@ -563,7 +563,8 @@ struct SessionRefreshFailureTests {
                     return .failure(.requestError(refreshContext(status: 400)))
                 }
                 current += 1
-                return .success(Credential(accessToken: "t\(current)", refreshToken: "r\(current)", expiresAt: Date().addingTimeInterval(3600)))
+                return .success(
+                    Credential(accessToken: "t\(current)", refreshToken: "r\(current)", expiresAt: Date().addingTimeInterval(3600)))
             }
         }
     }
@@ -608,7 +609,8 @@ struct SessionRefreshFailureTests {
         #expect(third.isLoggedIn)
         // Another user's session in the file is never taken
         let other = SessionManager<User>(store: InMemoryCredentialStore(), refresher: ClosureRefresher { server.refresh($0) })
-        try other.login(user: bob, credential: Credential(accessToken: "b1", refreshToken: "used", expiresAt: Date().addingTimeInterval(-60)))
+        try other.login(
+            user: bob, credential: Credential(accessToken: "b1", refreshToken: "used", expiresAt: Date().addingTimeInterval(-60)))
         #expect(await authorizing(other).failure != nil)
     }
 }
