@@ -173,6 +173,23 @@ struct OfflineQueueFlushTests {
         #expect(sent.map { $0.headers["X-Api-Key"] } == ["k-1", "k-1"])
     }
 
+    @Test(
+        "Only a value the connected repository holds itself is restored: another repository's key never goes where its rule keeps it from")
+    func restoredOnlyWithTheFlushingValue() throws {
+        var flushing = try NetworkingConfiguration(useSecureConnection: false, domainURL: "api.test", timeout: 5)
+        flushing.defaultHeaders = ["X-Api-Key": "k-2"]
+        let request = TransportRequest(
+            method: .post, url: try #require(URL(string: "http://other.test/notes")), headers: ["X-Api-Key": "k-1"])
+        let caller: HTTPHeaders = ["X-Api-Key": "k-1"]
+        let other = OfflineItem.storable(request, defaults: caller, isSecret: flushing.isSecretFieldName, flushing: flushing)
+        #expect(other.request.headers["X-Api-Key"] == nil && other.restoredDefaults == nil)
+        flushing.defaultHeaders = caller
+        let same = OfflineItem.storable(request, defaults: caller, isSecret: flushing.isSecretFieldName, flushing: flushing)
+        #expect(same.request.headers["X-Api-Key"] == nil && same.restoredDefaults == ["X-Api-Key"])
+        let none = OfflineItem.storable(request, defaults: caller, isSecret: flushing.isSecretFieldName, flushing: nil)
+        #expect(none.restoredDefaults == nil)
+    }
+
     @Test("A 501 or 505 at a flush (the server never will) rejects the requests, as a 400 does", arguments: [400, 501, 505])
     func lastingStatusesReject(status: Int) async throws {
         let setup = try Self.setUp(answer: Self.status(status))

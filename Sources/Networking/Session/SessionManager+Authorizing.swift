@@ -206,19 +206,27 @@ extension SessionManager {
             }
         }
         Task {
-            // Another process sharing the store may have refreshed this very credential already:
-            // its refresh token is then used up, and the new credential is in the store.
-            if let stored = storedByAnother(replacing: credential) {
-                state.withLock { _ = $0.refreshersRunning.remove(refresh) }
-                watchdog?.cancel()
-                finishRefresh(refresh, of: credential, in: session, with: .success(stored))
-                return
+            // Another process sharing the store may have refreshed this very credential already
+            // (its refresh token is then used up): its newer credential is taken instead.
+            let storedFirst = await OwnThread.run { [self] _ in storedByAnother(replacing: credential) }
+            var result: Result<Credential, RepositoryError>
+            if let storedFirst {
+                result = .success(storedFirst)
+            } else {
+                result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
             }
-            let result = await RefreshingManager.$current.withValue(marker) { await refresher.refreshCredential(credential) }
             // Returned: from here a watchdog that wakes changes nothing (see `finishRefresh`).
             state.withLock { _ = $0.refreshersRunning.remove(refresh) }
             watchdog?.cancel()
-            finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable))
+            // Refused because another process refreshed it first, and stored the outcome.
+            var adopted = storedFirst != nil
+            if case .failure(let error) = result, error.isRefreshRejection,
+                let stored = await OwnThread.run({ [self] _ in storedByAnother(replacing: credential) })
+            {
+                result = .success(stored)
+                adopted = true
+            }
+            finishRefresh(refresh, of: credential, in: session, with: result.flatMap(Self.usable), adopted: adopted)
         }
     }
 
@@ -240,9 +248,12 @@ extension SessionManager {
     /// longer the current one (the session ended or was given another) fails nobody: its waiters ask again.
     ///
     /// `timedOut`: the outcome is the watchdog's (``RefreshPolicy/timeout``), its error the
-    /// waiters' as it is; it does nothing once the refresh has ended.
+    /// waiters' as it is; it does nothing once the refresh has ended. `adopted`: the credential
+    /// is another holder's, read from the store (`storedByAnother(replacing:)`): not written
+    /// back, and not taken as fresh from a refresh (its lifetime is not known).
     private func finishRefresh(
-        _ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>, timedOut: Bool = false
+        _ refresh: Int, of old: Credential, in session: Int, with result: Result<Credential, RepositoryError>,
+        timedOut: Bool = false, adopted: Bool = false
     ) {
         switch result {
         case .success(let new):
@@ -256,7 +267,7 @@ extension SessionManager {
                         let replaces = keep && state.sessionID == session && state.credential == old
                         if replaces {
                             state.credential = new
-                            state.refreshedAt = now
+                            state.refreshedAt = adopted ? nil : now
                         }
                         for waiter in woken { state.resolve(waiter, with: .refreshed) }
                         return replaces
@@ -266,20 +277,18 @@ extension SessionManager {
                     // A later transition (logout, another login) has the last word.
                     let (current, user) = state.withLock { ($0.credential, $0.user) }
                     guard current == new else { return }
-                    do throws(SessionError) {
-                        try persist(new, user)
-                    } catch {
-                        if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+                    if adopted {
+                        state.withLock { $0.lastStored = new }
+                    } else {
+                        do throws(SessionError) {
+                            try persist(new, user)
+                        } catch {
+                            if case .storeFailed(let storeError) = error { emit(.storeFailed(storeError)) }
+                        }
                     }
                     emit(.credentialUpdated)
                 })
         case .failure(let error):
-            // Refused because another process sharing the store refreshed it first (a server
-            // that rotates refresh tokens): its credential goes on, the session does not end.
-            if error.isRefreshRejection, !timedOut, let stored = storedByAnother(replacing: old) {
-                finishRefresh(refresh, of: old, in: session, with: .success(stored))
-                return
-            }
             let rejected = error.isRefreshRejection
             let endsSession = rejected || (error.isConnectivityFailure && refreshPolicy.expiresSessionWhenUnreachable)
             let waitersError = timedOut ? error : .sessionRefreshFailed(.refresherFailed(error), nil)

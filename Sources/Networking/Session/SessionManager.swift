@@ -494,10 +494,14 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// The credential another holder of the same session stored in place of `credential` (a
     /// second process that refreshed it first, with a server that rotates refresh tokens, has
     /// used up the refresh token `credential` holds); `nil` when the store holds what this
-    /// manager last read or wrote, another session (its identity differs), or cannot be read.
-    /// Reads the store: called without the state's lock, off a request's path (a refresh).
+    /// manager last read or wrote, another session (its identity differs), one not known to be
+    /// newer (it must expire later than `credential`: an older one written back by a holder that
+    /// had not seen the refresh is never taken), or cannot be read. Reads the store: called
+    /// without the state's lock, on a thread of its own (a refresh's).
     func storedByAnother(replacing credential: Credential) -> Credential? {
-        guard let stored = (try? store.load()) ?? nil, !stored.credential.accessToken.isEmpty else { return nil }
+        guard let stored = (try? store.load()) ?? nil, !stored.credential.accessToken.isEmpty,
+            let expires = stored.credential.expiresAt, let replaced = credential.expiresAt, expires > replaced
+        else { return nil }
         let (last, identity) = state.withLock { ($0.lastStored, $0.identity) }
         guard let last, stored.credential != last, stored.credential != credential, let identity, stored.identity == identity
         else { return nil }

@@ -15,7 +15,8 @@ extension TransportRequest {
     /// Cookies are the caller's: a ``cookieStorage`` is neither filled nor read here.
     ///
     /// - Returns: `nil` when `response` is not a redirect to follow: not 301, 302, 303, 307 or
-    ///   308, or without a `Location`.
+    ///   308, without a `Location`, or a 307 or 308 to a request with a streamed body (read once,
+    ///   it cannot go again).
     /// - Throws: ``TransportError/invalidResponse(_:)`` for a `Location` that is not an `http` or
     ///   `https` URL, one that would take a pinned request (or one with a client certificate)
     ///   off `https`, or one that would send the request's body again from `https` to `http`.

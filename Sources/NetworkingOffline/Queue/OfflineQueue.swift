@@ -442,11 +442,9 @@ public final class OfflineQueue: Interceptor {
             request.body = .data(bytes)
         }
         // Without the defaults of the repository that made the call (a flush adds its own again).
-        // Whether its URL gets them is the connected repository's rule (the one that flushes).
         let flushing = state.withLock { $0.repository }
         let stored = OfflineItem.storable(
-            request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName,
-            defaultsGo: flushing?.configuration.sendsCredentials(to: request.url) ?? false)
+            request, defaults: context.defaultHeaders, isSecret: context.isSecretFieldName, flushing: flushing?.configuration)
         let item = OfflineItem(
             id: UUID(), enqueuedAt: configuration.clock.now(), user: user, request: stored.request,
             // Made without a session (a repository that has none): never signed at the flush.
@@ -640,10 +638,10 @@ public final class OfflineQueue: Interceptor {
                 throw .invalidRequest(reason: "not queued offline: \(refusal)", request: request.summary)
             }
             connectIfNever(repository)
-            let configuration = repository.configuration
+            let flushing = state.withLock { $0.repository } ?? repository
             let stored = OfflineItem.storable(
-                request, defaults: configuration.defaultHeaders, isSecret: configuration.isSecretFieldName,
-                defaultsGo: configuration.sendsCredentials(to: request.url))
+                request, defaults: repository.configuration.defaultHeaders, isSecret: repository.configuration.isSecretFieldName,
+                flushing: flushing.configuration)
             let item = OfflineItem(
                 id: UUID(), enqueuedAt: configuration.clock.now(),
                 user: Self.owner(requiresSession: endpoint.requiresSession, session: session, identity: identity),

@@ -607,10 +607,23 @@ struct SessionRefreshFailureTests {
         try third.update(credential: Credential(accessToken: "t2", refreshToken: "r2", expiresAt: Date().addingTimeInterval(-60)))
         #expect(try await third.authorize()?.headerValue == "Bearer t3")
         #expect(third.isLoggedIn)
-        // Another user's session in the file is never taken
-        let other = SessionManager<User>(store: InMemoryCredentialStore(), refresher: ClosureRefresher { server.refresh($0) })
+        // Another user's session in the file is never taken, however new
+        var annSession = try #require(try FileCredentialStore(fileURL: file).load())
+        let other = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
         try other.login(
             user: bob, credential: Credential(accessToken: "b1", refreshToken: "used", expiresAt: Date().addingTimeInterval(-60)))
+        annSession.credential = Credential(accessToken: "t9", refreshToken: "r9", expiresAt: Date().addingTimeInterval(7200))
+        try FileCredentialStore(fileURL: file).save(annSession)
         #expect(await authorizing(other).failure != nil)
+        #expect(!other.isLoggedIn)
+        // Nor one older than the credential refreshed (a holder that had not seen a refresh
+        // writing its own back): the refresh goes ahead
+        let fourth = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
+        annSession.credential = Credential(accessToken: "t3", refreshToken: "r3", expiresAt: Date().addingTimeInterval(-60))
+        try FileCredentialStore(fileURL: file).save(annSession)
+        _ = await fourth.bootstrap()
+        annSession.credential = Credential(accessToken: "t0", refreshToken: "r0", expiresAt: Date().addingTimeInterval(-3600))
+        try FileCredentialStore(fileURL: file).save(annSession)
+        #expect(try await fourth.authorize()?.headerValue == "Bearer t4")
     }
 }

@@ -52,7 +52,8 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Chunks from an asynchronous sequence, read as they are sent; `length` is the total when
     /// known (sent as `Content-Length`), else the body goes with chunked transfer encoding.
-    /// The sequence is read once: a request with this body cannot be sent again.
+    /// The sequence is read once: a request with this body cannot be sent again (a 307 or 308
+    /// is then the call's answer, not followed).
     public static func stream<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, length: Int64? = nil) -> RequestBody
     where Chunks.Element == Data {
         RequestBody(source: .stream(BodyStream(chunks, length: length)))
@@ -104,10 +105,12 @@ public struct RequestBody: Sendable, Hashable, Codable, CustomStringConvertible 
         return nil
     }
 
-    /// The file, when the body is one whole uncompressed file.
+    /// The file, when the body is one whole uncompressed file: sent to its end, or to a length
+    /// it still has (pinned when its digests were computed, `pinningFileLengths()`).
     var wholeFile: URL? {
         guard !isGzipped, case .segments(let segments) = source, segments.count == 1,
-            case .file(let url, offset: 0, length: -1, _)? = segments.first
+            case .file(let url, offset: 0, let length, _)? = segments.first,
+            length < 0 || (try? BodySegment.file(url, offset: 0, length: -1).measuredLength()) == length
         else { return nil }
         return url
     }
