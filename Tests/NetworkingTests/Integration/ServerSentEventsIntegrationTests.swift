@@ -115,8 +115,10 @@ struct ServerSentEventsIntegrationTests {
             .get, "events/\(key)", query: ["count": 3, "per": 2, "cut": 1, "stop": 1, "retry": 999_999_999_999]
         ).withoutSession().reconnecting(after: .milliseconds(5), maximumDelay: .milliseconds(20), onConnectionChange: changes.record)
         let reading = Task { await readAll(try await TestAPI.anonymous(transport: transport.shared).performRequest(endpoint).get()) }
+        // A wait of years never ends; a cut one resumes at once, but the whole suite's start can
+        // hold a test up for ~50 s on two cores.
         let guarded = Task {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(120))
             reading.cancel()
         }
         let (events, error) = try await reading.value
