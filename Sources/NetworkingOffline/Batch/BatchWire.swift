@@ -78,7 +78,7 @@ enum BatchWire {
                     reason: "it is not under the base URL \(base), so it cannot go in a batch", request: request.summary))
         }
         var item: [String: JSONValue] = [
-            "method": .string(request.method.rawValue), "relative_url": .string(String(target.dropFirst(base.count))),
+            "method": .string(request.method.rawValue), "relative_url": .string(String(relative)),
         ]
         let headers = request.headers.filter { field in
             !droppedHeaders.contains(field.name.lowercased()) && !withholding(field.name)
