@@ -300,7 +300,9 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// store before it returns. (When the server answers 401 and no refresh is possible, requests
     /// end the session the same way without waiting: see ``waitUntilStored()``.) A store failure is
     /// reported as a `.storeFailed` event. Called from inside another transition on the same
-    /// thread (from a credential store), it does nothing.
+    /// thread (from a credential store), it does nothing. A store that holds what another holder
+    /// stored since this manager last read or wrote it (a second run of a tool, an app
+    /// extension) is left alone: that session goes on.
     public func expire() {
         guard gate.enter() else { return }
         defer { gate.leave() }
@@ -425,10 +427,14 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// After ``clear(ifSession:)``: removes the stored session, then emits `event` (so that a
     /// subscriber finds the store empty, as the other events find it written); returns a store
     /// failure, emitted as `.storeFailed` before `event`. Runs with the turn.
+    ///
+    /// A session that expired leaves a store holding another holder's session alone (see
+    /// `storeHoldsAnothers()`); a logout removes it all the same.
     func endStored(with event: SessionEvent<User>) -> CredentialStoreError? {
         var failure: CredentialStoreError?
+        let expired = if case .expired = event { true } else { false }
         do throws(CredentialStoreError) {
-            try store.delete()
+            if !expired || !storeHoldsAnothers() { try store.delete() }
         } catch {
             emit(.storeFailed(error))
             failure = error
@@ -489,6 +495,16 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
             throw .storeFailed(error)
         }
         state.withLock { $0.lastStored = credential }
+    }
+
+    /// Whether the store holds a credential another holder stored since this manager last read
+    /// or wrote it: a second run that refreshed at the same moment and saved its new token after
+    /// this one's refresh was refused, or another user's login. An expired session must not
+    /// remove it: the other holder's session goes on, and the next launch restores it. `false`
+    /// when the store cannot be read, holds nothing, or this manager never read or wrote it.
+    private func storeHoldsAnothers() -> Bool {
+        guard let last = state.withLock({ $0.lastStored }), let stored = (try? store.load()) ?? nil else { return false }
+        return stored.credential != last
     }
 
     /// The credential another holder of the same session stored in place of `credential` (a

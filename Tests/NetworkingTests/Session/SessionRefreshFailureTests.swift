@@ -616,6 +616,8 @@ struct SessionRefreshFailureTests {
         try FileCredentialStore(fileURL: file).save(annSession)
         #expect(await authorizing(other).failure != nil)
         #expect(!other.isLoggedIn)
+        other.waitUntilStored()
+        #expect(try FileCredentialStore(fileURL: file).load()?.credential.accessToken == "t9")
         // Nor one older than the credential refreshed (a holder that had not seen a refresh
         // writing its own back): the refresh goes ahead
         let fourth = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
@@ -625,5 +627,34 @@ struct SessionRefreshFailureTests {
         annSession.credential = Credential(accessToken: "t0", refreshToken: "r0", expiresAt: Date().addingTimeInterval(-3600))
         try FileCredentialStore(fileURL: file).save(annSession)
         #expect(try await fourth.authorize()?.headerValue == "Bearer t4")
+    }
+
+    @Test(
+        "A holder whose session expires leaves the store alone when another holder stored since (the race two refreshes at one moment can lose); one that holds its own is emptied"
+    )
+    func expiringLeavesAnotherHoldersSession() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.json")
+        let first = SessionManager<User>(store: FileCredentialStore(fileURL: file))
+        try first.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
+        let second = SessionManager<User>(store: FileCredentialStore(fileURL: file))
+        _ = await second.bootstrap()
+        // When the first stores a new token and the second's session ends
+        try first.update(credential: Credential(accessToken: "t2", refreshToken: "r2"))
+        second.expire()
+        // Then the first's session is still stored, and the first goes on
+        #expect(!second.isLoggedIn && first.isLoggedIn)
+        #expect(try FileCredentialStore(fileURL: file).load()?.credential.accessToken == "t2")
+        // When the first's own session expires, the store is emptied
+        first.expire()
+        #expect(try FileCredentialStore(fileURL: file).load() == nil)
+        // A logout empties it whoever stored last
+        try first.login(user: ann, credential: Credential(accessToken: "t3"))
+        let third = SessionManager<User>(store: FileCredentialStore(fileURL: file))
+        _ = await third.bootstrap()
+        try first.update(credential: Credential(accessToken: "t4"))
+        try third.logout()
+        #expect(try FileCredentialStore(fileURL: file).load() == nil)
     }
 }
