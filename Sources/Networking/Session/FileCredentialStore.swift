@@ -109,7 +109,8 @@ public final class FileCredentialStore: CredentialStore {
     public func delete() throws(CredentialStoreError) {
         try lock.withLock { _ throws(CredentialStoreError) in
             // A save cut short by a crash or power loss may have left its temporary file, with a
-            // token in it: a logout removes those too.
+            // token in it: a logout removes those too (not one of the last minute: another
+            // process sharing the file may be saving, and its rename would fail).
             removeLeftoverTemporaryFiles()
             guard unlink(fileURL.path) == 0 else {
                 guard errno == ENOENT else { throw .deleteFailed(path: fileURL.path, reason: String(cString: strerror(errno))) }
@@ -119,13 +120,18 @@ public final class FileCredentialStore: CredentialStore {
         }
     }
 
-    /// Removes `.<name>.<UUID>.tmp` files beside the session file (see `writeAtomically`).
+    /// Removes `.<name>.<UUID>.tmp` files beside the session file (see `writeAtomically`) last
+    /// written more than a minute ago: a save takes milliseconds.
     private func removeLeftoverTemporaryFiles() {
         let folder = fileURL.deletingLastPathComponent()
         let prefix = ".\(fileURL.lastPathComponent)."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let recent = Date().addingTimeInterval(-60)
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
-            unlink(folder.appendingPathComponent(name).path)
+            let path = folder.appendingPathComponent(name).path
+            let written = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            if let written, written > recent { continue }
+            unlink(path)
         }
     }
 

@@ -38,18 +38,24 @@ struct FileCredentialStoreTests {
         }
     }
 
-    @Test("Deleting also removes temporary files a save cut short left behind, and only those")
+    @Test(
+        "Deleting also removes temporary files a save cut short left behind, and only those: not one of the last minute (another process saving)"
+    )
     func deleteRemovesLeftovers() throws {
         try withStore { store, file in
             try store.save(Self.session)
             let folder = file.deletingLastPathComponent()
             let leftover = folder.appendingPathComponent(".session.json.\(UUID().uuidString).tmp")
+            let saving = folder.appendingPathComponent(".session.json.\(UUID().uuidString).tmp")
             let unrelated = folder.appendingPathComponent(".other.json.\(UUID().uuidString).tmp")
             try write(#"{"token": "t0"}"#, to: leftover)
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: leftover.path)
+            try write(#"{"token": "t1"}"#, to: saving)
             try write("{}", to: unrelated)
             try store.delete()
             #expect(!FileManager.default.fileExists(atPath: file.path))
             #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            #expect(FileManager.default.fileExists(atPath: saving.path))
             #expect(FileManager.default.fileExists(atPath: unrelated.path))
         }
     }
