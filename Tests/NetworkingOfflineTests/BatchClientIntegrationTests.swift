@@ -53,6 +53,7 @@ struct BatchClientIntegrationTests {
             return
         }
         #expect(invalid.statusCode == 422)
+        #expect(results.failures.map(\.position) == [missing.position, rejected.position])
         #expect(results.failures.map(\.position) == [1, 7])
         #expect(results.failures.map(\.error.statusCode) == [404, 422])
         let journal = try await repository.journal(stream)

@@ -83,6 +83,10 @@ public struct BatchHandle<Value: Sendable>: Sendable, Hashable {
     let call: UInt64
     /// The call's position in it.
     let index: Int
+
+    /// The call's position in its batch (`0` for the first call added): the position
+    /// ``BatchResults/failures`` gives a failed call, to tell which call of yours it was.
+    public var position: Int { index }
 }
 
 /// The results of a sent ``Batch``, one per call.
@@ -109,8 +113,8 @@ public struct BatchResults: Sendable {
     public var count: Int { results.count }
 
     /// The calls that failed, in the order they were added: each one's position in the batch
-    /// (`0` for the first call added) and its error. Empty when every call succeeded; read a
-    /// call's value by its handle.
+    /// (`0` for the first call added, as its handle's ``BatchHandle/position``) and its error.
+    /// Empty when every call succeeded; read a call's value by its handle.
     ///
     /// ```swift
     /// for (position, error) in results.failures { log.error("call \(position): \(error)") }
