@@ -137,7 +137,9 @@ struct RefreshStateMachine: Sendable {
         if isCoolingDown(at: now) { return .coolingDown }
         if counted {
             let interval = window.interval
-            refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
+            // A start the clock was set back from by more than the window is dropped too: it
+            // would otherwise stay until the clock caught up, and stop refreshes meanwhile.
+            refreshStarts.removeAll { abs(now.timeIntervalSince($0)) >= interval }
             guard refreshStarts.count < window.maximumRefreshes else { return .excessive }
             refreshStarts.append(now)
         }

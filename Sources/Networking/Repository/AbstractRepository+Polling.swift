@@ -5,7 +5,8 @@ extension AbstractRepository {
     /// ``NetworkingConfiguration/secondsBetweenPolls`` and sends it again — same parameters, same
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`. A 202 with a longer `Retry-After` (seconds or a date) is
-    /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter`` (the endpoint's own, when it has one).
+    /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter`` (the
+    /// endpoint's own, when it has one); one of more seconds than an `Int` holds ends the polls.
     ///
     /// The same request is sent each time, method included: poll with the request that reads the
     /// job's state (a `GET`), not with the `POST` that starts it, which would start it again. So
@@ -50,10 +51,12 @@ extension AbstractRepository {
         }
     }
 
-    /// The wait before the next poll: the configuration's, or longer when the 202 asks for it.
-    private func wait(after response: TransportResponse, policy: RetryPolicy?) -> TimeInterval {
+    /// The wait before the next poll: the configuration's, or longer when the 202 asks for it;
+    /// `nil` for `.infinity` (delay-seconds past an `Int`), which no limit makes a wait.
+    private func wait(after response: TransportResponse, policy: RetryPolicy?) -> TimeInterval? {
         let between = configuration.secondsBetweenPolls
         guard let asked = RetryPolicy.retryAfter(in: response, now: configuration.clock.now()) else { return between }
+        guard asked.isFinite else { return nil }
         let longest = (policy ?? configuration.retryPolicy).maximumRetryAfter
         return max(between, min(asked, longest.isNaN ? 0 : longest))
     }
@@ -84,12 +87,12 @@ extension AbstractRepository {
             let (request, response) = try await exchange(endpoint, in: tries == 0 ? call : call.continuing())
             tries += 1
             guard response.statusCode == 202 else { return (request, response) }
-            guard tries <= retries else {
+            guard tries <= retries, let wait = wait(after: response, policy: endpoint.retryPolicy) else {
                 throw .pollingExhausted(
                     attempts: tries, context: ErrorContext(request: request.summary, response: response, attempts: response.attempts))
             }
             do {
-                try await configuration.clock.sleep(.clampedSeconds(wait(after: response, policy: endpoint.retryPolicy)))
+                try await configuration.clock.sleep(.clampedSeconds(wait))
             } catch {
                 throw .cancelled(ErrorContext(request: request.summary, response: response, attempts: response.attempts))
             }

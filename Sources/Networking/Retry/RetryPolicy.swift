@@ -43,7 +43,8 @@ public struct RetryPolicy: Sendable {
     public var baseDelay: TimeInterval
     /// The longest computed wait between attempts. Default 30 s.
     public var maximumDelay: TimeInterval
-    /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s.
+    /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s. Infinite
+    /// honours any wait, but one of more seconds than an `Int` holds, which stops retrying.
     public var maximumRetryAfter: TimeInterval
     /// A random number in `0..<1` for jitter; injected so tests are deterministic.
     public var random: @Sendable () -> Double {
@@ -85,7 +86,7 @@ public struct RetryPolicy: Sendable {
     /// What makes the policy unusable, or `nil`: at least one attempt, statuses that are errors
     /// (a success in ``retryableStatusCodes`` would send a write again however it went), and
     /// waits that are numbers of seconds (``maximumRetryAfter`` may be infinite: any
-    /// `Retry-After` is then honoured).
+    /// `Retry-After` short of `.infinity` is then honoured).
     var problem: String? { invalidSetting.map { "\($0.name) \($0.problem)" } }
 
     /// The first property that makes the policy unusable (see ``problem``) and what is wrong with
@@ -126,7 +127,8 @@ public struct RetryPolicy: Sendable {
         case .response(let response):
             guard retryableStatusCodes.contains(response.statusCode) else { return nil }
             if let wait = Self.retryAfter(in: response, now: now) {
-                return wait <= maximumRetryAfter ? wait : nil
+                // `.infinity` (digits past an `Int`) is longer than any limit, an infinite one too.
+                return wait <= maximumRetryAfter && wait.isFinite ? wait : nil
             }
         case .failure(.noNetworkConnection(.connectionLost, _)):
             guard retriesConnectionLost else { return nil }

@@ -232,6 +232,42 @@ struct InterceptorPositionTests {
         #expect(log.all.filter { $0.contains("→") }.map { String($0.prefix { $0 != " " }) } == ["outside", "before", "after", "wire"])
     }
 
+    @Test("A step outside the retries reads the call's attempts: from its context, and from the error it ends with")
+    func outsideRetriesSeesTheAttempts() async throws {
+        struct AttemptsRecorder: Interceptor {
+            let seen: Recorder<Int>
+            var position: InterceptorPosition { .outsideRetries }
+            func intercept(_ request: TransportRequest, context: RequestContext, next: InterceptorNext)
+                async throws(RepositoryError) -> TransportResponse
+            {
+                do {
+                    let response = try await next(request)
+                    seen.record(context.attempt)
+                    return response
+                } catch {
+                    seen.record(error.context?.attempts ?? -1)
+                    throw error
+                }
+            }
+        }
+        let seen = Recorder<Int>()
+        let lost = Mutex(0)
+        let transport = StubTransport(routes: [
+            SequenceRoute(statuses: [503, 503, 200]).route(.get, "books/1"),
+            StubTransport.Route(.get, "books/2") { _ throws(TransportError) in
+                lost.withLock { $0 += 1 }
+                throw .network(.connectionLost)
+            },
+        ])
+        var configuration = try makeConfiguration()
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0, random: { 0 })
+        let repository = TestRepository(configuration: configuration, transport: transport, interceptors: [AttemptsRecorder(seen: seen)])
+        _ = try await repository.performRequest(Endpoint<Book>.get("books/1")).get()
+        let failure = await repository.performRequest(Endpoint<Book>.get("books/2")).failure
+        #expect(seen.all == [3, 3])
+        #expect(failure?.context?.attempts == 3 && lost.withLock { $0 } == 3)
+    }
+
     @Test("The default position is afterSigning, and positions are ordered outermost first")
     func defaults() {
         struct Plain: Interceptor {

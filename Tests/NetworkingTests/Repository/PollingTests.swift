@@ -192,6 +192,28 @@ struct PollingTests {
         #expect(clock.sleeps == [.seconds(waited)])
     }
 
+    @Test("With an infinite maximumRetryAfter a year is waited, but delay-seconds past an Int end the polls at once")
+    func retryAfterPastAnyWait() async throws {
+        let asks = Mutex(["31536000", "99999999999999999999"])
+        let transport = StubTransport(routes: [
+            StubTransport.Route(.get, "reports/1") { request throws(TransportError) in
+                TransportResponse(statusCode: 202, headers: ["Retry-After": asks.withLock { $0.removeFirst() }], url: request.url)
+            }
+        ])
+        let clock = TestClock()
+        var configuration = try makeConfiguration(secondsBetweenPolls: 1)
+        configuration.clock = clock.networkingClock
+        let repository = TestRepository(configuration: configuration, transport: transport)
+        let result = await repository.performPollingRequest(
+            Endpoint<Void>.get("reports/1").retrying(RetryPolicy(maximumRetryAfter: .infinity)))
+        guard case .pollingExhausted(attempts: 2, let context) = result.failure else {
+            Issue.record("expected pollingExhausted after 2 tries, got \(result)")
+            return
+        }
+        #expect(context.response?.headers["Retry-After"] == "99999999999999999999")
+        #expect(clock.sleeps == [.seconds(31_536_000)])
+    }
+
     @Test("Cancelling the calling task stops polling with cancelled")
     func cancellation() async throws {
         // Given a job that never finishes, and the first try seen

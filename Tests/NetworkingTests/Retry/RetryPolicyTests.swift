@@ -106,6 +106,11 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: response(503, retryAfter: "soon"), attempt: 1, method: .get, now: now) == 0.5)
         // Delay-seconds past Int.max is still a wait, too long to take: no quick retry.
         #expect(policy.delay(after: response(503, retryAfter: "99999999999999999999"), attempt: 1, method: .get, now: now) == nil)
+        // An infinite limit honours any wait but that one, which would park the call for ever.
+        var unbounded = policy
+        unbounded.maximumRetryAfter = .infinity
+        #expect(unbounded.delay(after: response(503, retryAfter: "3600"), attempt: 1, method: .get, now: now) == 3600)
+        #expect(unbounded.delay(after: response(503, retryAfter: "99999999999999999999"), attempt: 1, method: .get, now: now) == nil)
     }
 
     @Test("A Retry-After date counts from the response's Date when it has a readable one, else from now")
