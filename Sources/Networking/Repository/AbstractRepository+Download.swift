@@ -87,6 +87,11 @@ extension AbstractRepository {
         if !options.resumable { files.removePartial() }
         // One call, however many times it starts over: a restart keeps to the first exchange's session.
         let call = callContext(for: endpoint)
+        // A start over sends the request again: not a write the retry policy would not send
+        // again (a `POST` that makes an export would make it twice), nor a stream, read once.
+        let canStartOver =
+            endpoint.requestBody?.isStreamed != true
+            && (endpoint.retryPolicy ?? configuration.retryPolicy).retryableMethods.contains(endpoint.method)
         restarts: for _ in 0..<2 {
             let start =
                 options.resumable
@@ -121,9 +126,14 @@ extension AbstractRepository {
                     if case .alreadyComplete? = sink.decision, let context = error.context, context.statusCode == 416 {
                         return try await finalize(sink: sink, files: files, options: options, context: context, complete: true)
                     }
-                    if case .restart? = sink.decision {
+                    if case .restart? = sink.decision, canStartOver {
                         files.removePartial()
                         continue restarts
+                    } else if case .restart(let reason)? = sink.decision, let context = error.context {
+                        files.removePartial()
+                        throw .invalidResponse(
+                            reason: Self.cannotStartOver(reason, endpoint.method),
+                            context: ErrorContext(request: context.request, response: context.response ?? sink.headResponse, attempts: context.attempts))
                     }
                     // Whatever the partial file holds stays to resume from: the bytes of this attempt,
                     // or those kept before when it failed without touching them (no network, a 503, a
@@ -137,8 +147,13 @@ extension AbstractRepository {
                     if let failure = sink.failure, let context { throw .downloadFailed(failure, context) }
                     throw error
                 }
-                if case .restart? = sink.decision {
+                if case .restart(let reason)? = sink.decision {
                     files.removePartial()
+                    guard canStartOver else {
+                        throw .invalidResponse(
+                            reason: Self.cannotStartOver(reason, endpoint.method),
+                            context: ErrorContext(request: request.summary, response: response, attempts: response.attempts))
+                    }
                     continue restarts
                 }
                 if case .notADownload? = sink.decision {
@@ -164,6 +179,11 @@ extension AbstractRepository {
         throw .invalidResponse(
             reason: "the server keeps answering with ranges that do not fit the file",
             context: ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL)))
+    }
+
+    /// Why a download that would start over ends instead.
+    private static func cannotStartOver(_ reason: String, _ method: HTTPMethod) -> String {
+        "\(reason), and the download cannot start over: its \(method.rawValue) is not one the retry policy sends again, or its body is a stream"
     }
 
     /// Why nothing can be downloaded to `destination`, before anything is sent: it is not a file

@@ -130,7 +130,7 @@ struct SessionInterceptor: Interceptor {
         if request.body?.isStreamed == true {
             throw .invalidRequest(
                 reason:
-                    "the server refused the session's token and a streamed body cannot be sent again; the token has been refreshed, send the call again",
+                    "the server answered 401 to the session's token after the call's streamed body was sent, which cannot be sent again; the token has been refreshed, send the call again",
                 request: request.summary)
         }
         let replayed = try await next(signed(request, with: replay, record: context.record))

@@ -85,3 +85,40 @@ struct DownloadRestartSessionTests {
         #expect(transport.requests.first?.headers["Range"] == "bytes=4-")
     }
 }
+
+@Suite("A download starts over only with a request that may be sent again")
+struct DownloadStartOverTests {
+    @Test(
+        "A POST export answered 206 without a Content-Range fails with that answer, sent once; a POST the endpoint's policy sends again starts over"
+    )
+    func writeIsNotSentTwice() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("start-over-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let answered = Atomic<Int>(0)
+        let transport = StubTransport(routes: [
+            .init(.post, "exports") { request throws(TransportError) in
+                // The first two sends (one of each call) are answered 206 without a range
+                if answered.add(1, ordering: .relaxed).newValue < 3 {
+                    return TransportResponse(statusCode: 206, body: Data("0123".utf8), url: request.url)
+                }
+                return TransportResponse(statusCode: 200, body: Data("0123456789".utf8), url: request.url)
+            }
+        ])
+        let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
+        let destination = folder.appendingPathComponent("export.csv")
+        let export = Endpoint<DownloadedFile>.post("exports", parameters: ["format": "csv"]).downloading(to: destination)
+        let result = await repository.performRequest(export)
+        guard case .invalidResponse(let reason, let context)? = result.failure else {
+            Issue.record("expected invalidResponse, got \(result)")
+            return
+        }
+        #expect(reason.contains("cannot start over") && reason.contains("POST"))
+        #expect(context.statusCode == 206)
+        #expect(transport.requests.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        // With POST among the endpoint's retryable methods, it starts over and completes
+        let file = try await repository.performRequest(export.retrying(RetryPolicy(retryableMethods: [.get, .post]))).get()
+        #expect(file.size == 10 && transport.requests.count == 3)
+    }
+}
