@@ -316,7 +316,11 @@ private final class StreamSource: BodySource {
     }
 
     func read(into destination: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
-        let outcome = buffer.take(into: destination)
+        // Bytes past the announced length, here already (the last byte waits for the end: see `take`).
+        if let length, Int64(buffer.buffered) > length - produced {
+            return .failed(.invalidRequest("the body stream produced more than the \(length) bytes it announced"))
+        }
+        let outcome = buffer.take(into: destination, announced: length.map { $0 - produced })
         switch outcome {
         case .bytes(let count):
             produced += Int64(count)
@@ -363,6 +367,9 @@ private final class StreamBuffer: Sendable {
 
     private let state = Mutex(State())
 
+    /// The bytes made and not taken yet.
+    var buffered: Int { state.withLock { $0.buffered } }
+
     /// Waits while the buffer is full.
     func waitForSpace() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -407,15 +414,27 @@ private final class StreamBuffer: Sendable {
 
     /// Copies the next bytes out — from as many chunks as fit, so a stream of tiny chunks is not
     /// sent a chunk per call — or says why there are none.
-    func take(into destination: UnsafeMutableRawBufferPointer) -> BodyReader.Outcome {
+    ///
+    /// `announced`: the bytes of a sized stream still to send. Its last byte is held back until
+    /// the producer has finished: libcurl asks for no byte past the announced length, so more
+    /// bytes coming after it would otherwise go unseen, and the call succeed with a body cut short.
+    func take(into destination: UnsafeMutableRawBufferPointer, announced: Int64? = nil) -> BodyReader.Outcome {
         let (outcome, wake) = state.withLock { state -> (BodyReader.Outcome, CheckedContinuation<Void, Never>?) in
+            var room = destination.count
+            if let announced, state.failure == nil, !state.finished {
+                room = Int(clamping: min(Int64(room), announced - 1))
+                if room <= 0 {
+                    state.readerWaits = true
+                    return (.wouldBlock, nil)
+                }
+            }
             guard state.head < state.chunks.count else {
                 if let failure = state.failure { return (.failed(.invalidRequest("the body stream failed: \(failure)")), nil) }
                 if state.finished { return (.end, nil) }
                 state.readerWaits = true
                 return (.wouldBlock, nil)
             }
-            let bytes = destination.bindMemory(to: UInt8.self)
+            let bytes = UnsafeMutableBufferPointer(rebasing: destination.bindMemory(to: UInt8.self)[..<room])
             var count = 0
             while count < bytes.count, state.head < state.chunks.count {
                 let chunk = state.chunks[state.head]

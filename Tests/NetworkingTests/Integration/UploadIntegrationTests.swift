@@ -191,6 +191,39 @@ struct UploadIntegrationTests {
     }
 
     @Test(
+        "A sized stream that goes on past its length fails, also when the extra bytes come after the announced ones went out; one that ends short fails too",
+        arguments: TransportUnderTest.all)
+    func sizedStreamOverrun(transport: TransportUnderTest) async throws {
+        let repository = try Self.repository(transport)
+        func upload(_ pieces: [Int]) async -> Result<RawReceipt, RepositoryError> {
+            let chunks = AsyncStream<Data> { continuation in
+                Task {
+                    for size in pieces {
+                        continuation.yield(Data(repeating: 0x61, count: size))
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                    continuation.finish()
+                }
+            }
+            return await repository.performRequest(
+                Endpoint.upload(.post, "uploads/raw", body: .stream(chunks, length: 100)).withoutSession())
+        }
+        for pieces in [[100, 50], [60, 40, 1]] {
+            guard case .invalidRequest(let reason, _)? = await upload(pieces).failure else {
+                Issue.record("\(pieces): expected invalidRequest")
+                continue
+            }
+            #expect(reason.contains("more than the 100 bytes it announced"), "\(pieces): \(reason)")
+        }
+        guard case .invalidRequest(let reason, _)? = await upload([60, 30]).failure else {
+            Issue.record("expected invalidRequest for a short stream")
+            return
+        }
+        #expect(reason.contains("produced 90 bytes, not the 100"), "\(reason)")
+        #expect(try await upload([60, 40]).get().size == 100)
+    }
+
+    @Test(
         "A streamed body answered 307 or 308 is not sent again (it was read once): the redirect is the answer, with its Location",
         arguments: TransportUnderTest.all, [307, 308])
     func streamedBodyRedirected(transport: TransportUnderTest, status: Int) async throws {
