@@ -116,6 +116,13 @@ struct RedirectPolicy: Sendable {
                 "refusing to send the body of \(request.method.rawValue) \(Redaction.standard.url(request.url)) again over http to \(Redaction.standard.url(target)): a redirect from https to http"
             )
         }
+        // A `Host` the caller set names the first server: sent to another, it would reach the
+        // wrong site (curl drops it too when a redirect changes the host).
+        if next.headers.contains("Host"), !Self.sameOrigin(request.url, target) { next.headers["Host"] = nil }
+        // Who the client is goes where its credential fields go: to the same host or one under it.
+        if next.security.clientCertificate != nil, !Self.sameHostOrUnder(request.url, target) {
+            next.security.clientCertificate = nil
+        }
         if !request.keepsCredentials(redirectedTo: target) {
             next.headers["Authorization"] = nil
             next.headers["Cookie"] = nil

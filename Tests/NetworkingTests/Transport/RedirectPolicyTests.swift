@@ -183,7 +183,12 @@ struct RedirectPolicyTests {
         #expect(throws: TransportError.self) {
             try policy.nextRequest(after: redirect(302, to: "http://api.example.com/v1/items"), to: post, redirectsSoFar: 0)
         }
-        #expect(try policy.nextRequest(after: redirect(302, to: "https://cdn.example.com/x"), to: post, redirectsSoFar: 0) != nil)
+        // It goes on to the same host or one under it; to another host, the request goes without it
+        let cdn = try #require(try policy.nextRequest(after: redirect(302, to: "https://cdn.example.com/x"), to: post, redirectsSoFar: 0))
+        #expect(cdn.security.clientCertificate == nil)
+        let under = try #require(
+            try policy.nextRequest(after: redirect(302, to: "https://eu.api.example.com/x"), to: post, redirectsSoFar: 0))
+        #expect(under.security.clientCertificate == post.security.clientCertificate)
         post.url = URL(string: "http://api.example.com/x")!
         #expect(post.problemSending?.contains("a client certificate needs https") == true)
     }
@@ -199,6 +204,18 @@ struct RedirectPolicyTests {
     func relativeLocations(location: String, expected: String) throws {
         let next = try #require(try policy.nextRequest(after: redirect(302, to: location), to: request(.get, body: nil), redirectsSoFar: 0))
         #expect(next.url.absoluteString == expected)
+    }
+
+    @Test("A Host field of the caller's goes on only within its origin")
+    func hostField() throws {
+        var get = request(.get, body: nil)
+        get.headers["Host"] = "api.internal"
+        let same = try #require(try policy.nextRequest(after: redirect(302, to: "/v2/items"), to: get, redirectsSoFar: 0))
+        #expect(same.headers["Host"] == "api.internal")
+        for location in ["https://login.example.com/", "https://api.example.com:8443/x", "http://api.example.com/x"] {
+            let next = try #require(try policy.nextRequest(after: redirect(302, to: location), to: get, redirectsSoFar: 0))
+            #expect(next.headers["Host"] == nil, "\(location)")
+        }
     }
 
     @Test("Credentials stay on their origin")

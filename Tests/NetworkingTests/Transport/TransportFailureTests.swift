@@ -47,6 +47,17 @@ struct TransportFailureTests {
         #expect(ContinuousClock.now - start < Self.noHang)
     }
 
+    @Test("A timeout at or below zero, -infinity included, has passed: nothing is sent", arguments: TransportUnderTest.all)
+    func timeoutAlreadyPassed(transport: TransportUnderTest) async throws {
+        let servers = try TestServers.require()
+        for timeout in [0, -1, -TimeInterval.infinity] {
+            let start = ContinuousClock.now
+            let result = await Wire.send(try Wire.request(servers.apiURL + "/slow?seconds=6", timeout: timeout), over: transport.shared)
+            #expect(result.failure == .timedOut, "\(timeout)")
+            #expect(ContinuousClock.now - start < Self.noHang)
+        }
+    }
+
     @Test("A slow response fails with timedOut after the request's timeout", arguments: TransportUnderTest.all)
     func slowResponseTimesOut(transport: TransportUnderTest) async throws {
         let servers = try TestServers.require()

@@ -215,7 +215,8 @@
             if let problem = proxyOptions?.problem ?? unixSocketProblem { throw .invalidRequest(problem) }
             // A timeout at or below zero has passed already (see `perform`); NaN means nothing.
             guard !request.timeout.isNaN else { throw .invalidRequest("the timeout is not a number of seconds (NaN)") }
-            let deadline = request.timeout.isFinite ? ContinuousClock.now + .clampedSeconds(request.timeout) : nil
+            // Only +infinity is no limit: -infinity is below zero, passed already.
+            let deadline = request.timeout == .infinity ? nil : ContinuousClock.now + .clampedSeconds(request.timeout)
             return try await redirectPolicy.follow(request) { (hop) async throws(TransportError) -> TransportResponse in
                 try await self.perform(hop, deadline: deadline)
             }
@@ -233,7 +234,8 @@
                 total = Self.milliseconds(ContinuousClock.now.duration(to: deadline))
                 guard total > 0 else { throw .timedOut }
             }
-            let connect = Self.milliseconds(.clampedSeconds(connectTimeout))
+            // At least 1 ms: libcurl reads 0 as its default, 300 s.
+            let connect = max(1, Self.milliseconds(.clampedSeconds(connectTimeout)))
             let transfer = LibcurlTransfer(
                 request: request, timeoutMilliseconds: total,
                 connectTimeoutMilliseconds: total > 0 ? min(connect, total) : connect,
