@@ -44,6 +44,10 @@ final class BodyReader {
     /// When the compressor last gave out everything: at most one flush a second (each ends a
     /// block, which costs compression to a stream that pauses after every small chunk).
     private var lastFlush: ContinuousClock.Instant?
+    /// Wakes the reader when a flush put off by that limit is due, for a stream that goes quiet
+    /// meanwhile: its last bytes would otherwise wait in zlib for the next chunk.
+    private var flushTimer: DeadlineTimer?
+    private let onReadable: @Sendable () -> Void
     /// Where gzip's input is read to; made on a gzipped body's first read only.
     private lazy var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -53,6 +57,7 @@ final class BodyReader {
     /// - Throws: ``TransportError/invalidRequest(_:)`` for a file that cannot be measured, or a
     ///   stream already read by an earlier request.
     init(_ body: RequestBody, onReadable: @escaping @Sendable () -> Void) throws(TransportError) {
+        self.onReadable = onReadable
         switch body.source {
         case .segments(let segments): source = try SegmentSource(segments)
         case .stream(let stream):
@@ -96,7 +101,10 @@ final class BodyReader {
     }
 
     /// Stops reading: closes files, stops a stream's producer.
-    func close() { source.close() }
+    func close() {
+        flushTimer?.cancel()
+        source.close()
+    }
 
     private func readCompressed(into buffer: UnsafeMutableRawBufferPointer) -> Outcome {
         while true {
@@ -131,7 +139,15 @@ final class BodyReader {
                     pending = try compressor?.flush() ?? Data()
                     unflushed = false
                     lastFlush = ContinuousClock.now
-                case .wouldBlock, .failed:
+                    flushTimer = nil
+                case .wouldBlock:
+                    if unflushed, flushTimer == nil, let lastFlush {
+                        let due = ContinuousClock.now.duration(to: lastFlush + .seconds(1))
+                        let seconds = Double(due.components.seconds) + Double(due.components.attoseconds) / 1e18
+                        flushTimer = DeadlineTimer(after: seconds, action: onReadable)
+                    }
+                    return outcome
+                case .failed:
                     return outcome
                 }
             } catch {
