@@ -7,7 +7,8 @@ public struct ErrorContext: Sendable, Hashable {
     /// How many times the request was sent, retries included (1 when it was not retried; 0 when
     /// it was never sent, as for a call whose task was cancelled before it started or while an
     /// interceptor held its first request). A retry that ended on its way to the transport (cancelled,
-    /// or its token refresh failed) is not counted.
+    /// or its token refresh failed) is not counted, and the session's replay after a 401 is part
+    /// of the attempt it replays (see ``RequestContext/attempt``).
     public internal(set) var attempts: Int
     /// Set by the session step for a retry or replay it did not send because the session its
     /// earlier attempts were signed in has ended; only the description reads it (not part of

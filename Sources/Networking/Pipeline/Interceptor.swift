@@ -112,7 +112,9 @@ public struct RequestContext: Sendable {
         self.init(requiresSession: requiresSession, name: name, options: options, session: session, record: CallRecord())
     }
 
-    /// How many times the call has been sent so far (1 for the first attempt).
+    /// How many times the call has been sent so far (1 for the first attempt): the retry
+    /// policy's attempts. The session's replay after a 401 with a refreshed token is part of its
+    /// attempt and keeps its number, so a step below the session step may see one number twice.
     public var attempt: Int { record.attempt }
 
     /// Whether the repository running the call treats a field of this name as a credential: a
