@@ -133,7 +133,8 @@ extension AbstractRepository {
                         files.removePartial()
                         throw .invalidResponse(
                             reason: Self.cannotStartOver(reason, endpoint.method),
-                            context: ErrorContext(request: context.request, response: context.response ?? sink.headResponse, attempts: context.attempts))
+                            context: ErrorContext(
+                                request: context.request, response: context.response ?? sink.headResponse, attempts: context.attempts))
                     }
                     // Whatever the partial file holds stays to resume from: the bytes of this attempt,
                     // or those kept before when it failed without touching them (no network, a 503, a

@@ -103,11 +103,16 @@ struct RefreshStateMachineTests {
     func windowAfterClockSetBack() {
         var machine = RefreshStateMachine(window: RefreshWindow(maximumRefreshes: 2, interval: 30))
         for attempt in 0..<2 {
-            #expect(machine.rejected(attempt, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now) == .startRefresh)
+            #expect(
+                machine.rejected(attempt, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now) == .startRefresh)
             _ = machine.refreshSucceeded(machine.refreshID)
         }
-        #expect(machine.rejected(8, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-10)) == .excessive)
-        #expect(machine.rejected(9, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-3600)) == .startRefresh)
+        #expect(
+            machine.rejected(8, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-10))
+                == .excessive)
+        #expect(
+            machine.rejected(9, signedVersion: machine.version, isExpired: false, canRefresh: true, now: now.addingTimeInterval(-3600))
+                == .startRefresh)
     }
 
     @Test("a credential replaced during a refresh abandons it: its waiters go on at once, its result is ignored, it leaves the window")
