@@ -62,6 +62,8 @@ extension Interceptor {
 /// Where an ``Interceptor`` runs in a repository's chain; see ``Interceptor`` for the whole order.
 public enum InterceptorPosition: Int, Sendable, Hashable, CaseIterable, Comparable {
     /// Outside the retry step: sees each request once (not each attempt), and its final outcome.
+    /// How many attempts it took is ``RequestContext/attempt`` once `next` returns or throws (an
+    /// error's ``ErrorContext/attempts`` is counted when the call ends, after this step).
     case outsideRetries
     /// Between the retry step and the session: sees every attempt, unsigned.
     case beforeSigning

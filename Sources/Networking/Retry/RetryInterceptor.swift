@@ -37,9 +37,7 @@ struct RetryInterceptor: Interceptor {
             else {
                 switch outcome {
                 case .response(let response): return response
-                // Counted here already, for the steps outside the retries (a metrics step there
-                // reads the call's attempts from the error).
-                case .failure(let error): throw error.attempted(attempt, sent: context.record.sent)
+                case .failure(let error): throw error
                 }
             }
             do {
@@ -48,9 +46,9 @@ struct RetryInterceptor: Interceptor {
                 try await clock.sleep(.clampedSeconds(delay))
             } catch {
                 if case .response(let response) = outcome {
-                    throw .cancelled(ErrorContext(request: request.summary, response: response, attempts: attempt))
+                    throw .cancelled(ErrorContext(request: request.summary, response: response))
                 }
-                throw RepositoryError.cancelled(ErrorContext(request: request.summary)).attempted(attempt, sent: context.record.sent)
+                throw .cancelled(ErrorContext(request: request.summary))
             }
             // A resumable download asks for the rest of what it kept, not again for what it has.
             if let sink = request.responseBodySink as? any ResumingBodySink { request = sink.retrying(request) }
