@@ -114,8 +114,9 @@ public struct RequestContext: Sendable {
         self.init(requiresSession: requiresSession, name: name, options: options, session: session, record: CallRecord())
     }
 
-    /// How many times the call has been sent so far (1 for the first attempt): the retry
-    /// policy's attempts. The session's replay after a 401 with a refreshed token is part of its
+    /// The number of the call's current attempt (1 for the first): the retry policy's attempts,
+    /// counting one that ends before it is sent (its token refresh failed), which
+    /// ``ErrorContext/attempts`` leaves out. The session's replay after a 401 with a refreshed token is part of its
     /// attempt and keeps its number, so a step below the session step may see one number twice.
     public var attempt: Int { record.attempt }
 

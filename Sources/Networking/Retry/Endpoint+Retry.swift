@@ -29,7 +29,8 @@ extension Endpoint {
     /// let report = Endpoint<Report>.get("reports/daily").retrying(RetryPolicy(maximumAttempts: 5))
     /// ```
     ///
-    /// A policy that cannot be used (fewer than one attempt, a negative or non-finite delay, a
+    /// A policy that cannot be used (fewer than one attempt, a negative or non-finite `baseDelay`
+    /// or `maximumDelay`, a negative `maximumRetryAfter`, a
     /// retryable status outside 400–599) fails the call with
     /// ``RepositoryError/invalidRequest(reason:request:)`` before anything is sent.
     public func retrying(_ policy: RetryPolicy) -> Endpoint {

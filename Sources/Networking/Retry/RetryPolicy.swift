@@ -43,8 +43,9 @@ public struct RetryPolicy: Sendable {
     public var baseDelay: TimeInterval
     /// The longest computed wait between attempts. Default 30 s.
     public var maximumDelay: TimeInterval
-    /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s. Infinite
-    /// honours any wait, but one of more seconds than an `Int` holds, which stops retrying.
+    /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s. With
+    /// `.infinity`, every wait is honoured except one of more seconds than an `Int` holds, which
+    /// stops retrying; keep it finite unless the call may wait as long as the server asks.
     public var maximumRetryAfter: TimeInterval
     /// A random number in `0..<1` for jitter; injected so tests are deterministic.
     public var random: @Sendable () -> Double {

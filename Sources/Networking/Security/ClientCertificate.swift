@@ -11,8 +11,8 @@ import Foundation
 /// connection needs them, with a full handshake, so a certificate renewed on disk is picked up by
 /// the next connection; connections are told apart by the certificate (its file, or its bytes),
 /// so give each identity its own. A request with a client certificate needs `https`: to `http`,
-/// or redirected there, it is refused rather than sent without it. Like curl and
-/// AsyncHTTPClient, the certificate is presented to any `https` host a redirect leads to.
+/// or redirected there, it is refused rather than sent without it. A redirect to the same host
+/// or one under it presents it too; one to another host goes without it.
 ///
 /// | Transport | PEM | PKCS#12 |
 /// |---|---|---|
