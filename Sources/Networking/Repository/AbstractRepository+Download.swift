@@ -129,8 +129,9 @@ extension AbstractRepository {
                     if case .restart? = sink.decision, canStartOver {
                         files.removePartial()
                         continue restarts
-                    } else if case .restart(let reason)? = sink.decision, let context = error.context {
+                    } else if case .restart(let reason)? = sink.decision {
                         files.removePartial()
+                        let context = error.context ?? ErrorContext(request: RequestSummary(method: endpoint.method, url: requestURL))
                         throw .invalidResponse(
                             reason: Self.cannotStartOver(reason, endpoint.method),
                             context: ErrorContext(

@@ -6,7 +6,8 @@ extension AbstractRepository {
     /// headers — up to ``NetworkingConfiguration/pollingRetries`` more times; then decodes the
     /// first other 2xx body as `T`. A 202 with a longer `Retry-After` (seconds or a date) is
     /// polled again after that, up to the retry policy's ``RetryPolicy/maximumRetryAfter`` (the
-    /// endpoint's own, when it has one); one of more seconds than an `Int` holds ends the polls.
+    /// endpoint's own, when it has one); one that limit leaves at 10^12 seconds or more (an
+    /// infinite limit and 31,700 years asked) ends the polls.
     ///
     /// The same request is sent each time, method included: poll with the request that reads the
     /// job's state (a `GET`), not with the `POST` that starts it, which would start it again. So
@@ -52,13 +53,15 @@ extension AbstractRepository {
     }
 
     /// The wait before the next poll: the configuration's, or longer when the 202 asks for it;
-    /// `nil` for `.infinity` (delay-seconds past an `Int`), which no limit makes a wait.
+    /// `nil` when the asked wait, within the policy's limit, is 10^12 s or more: the call would
+    /// wait until cancelled.
     private func wait(after response: TransportResponse, policy: RetryPolicy?) -> TimeInterval? {
         let between = configuration.secondsBetweenPolls
         guard let asked = RetryPolicy.retryAfter(in: response, now: configuration.clock.now()) else { return between }
-        guard asked.isFinite else { return nil }
         let longest = (policy ?? configuration.retryPolicy).maximumRetryAfter
-        return max(between, min(asked, longest.isNaN ? 0 : longest))
+        let granted = min(asked, longest.isNaN ? 0 : longest)
+        guard granted < Duration.longestSeconds else { return nil }
+        return max(between, granted)
     }
 
     private func poll<Response>(_ endpoint: Endpoint<Response>) async throws(RepositoryError) -> (TransportRequest, TransportResponse) {

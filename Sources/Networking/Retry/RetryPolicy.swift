@@ -44,8 +44,8 @@ public struct RetryPolicy: Sendable {
     /// The longest computed wait between attempts. Default 30 s.
     public var maximumDelay: TimeInterval
     /// The longest `Retry-After` honoured; a longer one stops retrying. Default 60 s. With
-    /// `.infinity`, every wait is honoured except one of more seconds than an `Int` holds, which
-    /// stops retrying; keep it finite unless the call may wait as long as the server asks.
+    /// `.infinity`, every wait is honoured except one of 10^12 seconds or more (31,700 years;
+    /// delay-seconds too large for an `Int` among them), which stops retrying; keep it finite unless the call may wait as long as the server asks.
     public var maximumRetryAfter: TimeInterval
     /// A random number in `0..<1` for jitter; injected so tests are deterministic.
     public var random: @Sendable () -> Double {
@@ -87,7 +87,7 @@ public struct RetryPolicy: Sendable {
     /// What makes the policy unusable, or `nil`: at least one attempt, statuses that are errors
     /// (a success in ``retryableStatusCodes`` would send a write again however it went), and
     /// waits that are numbers of seconds (``maximumRetryAfter`` may be infinite: any
-    /// `Retry-After` short of `.infinity` is then honoured).
+    /// `Retry-After` under 10^12 seconds is then honoured).
     var problem: String? { invalidSetting.map { "\($0.name) \($0.problem)" } }
 
     /// The first property that makes the policy unusable (see ``problem``) and what is wrong with
@@ -128,8 +128,9 @@ public struct RetryPolicy: Sendable {
         case .response(let response):
             guard retryableStatusCodes.contains(response.statusCode) else { return nil }
             if let wait = Self.retryAfter(in: response, now: now) {
-                // `.infinity` (digits past an `Int`) is longer than any limit, an infinite one too.
-                return wait <= maximumRetryAfter && wait.isFinite ? wait : nil
+                // 10^12 s or more (`.infinity`: digits past an `Int`) is longer than any limit, an
+                // infinite one too: the call would wait until cancelled.
+                return wait <= maximumRetryAfter && wait < Duration.longestSeconds ? wait : nil
             }
         case .failure(.noNetworkConnection(.connectionLost, _)):
             guard retriesConnectionLost else { return nil }

@@ -268,6 +268,9 @@ extension SessionManager {
                         if replaces {
                             state.credential = new
                             state.refreshedAt = adopted ? nil : now
+                            // Read from the store: a 401 that ends the session before the turn
+                            // below must find the store holding this manager's own.
+                            if adopted { state.lastStored = new }
                         }
                         for waiter in woken { state.resolve(waiter, with: .refreshed) }
                         return replaces
@@ -277,9 +280,7 @@ extension SessionManager {
                     // A later transition (logout, another login) has the last word.
                     let (current, user) = state.withLock { ($0.credential, $0.user) }
                     guard current == new else { return }
-                    if adopted {
-                        state.withLock { $0.lastStored = new }
-                    } else {
+                    if !adopted {
                         do throws(SessionError) {
                             try persist(new, user)
                         } catch {

@@ -504,7 +504,8 @@ public final class SessionManager<User: Codable & Sendable>: SessionAuthorizing,
     /// when the store cannot be read, holds nothing, or this manager never read or wrote it.
     private func storeHoldsAnothers() -> Bool {
         guard let last = state.withLock({ $0.lastStored }), let stored = (try? store.load()) ?? nil else { return false }
-        return stored.credential != last
+        // By its tokens: a store of your own may keep a date less precisely than it was given.
+        return stored.credential.accessToken != last.accessToken || stored.credential.refreshToken != last.refreshToken
     }
 
     /// The credential another holder of the same session stored in place of `credential` (a

@@ -143,8 +143,7 @@ final class BodyReader {
                 case .wouldBlock:
                     if unflushed, flushTimer == nil, let lastFlush {
                         let due = ContinuousClock.now.duration(to: lastFlush + .seconds(1))
-                        let seconds = Double(due.components.seconds) + Double(due.components.attoseconds) / 1e18
-                        flushTimer = DeadlineTimer(after: seconds, action: onReadable)
+                        flushTimer = DeadlineTimer(after: due.seconds, action: onReadable)
                     }
                     return outcome
                 case .failed:
@@ -312,9 +311,19 @@ private final class StreamSource: BodySource {
     private let buffer = StreamBuffer()
     private var producer: Task<Void, Never>?
     private var produced: Int64 = 0
+    private let onReadable: @Sendable () -> Void
+    /// Since when the last announced byte has been held back, waiting for the stream to end
+    /// (see `take`), and the timer that lets it go after ``holdLimit``.
+    private var heldSince: ContinuousClock.Instant?
+    private var holdTimer: DeadlineTimer?
+    /// How long the last announced byte waits for the stream to end or to go on: a sequence
+    /// that stays open after its length (a socket, a stream finished after the call returns)
+    /// is taken as whole then, as libcurl would have taken it.
+    static let holdLimit: Double = 1
 
     init(_ chunks: any AsyncSequence<Data, any Error> & Sendable, length: Int64?, onReadable: @escaping @Sendable () -> Void) {
         self.length = length
+        self.onReadable = onReadable
         let buffer = buffer
         producer = Task {
             do {
@@ -336,7 +345,16 @@ private final class StreamSource: BodySource {
         if let length, Int64(buffer.buffered) > length - produced {
             return .failed(.invalidRequest("the body stream produced more than the \(length) bytes it announced"))
         }
-        let outcome = buffer.take(into: destination, announced: length.map { $0 - produced })
+        let remaining = length.map { $0 - produced }
+        let released = heldSince.map { ContinuousClock.now - $0 >= .seconds(Self.holdLimit) } ?? false
+        // Its length sent, and let go after the hold: whole, though the sequence stays open (a
+        // reader that asks on, staging the body for URLSession, is told the end).
+        if released, remaining == 0 { return .end }
+        let outcome = buffer.take(into: destination, announced: released ? nil : remaining)
+        if case .wouldBlock = outcome, let remaining, remaining > 0, Int64(buffer.buffered) >= remaining, heldSince == nil {
+            heldSince = .now
+            holdTimer = DeadlineTimer(after: Self.holdLimit, action: onReadable)
+        }
         switch outcome {
         case .bytes(let count):
             produced += Int64(count)
@@ -355,6 +373,7 @@ private final class StreamSource: BodySource {
     func rewind() -> Bool { produced == 0 }
 
     func close() {
+        holdTimer?.cancel()
         producer?.cancel()
         buffer.wakeProducer()
     }
@@ -432,8 +451,9 @@ private final class StreamBuffer: Sendable {
     /// sent a chunk per call — or says why there are none.
     ///
     /// `announced`: the bytes of a sized stream still to send. Its last byte is held back until
-    /// the producer has finished: libcurl asks for no byte past the announced length, so more
-    /// bytes coming after it would otherwise go unseen, and the call succeed with a body cut short.
+    /// the producer has finished (or, by the source, for a second at most): libcurl asks for no
+    /// byte past the announced length, so more bytes coming after it would otherwise go unseen,
+    /// and the call succeed with a body cut short.
     func take(into destination: UnsafeMutableRawBufferPointer, announced: Int64? = nil) -> BodyReader.Outcome {
         let (outcome, wake) = state.withLock { state -> (BodyReader.Outcome, CheckedContinuation<Void, Never>?) in
             var room = destination.count

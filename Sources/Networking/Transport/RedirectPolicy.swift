@@ -117,7 +117,7 @@ struct RedirectPolicy: Sendable {
             )
         }
         // A `Host` the caller set names the first server: sent to another, it would reach the
-        // wrong site (curl drops it too when a redirect changes the host).
+        // wrong site (curl drops it when the host changes; here any other origin does).
         if next.headers.contains("Host"), !Self.sameOrigin(request.url, target) { next.headers["Host"] = nil }
         // Who the client is goes where its credential fields go: to the same host or one under it.
         if next.security.clientCertificate != nil, !Self.sameHostOrUnder(request.url, target) {

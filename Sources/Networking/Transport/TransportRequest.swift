@@ -108,7 +108,8 @@ public struct TransportRequest: Sendable, Hashable, Codable {
         try container.encode(url, forKey: .url)
         try container.encode(headers, forKey: .headers)
         try container.encodeIfPresent(body, forKey: .body)
-        if timeout.isFinite { try container.encode(timeout, forKey: .timeout) }
+        // -infinity has passed, as 0 has: read back as no key, it would be no limit.
+        if timeout.isFinite || timeout < 0 { try container.encode(timeout.isFinite ? timeout : 0, forKey: .timeout) }
         if let idleTimeout, idleTimeout.isFinite { try container.encode(idleTimeout, forKey: .idleTimeout) }
         try container.encode(security, forKey: .security)
     }

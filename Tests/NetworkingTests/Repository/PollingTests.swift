@@ -192,12 +192,17 @@ struct PollingTests {
         #expect(clock.sleeps == [.seconds(waited)])
     }
 
-    @Test("With an infinite maximumRetryAfter a year is waited, but delay-seconds past an Int end the polls at once")
+    @Test(
+        "With an infinite maximumRetryAfter a year is waited, but 10^12 s or more ends the polls at once; with a finite one, such a wait is cut to it"
+    )
     func retryAfterPastAnyWait() async throws {
-        let asks = Mutex(["31536000", "99999999999999999999"])
+        let asks = Mutex(["31536000", "99999999999999999999", "9223372036854775807", "99999999999999999999"])
         let transport = StubTransport(routes: [
             StubTransport.Route(.get, "reports/1") { request throws(TransportError) in
-                TransportResponse(statusCode: 202, headers: ["Retry-After": asks.withLock { $0.removeFirst() }], url: request.url)
+                guard let ask = asks.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+                    return TransportResponse(statusCode: 204, url: request.url)
+                }
+                return TransportResponse(statusCode: 202, headers: ["Retry-After": ask], url: request.url)
             }
         ])
         let clock = TestClock()
@@ -212,6 +217,16 @@ struct PollingTests {
         }
         #expect(context.response?.headers["Retry-After"] == "99999999999999999999")
         #expect(clock.sleeps == [.seconds(31_536_000)])
+        let cut = await repository.performPollingRequest(
+            Endpoint<Void>.get("reports/1").retrying(RetryPolicy(maximumRetryAfter: .infinity)))
+        guard case .pollingExhausted(attempts: 1, _) = cut.failure else {
+            Issue.record("expected pollingExhausted after 1 try, got \(cut)")
+            return
+        }
+        // The configuration's limit (60 s) cuts it, and polling goes on
+        let limited = await repository.performPollingRequest(Endpoint<Void>.get("reports/1"))
+        #expect(clock.sleeps.suffix(1) == [.seconds(60)])
+        #expect(limited.failure == nil)
     }
 
     @Test("Cancelling the calling task stops polling with cancelled")

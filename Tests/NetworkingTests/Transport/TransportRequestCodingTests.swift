@@ -20,6 +20,13 @@ struct TransportRequestCodingTests {
         #expect(!String(decoding: encoded, as: UTF8.self).contains("imeout"))
     }
 
+    @Test("A timeout of -infinity, passed already, is kept as 0: read back, it is not a request without a time limit")
+    func passedTimeoutStaysPassed() throws {
+        let request = TransportRequest(method: .get, url: URL(string: "https://api.example.com/books")!, timeout: -.infinity)
+        let decoded = try JSONDecoder().decode(TransportRequest.self, from: try JSONEncoder().encode(request))
+        #expect(decoded.timeout == 0)
+    }
+
     @Test("Finite timeouts are written as numbers, as before, and read back the same")
     func finiteTimeoutsAreUnchanged() throws {
         var request = TransportRequest(method: .get, url: URL(string: "https://api.example.com/books")!, timeout: 30)
