@@ -91,17 +91,16 @@ struct RetryIntegrationTests {
         }
     }
 
-    @Test("a server's absurd Retry-After, with no limit configured, is a long wait and never a crash")
+    @Test("a server's absurd Retry-After, with no limit configured, stops the retries (the 503 comes back at once), never a crash")
     func hugeRetryAfter() async throws {
         let clock = TestClock(start: Date())
         var policy = RetryPolicy(random: { 1 })
         policy.maximumRetryAfter = .infinity
         let repository = try repository(policy, clock: clock)
-        let result: Flaky = try await repository.performAuthenticationRequest(
-            .get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after": "9000000000000000000"])
-        ).get()
-        #expect(result.attempts == 2)
-        #expect(clock.sleeps == [.seconds(1_000_000_000_000)])
+        let result = await repository.performAuthenticationRequest(
+            Endpoint<Flaky>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 1, "retry_after": "9000000000000000000"]))
+        #expect(result.failure?.statusCode == 503 && result.failure?.context?.attempts == 1)
+        #expect(clock.sleeps.isEmpty)
     }
 
     @Test(
@@ -220,7 +219,8 @@ struct RetryIntegrationTests {
                     Endpoint<Void>.get("flaky/\(UUID().uuidString)", parameters: ["failures": 5, "retry_after": 1]).withoutSession(),
                     maximumWait: 8)
             }
-            guard !clock.sleeps.isEmpty else { continue }
+            // (The first answer may also come just after the wait ran out, before `sleeps` is read.)
+            guard !clock.sleeps.isEmpty, result.failure?.context?.response != nil else { continue }
             guard case .timeout(let context)? = result.failure else {
                 Issue.record("expected .timeout, got \(result)")
                 return
