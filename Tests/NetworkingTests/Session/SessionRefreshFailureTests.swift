@@ -573,9 +573,9 @@ struct SessionRefreshFailureTests {
         "Two processes on one session file, with refresh tokens that work once: the second takes what the first stored, before refreshing or when its refresh is refused, instead of logging the user out"
     )
     func sharedStoreRotatingTokens() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("session.json")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("session.json")
         let server = RotatingServer()
         // Given: the first run logs in; a second run of the tool restores the same session
         let first = SessionManager<User>(store: FileCredentialStore(fileURL: file), refresher: ClosureRefresher { server.refresh($0) })
@@ -633,9 +633,9 @@ struct SessionRefreshFailureTests {
         "A holder whose session expires leaves the store alone when another holder stored since (the race two refreshes at one moment can lose); one that holds its own is emptied"
     )
     func expiringLeavesAnotherHoldersSession() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("session.json")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("session.json")
         let first = SessionManager<User>(store: FileCredentialStore(fileURL: file))
         try first.login(user: ann, credential: Credential(accessToken: "t1", refreshToken: "r1"))
         let second = SessionManager<User>(store: FileCredentialStore(fileURL: file))

@@ -92,9 +92,8 @@ struct DownloadStartOverTests {
         "A POST export answered 206 without a Content-Range fails with that answer, sent once; a POST the endpoint's policy sends again starts over"
     )
     func writeIsNotSentTwice() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("start-over-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
         let answered = Atomic<Int>(0)
         let transport = StubTransport(routes: [
             .init(.post, "exports") { request throws(TransportError) in
@@ -106,7 +105,7 @@ struct DownloadStartOverTests {
             }
         ])
         let repository = TestRepository(configuration: try makeConfiguration(), transport: transport)
-        let destination = folder.appendingPathComponent("export.csv")
+        let destination = folder.url.appendingPathComponent("export.csv")
         let export = Endpoint<DownloadedFile>.post("exports", parameters: ["format": "csv"]).downloading(to: destination)
         let result = await repository.performRequest(export)
         guard case .invalidResponse(let reason, let context)? = result.failure else {
